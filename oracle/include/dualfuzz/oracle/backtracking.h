@@ -1,0 +1,66 @@
+// Hypothesis search (thesis Fig. 4.12/4.13), made incremental and memoized.
+//
+// The thesis's tester backtracks over the server's and the network's choices.
+// Here every live choice sequence is a Hypothesis, and the set advances one
+// observation at a time:
+//   request sent on c    -> appended to c's in-flight queue in every hypothesis
+//   response seen on c   -> each hypothesis must deliver it: if c already has a
+//                           response in flight, it must match; otherwise the
+//                           server absorbs in-flight requests (any connection,
+//                           FIFO per connection) until it answers on c. This is
+//                           "server first, network lazily": requests are
+//                           processed only when an observation needs them, in
+//                           every order, and every intermediate hypothesis is
+//                           memoized so each distinct one is explored once.
+//   connection closed c  -> responses to c are never seen; dropped.
+// Equal hypotheses are merged (the idea of Lowe's and Horn & Kroening's
+// linearizability checkers: cache configurations, not paths), and a request on
+// a closed connection whose processing changes nothing is never processed.
+#pragma once
+
+#include <cstddef>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dualfuzz/oracle/hypothesis.h"
+#include "dualfuzz/oracle/solver.h"
+
+namespace dualfuzz::oracle {
+
+struct SearchLimits {
+  std::size_t max_hypotheses = 1'000'000;  // beyond: inconclusive, never reject
+  std::size_t max_model_steps = 100'000;   // per request absorbed (divergence guard)
+  std::size_t max_reasons = 8;
+};
+
+struct StepOutcome {
+  enum class Status { Alive, Dead, GaveUp } status = Status::Alive;
+  std::vector<std::string> reasons;  // why hypotheses died (Dead) / why we gave up
+};
+
+class HypothesisSearch {
+ public:
+  HypothesisSearch(const Tree& initial, Solver& solver, SearchLimits limits = {});
+
+  StepOutcome request_sent(ConnId conn, Label label, std::shared_ptr<const Json> body);
+  StepOutcome response_received(ConnId conn, Label label, const Json& response);
+  StepOutcome connection_closed(ConnId conn);
+
+  const std::vector<Hypothesis>& hypotheses() const { return live_; }
+  std::size_t explored() const { return explored_; }
+
+ private:
+  struct Ctx;
+  // Runs the server until it waits at a Recv (or finishes); forks on Or and
+  // undecided Decide.
+  void settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx);
+
+  Solver* solver_;
+  SearchLimits limits_;
+  std::vector<Hypothesis> live_;
+  std::set<ConnId> closed_;
+  std::size_t explored_ = 0;
+};
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,60 @@
+// A hypothesis's knowledge about the server's hidden choices: the unifier of
+// thesis §4.2.3, with a fast path and Z3 behind it.
+//
+//   ConstraintStore cs;
+//   Solver z3;
+//   cs.add(eq(Sym::var(0, Sort::Str), Sym::lit("\"v1\"")), z3);  // Sat::Yes
+//   cs.add(strong_match(Sym::lit("\"v2\""), Sym::var(0, Sort::Str)), z3);  // Sat::No
+//
+// Fast path: union-find over variable = variable / variable = constant, and a
+// list of disequalities, so the common guards (an observed ETag binds the
+// variable) never reach Z3. Other formulas are kept as residuals: first
+// evaluated under the bindings, then given to Z3. A store is a plain value;
+// forking a hypothesis copies it.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "dualfuzz/oracle/solver.h"
+#include "dualfuzz/oracle/symbolic.h"
+
+namespace dualfuzz::oracle {
+
+class ConstraintStore {
+ public:
+  // Adds `formula`; returns No if the store became unsatisfiable (the
+  // hypothesis dies), Unknown if Z3 could not decide (it lives on).
+  Sat add(const Sym& formula, Solver& solver);
+  // Like add(), but never calls the solver: Unknown when Z3 would be needed.
+  Sat add_fast(const Sym& formula);
+
+  // `s` with every bound variable replaced by its value (or its class
+  // representative), folded.
+  Sym resolve(const Sym& s) const;
+  std::optional<Json> value_of(VarId v) const;
+  // Everything the store knows, as formulas (for Z3 and for explanations).
+  std::vector<Sym> formulas() const;
+  bool empty() const { return parent_.empty() && residual_.empty() && diseqs_.empty(); }
+  // True if some residual needed Z3 and Z3 said unknown.
+  bool undecided() const { return undecided_; }
+
+  std::size_t hash() const;
+  friend bool operator==(const ConstraintStore& a, const ConstraintStore& b);
+
+ private:
+  VarId find(VarId v) const;
+  void ensure(VarId v, Sort s);
+  bool unify(const Sym& a, const Sym& b);  // false on conflict
+  Sat absorb(const Sym& formula, bool& needs_solver);
+  Sat recheck(bool& needs_solver);
+
+  std::vector<VarId> parent_;
+  std::vector<Sort> sort_;
+  std::vector<std::optional<Json>> value_;  // indexed by root
+  std::vector<Sym> diseqs_;                 // each: not(eq(a, b)), a/b var or const
+  std::vector<Sym> residual_;
+  bool undecided_ = false;
+};
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,33 @@
+// Dualization (thesis §4.2.2): what each server event means to the tester.
+//   recv   ↦ the tester sent a request (the network decides which one arrives)
+//   send   ↦ the tester must receive a matching response: a guard
+//   fresh  ↦ a new symbolic variable in the hypothesis
+//   decide ↦ fork: one hypothesis with cond = true, one with cond = false
+//
+//   Guard g = guard(Sym::object({{"status", Sym::lit(200)}, {"etag", tag}}),
+//                   Json{{"status", 200}, {"etag", "\"x\""}});
+//   // g.ok(), g.constraint == eq(tag, "\"x\"")
+#pragma once
+
+#include <string>
+
+#include "dualfuzz/oracle/symbolic.h"
+
+namespace dualfuzz::oracle {
+
+// The unification constraint under which an observed message matches a
+// symbolic response pattern, or why it cannot match whatever the hidden
+// choices were.
+struct Guard {
+  Sym constraint;        // conjunction; constant true when nothing is unknown
+  std::string mismatch;  // non-empty: no choice of variables makes it match
+  bool ok() const { return mismatch.empty(); }
+};
+
+// Patterns: constants match equal JSON; variables bind; Object patterns
+// require their fields (Absent: the field must be missing) and ignore the
+// rest; Array patterns match element-wise; any other expression e matches
+// the value v under the constraint e == v.
+Guard guard(const Sym& pattern, const Json& observed);
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,84 @@
+// Interaction trees (thesis §4.1): a server model as a persistent value,
+//   Tree = Ret(value) | Vis(event, k),   k : answer -> Tree.
+// Because trees are values, the oracle forks a hypothesis at a
+// nondeterministic branch by calling `k` again; nothing is re-run.
+//
+//   Tree serve(Counter s) {
+//     return recv(ModelState(s), [s](const Request& q) {
+//       return choose(send(q.conn, Sym::lit(s.n), serve(s)),        // or: either
+//                     fresh(Sort::Int, "n", [q, s](Sym n) {         // an unknown
+//                       return send(q.conn, n, serve(s));
+//                     }));
+//     });
+//   }
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "dualfuzz/oracle/server_model.h"
+#include "dualfuzz/oracle/symbolic.h"
+
+namespace dualfuzz::oracle {
+
+// The server model's events (thesis Fig. 4.5's qaE ⊕ nondetE ⊕ choiceE ⊕ branchE).
+enum class EventKind : std::uint8_t {
+  Recv,    // receive a request (answer: Request); carries the model state
+  Send,    // send a symbolic response on a connection (answer: none)
+  Fresh,   // an internal choice: a new symbolic variable (answer: Sym)
+  Decide,  // IFX: branch on a symbolic condition (answer: bool)
+  Or,      // a free nondeterministic branch (answer: bool)
+};
+
+struct ServerEvent {
+  EventKind kind;
+  ModelState state;  // Recv
+  ConnId conn = 0;   // Send
+  Sym sym;           // Send: the response pattern; Decide: the condition
+  Sort sort = Sort::Json;  // Fresh
+  std::string hint;        // Fresh: a name for explanations ("etag")
+};
+
+using Answer = std::variant<std::monostate, Request, Sym, bool>;
+
+class Tree {
+ public:
+  using Cont = std::function<Tree(const Answer&)>;
+  Tree();  // Ret(null)
+
+  static Tree ret(Sym value);
+  static Tree vis(ServerEvent event, Cont k);
+
+  bool is_ret() const { return node_->is_ret; }
+  const Sym& ret_value() const { return node_->value; }
+  const ServerEvent& event() const { return node_->event; }
+  Tree step(const Answer& a) const { return node_->k(a); }
+
+ private:
+  struct Node {
+    bool is_ret = true;
+    Sym value;
+    ServerEvent event{EventKind::Or, {}, 0, {}, Sort::Json, {}};
+    Cont k;
+  };
+  explicit Tree(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
+  std::shared_ptr<const Node> node_;
+};
+
+// Monadic bind: run `t`, then continue with its returned value.
+Tree bind(const Tree& t, std::function<Tree(const Sym&)> f);
+
+// Spec-writer combinators.
+Tree ret(Sym value = Sym());
+Tree recv(ModelState state, std::function<Tree(const Request&)> k);
+Tree send(ConnId conn, Sym response, Tree next);
+Tree fresh(Sort sort, std::string hint, std::function<Tree(const Sym&)> k);
+Tree decide(Sym cond, std::function<Tree(bool)> k);
+// IFX cond THEN a ELSE b, with both branches built lazily.
+Tree ifx(Sym cond, std::function<Tree()> then_, std::function<Tree()> else_);
+// or: behaves as either tree.
+Tree choose(Tree a, Tree b);
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,50 @@
+// The TCP network model (thesis §4.3, Fig. 4.9-4.11): one FIFO channel per
+// connection and direction, no order across connections. A value: hypotheses
+// copy it when they fork (channels are shared until written).
+//
+//   Network n;
+//   n.push_request(Request{1, 1, body});   // tester -> server, in flight
+//   auto q = n.pop_request(1);             // the server absorbs it
+//   n.push_response(1, pattern);           // server -> tester, in flight
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "dualfuzz/oracle/server_model.h"
+#include "dualfuzz/oracle/symbolic.h"
+
+namespace dualfuzz::oracle {
+
+class Network {
+ public:
+  void push_request(Request r);
+  std::optional<Request> pop_request(ConnId c);
+  void push_response(ConnId c, Sym response);
+  const Sym* front_response(ConnId c) const;
+  void pop_response(ConnId c);
+  // The tester closed c: what the server sends there is never observed.
+  void drop_responses(ConnId c);
+  // Connections with a request in flight to the server, ascending.
+  std::vector<ConnId> ready() const;
+  bool idle() const { return chans_.empty(); }
+  std::size_t in_flight_requests() const;
+
+  std::size_t hash() const;
+  friend bool operator==(const Network& a, const Network& b);
+
+ private:
+  struct Channel {
+    std::vector<Request> to_server;  // FIFO, front first
+    std::vector<Sym> to_client;
+  };
+  using Entry = std::pair<ConnId, std::shared_ptr<const Channel>>;
+  const Channel* find(ConnId c) const;
+  Channel& edit(ConnId c);  // copy-on-write
+  void prune(ConnId c);     // drop empty channels so equal networks compare equal
+  std::vector<Entry> chans_;  // sorted by ConnId, only non-empty channels
+};
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,94 @@
+// The verdict API: feed observed events one at a time; the oracle answers
+// whether a correct server, seen across a TCP network, could have produced
+// the trace so far.
+//
+//   Oracle oracle(specs::register_model());
+//   oracle.observe(Event::request(/*conn=*/1, /*label=*/1, {{"f", "read"}}));
+//   Verdict v = oracle.observe(Event::response(1, 2, {{"type", "ok"}, {"value", 3}}));
+//   if (v.status == Verdict::Status::Reject) std::cerr << v.explanation;
+//
+// Reject means: no hypothesis survives. Inconclusive means a resource limit
+// was hit (never a rejection on a guess). After a Reject or Inconclusive the
+// verdict sticks.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dualfuzz/oracle/backtracking.h"
+#include "dualfuzz/oracle/server_model.h"
+#include "dualfuzz/oracle/solver.h"
+
+namespace dualfuzz::oracle {
+
+struct Event {
+  enum class Kind { Open, Request, Response, Close } kind = Kind::Open;
+  ConnId conn = 0;
+  Label label = 0;  // requests odd; a response carries its request's label + 1
+  Json payload;
+
+  static Event open(ConnId c) { return {Kind::Open, c, 0, nullptr}; }
+  static Event request(ConnId c, Label l, Json q) { return {Kind::Request, c, l, std::move(q)}; }
+  static Event response(ConnId c, Label l, Json a) {
+    return {Kind::Response, c, l, std::move(a)};
+  }
+  static Event close(ConnId c) { return {Kind::Close, c, 0, nullptr}; }
+  std::string describe() const;
+};
+
+struct Verdict {
+  enum class Status { Accept, Reject, Inconclusive } status = Status::Accept;
+  std::string explanation;  // Reject/Inconclusive: for a server author
+  std::size_t event_index = 0;  // the event that decided it
+  bool accepted() const { return status == Status::Accept; }
+};
+
+struct OracleOptions {
+  SearchLimits limits;
+  unsigned solver_timeout_ms = 500;
+};
+
+struct OracleStats {
+  std::size_t events = 0;
+  std::size_t live_hypotheses = 0;
+  std::size_t max_live_hypotheses = 0;
+  std::size_t explored = 0;
+  std::size_t partitions = 0;
+  SolverStats solver;
+};
+
+class Oracle {
+ public:
+  explicit Oracle(ServerModel model, OracleOptions options = {});
+  Verdict observe(const Event& e);
+  const Verdict& verdict() const { return verdict_; }
+  OracleStats stats() const;
+  // Model states of (up to `max`) live hypotheses, for state-based heuristics.
+  std::vector<Json> model_states(std::size_t max = 16) const;
+  const ServerModel& model() const { return model_; }
+
+ private:
+  HypothesisSearch& partition_for(const std::string& key);
+  Verdict fail(Verdict::Status st, const Event& e, const std::vector<std::string>& why,
+               std::size_t live_before);
+
+  ServerModel model_;
+  OracleOptions options_;
+  std::unique_ptr<Solver> solver_;
+  std::map<std::string, HypothesisSearch> parts_;
+  std::map<ConnId, std::vector<std::string>> outstanding_;  // conn -> partition per request
+  std::vector<ConnId> closed_;
+  Verdict verdict_;
+  std::size_t events_ = 0;
+  std::size_t max_live_ = 0;
+};
+
+// Whole-trace check on top of observe().
+Verdict check(const ServerModel& model, const std::vector<Event>& trace,
+              OracleOptions options = {});
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,95 @@
+// What a spec writer sees: requests, model states, and a ServerModel bundle.
+//
+//   struct Reg { std::optional<int> v; bool operator==(const Reg&) const = default; };
+//   // (std::hash<Reg> and to_json(Reg) must exist)
+//   Tree serve(Reg s) {
+//     return recv(ModelState(s), [s](const Request& q) {
+//       return send(q.conn, Sym::object({{"value", Sym::lit(s.v ? Json(*s.v) : Json())}}),
+//                   serve(s));
+//     });
+//   }
+//   ServerModel m{"register", [] { return serve(Reg{}); }};
+//
+// Contract: the ModelState passed to `recv` determines the rest of the
+// server's behaviour. The oracle merges hypotheses whose servers wait in equal
+// states, so two equal states must have equivalent continuations.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "dualfuzz/oracle/symbolic.h"
+
+namespace dualfuzz::oracle {
+
+using ConnId = std::uint32_t;
+using Label = std::uint32_t;
+
+// A request the tester sent, as the server receives it.
+struct Request {
+  ConnId conn = 0;
+  Label label = 0;
+  std::shared_ptr<const Json> body;
+  const Json& json() const { return *body; }
+};
+
+// The server's state at a `recv`, type-erased but hashable and comparable
+// (for merging hypotheses) and printable (for explanations and the
+// state-based generation heuristics of thesis §5.2.1).
+class ModelState {
+ public:
+  ModelState() : ModelState(Json(nullptr)) {}
+  template <typename S>
+  explicit ModelState(S state)
+      : impl_(std::make_shared<const Model<S>>(std::move(state))) {}
+
+  std::size_t hash() const { return impl_->hash(); }
+  Json to_json() const { return impl_->to_json(); }
+  friend bool operator==(const ModelState& a, const ModelState& b) {
+    return a.impl_ == b.impl_ || a.impl_->equals(*b.impl_);
+  }
+  template <typename S>
+  const S* get() const {
+    auto* m = dynamic_cast<const Model<S>*>(impl_.get());
+    return m ? &m->state : nullptr;
+  }
+
+ private:
+  struct Concept {
+    virtual ~Concept() = default;
+    virtual std::size_t hash() const = 0;
+    virtual Json to_json() const = 0;
+    virtual bool equals(const Concept& o) const = 0;
+  };
+  template <typename S>
+  struct Model final : Concept {
+    explicit Model(S s) : state(std::move(s)) {}
+    std::size_t hash() const override { return std::hash<S>{}(state); }
+    Json to_json() const override { return Json(state); }
+    bool equals(const Concept& o) const override {
+      auto* m = dynamic_cast<const Model<S>*>(&o);
+      return m && m->state == state;
+    }
+    S state;
+  };
+  std::shared_ptr<const Concept> impl_;
+};
+
+class Tree;
+
+// A protocol's server model. `partition`, when set, declares the model a
+// product of independent per-partition servers (P-compositionality, e.g. one
+// register per key): the oracle then checks each partition separately, which
+// is exact for linearizability (Herlihy & Wing's locality) but forgets the
+// FIFO order between requests of different partitions pipelined on one
+// connection (more permissive: it can only miss bugs, never raise false alarms).
+struct ServerModel {
+  std::string name;
+  std::function<Tree()> initial;
+  std::function<std::optional<std::string>(const Json& request)> partition;
+};
+
+}  // namespace dualfuzz::oracle

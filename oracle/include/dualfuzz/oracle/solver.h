@@ -1,0 +1,51 @@
+// The Z3 back end: decides satisfiability of what the fast path cannot.
+//
+//   Solver z3(/*timeout_ms=*/200);
+//   Sat s = z3.check({strong_match(Sym::lit("\"a\""), Sym::var(0, Sort::Str)),
+//                     not_(eq(Sym::var(0, Sort::Str), Sym::lit("\"a\"")))});
+//   // s == Sat::No
+//
+// One solver per oracle (a Z3 context is single-threaded). Each query runs in
+// its own push/pop scope. Anything Z3 cannot express (a Json-sorted variable,
+// a constant of the wrong sort) and any `unknown`/timeout answers Sat::Unknown:
+// callers keep the hypothesis alive — the oracle never rejects on a guess.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dualfuzz/oracle/symbolic.h"
+
+namespace dualfuzz::oracle {
+
+enum class Sat : std::uint8_t { Yes, No, Unknown };
+
+struct SolverStats {
+  std::uint64_t queries = 0;
+  std::uint64_t sat = 0;
+  std::uint64_t unsat = 0;
+  std::uint64_t unknown = 0;
+};
+
+class Solver {
+ public:
+  explicit Solver(unsigned timeout_ms = 500);
+  ~Solver();
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  // Satisfiability of the conjunction of `formulas` (boolean Syms).
+  Sat check(const std::vector<Sym>& formulas);
+  // A model for the conjunction, variable -> constant, when satisfiable
+  // (used by targeted mutation to pick header values).
+  std::vector<std::pair<VarId, Json>> model(const std::vector<Sym>& formulas);
+  const SolverStats& stats() const { return stats_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  SolverStats stats_;
+};
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,116 @@
+// Symbolic values: the expression language server models compute with.
+//
+//   Sym tag = Sym::var(3, Sort::Str);                 // an ETag the server invented
+//   Sym ok  = strong_match(Sym::lit("\"abc\""), tag); // If-Match evaluation
+//   Sym resp = Sym::object({{"status", Sym::lit(200)}, {"etag", tag}});
+//
+// Sym is an immutable, cheaply copyable value (a shared node). Constructors fold
+// constants eagerly, so a model that never invents anything computes with
+// constants only and the oracle never needs a solver for it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dualfuzz::oracle {
+
+using Json = nlohmann::json;
+using VarId = std::uint32_t;
+
+// Sorts of symbolic variables; Json-sorted variables are opaque to Z3.
+enum class Sort : std::uint8_t { Json, Str, Int, Bool };
+
+enum class Op : std::uint8_t {
+  Const,        // a JSON constant
+  Var,          // a symbolic variable (from `fresh`)
+  Object,       // response pattern: these fields (others allowed), each matching
+  Array,        // response pattern: exactly these elements
+  Absent,       // response pattern: the field must not be present
+  Alt,          // response pattern: any one of the alternatives
+  Eq,           // a == b
+  Not,          // !a
+  And,          // a && b
+  Or,           // a || b
+  StrongMatch,  // RFC 9110 §8.8.3.2 strong comparison of two entity tags
+  WeakMatch,    // RFC 9110 §8.8.3.2 weak comparison
+  Lt,           // integers: a < b
+  Le,           // integers: a <= b
+  Ite,          // if a then b else c
+};
+
+class Sym {
+ public:
+  Sym();  // the constant null
+  static Sym lit(Json value);
+  static Sym var(VarId id, Sort sort);
+  static Sym object(std::vector<std::pair<std::string, Sym>> fields);
+  static Sym array(std::vector<Sym> elements);
+  static Sym absent();
+  // A pattern matching any of `alternatives` (e.g. 200 or 204). Cheaper than
+  // `choose` in the model: one hypothesis instead of one per alternative.
+  static Sym alt(std::vector<Sym> alternatives);
+  static Sym make(Op op, std::vector<Sym> args);  // no folding; prefer the helpers below
+
+  Op op() const { return node_->op; }
+  bool is_const() const { return node_->op == Op::Const; }
+  bool is_var() const { return node_->op == Op::Var; }
+  const Json& value() const { return node_->value; }  // Const only
+  VarId var_id() const { return node_->var; }
+  Sort sort() const { return node_->sort; }
+  const std::vector<Sym>& args() const { return node_->args; }
+  const std::vector<std::string>& field_names() const { return node_->names; }
+  bool is_true() const { return is_const() && value().is_boolean() && value().get<bool>(); }
+  bool is_false() const {
+    return is_const() && value().is_boolean() && !value().get<bool>();
+  }
+  // True when no variable occurs inside.
+  bool ground() const { return node_->ground; }
+
+  std::size_t hash() const { return node_->hash; }
+  friend bool operator==(const Sym& a, const Sym& b);  // structural
+  std::string to_string() const;
+
+ private:
+  struct Node {
+    Op op = Op::Const;
+    Sort sort = Sort::Json;
+    VarId var = 0;
+    bool ground = true;
+    Json value;
+    std::vector<Sym> args;
+    std::vector<std::string> names;  // Object field names, parallel to args
+    std::size_t hash = 0;
+  };
+  explicit Sym(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
+  static Sym build(Node n);
+  std::shared_ptr<const Node> node_;
+};
+
+// Folding constructors.
+Sym eq(const Sym& a, const Sym& b);
+Sym neq(const Sym& a, const Sym& b);
+Sym not_(const Sym& a);
+Sym and_(const Sym& a, const Sym& b);
+Sym or_(const Sym& a, const Sym& b);
+Sym strong_match(const Sym& a, const Sym& b);
+Sym weak_match(const Sym& a, const Sym& b);
+Sym lt(const Sym& a, const Sym& b);
+Sym le(const Sym& a, const Sym& b);
+Sym ite(const Sym& c, const Sym& a, const Sym& b);
+
+// Entity-tag comparisons on concrete tags (RFC 9110 §8.8.3.2).
+bool etag_strong_match(const std::string& a, const std::string& b);
+bool etag_weak_match(const std::string& a, const std::string& b);
+
+// Rebuilds `s` bottom-up with `leaf` applied to every variable (folding again).
+template <typename F>
+Sym substitute(const Sym& s, F&& leaf);
+
+}  // namespace dualfuzz::oracle
+
+#include "dualfuzz/oracle/detail/symbolic_inl.h"

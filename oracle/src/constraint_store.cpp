@@ -1,0 +1,150 @@
+#include "dualfuzz/oracle/constraint_store.h"
+
+#include <functional>
+
+namespace dualfuzz::oracle {
+namespace {
+bool atom(const Sym& s) { return s.is_var() || s.is_const(); }
+std::size_t mix(std::size_t h, std::size_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+}  // namespace
+
+VarId ConstraintStore::find(VarId v) const {
+  if (v >= parent_.size()) return v;
+  while (parent_[v] != v) v = parent_[v];
+  return v;
+}
+
+void ConstraintStore::ensure(VarId v, Sort s) {
+  if (v < parent_.size()) return;
+  std::size_t old = parent_.size();
+  parent_.resize(v + 1);
+  sort_.resize(v + 1, Sort::Json);
+  value_.resize(v + 1);
+  for (std::size_t i = old; i <= v; ++i) parent_[i] = static_cast<VarId>(i);
+  sort_[v] = s;
+}
+
+std::optional<Json> ConstraintStore::value_of(VarId v) const {
+  VarId r = find(v);
+  if (r < value_.size()) return value_[r];
+  return std::nullopt;
+}
+
+Sym ConstraintStore::resolve(const Sym& s) const {
+  if (parent_.empty()) return s;
+  return substitute(s, [this](const Sym& v) {
+    VarId r = find(v.var_id());
+    if (r < value_.size() && value_[r]) return Sym::lit(*value_[r]);
+    if (r == v.var_id()) return v;
+    return Sym::var(r, v.sort());
+  });
+}
+
+bool ConstraintStore::unify(const Sym& a0, const Sym& b0) {
+  Sym a = resolve(a0), b = resolve(b0);
+  if (a.is_const() && b.is_const()) return a.value() == b.value();
+  if (a.is_const()) std::swap(a, b);
+  // a is a variable (a class root)
+  ensure(a.var_id(), a.sort());
+  VarId ra = find(a.var_id());
+  if (b.is_const()) {
+    value_[ra] = b.value();
+    return true;
+  }
+  ensure(b.var_id(), b.sort());
+  VarId rb = find(b.var_id());
+  if (ra == rb) return true;
+  // Keep the smaller id as root so equal stores are equal values.
+  if (rb < ra) std::swap(ra, rb);
+  parent_[rb] = ra;
+  return true;
+}
+
+Sat ConstraintStore::absorb(const Sym& formula, bool& needs_solver) {
+  std::vector<Sym> todo{formula};
+  while (!todo.empty()) {
+    Sym f = resolve(todo.back());
+    todo.pop_back();
+    if (f.is_true()) continue;
+    if (f.is_false()) return Sat::No;
+    if (f.op() == Op::And) {
+      todo.push_back(f.args()[0]);
+      todo.push_back(f.args()[1]);
+    } else if (f.op() == Op::Eq && atom(f.args()[0]) && atom(f.args()[1])) {
+      if (!unify(f.args()[0], f.args()[1])) return Sat::No;
+    } else if (f.op() == Op::Not && f.args()[0].op() == Op::Eq &&
+               atom(f.args()[0].args()[0]) && atom(f.args()[0].args()[1])) {
+      diseqs_.push_back(f);
+    } else {
+      residual_.push_back(f);
+      needs_solver = true;
+    }
+  }
+  return Sat::Yes;
+}
+
+Sat ConstraintStore::recheck(bool& needs_solver) {
+  auto sweep = [&](std::vector<Sym>& list) {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      Sym r = resolve(list[i]);
+      if (r.is_false()) return false;
+      if (r.is_true()) continue;
+      list[out++] = r;
+    }
+    list.resize(out);
+    return true;
+  };
+  if (!sweep(diseqs_) || !sweep(residual_)) return Sat::No;
+  if (residual_.empty()) needs_solver = false;
+  return Sat::Yes;
+}
+
+Sat ConstraintStore::add_fast(const Sym& formula) {
+  bool needs_solver = false;
+  if (absorb(formula, needs_solver) == Sat::No) return Sat::No;
+  if (recheck(needs_solver) == Sat::No) return Sat::No;
+  return needs_solver ? Sat::Unknown : Sat::Yes;
+}
+
+Sat ConstraintStore::add(const Sym& formula, Solver& solver) {
+  Sat fast = add_fast(formula);
+  if (fast != Sat::Unknown) return fast;
+  Sat s = solver.check(formulas());
+  if (s == Sat::Unknown) undecided_ = true;
+  return s;
+}
+
+std::vector<Sym> ConstraintStore::formulas() const {
+  std::vector<Sym> out;
+  for (VarId v = 0; v < parent_.size(); ++v) {
+    VarId r = find(v);
+    if (r != v) out.push_back(eq(Sym::var(v, sort_[v]), Sym::var(r, sort_[r])));
+    if (r == v && value_[v]) out.push_back(eq(Sym::var(v, sort_[v]), Sym::lit(*value_[v])));
+  }
+  out.insert(out.end(), diseqs_.begin(), diseqs_.end());
+  out.insert(out.end(), residual_.begin(), residual_.end());
+  return out;
+}
+
+std::size_t ConstraintStore::hash() const {
+  std::size_t h = parent_.size();
+  for (VarId v = 0; v < parent_.size(); ++v) {
+    h = mix(h, find(v));
+    if (value_[v]) h = mix(h, std::hash<Json>{}(*value_[v]));
+  }
+  for (const Sym& s : diseqs_) h = mix(h, s.hash());
+  for (const Sym& s : residual_) h = mix(h, s.hash());
+  return h;
+}
+
+bool operator==(const ConstraintStore& a, const ConstraintStore& b) {
+  if (a.parent_.size() != b.parent_.size()) return false;
+  for (VarId v = 0; v < a.parent_.size(); ++v)
+    if (a.find(v) != b.find(v) || a.value_[v] != b.value_[v]) return false;
+  return a.diseqs_ == b.diseqs_ && a.residual_ == b.residual_;
+}
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,94 @@
+#include "dualfuzz/oracle/dualize.h"
+
+namespace dualfuzz::oracle {
+namespace {
+
+std::string brief(const Json& v) {
+  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (s.size() > 80) s = s.substr(0, 77) + "...";
+  return s;
+}
+
+bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::string& why) {
+  switch (p.op()) {
+    case Op::Const:
+      if (p.value() == v) return true;
+      why = at + ": expected " + brief(p.value()) + ", observed " + brief(v);
+      return false;
+    case Op::Absent:
+      why = at + ": expected no value, observed " + brief(v);
+      return false;
+    case Op::Object: {
+      if (!v.is_object()) {
+        why = at + ": expected an object, observed " + brief(v);
+        return false;
+      }
+      for (std::size_t i = 0; i < p.args().size(); ++i) {
+        const std::string& k = p.field_names()[i];
+        const Sym& sub = p.args()[i];
+        auto it = v.find(k);
+        std::string here = at + "." + k;
+        if (it == v.end()) {
+          if (sub.op() == Op::Absent) continue;
+          why = here + ": expected " + sub.to_string() + ", but it is missing";
+          return false;
+        }
+        if (!match(sub, *it, here, acc, why)) return false;
+      }
+      return true;
+    }
+    case Op::Alt: {
+      Sym any = Sym::lit(false);
+      std::string whys;
+      for (const Sym& alt : p.args()) {
+        Sym c = Sym::lit(true);
+        std::string w;
+        if (match(alt, v, at, c, w)) {
+          any = or_(any, c);
+          if (any.is_true()) break;
+        } else {
+          whys += (whys.empty() ? "" : "; or ") + w;
+        }
+      }
+      if (any.is_false()) {
+        why = whys;
+        return false;
+      }
+      acc = and_(acc, any);
+      return true;
+    }
+    case Op::Array: {
+      if (!v.is_array() || v.size() != p.args().size()) {
+        why = at + ": expected an array of " + std::to_string(p.args().size()) +
+              " elements, observed " + brief(v);
+        return false;
+      }
+      for (std::size_t i = 0; i < p.args().size(); ++i)
+        if (!match(p.args()[i], v[i], at + "[" + std::to_string(i) + "]", acc, why))
+          return false;
+      return true;
+    }
+    default: {
+      Sym c = eq(p, Sym::lit(v));
+      if (c.is_false()) {
+        why = at + ": expected " + p.to_string() + ", observed " + brief(v);
+        return false;
+      }
+      acc = and_(acc, c);
+      return true;
+    }
+  }
+}
+
+}  // namespace
+
+Guard guard(const Sym& pattern, const Json& observed) {
+  Guard g{Sym::lit(true), {}};
+  if (!match(pattern, observed, "response", g.constraint, g.mismatch)) {
+    if (g.mismatch.empty()) g.mismatch = "response does not match";
+    g.constraint = Sym::lit(false);
+  }
+  return g;
+}
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,113 @@
+#include "dualfuzz/oracle/network_model.h"
+
+#include <algorithm>
+
+namespace dualfuzz::oracle {
+namespace {
+std::size_t mix(std::size_t h, std::size_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+}  // namespace
+
+const Network::Channel* Network::find(ConnId c) const {
+  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
+                             [](const Entry& e, ConnId k) { return e.first < k; });
+  return (it != chans_.end() && it->first == c) ? it->second.get() : nullptr;
+}
+
+Network::Channel& Network::edit(ConnId c) {
+  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
+                             [](const Entry& e, ConnId k) { return e.first < k; });
+  if (it == chans_.end() || it->first != c)
+    it = chans_.insert(it, Entry{c, std::make_shared<Channel>()});
+  else if (it->second.use_count() > 1)
+    it->second = std::make_shared<Channel>(*it->second);
+  return const_cast<Channel&>(*it->second);
+}
+
+void Network::prune(ConnId c) {
+  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
+                             [](const Entry& e, ConnId k) { return e.first < k; });
+  if (it != chans_.end() && it->first == c && it->second->to_server.empty() &&
+      it->second->to_client.empty())
+    chans_.erase(it);
+}
+
+void Network::push_request(Request r) {
+  ConnId c = r.conn;
+  edit(c).to_server.push_back(std::move(r));
+}
+
+std::optional<Request> Network::pop_request(ConnId c) {
+  const Channel* ch = find(c);
+  if (!ch || ch->to_server.empty()) return std::nullopt;
+  Channel& e = edit(c);
+  Request r = std::move(e.to_server.front());
+  e.to_server.erase(e.to_server.begin());
+  prune(c);
+  return r;
+}
+
+void Network::push_response(ConnId c, Sym response) {
+  edit(c).to_client.push_back(std::move(response));
+}
+
+const Sym* Network::front_response(ConnId c) const {
+  const Channel* ch = find(c);
+  return (ch && !ch->to_client.empty()) ? &ch->to_client.front() : nullptr;
+}
+
+void Network::pop_response(ConnId c) {
+  if (!front_response(c)) return;
+  Channel& e = edit(c);
+  e.to_client.erase(e.to_client.begin());
+  prune(c);
+}
+
+void Network::drop_responses(ConnId c) {
+  const Channel* ch = find(c);
+  if (!ch || ch->to_client.empty()) return;
+  edit(c).to_client.clear();
+  prune(c);
+}
+
+std::vector<ConnId> Network::ready() const {
+  std::vector<ConnId> out;
+  for (const auto& [c, ch] : chans_)
+    if (!ch->to_server.empty()) out.push_back(c);
+  return out;
+}
+
+std::size_t Network::in_flight_requests() const {
+  std::size_t n = 0;
+  for (const auto& e : chans_) n += e.second->to_server.size();
+  return n;
+}
+
+std::size_t Network::hash() const {
+  std::size_t h = chans_.size();
+  for (const auto& [c, ch] : chans_) {
+    h = mix(h, c);
+    for (const Request& r : ch->to_server) h = mix(h, r.label);
+    h = mix(h, 0xfeed);
+    for (const Sym& s : ch->to_client) h = mix(h, s.hash());
+  }
+  return h;
+}
+
+bool operator==(const Network& a, const Network& b) {
+  if (a.chans_.size() != b.chans_.size()) return false;
+  for (std::size_t i = 0; i < a.chans_.size(); ++i) {
+    const auto& [ca, x] = a.chans_[i];
+    const auto& [cb, y] = b.chans_[i];
+    if (ca != cb) return false;
+    if (x == y) continue;
+    if (x->to_server.size() != y->to_server.size() || !(x->to_client == y->to_client))
+      return false;
+    for (std::size_t j = 0; j < x->to_server.size(); ++j)
+      if (x->to_server[j].label != y->to_server[j].label) return false;
+  }
+  return true;
+}
+
+}  // namespace dualfuzz::oracle

@@ -1,0 +1,256 @@
+#include "dualfuzz/oracle/symbolic.h"
+
+#include <functional>
+
+namespace dualfuzz::oracle {
+namespace {
+
+std::size_t mix(std::size_t h, std::size_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::Eq: return "==";
+    case Op::Not: return "!";
+    case Op::And: return "&&";
+    case Op::Or: return "||";
+    case Op::StrongMatch: return "strong-match";
+    case Op::WeakMatch: return "weak-match";
+    case Op::Lt: return "<";
+    case Op::Le: return "<=";
+    case Op::Ite: return "ite";
+    default: return "?";
+  }
+}
+
+std::string opaque(const std::string& tag) {
+  return tag.rfind("W/", 0) == 0 ? tag.substr(2) : tag;
+}
+
+}  // namespace
+
+Sym Sym::build(Node n) {
+  std::size_t h = mix(static_cast<std::size_t>(n.op), static_cast<std::size_t>(n.sort));
+  switch (n.op) {
+    case Op::Const:
+      h = mix(h, std::hash<Json>{}(n.value));
+      break;
+    case Op::Var:
+      n.ground = false;
+      h = mix(h, n.var);
+      break;
+    default:
+      for (const Sym& a : n.args) {
+        h = mix(h, a.hash());
+        n.ground = n.ground && a.ground();
+      }
+      for (const std::string& s : n.names) h = mix(h, std::hash<std::string>{}(s));
+  }
+  n.hash = h;
+  return Sym(std::make_shared<const Node>(std::move(n)));
+}
+
+Sym::Sym() : Sym(lit(nullptr)) {}
+
+Sym Sym::lit(Json value) {
+  Node n;
+  n.op = Op::Const;
+  n.value = std::move(value);
+  return build(std::move(n));
+}
+
+Sym Sym::var(VarId id, Sort sort) {
+  Node n;
+  n.op = Op::Var;
+  n.var = id;
+  n.sort = sort;
+  return build(std::move(n));
+}
+
+Sym Sym::object(std::vector<std::pair<std::string, Sym>> fields) {
+  Node n;
+  n.op = Op::Object;
+  for (auto& [k, v] : fields) {
+    n.names.push_back(std::move(k));
+    n.args.push_back(std::move(v));
+  }
+  return build(std::move(n));
+}
+
+Sym Sym::array(std::vector<Sym> elements) {
+  Node n;
+  n.op = Op::Array;
+  n.args = std::move(elements);
+  return build(std::move(n));
+}
+
+Sym Sym::absent() {
+  Node n;
+  n.op = Op::Absent;
+  return build(std::move(n));
+}
+
+Sym Sym::alt(std::vector<Sym> alternatives) {
+  if (alternatives.size() == 1) return alternatives.front();
+  Node n;
+  n.op = Op::Alt;
+  n.args = std::move(alternatives);
+  return build(std::move(n));
+}
+
+Sym Sym::make(Op op, std::vector<Sym> args) {
+  Node n;
+  n.op = op;
+  n.sort = (op == Op::Ite && args.size() == 3) ? args[1].sort() : Sort::Bool;
+  n.args = std::move(args);
+  return build(std::move(n));
+}
+
+bool operator==(const Sym& a, const Sym& b) {
+  if (a.node_ == b.node_) return true;
+  if (a.hash() != b.hash() || a.op() != b.op()) return false;
+  const auto& x = *a.node_;
+  const auto& y = *b.node_;
+  switch (x.op) {
+    case Op::Const: return x.value == y.value;
+    case Op::Var: return x.var == y.var && x.sort == y.sort;
+    default: return x.args == y.args && x.names == y.names;
+  }
+}
+
+std::string Sym::to_string() const {
+  switch (op()) {
+    case Op::Const: return value().dump();
+    case Op::Var: return "$" + std::to_string(var_id());
+    case Op::Absent: return "<absent>";
+    case Op::Object: {
+      std::string s = "{";
+      for (std::size_t i = 0; i < args().size(); ++i) {
+        if (i) s += ",";
+        s += Json(field_names()[i]).dump() + ":" + args()[i].to_string();
+      }
+      return s + ",...}";
+    }
+    case Op::Alt: {
+      std::string s = "one of (";
+      for (std::size_t i = 0; i < args().size(); ++i) {
+        if (i) s += " | ";
+        s += args()[i].to_string();
+      }
+      return s + ")";
+    }
+    case Op::Array: {
+      std::string s = "[";
+      for (std::size_t i = 0; i < args().size(); ++i) {
+        if (i) s += ",";
+        s += args()[i].to_string();
+      }
+      return s + "]";
+    }
+    case Op::Not: return "!(" + args()[0].to_string() + ")";
+    case Op::Ite:
+      return "(" + args()[0].to_string() + " ? " + args()[1].to_string() + " : " +
+             args()[2].to_string() + ")";
+    default:
+      return "(" + args()[0].to_string() + " " + op_name(op()) + " " +
+             args()[1].to_string() + ")";
+  }
+}
+
+bool etag_strong_match(const std::string& a, const std::string& b) {
+  return a.rfind("W/", 0) != 0 && b.rfind("W/", 0) != 0 && a == b;
+}
+
+bool etag_weak_match(const std::string& a, const std::string& b) {
+  return opaque(a) == opaque(b);
+}
+
+Sym eq(const Sym& a, const Sym& b) {
+  if (a.is_const() && b.is_const()) return Sym::lit(a.value() == b.value());
+  if (a == b) return Sym::lit(true);
+  return Sym::make(Op::Eq, {a, b});
+}
+Sym neq(const Sym& a, const Sym& b) { return not_(eq(a, b)); }
+
+Sym not_(const Sym& a) {
+  if (a.is_const() && a.value().is_boolean()) return Sym::lit(!a.value().get<bool>());
+  if (a.op() == Op::Not) return a.args()[0];
+  return Sym::make(Op::Not, {a});
+}
+
+Sym and_(const Sym& a, const Sym& b) {
+  if (a.is_false() || b.is_false()) return Sym::lit(false);
+  if (a.is_true()) return b;
+  if (b.is_true()) return a;
+  return Sym::make(Op::And, {a, b});
+}
+
+Sym or_(const Sym& a, const Sym& b) {
+  if (a.is_true() || b.is_true()) return Sym::lit(true);
+  if (a.is_false()) return b;
+  if (b.is_false()) return a;
+  return Sym::make(Op::Or, {a, b});
+}
+
+namespace {
+// A tag constant that is not a string (e.g. null: no ETag) never matches.
+Sym fold_match(const Sym& a, const Sym& b, Op op) {
+  if ((a.is_const() && !a.value().is_string()) || (b.is_const() && !b.value().is_string()))
+    return Sym::lit(false);
+  if (a.is_const() && b.is_const()) {
+    const auto& x = a.value().get_ref<const std::string&>();
+    const auto& y = b.value().get_ref<const std::string&>();
+    return Sym::lit(op == Op::StrongMatch ? etag_strong_match(x, y) : etag_weak_match(x, y));
+  }
+  return Sym::make(op, {a, b});
+}
+
+Sym fold_cmp(const Sym& a, const Sym& b, Op op) {
+  if (a.is_const() && b.is_const()) {
+    if (!a.value().is_number() || !b.value().is_number()) return Sym::lit(false);
+    auto x = a.value().get<double>(), y = b.value().get<double>();
+    return Sym::lit(op == Op::Lt ? x < y : x <= y);
+  }
+  return Sym::make(op, {a, b});
+}
+}  // namespace
+
+Sym strong_match(const Sym& a, const Sym& b) { return fold_match(a, b, Op::StrongMatch); }
+Sym weak_match(const Sym& a, const Sym& b) { return fold_match(a, b, Op::WeakMatch); }
+Sym lt(const Sym& a, const Sym& b) { return fold_cmp(a, b, Op::Lt); }
+Sym le(const Sym& a, const Sym& b) { return fold_cmp(a, b, Op::Le); }
+
+Sym ite(const Sym& c, const Sym& a, const Sym& b) {
+  if (c.is_true()) return a;
+  if (c.is_false()) return b;
+  if (a == b) return a;
+  return Sym::make(Op::Ite, {c, a, b});
+}
+
+namespace detail {
+Sym rebuild(const Sym& s, std::vector<Sym> args) {
+  switch (s.op()) {
+    case Op::Eq: return eq(args[0], args[1]);
+    case Op::Not: return not_(args[0]);
+    case Op::And: return and_(args[0], args[1]);
+    case Op::Or: return or_(args[0], args[1]);
+    case Op::StrongMatch: return strong_match(args[0], args[1]);
+    case Op::WeakMatch: return weak_match(args[0], args[1]);
+    case Op::Lt: return lt(args[0], args[1]);
+    case Op::Le: return le(args[0], args[1]);
+    case Op::Ite: return ite(args[0], args[1], args[2]);
+    case Op::Object: {
+      std::vector<std::pair<std::string, Sym>> f;
+      for (std::size_t i = 0; i < args.size(); ++i)
+        f.emplace_back(s.field_names()[i], std::move(args[i]));
+      return Sym::object(std::move(f));
+    }
+    case Op::Array: return Sym::array(std::move(args));
+    case Op::Alt: return Sym::alt(std::move(args));
+    default: return s;
+  }
+}
+}  // namespace detail
+
+}  // namespace dualfuzz::oracle
