@@ -1,5 +1,6 @@
 #include "dualfuzz/oracle/backtracking.h"
 
+#include <deque>
 #include <unordered_map>
 
 #include "dualfuzz/oracle/dualize.h"
@@ -13,22 +14,67 @@ std::string brief(const Json& v) {
   return s;
 }
 
-// Hypotheses with structural dedupe (hash + equality).
-class HypSet {
+// Subsumption over requests of closed connections. Such a request can be
+// processed at any later time or never, and nothing it makes the server send
+// is observable. So a hypothesis that still holds it can do everything one
+// that already processed it can, provided the two agree on everything else
+// (server state, the other channels, constraints). Of such hypotheses only
+// those with the most left in the closed queues matter (queues are suffixes
+// of what was sent, so lengths compare them). Without this, Jepsen's
+// indeterminate (:info) calls double the hypotheses per call.
+class SubsumptionSet {
  public:
+  explicit SubsumptionSet(const std::set<ConnId>& closed) : closed_(closed) {}
+
+  // False if an entry already subsumes h (h is then redundant).
   bool insert(const Hypothesis& h) {
-    std::size_t k = h.hash();
-    auto [lo, hi] = index_.equal_range(k);
-    for (auto it = lo; it != hi; ++it)
-      if (items_[it->second] == h) return false;
-    index_.emplace(k, items_.size());
+    Entry e{h, {}};
+    for (ConnId c : closed_) {
+      std::size_t n = e.core.net.pending_on(c);
+      e.left.push_back(n);
+      if (n) e.core.net = e.core.net.without_requests(c);
+    }
+    auto [lo, hi] = index_.equal_range(e.core.hash());
+    for (auto it = lo; it != hi; ++it) {
+      const Entry& x = entries_[it->second];
+      if (covers(x.left, e.left) && x.core == e.core) return false;
+    }
+    index_.emplace(e.core.hash(), entries_.size());
+    entries_.push_back(std::move(e));
     items_.push_back(h);
     return true;
   }
   std::size_t size() const { return items_.size(); }
-  std::vector<Hypothesis> take() { return std::move(items_); }
+  // The inserted hypotheses minus those a later insertion subsumes.
+  std::vector<Hypothesis> take() {
+    std::vector<Hypothesis> out;
+    out.reserve(items_.size());
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      bool dominated = false;
+      auto [lo, hi] = index_.equal_range(entries_[i].core.hash());
+      for (auto it = lo; it != hi && !dominated; ++it) {
+        std::size_t j = it->second;
+        dominated = j != i && covers(entries_[j].left, entries_[i].left) &&
+                    entries_[j].left != entries_[i].left &&
+                    entries_[j].core == entries_[i].core;
+      }
+      if (!dominated) out.push_back(std::move(items_[i]));
+    }
+    return out;
+  }
 
  private:
+  struct Entry {
+    Hypothesis core;
+    std::vector<std::size_t> left;
+  };
+  static bool covers(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (a[k] < b[k]) return false;
+    return true;
+  }
+  const std::set<ConnId>& closed_;
+  std::vector<Entry> entries_;
   std::vector<Hypothesis> items_;
   std::unordered_multimap<std::size_t, std::size_t> index_;
 };
@@ -103,6 +149,10 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
           cur.server = cur.server.step(true);
           break;
         }
+        case EventKind::Assume:
+          if (cur.store.add(cur.store.resolve(ev.sym), *solver_) == Sat::No) goto next;
+          cur.server = cur.server.step(std::monostate{});
+          break;
         case EventKind::Or: {
           Hypothesis alt = cur;
           alt.server = alt.server.step(false);
@@ -133,7 +183,7 @@ StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
 
 StepOutcome HypothesisSearch::connection_closed(ConnId conn) {
   closed_.insert(conn);
-  HypSet merged;
+  SubsumptionSet merged(closed_);
   for (Hypothesis& h : live_) {
     h.net.drop_responses(conn);
     merged.insert(h);
@@ -152,12 +202,15 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
                         " after the tester closed it");
     return o;
   }
-  HypSet next, visited;
-  std::vector<Hypothesis> stack = std::move(live_);
+  // Breadth-first, so hypotheses that processed fewer requests come first and
+  // subsume those that processed more closed-connection requests.
+  SubsumptionSet next(closed_), visited(closed_);
+  std::deque<Hypothesis> stack(std::make_move_iterator(live_.begin()),
+                               std::make_move_iterator(live_.end()));
   live_.clear();
   while (!stack.empty()) {
-    Hypothesis h = std::move(stack.back());
-    stack.pop_back();
+    Hypothesis h = std::move(stack.front());
+    stack.pop_front();
     if (!visited.insert(h)) continue;
     ++explored_;
     if (visited.size() > limits_.max_hypotheses) {

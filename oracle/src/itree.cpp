@@ -21,8 +21,8 @@ Tree Tree::vis(ServerEvent event, Cont k) {
 
 Tree bind(const Tree& t, std::function<Tree(const Sym&)> f) {
   if (t.is_ret()) return f(t.ret_value());
-  return Tree::vis(t.event(), [t, f = std::move(f)](const Answer& a) {
-    return bind(t.step(a), f);
+  return Tree::vis(t.event(), [t, f = std::move(f)](const Answer& a) -> Tree {
+    return oracle::bind(t.step(a), f);  // qualified: ADL would find std::bind
   });
 }
 
@@ -67,6 +67,12 @@ Tree choose(Tree a, Tree b) {
   return Tree::vis(std::move(e), [a = std::move(a), b = std::move(b)](const Answer& x) {
     return std::get<bool>(x) ? a : b;
   });
+}
+
+Tree assume(Sym cond, Tree next) {
+  if (cond.is_true()) return next;
+  ServerEvent e{EventKind::Assume, {}, 0, std::move(cond), Sort::Bool, {}};
+  return Tree::vis(std::move(e), [next = std::move(next)](const Answer&) { return next; });
 }
 
 }  // namespace dualfuzz::oracle

@@ -78,6 +78,19 @@ std::vector<ConnId> Network::ready() const {
   return out;
 }
 
+std::size_t Network::pending_on(ConnId c) const {
+  const Channel* ch = find(c);
+  return ch ? ch->to_server.size() : 0;
+}
+
+Network Network::without_requests(ConnId c) const {
+  Network n = *this;
+  if (!n.find(c)) return n;
+  n.edit(c).to_server.clear();
+  n.prune(c);
+  return n;
+}
+
 std::size_t Network::in_flight_requests() const {
   std::size_t n = 0;
   for (const auto& e : chans_) n += e.second->to_server.size();

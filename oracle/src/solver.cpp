@@ -71,11 +71,12 @@ struct Solver::Impl {
         if (!a || !b || !a->is_seq() || !b->is_seq()) return std::nullopt;
         z3::expr w = ctx.string_val("W/");
         if (s.op() == Op::StrongMatch)
-          return !z3::prefixof(w, *a) && !z3::prefixof(w, *b) && *a == *b;
+          return !z3::prefixof(w, *a) && !z3::prefixof(w, *b) && *a == *b &&
+                 a->length() > 0;
         auto opaque = [&](const z3::expr& x) {
           return z3::ite(z3::prefixof(w, x), x.extract(ctx.int_val(2), x.length() - 2), x);
         };
-        return opaque(*a) == opaque(*b);
+        return opaque(*a) == opaque(*b) && opaque(*a).length() > 0;
       }
       case Op::Ite: {
         auto c = tr(s.args()[0], Sort::Bool), a = tr(s.args()[1], hint),

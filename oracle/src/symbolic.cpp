@@ -159,11 +159,12 @@ std::string Sym::to_string() const {
 }
 
 bool etag_strong_match(const std::string& a, const std::string& b) {
-  return a.rfind("W/", 0) != 0 && b.rfind("W/", 0) != 0 && a == b;
+  // An empty tag is "no ETag": it matches nothing.
+  return !a.empty() && a.rfind("W/", 0) != 0 && b.rfind("W/", 0) != 0 && a == b;
 }
 
 bool etag_weak_match(const std::string& a, const std::string& b) {
-  return opaque(a) == opaque(b);
+  return !opaque(a).empty() && opaque(a) == opaque(b);
 }
 
 Sym eq(const Sym& a, const Sym& b) {

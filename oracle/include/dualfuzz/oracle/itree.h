@@ -30,6 +30,8 @@ enum class EventKind : std::uint8_t {
   Fresh,   // an internal choice: a new symbolic variable (answer: Sym)
   Decide,  // IFX: branch on a symbolic condition (answer: bool)
   Or,      // a free nondeterministic branch (answer: bool)
+  Assume,  // a fact about hidden choices (e.g. a new ETag differs from the old
+           // one); explanations where it cannot hold die (answer: none)
 };
 
 struct ServerEvent {
@@ -80,5 +82,8 @@ Tree decide(Sym cond, std::function<Tree(bool)> k);
 Tree ifx(Sym cond, std::function<Tree()> then_, std::function<Tree()> else_);
 // or: behaves as either tree.
 Tree choose(Tree a, Tree b);
+// Continue as `next` under the assumption `cond` (a property the server
+// guarantees about its own choices, such as strong ETags being unique).
+Tree assume(Sym cond, Tree next);
 
 }  // namespace dualfuzz::oracle

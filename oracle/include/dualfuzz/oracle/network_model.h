@@ -31,6 +31,10 @@ class Network {
   std::vector<ConnId> ready() const;
   bool idle() const { return chans_.empty(); }
   std::size_t in_flight_requests() const;
+  // Requests still in flight on c.
+  std::size_t pending_on(ConnId c) const;
+  // This network without c's in-flight requests (c must have no responses).
+  Network without_requests(ConnId c) const;
 
   std::size_t hash() const;
   friend bool operator==(const Network& a, const Network& b);

@@ -1,0 +1,178 @@
+#include "dualfuzz/specs/jepsen_history.h"
+
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace dualfuzz::specs {
+using oracle::ConnId;
+using oracle::Event;
+using oracle::Json;
+using oracle::Label;
+
+namespace {
+
+// Tracks labels and connections while events are appended in file order.
+class Builder {
+ public:
+  void invoke(ConnId c, Json request) {
+    if (opened_.insert({c, true}).second) trace_.push_back(Event::open(c));
+    Label l = next_;
+    next_ += 2;
+    pending_[c] = l;
+    trace_.push_back(Event::request(c, l, std::move(request)));
+  }
+  // Returns an error message when there was no matching invoke.
+  std::optional<std::string> complete(ConnId c, Json response) {
+    auto it = pending_.find(c);
+    if (it == pending_.end()) return "a return for process " + std::to_string(c) +
+                                     " without a pending invoke";
+    trace_.push_back(Event::response(c, it->second + 1, std::move(response)));
+    pending_.erase(it);
+    return std::nullopt;
+  }
+  void indeterminate(ConnId c) {
+    pending_.erase(c);
+    trace_.push_back(Event::close(c));
+  }
+  Trace take() { return std::move(trace_); }
+
+ private:
+  Trace trace_;
+  std::map<ConnId, bool> opened_;
+  std::map<ConnId, Label> pending_;
+  Label next_ = 1;
+};
+
+Error at(std::size_t line, const std::string& what) {
+  return make_error("line " + std::to_string(line) + ": " + what);
+}
+
+// etcd values: an integer, nil, [a b], or :timed-out.
+std::optional<Json> etcd_value(std::istringstream& in) {
+  std::string tok;
+  if (!(in >> tok)) return Json(nullptr);
+  if (tok == "nil" || tok[0] == ':') return Json(nullptr);
+  if (tok[0] == '[') {
+    std::string second;
+    if (!(in >> second) || second.back() != ']') return std::nullopt;
+    tok = tok.substr(1);
+    second.pop_back();
+    Json a = tok == "nil" ? Json(nullptr) : Json::parse(tok, nullptr, false);
+    Json b = second == "nil" ? Json(nullptr) : Json::parse(second, nullptr, false);
+    if (a.is_discarded() || b.is_discarded()) return std::nullopt;
+    return Json::array({a, b});
+  }
+  Json v = Json::parse(tok, nullptr, false);
+  if (v.is_discarded() || !v.is_number_integer()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Result<Trace> parse_jepsen_etcd(std::string_view text) {
+  Builder b;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  std::size_t n = 0;
+  while (std::getline(lines, line)) {
+    ++n;
+    auto dash = line.find(" - ");
+    if (dash == std::string::npos) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      return at(n, "expected `INFO  jepsen.util - <process> :type :f value`");
+    }
+    std::istringstream in(line.substr(dash + 3));
+    long long proc = -1;
+    std::string type, f;
+    if (!(in >> proc >> type >> f) || proc < 0)
+      return at(n, "expected `<process> :type :f value`");
+    auto value = etcd_value(in);
+    if (!value) return at(n, "unreadable value in `" + line + "`");
+    if (f != ":read" && f != ":write" && f != ":cas") return at(n, "unknown operation " + f);
+    ConnId c = static_cast<ConnId>(proc);
+    if (type == ":invoke") {
+      Json q = {{"f", f.substr(1)}};
+      if (f != ":read") q["value"] = *value;
+      b.invoke(c, std::move(q));
+    } else if (type == ":ok") {
+      Json a = {{"type", "ok"}};
+      if (f == ":read") a["value"] = *value;
+      if (auto e = b.complete(c, std::move(a))) return at(n, *e);
+    } else if (type == ":fail") {
+      if (auto e = b.complete(c, Json{{"type", "fail"}})) return at(n, *e);
+    } else if (type == ":info") {
+      b.indeterminate(c);
+    } else {
+      return at(n, "unknown event type " + type);
+    }
+  }
+  return b.take();
+}
+
+namespace {
+// The value of `:name` in an EDN map line; strings and nil only (all the kv
+// histories hold).
+std::optional<std::string> edn_field(const std::string& line, const std::string& name) {
+  auto p = line.find(":" + name + " ");
+  if (p == std::string::npos) return std::nullopt;
+  p += name.size() + 2;
+  if (line.compare(p, 3, "nil") == 0) return std::string("\x01nil");
+  if (line[p] == '"') {
+    std::string out;
+    for (++p; p < line.size() && line[p] != '"'; ++p) {
+      if (line[p] == '\\' && p + 1 < line.size()) ++p;
+      out += line[p];
+    }
+    if (p >= line.size()) return std::nullopt;
+    return out;
+  }
+  auto e = line.find_first_of(",}", p);
+  return line.substr(p, e == std::string::npos ? std::string::npos : e - p);
+}
+}  // namespace
+
+Result<Trace> parse_jepsen_kv(std::string_view text) {
+  Builder b;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  std::size_t n = 0;
+  while (std::getline(lines, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto proc = edn_field(line, "process");
+    auto type = edn_field(line, "type");
+    auto f = edn_field(line, "f");
+    auto key = edn_field(line, "key");
+    auto value = edn_field(line, "value");
+    if (!proc || !type || !f || !key || !value)
+      return at(n, "expected {:process N, :type T, :f F, :key K, :value V}");
+    ConnId c = 0;
+    try {
+      c = static_cast<ConnId>(std::stoul(*proc));
+    } catch (const std::exception&) {
+      return at(n, "bad process " + *proc);
+    }
+    const bool nil = *value == "\x01nil";
+    if (*f != ":get" && *f != ":put" && *f != ":append") return at(n, "unknown operation " + *f);
+    if (*type == ":invoke") {
+      Json q = {{"f", f->substr(1)}, {"key", *key}};
+      if (*f != ":get") q["value"] = nil ? "" : *value;
+      b.invoke(c, std::move(q));
+    } else if (*type == ":ok") {
+      Json a = {{"type", "ok"}};
+      if (*f == ":get") a["value"] = nil ? "" : *value;
+      if (auto e = b.complete(c, std::move(a))) return at(n, *e);
+    } else if (*type == ":fail") {
+      if (auto e = b.complete(c, Json{{"type", "fail"}})) return at(n, *e);
+    } else if (*type == ":info") {
+      b.indeterminate(c);
+    } else {
+      return at(n, "unknown event type " + *type);
+    }
+  }
+  return b.take();
+}
+
+}  // namespace dualfuzz::specs
