@@ -83,6 +83,18 @@ std::size_t Network::pending_on(ConnId c) const {
   return ch ? ch->to_server.size() : 0;
 }
 
+const std::vector<Request>* Network::requests_on(ConnId c) const {
+  const Channel* ch = find(c);
+  return ch && !ch->to_server.empty() ? &ch->to_server : nullptr;
+}
+
+std::vector<std::pair<ConnId, const std::vector<Sym>*>> Network::responses() const {
+  std::vector<std::pair<ConnId, const std::vector<Sym>*>> out;
+  for (const auto& [c, ch] : chans_)
+    if (!ch->to_client.empty()) out.emplace_back(c, &ch->to_client);
+  return out;
+}
+
 Network Network::without_requests(ConnId c) const {
   Network n = *this;
   if (!n.find(c)) return n;

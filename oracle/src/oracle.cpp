@@ -11,6 +11,29 @@ std::string brief(const Json& v, std::size_t max = 200) {
 }
 }  // namespace
 
+Verdict describe_failure(Verdict::Status st, const std::string& model_name, const Event& e,
+                         std::size_t index, const std::vector<std::string>& why,
+                         std::optional<std::size_t> live_before) {
+  Verdict v;
+  v.status = st;
+  v.event_index = index;
+  std::string s;
+  if (st == Verdict::Status::Reject) {
+    s = "VIOLATION at event " + std::to_string(index) + ": " + e.describe() +
+        "\nNo correct " + model_name +
+        " server, across any TCP reordering, could have produced this trace.";
+    if (live_before)
+      s += " " + std::to_string(*live_before) + " explanation(s) were alive before this message.";
+    s += " The explanations died because:\n";
+  } else {
+    s = "INCONCLUSIVE at event " + std::to_string(index) + ": " + e.describe() +
+        "\nThe oracle stopped without a verdict:\n";
+  }
+  for (const auto& r : why) s += "  - " + r + "\n";
+  v.explanation = s;
+  return v;
+}
+
 std::string Event::describe() const {
   std::string c = "connection " + std::to_string(conn);
   switch (kind) {
@@ -45,23 +68,8 @@ HypothesisSearch& Oracle::partition_for(const std::string& key) {
 
 Verdict Oracle::fail(Verdict::Status st, const Event& e, const std::vector<std::string>& why,
                      std::size_t live_before) {
-  Verdict v;
-  v.status = st;
-  v.event_index = events_ - 1;
-  std::string s;
-  if (st == Verdict::Status::Reject) {
-    s = "VIOLATION at event " + std::to_string(v.event_index) + ": " + e.describe() +
-        "\nNo correct " + model_.name + " server, across any TCP reordering, could have "
-        "produced this trace. " + std::to_string(live_before) +
-        " explanation(s) were alive before this message; they died because:\n";
-  } else {
-    s = "INCONCLUSIVE at event " + std::to_string(v.event_index) + ": " + e.describe() +
-        "\nThe oracle stopped without a verdict:\n";
-  }
-  for (const auto& r : why) s += "  - " + r + "\n";
-  v.explanation = s;
-  verdict_ = v;
-  return v;
+  verdict_ = describe_failure(st, model_.name, e, events_ - 1, why, live_before);
+  return verdict_;
 }
 
 Verdict Oracle::observe(const Event& e) {
@@ -139,10 +147,117 @@ std::vector<Json> Oracle::model_states(std::size_t max) const {
 
 Verdict check(const ServerModel& model, const std::vector<Event>& trace,
               OracleOptions options) {
-  Oracle o(model, options);
-  for (const Event& e : trace)
-    if (!o.observe(e).accepted()) break;
-  return o.verdict();
+  if (!model.initial) throw std::invalid_argument("ServerModel without an initial tree");
+  // Route events to partitions exactly as observe() does, then check each
+  // partition depth-first (HypothesisSearch::check_offline).
+  struct Part {
+    std::vector<Observation> obs;
+    std::vector<std::size_t> event_of;  // observation -> trace index
+  };
+  std::map<std::string, Part> parts;
+  std::map<ConnId, std::vector<std::string>> outstanding;
+  std::vector<ConnId> closed;
+  std::optional<std::size_t> unsolicited;
+  auto part = [&](const std::string& key) -> Part& {
+    auto [it, fresh] = parts.try_emplace(key);
+    if (fresh)
+      for (ConnId c : closed) {
+        it->second.obs.push_back({Observation::Kind::Close, c, 0, nullptr});
+        it->second.event_of.push_back(0);
+      }
+    return it->second;
+  };
+  if (!model.partition) part("");
+  for (std::size_t i = 0; i < trace.size() && !unsolicited; ++i) {
+    const Event& e = trace[i];
+    switch (e.kind) {
+      case Event::Kind::Open: break;
+      case Event::Kind::Close:
+        closed.push_back(e.conn);
+        outstanding.erase(e.conn);
+        for (auto& [k, p] : parts) {
+          p.obs.push_back({Observation::Kind::Close, e.conn, 0, nullptr});
+          p.event_of.push_back(i);
+        }
+        break;
+      case Event::Kind::Request: {
+        std::string key;
+        if (model.partition)
+          if (auto k = model.partition(e.payload)) key = *k;
+        outstanding[e.conn].push_back(key);
+        Part& p = part(key);
+        p.obs.push_back({Observation::Kind::Request, e.conn, e.label,
+                         std::make_shared<const Json>(e.payload)});
+        p.event_of.push_back(i);
+        break;
+      }
+      case Event::Kind::Response: {
+        auto it = outstanding.find(e.conn);
+        if (it == outstanding.end() || it->second.empty()) {
+          unsolicited = i;
+          break;
+        }
+        Part& p = part(it->second.front());
+        it->second.erase(it->second.begin());
+        p.obs.push_back({Observation::Kind::Response, e.conn, e.label,
+                         std::make_shared<const Json>(e.payload)});
+        p.event_of.push_back(i);
+        break;
+      }
+    }
+  }
+  Solver solver(options.solver_timeout_ms);
+  Verdict best;
+  std::size_t best_index = trace.size();
+  auto consider = [&](Verdict::Status st, std::size_t index, std::vector<std::string> why) {
+    if (index >= best_index && best.status == Verdict::Status::Reject) return;
+    if (st == Verdict::Status::Inconclusive && best.status == Verdict::Status::Reject) return;
+    best_index = index;
+    best = describe_failure(st, model.name, trace[index], index, why);
+  };
+  if (unsolicited)
+    consider(Verdict::Status::Reject, *unsolicited,
+             {"no request is outstanding on connection " +
+              std::to_string(trace[*unsolicited].conn) +
+              ": a server answers only what it was asked (unsolicited response)"});
+  // Every partition must be explained; one that cannot be is a violation on
+  // its own. So search all partitions with a small budget first and raise
+  // it only for those still undecided: a violating partition is found
+  // without first exhausting a hard, correct one (Porcupine stops at the
+  // first failing partition for the same reason).
+  std::vector<std::string> pending;
+  for (const auto& [key, p] : parts) pending.push_back(key);
+  const std::size_t limit = options.limits.max_hypotheses * 4;
+  for (std::size_t budget = std::min<std::size_t>(5'000, limit); !pending.empty();
+       budget = std::min(budget * 4, limit)) {
+    std::vector<std::string> undecided;
+    std::vector<std::string> gave_up_why;
+    for (const std::string& key : pending) {
+      Part& p = parts[key];
+      // A portfolio: breadth-first is exhaustive and memoizes across the
+      // whole frontier (fast when explanations are few); depth-first stops
+      // at the first full explanation (fast when they are many).
+      std::size_t stopped = 0;
+      StepOutcome out;
+      for (int strategy = 0; strategy < 2; ++strategy) {
+        HypothesisSearch search(model.initial(), solver, options.limits);
+        out = strategy == 1 ? search.check_breadth_first(p.obs, stopped, budget / 4)
+                            : search.check_offline(p.obs, stopped, budget);
+        if (out.status != StepOutcome::Status::GaveUp) break;
+      }
+      if (out.status == StepOutcome::Status::Alive) continue;
+      std::size_t index = stopped < p.event_of.size() ? p.event_of[stopped] : trace.size() - 1;
+      if (out.status == StepOutcome::Status::Dead) {
+        consider(Verdict::Status::Reject, index, out.reasons);
+        return best;
+      }
+      undecided.push_back(key);
+      if (budget == limit) consider(Verdict::Status::Inconclusive, index, out.reasons);
+    }
+    if (budget == limit) break;
+    pending = std::move(undecided);
+  }
+  return best;
 }
 
 }  // namespace dualfuzz::oracle

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,6 +40,14 @@ struct StepOutcome {
   std::vector<std::string> reasons;  // why hypotheses died (Dead) / why we gave up
 };
 
+// An observation for the offline (whole-trace) check.
+struct Observation {
+  enum class Kind { Request, Response, Close } kind;
+  ConnId conn = 0;
+  Label label = 0;
+  std::shared_ptr<const Json> body;  // request or response
+};
+
 class HypothesisSearch {
  public:
   HypothesisSearch(const Tree& initial, Solver& solver, SearchLimits limits = {});
@@ -46,6 +55,20 @@ class HypothesisSearch {
   StepOutcome request_sent(ConnId conn, Label label, std::shared_ptr<const Json> body);
   StepOutcome response_received(ConnId conn, Label label, const Json& response);
   StepOutcome connection_closed(ConnId conn);
+
+  // Whole-trace check, depth-first with memoization: stops at the first
+  // explanation of everything (much faster than the incremental search on
+  // long, highly concurrent histories). `stopped_at`: the number of
+  // observations explained by the deepest hypothesis; `budget`: configurations
+  // to explore before giving up.
+  StepOutcome check_offline(const std::vector<Observation>& trace, std::size_t& stopped_at,
+                            std::size_t budget);
+
+  // The same over the whole trace with the incremental (breadth-first)
+  // search: exhaustive, best when explanations are few (rejections, short
+  // concurrency windows).
+  StepOutcome check_breadth_first(const std::vector<Observation>& trace,
+                                  std::size_t& stopped_at, std::size_t budget);
 
   const std::vector<Hypothesis>& hypotheses() const { return live_; }
   std::size_t explored() const { return explored_; }
@@ -55,6 +78,10 @@ class HypothesisSearch {
   // Runs the server until it waits at a Recv (or finishes); forks on Or and
   // undecided Decide.
   void settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx);
+  enum class Delivery { NothingInFlight, Matched, Mismatch };
+  Delivery deliver(const Hypothesis& h, ConnId c, const Json& v, Hypothesis& out, Ctx& ctx);
+  void expand(const Hypothesis& h, ConnId c, std::vector<Hypothesis>& succ, Ctx& ctx);
+  StepOutcome finish(Ctx& ctx);
 
   Solver* solver_;
   SearchLimits limits_;

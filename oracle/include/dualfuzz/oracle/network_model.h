@@ -33,6 +33,9 @@ class Network {
   std::size_t in_flight_requests() const;
   // Requests still in flight on c.
   std::size_t pending_on(ConnId c) const;
+  const std::vector<Request>* requests_on(ConnId c) const;
+  // Every connection with responses in flight, with them (front first).
+  std::vector<std::pair<ConnId, const std::vector<Sym>*>> responses() const;
   // This network without c's in-flight requests (c must have no responses).
   Network without_requests(ConnId c) const;
 

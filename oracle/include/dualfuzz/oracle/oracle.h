@@ -87,7 +87,15 @@ class Oracle {
   std::size_t max_live_ = 0;
 };
 
-// Whole-trace check on top of observe().
+// A verdict with the standard explanation text (shared by observe() and check()).
+Verdict describe_failure(Verdict::Status st, const std::string& model_name, const Event& e,
+                         std::size_t index, const std::vector<std::string>& why,
+                         std::optional<std::size_t> live_before = std::nullopt);
+
+// Whole-trace check: the same derived model, partitions and network
+// semantics as observe(), searched depth-first with memoization (it stops at
+// the first explanation of the whole trace). Reject names the first event
+// that no explanation gets past.
 Verdict check(const ServerModel& model, const std::vector<Event>& trace,
               OracleOptions options = {});
 
