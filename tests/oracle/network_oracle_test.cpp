@@ -1,0 +1,237 @@
+// The thesis's examples in both directions: reorderings a TCP network
+// explains are accepted, causality violations rejected (Fig. 1.2-1.4), ETag
+// knowledge (Fig. 1.1 / 4.5), CMP-SET / CMP-RST, swap, many connections.
+#include <gtest/gtest.h>
+
+#include "dualfuzz/oracle/oracle.h"
+#include "dualfuzz/specs/cmp_set.h"
+#include "dualfuzz/specs/etag_put.h"
+#include "dualfuzz/specs/getput_store.h"
+#include "dualfuzz/specs/swap.h"
+
+namespace dualfuzz::oracle {
+namespace {
+
+Json put(const char* v) { return {{"method", "PUT"}, {"key", "k"}, {"value", v}}; }
+Json get() { return {{"method", "GET"}, {"key", "k"}}; }
+
+// Both the incremental oracle and the whole-trace check must agree.
+Verdict both(const ServerModel& m, const std::vector<Event>& t) {
+  Oracle o(m);
+  for (const Event& e : t)
+    if (!o.observe(e).accepted()) break;
+  Verdict offline = check(m, t);
+  EXPECT_EQ(o.verdict().status, offline.status) << o.verdict().explanation << "\n--\n"
+                                                << offline.explanation;
+  return o.verdict();
+}
+
+std::vector<Event> base_store() {
+  return {Event::request(1, 1, put("old")), Event::response(1, 2, "Done")};
+}
+
+TEST(Fig1_2, SequentialObservationAccepted) {
+  auto t = base_store();
+  t.push_back(Event::request(1, 3, put("new")));
+  t.push_back(Event::response(1, 4, "Done"));
+  t.push_back(Event::request(2, 5, get()));
+  t.push_back(Event::response(2, 6, "new"));
+  EXPECT_TRUE(both(specs::getput_model(), t).accepted());
+}
+
+TEST(Fig1_3, ReorderingExplainedByTheNetworkAccepted) {
+  auto t = base_store();
+  t.push_back(Event::request(1, 3, put("new")));
+  t.push_back(Event::request(2, 5, get()));
+  t.push_back(Event::response(1, 4, "Done"));
+  t.push_back(Event::response(2, 6, "old"));
+  EXPECT_TRUE(both(specs::getput_model(), t).accepted());
+}
+
+TEST(Fig1_4, CausalityViolationRejected) {
+  auto t = base_store();
+  t.push_back(Event::request(1, 3, put("new")));
+  t.push_back(Event::response(1, 4, "Done"));
+  t.push_back(Event::request(2, 5, get()));
+  t.push_back(Event::response(2, 6, "old"));
+  Verdict v = both(specs::getput_model(), t);
+  ASSERT_EQ(v.status, Verdict::Status::Reject);
+  EXPECT_EQ(v.event_index, 5u);
+  EXPECT_NE(v.explanation.find("response 6 received on connection 2"), std::string::npos)
+      << v.explanation;
+  EXPECT_NE(v.explanation.find("expected \"new\", observed \"old\""), std::string::npos)
+      << v.explanation;
+}
+
+TEST(Oracle, ValueFromNowhereRejected) {
+  auto t = base_store();
+  t.push_back(Event::request(2, 3, get()));
+  t.push_back(Event::response(2, 4, "never-written"));
+  EXPECT_EQ(both(specs::getput_model(), t).status, Verdict::Status::Reject);
+}
+
+TEST(Oracle, UnsolicitedResponseRejected) {
+  std::vector<Event> t = {Event::response(1, 2, "Done")};
+  EXPECT_EQ(both(specs::getput_model(), t).status, Verdict::Status::Reject);
+}
+
+TEST(Oracle, PipelinedResponsesMustComeInOrder) {
+  // Two requests pipelined on one connection: the answers' order is fixed.
+  std::vector<Event> ok = {Event::request(1, 1, put("a")), Event::request(1, 3, get()),
+                           Event::response(1, 2, "Done"), Event::response(1, 4, "a")};
+  EXPECT_TRUE(both(specs::getput_model(), ok).accepted());
+  std::vector<Event> swapped = {Event::request(1, 1, put("a")), Event::request(1, 3, get()),
+                                Event::response(1, 2, "a"), Event::response(1, 4, "Done")};
+  EXPECT_EQ(both(specs::getput_model(), swapped).status, Verdict::Status::Reject);
+}
+
+TEST(Oracle, ClosedConnectionRequestMayTakeEffectLater) {
+  // The PUT's answer is never seen (connection closed): the server may have
+  // processed it, before or after the GETs, or never.
+  std::vector<Event> t = {Event::request(1, 1, put("x")), Event::close(1),
+                          Event::request(2, 3, get()), Event::response(2, 4, nullptr),
+                          Event::request(2, 5, get()), Event::response(2, 6, "x"),
+                          Event::request(2, 7, get()), Event::response(2, 8, "x")};
+  EXPECT_TRUE(both(specs::getput_model(), t).accepted());
+  // ...but once seen, it cannot be unseen.
+  t.push_back(Event::request(2, 9, get()));
+  t.push_back(Event::response(2, 10, nullptr));
+  EXPECT_EQ(both(specs::getput_model(), t).status, Verdict::Status::Reject);
+}
+
+TEST(Swap, ManyConnectionsAnyInterleaving) {
+  // Four clients swap in values concurrently; the answers must form one
+  // chain 0 -> a -> b -> c -> d in some order.
+  std::vector<Event> t;
+  for (ConnId c = 1; c <= 4; ++c) t.push_back(Event::request(c, 2 * c - 1, int(c * 10)));
+  // A possible order: 30, 10, 40, 20: answers 0, 30, 10, 40.
+  t.push_back(Event::response(4, 8, 10));
+  t.push_back(Event::response(1, 2, 30));
+  t.push_back(Event::response(3, 6, 0));
+  t.push_back(Event::response(2, 4, 40));
+  EXPECT_TRUE(both(specs::swap_model(), t).accepted());
+  // Two clients cannot both have swapped with the initial value.
+  std::vector<Event> bad;
+  for (ConnId c = 1; c <= 3; ++c) bad.push_back(Event::request(c, 2 * c - 1, int(c)));
+  bad.push_back(Event::response(1, 2, 0));
+  bad.push_back(Event::response(2, 4, 0));
+  EXPECT_EQ(both(specs::swap_model(), bad).status, Verdict::Status::Reject);
+}
+
+TEST(CmpSet, Deterministic) {
+  std::vector<Event> t = {Event::request(1, 1, 5), Event::response(1, 2, 1),
+                          Event::request(1, 3, 3), Event::response(1, 4, 0)};
+  EXPECT_TRUE(both(specs::cmp_set_model(), t).accepted());
+  t[3] = Event::response(1, 4, 1);
+  EXPECT_EQ(both(specs::cmp_set_model(), t).status, Verdict::Status::Reject);
+}
+
+TEST(CmpRst, HiddenResetDecidedByZ3) {
+  // After 5 -> 1 the server holds an unknown n. 7 -> 0 reveals n >= 7, so
+  // a later 3 -> 1 (3 > n) is impossible.
+  std::vector<Event> t = {Event::request(1, 1, 5), Event::response(1, 2, 1),
+                          Event::request(1, 3, 7), Event::response(1, 4, 0),
+                          Event::request(1, 5, 3)};
+  auto ok = t;
+  ok.push_back(Event::response(1, 6, 0));
+  EXPECT_TRUE(both(specs::cmp_rst_model(), ok).accepted());
+  auto bad = t;
+  bad.push_back(Event::response(1, 6, 1));
+  Oracle o(specs::cmp_rst_model());
+  Verdict v;
+  for (const Event& e : bad) v = o.observe(e);
+  EXPECT_EQ(v.status, Verdict::Status::Reject) << v.explanation;
+  EXPECT_GT(o.stats().solver.queries, 0u) << "the integer reasoning must reach Z3";
+  EXPECT_EQ(check(specs::cmp_rst_model(), bad).status, Verdict::Status::Reject);
+}
+
+TEST(CmpRst, AnyHiddenValueConsistentWithAnswersAccepted) {
+  // 5 -> 1 (reset to n), 6 -> 1 means n < 6: fine, n reset again.
+  std::vector<Event> t = {Event::request(1, 1, 5), Event::response(1, 2, 1),
+                          Event::request(1, 3, 6), Event::response(1, 4, 1),
+                          Event::request(1, 5, -100), Event::response(1, 6, 0)};
+  EXPECT_TRUE(both(specs::cmp_rst_model(), t).accepted());
+}
+
+// ETag cases of Fig. 1.1, with the symbolic-ETag model of Fig. 4.5.
+Json eput(const char* body, const char* if_match = nullptr) {
+  Json q = {{"method", "PUT"}, {"path", "/k"}, {"body", body}};
+  if (if_match) q["if-match"] = if_match;
+  return q;
+}
+Json eget(const char* if_none_match = nullptr) {
+  Json q = {{"method", "GET"}, {"path", "/k"}};
+  if (if_none_match) q["if-none-match"] = if_none_match;
+  return q;
+}
+Json status(int s) { return {{"status", s}}; }
+Json ok(const char* tag, const char* body) {
+  return {{"status", 200}, {"etag", tag}, {"body", body}};
+}
+
+TEST(Etag, IfMatchAfterARevealedTagSucceeds) {
+  std::vector<Event> t = {
+      Event::request(1, 1, eput("v1")),       Event::response(1, 2, status(200)),
+      Event::request(1, 3, eget()),           Event::response(1, 4, ok("\"t1\"", "v1")),
+      Event::request(1, 5, eput("v2", "\"t1\"")), Event::response(1, 6, status(200))};
+  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+  t.back() = Event::response(1, 6, status(412));  // the tag matches: 412 is wrong
+  EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
+}
+
+TEST(Etag, UnknownTagEitherAnswerIsFineButNotBoth) {
+  // The tester has never seen the tag: 412 and 200 are both possible, but
+  // 412 then 200 for the same tag without modification is not.
+  std::vector<Event> t = {Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
+                          Event::request(1, 3, eput("v2", "\"guess\"")),
+                          Event::response(1, 4, status(412))};
+  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+  auto t200 = t;
+  t200.back() = Event::response(1, 4, status(200));
+  EXPECT_TRUE(both(specs::etag_put_model(), t200).accepted());
+  t.push_back(Event::request(1, 5, eput("v3", "\"guess\"")));
+  t.push_back(Event::response(1, 6, status(200)));
+  Verdict v = both(specs::etag_put_model(), t);
+  EXPECT_EQ(v.status, Verdict::Status::Reject) << v.explanation;
+}
+
+TEST(Etag, NotModifiedRequiresTheCurrentTag) {
+  std::vector<Event> t = {Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
+                          Event::request(1, 3, eget()),
+                          Event::response(1, 4, ok("\"t1\"", "v1")),
+                          Event::request(1, 5, eget("\"t1\"")),
+                          Event::response(1, 6, status(304))};
+  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+  t.back() = Event::response(1, 6, ok("\"t1\"", "v1"));  // matched: must be 304
+  EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
+}
+
+TEST(Etag, StrongTagNeverNamesTwoContents) {
+  std::vector<Event> t = {Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
+                          Event::request(1, 3, eget()),
+                          Event::response(1, 4, ok("\"t1\"", "v1")),
+                          Event::request(1, 5, eput("v2")), Event::response(1, 6, status(200)),
+                          Event::request(1, 7, eget()),
+                          Event::response(1, 8, ok("\"t1\"", "v2"))};
+  EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
+  t.back() = Event::response(1, 8, ok("\"t2\"", "v2"));
+  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+}
+
+TEST(Etag, ConcurrentConditionalPutsAtMostOneWins) {
+  // Two clients PUT with If-Match of the same revealed tag concurrently: a
+  // correct server lets at most one succeed (the first changes the tag).
+  std::vector<Event> t = {Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
+                          Event::request(1, 3, eget()),
+                          Event::response(1, 4, ok("\"t1\"", "v1")),
+                          Event::request(1, 5, eput("a", "\"t1\"")),
+                          Event::request(2, 7, eput("b", "\"t1\"")),
+                          Event::response(2, 8, status(200)),
+                          Event::response(1, 6, status(412))};
+  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+  t.back() = Event::response(1, 6, status(200));
+  EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
+}
+
+}  // namespace
+}  // namespace dualfuzz::oracle
