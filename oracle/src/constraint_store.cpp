@@ -103,10 +103,15 @@ Sat ConstraintStore::recheck(bool& needs_solver) {
 }
 
 Sat ConstraintStore::add_fast(const Sym& formula) {
+  Sym f = resolve(formula);
+  if (f.is_true()) return Sat::Yes;
+  if (f.is_false()) return Sat::No;
   bool needs_solver = false;
-  if (absorb(formula, needs_solver) == Sat::No) return Sat::No;
+  if (absorb(f, needs_solver) == Sat::No) return Sat::No;
   if (recheck(needs_solver) == Sat::No) return Sat::No;
-  return needs_solver ? Sat::Unknown : Sat::Yes;
+  // Anything new may contradict a residual the fast path cannot evaluate
+  // (e.g. a disequality against a pending strong comparison).
+  return residual_.empty() ? Sat::Yes : Sat::Unknown;
 }
 
 Sat ConstraintStore::add(const Sym& formula, Solver& solver) {

@@ -248,7 +248,20 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
       if (out.status == StepOutcome::Status::Alive) continue;
       std::size_t index = stopped < p.event_of.size() ? p.event_of[stopped] : trace.size() - 1;
       if (out.status == StepOutcome::Status::Dead) {
-        consider(Verdict::Status::Reject, index, out.reasons);
+        // The depth-first search prunes by looking ahead, so its reasons are
+        // thin; the breadth-first search names the exact event and why each
+        // explanation died. Ask it, within a bounded effort.
+        HypothesisSearch explain(model.initial(), solver, options.limits);
+        std::size_t at = 0;
+        StepOutcome why = explain.check_breadth_first(p.obs, at, std::max<std::size_t>(budget, 100'000));
+        if (why.status == StepOutcome::Status::Dead) {
+          consider(Verdict::Status::Reject, p.event_of[at], why.reasons);
+        } else {
+          out.reasons.push_back(
+              "(found by depth-first search with lookahead: no explanation gets past this "
+              "event together with the responses observed after it)");
+          consider(Verdict::Status::Reject, index, out.reasons);
+        }
         return best;
       }
       undecided.push_back(key);

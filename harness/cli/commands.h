@@ -1,0 +1,17 @@
+// Subcommands of the `dualfuzz` program; each registers itself on the CLI11
+// app and returns the process exit code (0 no violation, 1 violation, 2 trouble).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace dualfuzz::cli {
+
+inline constexpr int kNoViolation = 0;
+inline constexpr int kViolation = 1;
+inline constexpr int kTrouble = 2;
+
+// Registers `history`; `run` is set to the command's body.
+void add_history_command(CLI::App& app, std::function<int()>& run);
+
+}  // namespace dualfuzz::cli

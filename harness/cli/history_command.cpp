@@ -1,0 +1,70 @@
+// `dualfuzz history --format jepsen-etcd|jepsen-kv FILE`: checks a recorded
+// history with the oracle derived from the matching model.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.h"
+#include "dualfuzz/specs/jepsen_history.h"
+#include "dualfuzz/specs/kv_store.h"
+#include "dualfuzz/specs/register.h"
+
+namespace dualfuzz::cli {
+
+void add_history_command(CLI::App& app, std::function<int()>& run) {
+  struct Opts {
+    std::string format = "jepsen-etcd";
+    std::string file;
+    bool online = false;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* sub = app.add_subcommand(
+      "history", "Check a recorded history (each client a connection, in file order)");
+  sub->add_option("--format", o->format, "jepsen-etcd (register) or jepsen-kv (multi-key)")
+      ->check(CLI::IsMember({"jepsen-etcd", "jepsen-kv"}));
+  sub->add_option("FILE", o->file, "history file")->required();
+  sub->add_flag("--online", o->online,
+                "feed events one at a time to the incremental oracle (as a fuzz run does)");
+  sub->add_flag("-q,--quiet", o->quiet, "print only the verdict line");
+  sub->callback([o, &run] {
+    run = [o]() -> int {
+      std::ifstream in(o->file);
+      if (!in) {
+        std::cerr << "dualfuzz history: cannot read " << o->file << "\n";
+        return kTrouble;
+      }
+      std::stringstream ss;
+      ss << in.rdbuf();
+      auto t0 = std::chrono::steady_clock::now();
+      const bool kv = o->format == "jepsen-kv";
+      auto trace = kv ? specs::parse_jepsen_kv(ss.str()) : specs::parse_jepsen_etcd(ss.str());
+      if (!trace) {
+        std::cerr << "dualfuzz history: " << o->file << ": " << trace.error() << "\n";
+        return kTrouble;
+      }
+      oracle::ServerModel model = kv ? specs::kv_store_model() : specs::register_model();
+      oracle::Verdict v;
+      if (o->online) {
+        oracle::Oracle oracle(model);
+        for (const auto& e : *trace)
+          if (!oracle.observe(e).accepted()) break;
+        v = oracle.verdict();
+      } else {
+        v = oracle::check(model, *trace);
+      }
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const char* word = v.accepted() ? "ACCEPTED"
+                         : v.status == oracle::Verdict::Status::Reject ? "REJECTED"
+                                                                       : "INCONCLUSIVE";
+      std::cout << o->file << ": " << word << " (" << trace->size() << " events, model "
+                << model.name << ", " << s << " s)\n";
+      if (!v.accepted() && !o->quiet) std::cout << v.explanation;
+      if (v.accepted()) return kNoViolation;
+      return v.status == oracle::Verdict::Status::Reject ? kViolation : kTrouble;
+    };
+  });
+}
+
+}  // namespace dualfuzz::cli
