@@ -88,6 +88,7 @@ std::map<std::string, int> verdicts(const fs::path& dir) {
 
 int main(int argc, char** argv) {
   fs::path data = fs::path(DUALFUZZ_SHARED_DIR) / "benchdata" / "jepsen";
+  if (!fs::exists(data)) data = "/work/shared/benchdata/jepsen";
   std::string only;
   bool quiet = false, online = false;
   oracle::OracleOptions opt;

@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 DF=build/harness/cli/dualfuzz
-DATA=${DUALFUZZ_SHARED:-../shared}/benchdata/jepsen
+DATA=${DUALFUZZ_SHARED_DIR:-../shared}/benchdata/jepsen
+[ -d "$DATA" ] || DATA=/work/shared/benchdata/jepsen
 if [ ! -d "$DATA" ]; then echo "demo: no Jepsen data at $DATA" >&2; exit 2; fi
 echo "== a linearizable etcd history (expect ACCEPTED, exit 0)"
 "$DF" history --format jepsen-etcd "$DATA/etcd/etcd_002.log"
