@@ -30,6 +30,15 @@ class SubsumptionSet {
 
   // False if an entry already subsumes h (h is then redundant).
   bool insert(const Hypothesis& h) {
+    if (closed_.empty()) {  // plain dedupe: no second copy for the core
+      std::size_t key = h.hash();
+      auto [lo, hi] = index_.equal_range(key);
+      for (auto it = lo; it != hi; ++it)
+        if (items_[it->second] == h) return false;
+      index_.emplace(key, items_.size());
+      items_.push_back(h);
+      return true;
+    }
     Entry e{h, {}};
     for (ConnId c : closed_) {
       if (const std::vector<Request>* q = e.core.net.requests_on(c)) {
@@ -51,6 +60,7 @@ class SubsumptionSet {
   std::size_t size() const { return items_.size(); }
   // The inserted hypotheses minus those a later insertion subsumes.
   std::vector<Hypothesis> take() {
+    if (closed_.empty()) return std::move(items_);
     std::vector<Hypothesis> out;
     out.reserve(items_.size());
     for (std::size_t i = 0; i < items_.size(); ++i) {
@@ -224,7 +234,7 @@ HypothesisSearch::Delivery HypothesisSearch::deliver(const Hypothesis& h, ConnId
                                                      Ctx& ctx) {
   const Sym* p = h.net.front_response(c);
   if (!p) return Delivery::NothingInFlight;
-  Guard g = guard(h.store.resolve(*p), v);
+  Guard g = guard(h.store.resolve(*p), v, ctx.wants_reason());
   if (!g.ok()) {
     if (ctx.wants_reason()) ctx.reason(g.mismatch + " (server state " + brief(h.model_state()) + ")");
     return Delivery::Mismatch;
@@ -396,7 +406,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
       if (lit == responses_on.end()) continue;
       auto first = std::lower_bound(lit->second.begin(), lit->second.end(), i);
       for (std::size_t k = 0; k < rs->size() && first + k < lit->second.end(); ++k) {
-        Guard g = guard(h.store.resolve((*rs)[k]), *trace[first[k]].body);
+        Guard g = guard(h.store.resolve((*rs)[k]), *trace[first[k]].body, false);
         if (!g.ok()) return true;
         if (!g.constraint.is_true()) {
           ConstraintStore probe = h.store;

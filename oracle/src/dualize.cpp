@@ -9,31 +9,33 @@ std::string brief(const Json& v) {
   return s;
 }
 
-bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::string& why) {
+// `explain` off: the same verdict without building messages (hot path).
+bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::string& why,
+           bool explain) {
   switch (p.op()) {
     case Op::Const:
       if (p.value() == v) return true;
-      why = at + ": expected " + brief(p.value()) + ", observed " + brief(v);
+      if (explain) why = at + ": expected " + brief(p.value()) + ", observed " + brief(v);
       return false;
     case Op::Absent:
-      why = at + ": expected no value, observed " + brief(v);
+      if (explain) why = at + ": expected no value, observed " + brief(v);
       return false;
     case Op::Object: {
       if (!v.is_object()) {
-        why = at + ": expected an object, observed " + brief(v);
+        if (explain) why = at + ": expected an object, observed " + brief(v);
         return false;
       }
       for (std::size_t i = 0; i < p.args().size(); ++i) {
         const std::string& k = p.field_names()[i];
         const Sym& sub = p.args()[i];
         auto it = v.find(k);
-        std::string here = at + "." + k;
+        std::string here = explain ? at + "." + k : std::string();
         if (it == v.end()) {
           if (sub.op() == Op::Absent) continue;
-          why = here + ": expected " + sub.to_string() + ", but it is missing";
+          if (explain) why = here + ": expected " + sub.to_string() + ", but it is missing";
           return false;
         }
-        if (!match(sub, *it, here, acc, why)) return false;
+        if (!match(sub, *it, here, acc, why, explain)) return false;
       }
       return true;
     }
@@ -43,15 +45,15 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
       for (const Sym& alt : p.args()) {
         Sym c = Sym::lit(true);
         std::string w;
-        if (match(alt, v, at, c, w)) {
+        if (match(alt, v, at, c, w, explain)) {
           any = or_(any, c);
           if (any.is_true()) break;
-        } else {
+        } else if (explain) {
           whys += (whys.empty() ? "" : "; or ") + w;
         }
       }
       if (any.is_false()) {
-        why = whys;
+        if (explain) why = whys;
         return false;
       }
       acc = and_(acc, any);
@@ -59,19 +61,20 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
     }
     case Op::Array: {
       if (!v.is_array() || v.size() != p.args().size()) {
-        why = at + ": expected an array of " + std::to_string(p.args().size()) +
+        if (explain) why = at + ": expected an array of " + std::to_string(p.args().size()) +
               " elements, observed " + brief(v);
         return false;
       }
       for (std::size_t i = 0; i < p.args().size(); ++i)
-        if (!match(p.args()[i], v[i], at + "[" + std::to_string(i) + "]", acc, why))
+        if (!match(p.args()[i], v[i], explain ? at + "[" + std::to_string(i) + "]" : at, acc, why,
+                   explain))
           return false;
       return true;
     }
     default: {
       Sym c = eq(p, Sym::lit(v));
       if (c.is_false()) {
-        why = at + ": expected " + p.to_string() + ", observed " + brief(v);
+        if (explain) why = at + ": expected " + p.to_string() + ", observed " + brief(v);
         return false;
       }
       acc = and_(acc, c);
@@ -82,9 +85,9 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
 
 }  // namespace
 
-Guard guard(const Sym& pattern, const Json& observed) {
+Guard guard(const Sym& pattern, const Json& observed, bool explain) {
   Guard g{Sym::lit(true), {}};
-  if (!match(pattern, observed, "response", g.constraint, g.mismatch)) {
+  if (!match(pattern, observed, "response", g.constraint, g.mismatch, explain)) {
     if (g.mismatch.empty()) g.mismatch = "response does not match";
     g.constraint = Sym::lit(false);
   }

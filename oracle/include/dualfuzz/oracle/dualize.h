@@ -28,6 +28,7 @@ struct Guard {
 // require their fields (Absent: the field must be missing) and ignore the
 // rest; Array patterns match element-wise; any other expression e matches
 // the value v under the constraint e == v.
-Guard guard(const Sym& pattern, const Json& observed);
+// `explain` = false skips building the mismatch message (it is then generic).
+Guard guard(const Sym& pattern, const Json& observed, bool explain = true);
 
 }  // namespace dualfuzz::oracle
