@@ -32,6 +32,11 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
         std::string here = explain ? at + "." + k : std::string();
         if (it == v.end()) {
           if (sub.op() == Op::Absent) continue;
+          if (sub.op() == Op::Alt) {  // an optional field: one alternative is Absent
+            bool optional = false;
+            for (const Sym& a : sub.args()) optional = optional || a.op() == Op::Absent;
+            if (optional) continue;
+          }
           if (explain) why = here + ": expected " + sub.to_string() + ", but it is missing";
           return false;
         }

@@ -1,0 +1,296 @@
+#include "dualfuzz/specs/http.h"
+
+#include <ctime>
+#include <map>
+#include <regex>
+
+#include "dualfuzz/specs/detail/sym_state.h"
+
+namespace dualfuzz::specs {
+using oracle::Json;
+using oracle::Request;
+using oracle::Sort;
+using oracle::Sym;
+using oracle::Tree;
+
+namespace {
+
+// One path's server state (the model is partitioned by path; see http_model).
+struct Resource {
+  std::string body;
+  Sym etag;      // Str; the constant "" means "this representation has no ETag"
+  Sym modified;  // Int seconds: when this representation was stored
+  friend bool operator==(const Resource&, const Resource&) = default;
+};
+struct PathState {
+  std::optional<Resource> file;
+  Sym clock = Sym::lit(0);  // no modification happens before this time
+  friend bool operator==(const PathState&, const PathState&) = default;
+};
+void to_json(Json& j, const PathState& s) {
+  j = Json::object();
+  if (s.file)
+    j = {{"body", s.file->body},
+         {"etag", detail::SymState{s.file->etag}},
+         {"modified", detail::SymState{s.file->modified}}};
+  else
+    j = {{"missing", true}};
+}
+
+}  // namespace
+}  // namespace dualfuzz::specs
+
+template <>
+struct std::hash<dualfuzz::specs::PathState> {
+  std::size_t operator()(const dualfuzz::specs::PathState& s) const {
+    std::size_t h = s.clock.hash();
+    if (s.file)
+      h ^= std::hash<std::string>{}(s.file->body) + 31 * s.file->etag.hash() +
+           s.file->modified.hash() * 17;
+    return h;
+  }
+};
+
+namespace dualfuzz::specs {
+namespace {
+
+Sym optional(Sym s) { return Sym::alt({Sym::absent(), std::move(s)}); }
+Sym status(std::vector<int> codes) {
+  std::vector<Sym> alts;
+  for (int c : codes) alts.push_back(Sym::lit(c));
+  return Sym::alt(std::move(alts));
+}
+
+std::string header(const Json& q, const char* name) {
+  const Json* h = q.contains("headers") && q["headers"].is_object() ? &q["headers"] : nullptr;
+  if (!h || !h->contains(name) || !(*h)[name].is_string()) return {};
+  return (*h)[name].get<std::string>();
+}
+bool has_header(const Json& q, const char* name) {
+  return q.contains("headers") && q["headers"].is_object() && q["headers"].contains(name);
+}
+
+// An entity-tag list (RFC 9110 §8.8.3): `*` or comma-separated tags.
+std::vector<std::string> etag_list(const std::string& v) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < v.size()) {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
+    if (i >= v.size()) break;
+    std::size_t start = i;
+    if (v.compare(i, 2, "W/") == 0) i += 2;
+    if (i < v.size() && v[i] == '"') {
+      auto close = v.find('"', i + 1);
+      i = close == std::string::npos ? v.size() : close + 1;
+    } else {
+      while (i < v.size() && v[i] != ',') ++i;
+    }
+    out.push_back(v.substr(start, i - start));
+    while (!out.back().empty() && (out.back().back() == ' ' || out.back().back() == '\t'))
+      out.back().pop_back();
+  }
+  return out;
+}
+
+// Does the If-Match / If-None-Match list match the resource's tag?
+Sym list_matches(const std::string& field, const Resource* r, bool strong) {
+  if (!r) return Sym::lit(false);
+  auto tags = etag_list(field);
+  Sym any = Sym::lit(false);
+  for (const std::string& t : tags) {
+    if (t == "*") return Sym::lit(true);
+    any = oracle::or_(any, strong ? oracle::strong_match(Sym::lit(t), r->etag)
+                                  : oracle::weak_match(Sym::lit(t), r->etag));
+  }
+  return any;
+}
+
+Tree serve(const PathState& st);
+
+Tree respond(const Request& q, Sym pattern, const PathState& next) {
+  return oracle::send(q.conn, std::move(pattern), serve(next));
+}
+
+Sym validators(const Resource& r) {
+  // A representation without an ETag has none in any response; one with a
+  // tag always shows it on GET/HEAD (a server that sometimes omits it is
+  // modelled by the tag-less branch at PUT time).
+  Sym etag = r.etag.is_const() && r.etag.value() == "" ? Sym::absent() : r.etag;
+  return etag;
+}
+
+Tree get(const Request& q, const PathState& st, bool head) {
+  const Resource& r = *st.file;
+  std::vector<std::pair<std::string, Sym>> fields = {
+      {"status", Sym::lit(200)},
+      {"headers", Sym::object({{"etag", validators(r)}})},
+      {"dates", optional(Sym::object({{"last-modified", optional(r.modified)}}))}};
+  if (!head) fields.push_back({"body", Sym::lit(r.body)});
+  return respond(q, Sym::object(std::move(fields)), st);
+}
+
+Tree not_modified(const Request& q, const PathState& st) {
+  const Resource& r = *st.file;
+  Sym etag = validators(r);
+  return respond(q,
+                 Sym::object({{"status", Sym::lit(304)},
+                              {"headers", Sym::object({{"etag", etag.op() == oracle::Op::Absent
+                                                                    ? etag
+                                                                    : optional(etag)}})}}),
+                 st);
+}
+
+Tree put(const Request& q, const PathState& st, const std::string& body) {
+  bool exists = st.file.has_value();
+  // Last-Modified: an unknown time, not before any earlier modification.
+  return oracle::fresh(Sort::Int, "last-modified", [=](const Sym& m) {
+    auto commit = [=](Sym tag) {
+      PathState next = st;
+      next.file = Resource{body, tag, m};
+      next.clock = m;
+      Sym etag = tag.is_const() ? Sym::absent() : optional(tag);
+      Sym pattern = Sym::object({{"status", exists ? status({200, 204}) : Sym::lit(201)},
+                                 {"headers", Sym::object({{"etag", etag}})},
+                                 {"dates", optional(Sym::object({{"last-modified", optional(m)}}))}});
+      return respond(q, pattern, next);
+    };
+    Tree tagged = oracle::fresh(Sort::Str, "etag", [=](const Sym& t) {
+      Sym facts = oracle::neq(t, Sym::lit(""));
+      // A strong tag never names two different contents of one resource.
+      if (exists && st.file->body != body)
+        facts = oracle::and_(facts, oracle::not_(oracle::strong_match(t, st.file->etag)));
+      return oracle::assume(facts, commit(t));
+    });
+    return oracle::assume(oracle::le(st.clock, m),
+                          oracle::choose(tagged, commit(Sym::lit(""))));
+  });
+}
+
+// RFC 9110 §13.2.2: evaluate preconditions in order, then the method.
+Tree preconditions(const Request& q, const PathState& st, const std::string& method) {
+  const Json& r = q.json();
+  const Resource* file = st.file ? &*st.file : nullptr;
+  const bool safe = method == "GET" || method == "HEAD";
+  auto proceed = [q, st, method]() -> Tree {
+    if (method == "GET" || method == "HEAD") return get(q, st, method == "HEAD");
+    if (method == "PUT") {
+      const Json& body = q.json().contains("body") ? q.json()["body"] : Json("");
+      return put(q, st, body.is_string() ? body.get<std::string>() : body.dump());
+    }
+    // DELETE of an existing resource.
+    PathState gone = st;
+    gone.file.reset();
+    return oracle::choose(respond(q, Sym::object({{"status", status({200, 204})}}), gone),
+                          respond(q, Sym::object({{"status", Sym::lit(202)}}), st));
+  };
+  auto fail412 = [q, st]() { return respond(q, Sym::object({{"status", Sym::lit(412)}}), st); };
+  // Step 1: If-Match (strong comparison).
+  if (has_header(r, "if-match")) {
+    return oracle::ifx(list_matches(header(r, "if-match"), file, true), [=]() -> Tree {
+      // Step 3 still applies after a successful If-Match.
+      if (has_header(r, "if-none-match")) {
+        return oracle::ifx(list_matches(header(r, "if-none-match"), file, false),
+                           [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
+      }
+      return proceed();
+    }, fail412);
+  }
+  // Step 2: If-Unmodified-Since (only without If-Match).
+  Sym unmodified = Sym::lit(true);
+  if (auto d = parse_http_date(header(r, "if-unmodified-since")); d && file)
+    unmodified = oracle::le(file->modified, Sym::lit(*d));
+  auto after_step2 = [=]() -> Tree {
+    // Step 3: If-None-Match (weak comparison).
+    if (has_header(r, "if-none-match"))
+      return oracle::ifx(list_matches(header(r, "if-none-match"), file, false),
+                         [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
+    // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
+    if (auto d = parse_http_date(header(r, "if-modified-since")); d && safe && file) {
+      Sym not_since = oracle::le(file->modified, Sym::lit(*d));
+      return oracle::choose(
+          proceed(),
+          oracle::ifx(not_since, [=] { return not_modified(q, st); }, proceed));
+    }
+    return proceed();
+  };
+  return oracle::ifx(unmodified, after_step2, fail412);
+}
+
+Tree handle(const Request& q, const PathState& st) {
+  const Json& r = q.json();
+  const std::string method = r.is_object() && r.contains("method") && r["method"].is_string()
+                                 ? r["method"].get<std::string>()
+                                 : "";
+  if (method != "GET" && method != "HEAD" && method != "PUT" && method != "DELETE") {
+    std::vector<int> codes = {405, 501};
+    if (method == "OPTIONS") codes = {200, 204, 405, 501};
+    return respond(q, Sym::object({{"status", status(codes)}}), st);
+  }
+  // Preconditions are ignored when the unconditional answer is an error.
+  if ((method == "GET" || method == "HEAD" || method == "DELETE") && !st.file)
+    return respond(q, Sym::object({{"status", Sym::lit(404)}}), st);
+  return preconditions(q, st, method);
+}
+
+Tree serve(const PathState& st) {
+  return oracle::recv(oracle::ModelState(st), [st](const Request& q) -> Tree {
+    const Json& r = q.json();
+    const std::string path =
+        r.is_object() && r.contains("path") && r["path"].is_string() ? r["path"].get<std::string>() : "";
+    if (!plain_path(path))  // a correct server may refuse odd paths outright
+      return oracle::choose(
+          respond(q, Sym::object({{"status", status({400, 403, 404, 405, 409, 414})}}), st),
+          handle(q, st));
+    return handle(q, st);
+  });
+}
+
+}  // namespace
+
+bool plain_path(const std::string& path) {
+  static const std::regex plain("(/[A-Za-z0-9._~-]+)+");
+  if (path.size() > 512 || !std::regex_match(path, plain)) return false;
+  // No dot segments: servers normalise them.
+  return path.find("/./") == std::string::npos && path.find("/../") == std::string::npos &&
+         !path.ends_with("/.") && !path.ends_with("/..");
+}
+
+std::optional<long long> parse_http_date(const std::string& s) {
+  if (s.size() != 29 || s.compare(25, 4, " GMT") != 0) return std::nullopt;
+  std::tm tm{};
+  const char* end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (!end || *end != '\0') return std::nullopt;
+  return static_cast<long long>(timegm(&tm));
+}
+
+std::string format_http_date(long long seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return buf;
+}
+
+Json normalize_response(Json ir) {
+  if (!ir.is_object() || !ir.contains("headers") || !ir["headers"].is_object()) return ir;
+  Json dates = Json::object();
+  for (const auto& [k, v] : ir["headers"].items())
+    if (v.is_string())
+      if (auto d = parse_http_date(v.get<std::string>())) dates[k] = *d;
+  ir["dates"] = dates;
+  return ir;
+}
+
+oracle::ServerModel http_model() {
+  oracle::ServerModel m{"HTTP/1.1", [] { return serve(PathState{}); }, nullptr};
+  // Resources are independent: one server per path (P-compositionality).
+  m.partition = [](const Json& r) -> std::optional<std::string> {
+    if (r.is_object() && r.contains("path") && r["path"].is_string())
+      return r["path"].get<std::string>();
+    return std::nullopt;
+  };
+  return m;
+}
+
+}  // namespace dualfuzz::specs

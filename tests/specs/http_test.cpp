@@ -1,0 +1,202 @@
+// The HTTP/1.1 model's verdicts on hand-written traces, both directions.
+#include "dualfuzz/specs/http.h"
+
+#include <gtest/gtest.h>
+
+#include "dualfuzz/oracle/oracle.h"
+
+namespace dualfuzz::specs {
+namespace {
+using oracle::Event;
+using oracle::Json;
+using oracle::Verdict;
+
+const long long kT0 = 1'700'000'000;
+
+Json req(const char* method, const char* path, Json headers = Json::object(),
+         const char* body = nullptr) {
+  Json q = {{"method", method}, {"path", path}, {"headers", headers}};
+  if (body) q["body"] = body;
+  return q;
+}
+Json resp(int status, Json headers = Json::object(), const char* body = nullptr) {
+  Json a = {{"status", status}, {"headers", headers}, {"body", body ? body : ""}};
+  return normalize_response(a);
+}
+Json tagged(const char* etag, long long t = kT0) {
+  return {{"etag", etag}, {"last-modified", format_http_date(t)}, {"server", "test"}};
+}
+
+// A trace on one connection: request, response, request, response, ...
+Verdict run(const std::vector<std::pair<Json, Json>>& exchanges) {
+  std::vector<Event> t;
+  oracle::Label l = 1;
+  for (const auto& [q, a] : exchanges) {
+    t.push_back(Event::request(1, l, q));
+    t.push_back(Event::response(1, l + 1, a));
+    l += 2;
+  }
+  oracle::Oracle o(http_model());
+  for (const Event& e : t)
+    if (!o.observe(e).accepted()) break;
+  Verdict offline = oracle::check(http_model(), t);
+  EXPECT_EQ(o.verdict().status, offline.status) << offline.explanation;
+  return o.verdict();
+}
+bool accepted(const std::vector<std::pair<Json, Json>>& x) { return run(x).accepted(); }
+
+TEST(HttpModel, CreateThenGet) {
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                        {req("GET", "/a"), resp(200, tagged("\"1\""), "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                         {req("GET", "/a"), resp(200, tagged("\"1\""), "y")}}));
+  // Creation must be 201 (RFC 9110 §9.3.4).
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(204)}}));
+}
+
+TEST(HttpModel, ReplaceMay200Or204) {
+  for (int s : {200, 204})
+    EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                          {req("PUT", "/a", {}, "y"), resp(s)},
+                          {req("GET", "/a"), resp(200, tagged("\"2\""), "y")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("PUT", "/a", {}, "y"), resp(201)}}));
+}
+
+TEST(HttpModel, MissingIs404AndDeleteRemoves) {
+  EXPECT_TRUE(accepted({{req("GET", "/nope"), resp(404)}}));
+  EXPECT_FALSE(accepted({{req("GET", "/nope"), resp(200, {}, "")}}));
+  EXPECT_FALSE(accepted({{req("GET", "/nope"), resp(403)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("DELETE", "/a"), resp(204)},
+                        {req("GET", "/a"), resp(404)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("DELETE", "/a"), resp(204)},
+                         {req("GET", "/a"), resp(200, tagged("\"1\""), "x")}}));
+}
+
+TEST(HttpModel, IfMatchStrongComparison) {
+  auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"t1\""), "x")}};
+  auto ok = base;
+  ok.push_back({req("PUT", "/a", {{"if-match", "\"t1\""}}, "y"), resp(204)});
+  EXPECT_TRUE(accepted(ok));
+  auto bad = base;
+  bad.push_back({req("PUT", "/a", {{"if-match", "\"t1\""}}, "y"), resp(412)});
+  EXPECT_FALSE(accepted(bad));
+  auto list = base;
+  list.push_back({req("PUT", "/a", {{"if-match", "\"zz\", \"t1\""}}, "y"), resp(200)});
+  EXPECT_TRUE(accepted(list));
+  // A weak tag never matches strongly: If-Match W/"w" must fail.
+  auto weak = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("W/\"w\""), "x")},
+      {req("PUT", "/a", {{"if-match", "W/\"w\""}}, "y"), resp(204)}};
+  EXPECT_FALSE(accepted(weak));
+  weak.back().second = resp(412);
+  EXPECT_TRUE(accepted(weak));
+}
+
+TEST(HttpModel, UnknownTagThen412Then200IsContradictory) {
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("PUT", "/a", {{"if-match", "\"g\""}}, "y"), resp(412)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("PUT", "/a", {{"if-match", "\"g\""}}, "y"), resp(412)},
+                         {req("PUT", "/a", {{"if-match", "\"g\""}}, "y"), resp(204)}}));
+}
+
+TEST(HttpModel, IfNoneMatchWeakComparison) {
+  auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"t1\""), "x")}};
+  auto hit = base;
+  hit.push_back({req("GET", "/a", {{"if-none-match", "W/\"t1\""}}), resp(304)});
+  EXPECT_TRUE(accepted(hit));
+  hit.back().second = resp(200, tagged("\"t1\""), "x");
+  EXPECT_FALSE(accepted(hit));
+  auto put = base;  // not GET/HEAD: 412
+  put.push_back({req("PUT", "/a", {{"if-none-match", "*"}}, "y"), resp(412)});
+  EXPECT_TRUE(accepted(put));
+  put.back().second = resp(204);
+  EXPECT_FALSE(accepted(put));
+  // If-None-Match: * on a missing resource: create.
+  EXPECT_TRUE(accepted({{req("PUT", "/b", {{"if-none-match", "*"}}, "x"), resp(201)}}));
+}
+
+TEST(HttpModel, StrongTagNeverReusedForNewContent) {
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("GET", "/a"), resp(200, tagged("\"1\""), "x")},
+                         {req("PUT", "/a", {}, "y"), resp(204)},
+                         {req("GET", "/a"), resp(200, tagged("\"1\""), "y")}}));
+  // Weak tags may be shared by equivalent representations.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("GET", "/a"), resp(200, tagged("W/\"1\""), "x")},
+                        {req("PUT", "/a", {}, "y"), resp(204)},
+                        {req("GET", "/a"), resp(200, tagged("W/\"1\""), "y")}}));
+}
+
+TEST(HttpModel, LastModifiedNeverGoesBackButMayRepeat) {
+  auto trace = [](long long t1, long long t2) {
+    return std::vector<std::pair<Json, Json>>{
+        {req("PUT", "/a", {}, "x"), resp(201)},
+        {req("GET", "/a"), resp(200, tagged("\"1\"", t1), "x")},
+        {req("PUT", "/a", {}, "y"), resp(204)},
+        {req("GET", "/a"), resp(200, tagged("\"2\"", t2), "y")}};
+  };
+  EXPECT_TRUE(accepted(trace(kT0, kT0)));  // same second
+  EXPECT_TRUE(accepted(trace(kT0, kT0 + 5)));
+  EXPECT_FALSE(accepted(trace(kT0, kT0 - 1)));
+}
+
+TEST(HttpModel, IfUnmodifiedSinceAndIfModifiedSince) {
+  auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"1\"", kT0), "x")}};
+  auto ius = base;
+  ius.push_back(
+      {req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0 - 10)}}, "y"), resp(204)});
+  EXPECT_FALSE(accepted(ius));
+  ius.back().second = resp(412);
+  EXPECT_TRUE(accepted(ius));
+  auto ims = base;
+  ims.push_back({req("GET", "/a", {{"if-modified-since", format_http_date(kT0 + 10)}}), resp(304)});
+  EXPECT_TRUE(accepted(ims));
+  ims.back().second = resp(200, tagged("\"1\"", kT0), "x");  // ignoring IMS is allowed
+  EXPECT_TRUE(accepted(ims));
+  auto wrong = base;  // modified after the date: 304 is wrong
+  wrong.push_back({req("GET", "/a", {{"if-modified-since", format_http_date(kT0 - 10)}}), resp(304)});
+  EXPECT_FALSE(accepted(wrong));
+}
+
+TEST(HttpModel, MethodsAndOddPaths) {
+  EXPECT_TRUE(accepted({{req("POST", "/a"), resp(405)}}));
+  EXPECT_TRUE(accepted({{req("BREW", "/a"), resp(501)}}));
+  EXPECT_FALSE(accepted({{req("POST", "/a"), resp(200)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a/../b", {}, "x"), resp(400)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/plain", {}, "x"), resp(400)}}));
+}
+
+TEST(HttpModel, ConcurrentIfMatchPutsAtMostOneWins) {
+  Json tag = "\"t1\"";
+  std::vector<Event> t = {
+      Event::request(1, 1, req("PUT", "/a", {}, "x")),  Event::response(1, 2, resp(201)),
+      Event::request(1, 3, req("GET", "/a")),
+      Event::response(1, 4, resp(200, tagged("\"t1\""), "x")),
+      Event::request(1, 5, req("PUT", "/a", {{"if-match", tag}}, "p")),
+      Event::request(2, 7, req("PUT", "/a", {{"if-match", tag}}, "q")),
+      Event::response(2, 8, resp(204)), Event::response(1, 6, resp(412))};
+  EXPECT_TRUE(oracle::check(http_model(), t).accepted());
+  t.back() = Event::response(1, 6, resp(204));
+  EXPECT_EQ(oracle::check(http_model(), t).status, Verdict::Status::Reject);
+}
+
+TEST(HttpModel, Dates) {
+  EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
+  EXPECT_EQ(format_http_date(784111777), "Sun, 06 Nov 1994 08:49:37 GMT");
+  EXPECT_FALSE(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"));
+  EXPECT_FALSE(parse_http_date("garbage"));
+}
+
+}  // namespace
+}  // namespace dualfuzz::specs
