@@ -8,8 +8,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "dualfuzz/specs/jepsen_history.h"
@@ -41,9 +41,9 @@ Row run(const fs::path& file, bool kv, bool partitioned, int expected,
     std::printf("%s: parse error: %s\n", file.filename().c_str(), trace.error().c_str());
     return {};
   }
-  oracle::ServerModel m = kv ? (partitioned ? specs::kv_store_model()
-                                            : specs::kv_store_model_unpartitioned())
-                             : specs::register_model();
+  oracle::ServerModel m =
+      kv ? (partitioned ? specs::kv_store_model() : specs::kv_store_model_unpartitioned())
+         : specs::register_model();
   oracle::Verdict v;
   oracle::OracleStats st;
   if (online) {
@@ -57,17 +57,19 @@ Row run(const fs::path& file, bool kv, bool partitioned, int expected,
     st.events = trace->size();
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const char* verdict = v.accepted() ? "accept"
+  const char* verdict = v.accepted()                                  ? "accept"
                         : v.status == oracle::Verdict::Status::Reject ? "reject"
                                                                       : "inconclusive";
   bool agree = expected < 0 || (v.accepted() == (expected == 1) &&
                                 v.status != oracle::Verdict::Status::Inconclusive);
   if (!quiet || !agree)
-    std::printf("%-16s %-12s %-8s %9.4f s  events %5zu  max-live %6zu  explored %8zu  z3 %llu%s\n",
-                file.filename().c_str(), partitioned ? "partitioned" : "", verdict, s,
-                st.events, st.max_live_hypotheses, st.explored,
-                static_cast<unsigned long long>(st.solver.queries),
-                agree ? "" : "  DISAGREES WITH VERDICTS");
+    std::printf(
+        "%-16s %-12s %-8s %9.4f s  events %5zu  max-live %6zu  explored %8zu  z3 "
+        "%llu%s\n",
+        file.filename().c_str(), partitioned ? "partitioned" : "", verdict, s, st.events,
+        st.max_live_hypotheses, st.explored,
+        static_cast<unsigned long long>(st.solver.queries),
+        agree ? "" : "  DISAGREES WITH VERDICTS");
   return {s, agree};
 }
 
@@ -93,14 +95,20 @@ int main(int argc, char** argv) {
   bool quiet = false, online = false;
   oracle::OracleOptions opt;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    if (!std::strcmp(argv[i], "--data") && i + 1 < argc)
+      data = argv[++i];
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
     else if (!std::strcmp(argv[i], "--max-hyp") && i + 1 < argc)
       opt.limits.max_hypotheses = std::stoul(argv[++i]);
-    else if (!std::strcmp(argv[i], "--quiet")) quiet = true;
-    else if (!std::strcmp(argv[i], "--online")) online = true;
+    else if (!std::strcmp(argv[i], "--quiet"))
+      quiet = true;
+    else if (!std::strcmp(argv[i], "--online"))
+      online = true;
     else {
-      std::fprintf(stderr, "usage: jepsen_bench [--data DIR] [--only NAME] [--max-hyp N] [--quiet] [--online]\n");
+      std::fprintf(stderr,
+                   "usage: jepsen_bench [--data DIR] [--only NAME] [--max-hyp N] "
+                   "[--quiet] [--online]\n");
       return 2;
     }
   }
@@ -120,8 +128,10 @@ int main(int argc, char** argv) {
     ++n;
   }
   if (n)
-    std::printf("etcd: %d histories, %d verdicts reproduced, total %.3f s, worst %.3f s"
-                " (target <= 0.35 s total)\n", n, agree, total, worst);
+    std::printf(
+        "etcd: %d histories, %d verdicts reproduced, total %.3f s, worst %.3f s"
+        " (target <= 0.35 s total)\n",
+        n, agree, total, worst);
   auto kv = verdicts(data / "kv");
   for (const auto& [name, expected] : kv) {
     if (!only.empty() && name.find(only) == std::string::npos) continue;

@@ -22,11 +22,13 @@ void add_history_command(CLI::App& app, std::function<int()>& run) {
   auto o = std::make_shared<Opts>();
   CLI::App* sub = app.add_subcommand(
       "history", "Check a recorded history (each client a connection, in file order)");
-  sub->add_option("--format", o->format, "jepsen-etcd (register) or jepsen-kv (multi-key)")
+  sub->add_option("--format", o->format,
+                  "jepsen-etcd (register) or jepsen-kv (multi-key)")
       ->check(CLI::IsMember({"jepsen-etcd", "jepsen-kv"}));
   sub->add_option("FILE", o->file, "history file")->required();
-  sub->add_flag("--online", o->online,
-                "feed events one at a time to the incremental oracle (as a fuzz run does)");
+  sub->add_flag(
+      "--online", o->online,
+      "feed events one at a time to the incremental oracle (as a fuzz run does)");
   sub->add_flag("-q,--quiet", o->quiet, "print only the verdict line");
   sub->callback([o, &run] {
     run = [o]() -> int {
@@ -39,7 +41,8 @@ void add_history_command(CLI::App& app, std::function<int()>& run) {
       ss << in.rdbuf();
       auto t0 = std::chrono::steady_clock::now();
       const bool kv = o->format == "jepsen-kv";
-      auto trace = kv ? specs::parse_jepsen_kv(ss.str()) : specs::parse_jepsen_etcd(ss.str());
+      auto trace =
+          kv ? specs::parse_jepsen_kv(ss.str()) : specs::parse_jepsen_etcd(ss.str());
       if (!trace) {
         std::cerr << "dualfuzz history: " << o->file << ": " << trace.error() << "\n";
         return kTrouble;
@@ -54,8 +57,9 @@ void add_history_command(CLI::App& app, std::function<int()>& run) {
       } else {
         v = oracle::check(model, *trace);
       }
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const char* word = v.accepted() ? "ACCEPTED"
+      double s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const char* word = v.accepted()                                  ? "ACCEPTED"
                          : v.status == oracle::Verdict::Status::Reject ? "REJECTED"
                                                                        : "INCONCLUSIVE";
       std::cout << o->file << ": " << word << " (" << trace->size() << " events, model "

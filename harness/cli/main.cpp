@@ -7,7 +7,8 @@
 #include "commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"dualfuzz: find functional bugs in networked servers (testing by dualization)"};
+  CLI::App app{
+      "dualfuzz: find functional bugs in networked servers (testing by dualization)"};
   app.require_subcommand(1);
   std::function<int()> run;
   dualfuzz::cli::add_history_command(app, run);

@@ -134,7 +134,8 @@ struct HypothesisSearch::Ctx {
   }
 };
 
-HypothesisSearch::HypothesisSearch(const Tree& initial, Solver& solver, SearchLimits limits)
+HypothesisSearch::HypothesisSearch(const Tree& initial, Solver& solver,
+                                   SearchLimits limits)
     : solver_(&solver), limits_(limits) {
   Hypothesis h;
   h.server = initial;
@@ -236,7 +237,8 @@ HypothesisSearch::Delivery HypothesisSearch::deliver(const Hypothesis& h, ConnId
   if (!p) return Delivery::NothingInFlight;
   Guard g = guard(h.store.resolve(*p), v, ctx.wants_reason());
   if (!g.ok()) {
-    if (ctx.wants_reason()) ctx.reason(g.mismatch + " (server state " + brief(h.model_state()) + ")");
+    if (ctx.wants_reason())
+      ctx.reason(g.mismatch + " (server state " + brief(h.model_state()) + ")");
     return Delivery::Mismatch;
   }
   out = h;
@@ -253,8 +255,8 @@ HypothesisSearch::Delivery HypothesisSearch::deliver(const Hypothesis& h, ConnId
 
 // The server absorbs one in-flight request (each connection's front, one
 // successor family per connection), because c still waits for a response.
-void HypothesisSearch::expand(const Hypothesis& h, ConnId c, std::vector<Hypothesis>& succ,
-                              Ctx& ctx) {
+void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
+                              std::vector<Hypothesis>& succ, Ctx& ctx) {
   if (h.server.is_ret()) {
     ctx.reason("the server model has stopped; it sends nothing more");
     return;
@@ -336,9 +338,13 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     }
     Hypothesis m;
     switch (deliver(h, c, v, m, ctx)) {
-      case Delivery::Matched: next.insert(m); continue;
-      case Delivery::Mismatch: continue;
-      case Delivery::NothingInFlight: break;
+      case Delivery::Matched:
+        next.insert(m);
+        continue;
+      case Delivery::Mismatch:
+        continue;
+      case Delivery::NothingInFlight:
+        break;
     }
     succ.clear();
     expand(h, c, succ, ctx);
@@ -358,11 +364,15 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const Observation& ob = trace[i];
     switch (ob.kind) {
-      case Observation::Kind::Request: out = request_sent(ob.conn, ob.label, ob.body); break;
+      case Observation::Kind::Request:
+        out = request_sent(ob.conn, ob.label, ob.body);
+        break;
       case Observation::Kind::Response:
         out = response_received(ob.conn, ob.label, *ob.body);
         break;
-      case Observation::Kind::Close: out = connection_closed(ob.conn); break;
+      case Observation::Kind::Close:
+        out = connection_closed(ob.conn);
+        break;
     }
     if (out.status == StepOutcome::Status::Alive && explored_ - start > budget) {
       out.status = StepOutcome::Status::GaveUp;
@@ -399,7 +409,8 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
   // linearization time for the same reason).
   std::map<ConnId, std::vector<std::size_t>> responses_on;
   for (std::size_t i = 0; i < trace.size(); ++i)
-    if (trace[i].kind == Observation::Kind::Response) responses_on[trace[i].conn].push_back(i);
+    if (trace[i].kind == Observation::Kind::Response)
+      responses_on[trace[i].conn].push_back(i);
   auto doomed = [&](const Hypothesis& h, std::size_t i) {
     for (const auto& [d, rs] : h.net.responses()) {
       auto lit = responses_on.find(d);
@@ -457,9 +468,13 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
         Hypothesis m;
         ctx.max_reasons = i == deepest ? limits_.max_reasons : 0;
         switch (deliver(h, ob.conn, *ob.body, m, ctx)) {
-          case Delivery::Matched: stack.emplace_back(i + 1, std::move(m)); continue;
-          case Delivery::Mismatch: continue;
-          case Delivery::NothingInFlight: break;
+          case Delivery::Matched:
+            stack.emplace_back(i + 1, std::move(m));
+            continue;
+          case Delivery::Mismatch:
+            continue;
+          case Delivery::NothingInFlight:
+            break;
         }
         succ.clear();
         expand(h, ob.conn, succ, ctx);

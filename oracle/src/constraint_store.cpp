@@ -127,7 +127,8 @@ std::vector<Sym> ConstraintStore::formulas() const {
   for (VarId v = 0; v < parent_.size(); ++v) {
     VarId r = find(v);
     if (r != v) out.push_back(eq(Sym::var(v, sort_[v]), Sym::var(r, sort_[r])));
-    if (r == v && value_[v]) out.push_back(eq(Sym::var(v, sort_[v]), Sym::lit(*value_[v])));
+    if (r == v && value_[v])
+      out.push_back(eq(Sym::var(v, sort_[v]), Sym::lit(*value_[v])));
   }
   out.insert(out.end(), diseqs_.begin(), diseqs_.end());
   out.insert(out.end(), residual_.begin(), residual_.end());

@@ -37,7 +37,8 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
             for (const Sym& a : sub.args()) optional = optional || a.op() == Op::Absent;
             if (optional) continue;
           }
-          if (explain) why = here + ": expected " + sub.to_string() + ", but it is missing";
+          if (explain)
+            why = here + ": expected " + sub.to_string() + ", but it is missing";
           return false;
         }
         if (!match(sub, *it, here, acc, why, explain)) return false;
@@ -66,13 +67,14 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
     }
     case Op::Array: {
       if (!v.is_array() || v.size() != p.args().size()) {
-        if (explain) why = at + ": expected an array of " + std::to_string(p.args().size()) +
-              " elements, observed " + brief(v);
+        if (explain)
+          why = at + ": expected an array of " + std::to_string(p.args().size()) +
+                " elements, observed " + brief(v);
         return false;
       }
       for (std::size_t i = 0; i < p.args().size(); ++i)
-        if (!match(p.args()[i], v[i], explain ? at + "[" + std::to_string(i) + "]" : at, acc, why,
-                   explain))
+        if (!match(p.args()[i], v[i], explain ? at + "[" + std::to_string(i) + "]" : at,
+                   acc, why, explain))
           return false;
       return true;
     }

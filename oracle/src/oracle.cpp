@@ -11,8 +11,9 @@ std::string brief(const Json& v, std::size_t max = 200) {
 }
 }  // namespace
 
-Verdict describe_failure(Verdict::Status st, const std::string& model_name, const Event& e,
-                         std::size_t index, const std::vector<std::string>& why,
+Verdict describe_failure(Verdict::Status st, const std::string& model_name,
+                         const Event& e, std::size_t index,
+                         const std::vector<std::string>& why,
                          std::optional<std::size_t> live_before) {
   Verdict v;
   v.status = st;
@@ -23,7 +24,8 @@ Verdict describe_failure(Verdict::Status st, const std::string& model_name, cons
         "\nNo correct " + model_name +
         " server, across any TCP reordering, could have produced this trace.";
     if (live_before)
-      s += " " + std::to_string(*live_before) + " explanation(s) were alive before this message.";
+      s += " " + std::to_string(*live_before) +
+           " explanation(s) were alive before this message.";
     s += " The explanations died because:\n";
   } else {
     s = "INCONCLUSIVE at event " + std::to_string(index) + ": " + e.describe() +
@@ -37,8 +39,10 @@ Verdict describe_failure(Verdict::Status st, const std::string& model_name, cons
 std::string Event::describe() const {
   std::string c = "connection " + std::to_string(conn);
   switch (kind) {
-    case Kind::Open: return c + " opened";
-    case Kind::Close: return c + " closed by the tester";
+    case Kind::Open:
+      return c + " opened";
+    case Kind::Close:
+      return c + " closed by the tester";
     case Kind::Request:
       return "request " + std::to_string(label) + " sent on " + c + ": " + brief(payload);
     case Kind::Response:
@@ -49,9 +53,12 @@ std::string Event::describe() const {
 }
 
 Oracle::Oracle(ServerModel model, OracleOptions options)
-    : model_(std::move(model)),
-      options_(options),
-      solver_(std::make_unique<Solver>(options.solver_timeout_ms)) {
+    : Oracle(std::move(model), options,
+             std::make_shared<Solver>(options.solver_timeout_ms)) {}
+
+Oracle::Oracle(ServerModel model, OracleOptions options, std::shared_ptr<Solver> solver)
+    : model_(std::move(model)), options_(options), solver_(std::move(solver)) {
+  if (!solver_) throw std::invalid_argument("Oracle: null solver");
   if (!model_.initial) throw std::invalid_argument("ServerModel without an initial tree");
   if (!model_.partition) partition_for("");
 }
@@ -59,15 +66,16 @@ Oracle::Oracle(ServerModel model, OracleOptions options)
 HypothesisSearch& Oracle::partition_for(const std::string& key) {
   auto it = parts_.find(key);
   if (it != parts_.end()) return it->second;
-  it = parts_.emplace(key, HypothesisSearch(model_.initial(), *solver_, options_.limits)).first;
+  it = parts_.emplace(key, HypothesisSearch(model_.initial(), *solver_, options_.limits))
+           .first;
   // A new partition has seen none of its requests, but it must know which
   // connections are already closed.
   for (ConnId c : closed_) it->second.connection_closed(c);
   return it->second;
 }
 
-Verdict Oracle::fail(Verdict::Status st, const Event& e, const std::vector<std::string>& why,
-                     std::size_t live_before) {
+Verdict Oracle::fail(Verdict::Status st, const Event& e,
+                     const std::vector<std::string>& why, std::size_t live_before) {
   verdict_ = describe_failure(st, model_.name, e, events_ - 1, why, live_before);
   return verdict_;
 }
@@ -171,7 +179,8 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
   for (std::size_t i = 0; i < trace.size() && !unsolicited; ++i) {
     const Event& e = trace[i];
     switch (e.kind) {
-      case Event::Kind::Open: break;
+      case Event::Kind::Open:
+        break;
       case Event::Kind::Close:
         closed.push_back(e.conn);
         outstanding.erase(e.conn);
@@ -209,9 +218,11 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
   Solver solver(options.solver_timeout_ms);
   Verdict best;
   std::size_t best_index = trace.size();
-  auto consider = [&](Verdict::Status st, std::size_t index, std::vector<std::string> why) {
+  auto consider = [&](Verdict::Status st, std::size_t index,
+                      std::vector<std::string> why) {
     if (index >= best_index && best.status == Verdict::Status::Reject) return;
-    if (st == Verdict::Status::Inconclusive && best.status == Verdict::Status::Reject) return;
+    if (st == Verdict::Status::Inconclusive && best.status == Verdict::Status::Reject)
+      return;
     best_index = index;
     best = describe_failure(st, model.name, trace[index], index, why);
   };
@@ -246,19 +257,22 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
         if (out.status != StepOutcome::Status::GaveUp) break;
       }
       if (out.status == StepOutcome::Status::Alive) continue;
-      std::size_t index = stopped < p.event_of.size() ? p.event_of[stopped] : trace.size() - 1;
+      std::size_t index =
+          stopped < p.event_of.size() ? p.event_of[stopped] : trace.size() - 1;
       if (out.status == StepOutcome::Status::Dead) {
         // The depth-first search prunes by looking ahead, so its reasons are
         // thin; the breadth-first search names the exact event and why each
         // explanation died. Ask it, within a bounded effort.
         HypothesisSearch explain(model.initial(), solver, options.limits);
         std::size_t at = 0;
-        StepOutcome why = explain.check_breadth_first(p.obs, at, std::max<std::size_t>(budget, 100'000));
+        StepOutcome why = explain.check_breadth_first(
+            p.obs, at, std::max<std::size_t>(budget, 100'000));
         if (why.status == StepOutcome::Status::Dead) {
           consider(Verdict::Status::Reject, p.event_of[at], why.reasons);
         } else {
           out.reasons.push_back(
-              "(found by depth-first search with lookahead: no explanation gets past this "
+              "(found by depth-first search with lookahead: no explanation gets past "
+              "this "
               "event together with the responses observed after it)");
           consider(Verdict::Status::Reject, index, out.reasons);
         }

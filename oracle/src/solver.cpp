@@ -1,10 +1,10 @@
 #include "dualfuzz/oracle/solver.h"
 
+#include <z3++.h>
+
 #include <optional>
 #include <string>
 #include <unordered_map>
-
-#include <z3++.h>
 
 namespace dualfuzz::oracle {
 
@@ -35,10 +35,17 @@ struct Solver::Impl {
         std::string name = "v" + std::to_string(s.var_id());
         std::optional<z3::expr> e;
         switch (s.sort()) {
-          case Sort::Str: e = ctx.string_const(name.c_str()); break;
-          case Sort::Int: e = ctx.int_const(name.c_str()); break;
-          case Sort::Bool: e = ctx.bool_const(name.c_str()); break;
-          case Sort::Json: return std::nullopt;
+          case Sort::Str:
+            e = ctx.string_const(name.c_str());
+            break;
+          case Sort::Int:
+            e = ctx.int_const(name.c_str());
+            break;
+          case Sort::Bool:
+            e = ctx.bool_const(name.c_str());
+            break;
+          case Sort::Json:
+            return std::nullopt;
         }
         vars.emplace(s.var_id(), *e);
         return e;
@@ -74,7 +81,8 @@ struct Solver::Impl {
           return !z3::prefixof(w, *a) && !z3::prefixof(w, *b) && *a == *b &&
                  a->length() > 0;
         auto opaque = [&](const z3::expr& x) {
-          return z3::ite(z3::prefixof(w, x), x.extract(ctx.int_val(2), x.length() - 2), x);
+          return z3::ite(z3::prefixof(w, x), x.extract(ctx.int_val(2), x.length() - 2),
+                         x);
         };
         return opaque(*a) == opaque(*b) && opaque(*a).length() > 0;
       }
@@ -139,9 +147,12 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
       z3::model mod = m.solver.get_model();
       for (auto& [id, e] : m.vars) {
         z3::expr v = mod.eval(e, true);
-        if (v.is_bool()) out.emplace_back(id, v.is_true());
-        else if (v.is_int()) out.emplace_back(id, v.get_numeral_int64());
-        else if (v.is_string_value()) out.emplace_back(id, v.get_string());
+        if (v.is_bool())
+          out.emplace_back(id, v.is_true());
+        else if (v.is_int())
+          out.emplace_back(id, v.get_numeral_int64());
+        else if (v.is_string_value())
+          out.emplace_back(id, v.get_string());
       }
     }
   } catch (const z3::exception&) {

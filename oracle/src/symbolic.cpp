@@ -11,16 +11,26 @@ std::size_t mix(std::size_t h, std::size_t v) {
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::Eq: return "==";
-    case Op::Not: return "!";
-    case Op::And: return "&&";
-    case Op::Or: return "||";
-    case Op::StrongMatch: return "strong-match";
-    case Op::WeakMatch: return "weak-match";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Ite: return "ite";
-    default: return "?";
+    case Op::Eq:
+      return "==";
+    case Op::Not:
+      return "!";
+    case Op::And:
+      return "&&";
+    case Op::Or:
+      return "||";
+    case Op::StrongMatch:
+      return "strong-match";
+    case Op::WeakMatch:
+      return "weak-match";
+    case Op::Lt:
+      return "<";
+    case Op::Le:
+      return "<=";
+    case Op::Ite:
+      return "ite";
+    default:
+      return "?";
   }
 }
 
@@ -113,17 +123,23 @@ bool operator==(const Sym& a, const Sym& b) {
   const auto& x = *a.node_;
   const auto& y = *b.node_;
   switch (x.op) {
-    case Op::Const: return x.value == y.value;
-    case Op::Var: return x.var == y.var && x.sort == y.sort;
-    default: return x.args == y.args && x.names == y.names;
+    case Op::Const:
+      return x.value == y.value;
+    case Op::Var:
+      return x.var == y.var && x.sort == y.sort;
+    default:
+      return x.args == y.args && x.names == y.names;
   }
 }
 
 std::string Sym::to_string() const {
   switch (op()) {
-    case Op::Const: return value().dump();
-    case Op::Var: return "$" + std::to_string(var_id());
-    case Op::Absent: return "<absent>";
+    case Op::Const:
+      return value().dump();
+    case Op::Var:
+      return "$" + std::to_string(var_id());
+    case Op::Absent:
+      return "<absent>";
     case Op::Object: {
       std::string s = "{";
       for (std::size_t i = 0; i < args().size(); ++i) {
@@ -148,7 +164,8 @@ std::string Sym::to_string() const {
       }
       return s + "]";
     }
-    case Op::Not: return "!(" + args()[0].to_string() + ")";
+    case Op::Not:
+      return "!(" + args()[0].to_string() + ")";
     case Op::Ite:
       return "(" + args()[0].to_string() + " ? " + args()[1].to_string() + " : " +
              args()[2].to_string() + ")";
@@ -197,12 +214,14 @@ Sym or_(const Sym& a, const Sym& b) {
 namespace {
 // A tag constant that is not a string (e.g. null: no ETag) never matches.
 Sym fold_match(const Sym& a, const Sym& b, Op op) {
-  if ((a.is_const() && !a.value().is_string()) || (b.is_const() && !b.value().is_string()))
+  if ((a.is_const() && !a.value().is_string()) ||
+      (b.is_const() && !b.value().is_string()))
     return Sym::lit(false);
   if (a.is_const() && b.is_const()) {
     const auto& x = a.value().get_ref<const std::string&>();
     const auto& y = b.value().get_ref<const std::string&>();
-    return Sym::lit(op == Op::StrongMatch ? etag_strong_match(x, y) : etag_weak_match(x, y));
+    return Sym::lit(op == Op::StrongMatch ? etag_strong_match(x, y)
+                                          : etag_weak_match(x, y));
   }
   return Sym::make(op, {a, b});
 }
@@ -232,24 +251,36 @@ Sym ite(const Sym& c, const Sym& a, const Sym& b) {
 namespace detail {
 Sym rebuild(const Sym& s, std::vector<Sym> args) {
   switch (s.op()) {
-    case Op::Eq: return eq(args[0], args[1]);
-    case Op::Not: return not_(args[0]);
-    case Op::And: return and_(args[0], args[1]);
-    case Op::Or: return or_(args[0], args[1]);
-    case Op::StrongMatch: return strong_match(args[0], args[1]);
-    case Op::WeakMatch: return weak_match(args[0], args[1]);
-    case Op::Lt: return lt(args[0], args[1]);
-    case Op::Le: return le(args[0], args[1]);
-    case Op::Ite: return ite(args[0], args[1], args[2]);
+    case Op::Eq:
+      return eq(args[0], args[1]);
+    case Op::Not:
+      return not_(args[0]);
+    case Op::And:
+      return and_(args[0], args[1]);
+    case Op::Or:
+      return or_(args[0], args[1]);
+    case Op::StrongMatch:
+      return strong_match(args[0], args[1]);
+    case Op::WeakMatch:
+      return weak_match(args[0], args[1]);
+    case Op::Lt:
+      return lt(args[0], args[1]);
+    case Op::Le:
+      return le(args[0], args[1]);
+    case Op::Ite:
+      return ite(args[0], args[1], args[2]);
     case Op::Object: {
       std::vector<std::pair<std::string, Sym>> f;
       for (std::size_t i = 0; i < args.size(); ++i)
         f.emplace_back(s.field_names()[i], std::move(args[i]));
       return Sym::object(std::move(f));
     }
-    case Op::Array: return Sym::array(std::move(args));
-    case Op::Alt: return Sym::alt(std::move(args));
-    default: return s;
+    case Op::Array:
+      return Sym::array(std::move(args));
+    case Op::Alt:
+      return Sym::alt(std::move(args));
+    default:
+      return s;
   }
 }
 }  // namespace detail

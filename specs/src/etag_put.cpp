@@ -48,7 +48,6 @@ Sym str_field(const Json& r, const char* k) {
 
 Tree serve(const State& st);
 
-
 // A new representation gets a new tag: a fresh one, distinct from the tag of
 // every different content, or none ("").
 Tree put(const State& st, const Request& q, const std::string& path, const Json& body) {
@@ -61,7 +60,8 @@ Tree put(const State& st, const Request& q, const std::string& path, const Json&
     Sym distinct = Sym::lit(true);
     for (const auto& [p, r] : st.res)
       if (r.body != body) distinct = oracle::and_(distinct, oracle::neq(t, r.etag));
-    return oracle::assume(oracle::and_(distinct, oracle::neq(t, Sym::lit(""))), commit(t));
+    return oracle::assume(oracle::and_(distinct, oracle::neq(t, Sym::lit(""))),
+                          commit(t));
   });
   return oracle::choose(fresh_tag, commit(Sym::lit("")));
 }
@@ -89,7 +89,8 @@ Tree serve(const State& st) {
       return oracle::ifx(
           oracle::weak_match(str_field(r, "if-none-match"), res.etag),
           [st, q] {
-            return oracle::send(q.conn, Sym::object({{"status", Sym::lit(304)}}), serve(st));
+            return oracle::send(q.conn, Sym::object({{"status", Sym::lit(304)}}),
+                                serve(st));
           },
           ok);
     }
@@ -101,7 +102,8 @@ Tree serve(const State& st) {
           oracle::strong_match(str_field(r, "if-match"), it->second.etag),
           [st, q, path, body] { return put(st, q, path, body); },
           [st, q] {
-            return oracle::send(q.conn, Sym::object({{"status", Sym::lit(412)}}), serve(st));
+            return oracle::send(q.conn, Sym::object({{"status", Sym::lit(412)}}),
+                                serve(st));
           });
     }
     return respond(405);

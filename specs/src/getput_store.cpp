@@ -18,7 +18,8 @@ Tree serve(const Json& st) {
       return oracle::send(q.conn, Sym::lit("Done"), serve(next));
     }
     if (method == "GET")
-      return oracle::send(q.conn, Sym::lit(st.contains(key) ? st[key] : Json()), serve(st));
+      return oracle::send(q.conn, Sym::lit(st.contains(key) ? st[key] : Json()),
+                          serve(st));
     return oracle::send(q.conn, Sym::lit("Bad request"), serve(st));
   });
 }

@@ -62,7 +62,8 @@ Sym status(std::vector<int> codes) {
 }
 
 std::string header(const Json& q, const char* name) {
-  const Json* h = q.contains("headers") && q["headers"].is_object() ? &q["headers"] : nullptr;
+  const Json* h =
+      q.contains("headers") && q["headers"].is_object() ? &q["headers"] : nullptr;
   if (!h || !h->contains(name) || !(*h)[name].is_string()) return {};
   return (*h)[name].get<std::string>();
 }
@@ -132,12 +133,13 @@ Tree get(const Request& q, const PathState& st, bool head) {
 Tree not_modified(const Request& q, const PathState& st) {
   const Resource& r = *st.file;
   Sym etag = validators(r);
-  return respond(q,
-                 Sym::object({{"status", Sym::lit(304)},
-                              {"headers", Sym::object({{"etag", etag.op() == oracle::Op::Absent
-                                                                    ? etag
-                                                                    : optional(etag)}})}}),
-                 st);
+  return respond(
+      q,
+      Sym::object({{"status", Sym::lit(304)},
+                   {"headers", Sym::object({{"etag", etag.op() == oracle::Op::Absent
+                                                         ? etag
+                                                         : optional(etag)}})}}),
+      st);
 }
 
 Tree put(const Request& q, const PathState& st, const std::string& body) {
@@ -149,9 +151,10 @@ Tree put(const Request& q, const PathState& st, const std::string& body) {
       next.file = Resource{body, tag, m};
       next.clock = m;
       Sym etag = tag.is_const() ? Sym::absent() : optional(tag);
-      Sym pattern = Sym::object({{"status", exists ? status({200, 204}) : Sym::lit(201)},
-                                 {"headers", Sym::object({{"etag", etag}})},
-                                 {"dates", optional(Sym::object({{"last-modified", optional(m)}}))}});
+      Sym pattern = Sym::object(
+          {{"status", exists ? status({200, 204}) : Sym::lit(201)},
+           {"headers", Sym::object({{"etag", etag}})},
+           {"dates", optional(Sym::object({{"last-modified", optional(m)}}))}});
       return respond(q, pattern, next);
     };
     Tree tagged = oracle::fresh(Sort::Str, "etag", [=](const Sym& t) {
@@ -183,17 +186,23 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
     return oracle::choose(respond(q, Sym::object({{"status", status({200, 204})}}), gone),
                           respond(q, Sym::object({{"status", Sym::lit(202)}}), st));
   };
-  auto fail412 = [q, st]() { return respond(q, Sym::object({{"status", Sym::lit(412)}}), st); };
+  auto fail412 = [q, st]() {
+    return respond(q, Sym::object({{"status", Sym::lit(412)}}), st);
+  };
   // Step 1: If-Match (strong comparison).
   if (has_header(r, "if-match")) {
-    return oracle::ifx(list_matches(header(r, "if-match"), file, true), [=]() -> Tree {
-      // Step 3 still applies after a successful If-Match.
-      if (has_header(r, "if-none-match")) {
-        return oracle::ifx(list_matches(header(r, "if-none-match"), file, false),
-                           [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
-      }
-      return proceed();
-    }, fail412);
+    return oracle::ifx(
+        list_matches(header(r, "if-match"), file, true),
+        [=]() -> Tree {
+          // Step 3 still applies after a successful If-Match.
+          if (has_header(r, "if-none-match")) {
+            return oracle::ifx(
+                list_matches(header(r, "if-none-match"), file, false),
+                [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
+          }
+          return proceed();
+        },
+        fail412);
   }
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
@@ -202,14 +211,15 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
   auto after_step2 = [=]() -> Tree {
     // Step 3: If-None-Match (weak comparison).
     if (has_header(r, "if-none-match"))
-      return oracle::ifx(list_matches(header(r, "if-none-match"), file, false),
-                         [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
+      return oracle::ifx(
+          list_matches(header(r, "if-none-match"), file, false),
+          [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
     // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
     if (auto d = parse_http_date(header(r, "if-modified-since")); d && safe && file) {
       Sym not_since = oracle::le(file->modified, Sym::lit(*d));
-      return oracle::choose(
-          proceed(),
-          oracle::ifx(not_since, [=] { return not_modified(q, st); }, proceed));
+      return oracle::choose(proceed(),
+                            oracle::ifx(
+                                not_since, [=] { return not_modified(q, st); }, proceed));
     }
     return proceed();
   };
@@ -218,9 +228,10 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
 
 Tree handle(const Request& q, const PathState& st) {
   const Json& r = q.json();
-  const std::string method = r.is_object() && r.contains("method") && r["method"].is_string()
-                                 ? r["method"].get<std::string>()
-                                 : "";
+  const std::string method =
+      r.is_object() && r.contains("method") && r["method"].is_string()
+          ? r["method"].get<std::string>()
+          : "";
   if (method != "GET" && method != "HEAD" && method != "PUT" && method != "DELETE") {
     std::vector<int> codes = {405, 501};
     if (method == "OPTIONS") codes = {200, 204, 405, 501};
@@ -235,11 +246,13 @@ Tree handle(const Request& q, const PathState& st) {
 Tree serve(const PathState& st) {
   return oracle::recv(oracle::ModelState(st), [st](const Request& q) -> Tree {
     const Json& r = q.json();
-    const std::string path =
-        r.is_object() && r.contains("path") && r["path"].is_string() ? r["path"].get<std::string>() : "";
+    const std::string path = r.is_object() && r.contains("path") && r["path"].is_string()
+                                 ? r["path"].get<std::string>()
+                                 : "";
     if (!plain_path(path))  // a correct server may refuse odd paths outright
       return oracle::choose(
-          respond(q, Sym::object({{"status", status({400, 403, 404, 405, 409, 414})}}), st),
+          respond(q, Sym::object({{"status", status({400, 403, 404, 405, 409, 414})}}),
+                  st),
           handle(q, st));
     return handle(q, st);
   });
@@ -251,8 +264,9 @@ bool plain_path(const std::string& path) {
   static const std::regex plain("(/[A-Za-z0-9._~-]+)+");
   if (path.size() > 512 || !std::regex_match(path, plain)) return false;
   // No dot segments: servers normalise them.
-  return path.find("/./") == std::string::npos && path.find("/../") == std::string::npos &&
-         !path.ends_with("/.") && !path.ends_with("/..");
+  return path.find("/./") == std::string::npos &&
+         path.find("/../") == std::string::npos && !path.ends_with("/.") &&
+         !path.ends_with("/..");
 }
 
 std::optional<long long> parse_http_date(const std::string& s) {

@@ -26,8 +26,8 @@ class Builder {
   // Returns an error message when there was no matching invoke.
   std::optional<std::string> complete(ConnId c, Json response) {
     auto it = pending_.find(c);
-    if (it == pending_.end()) return "a return for process " + std::to_string(c) +
-                                     " without a pending invoke";
+    if (it == pending_.end())
+      return "a return for process " + std::to_string(c) + " without a pending invoke";
     trace_.push_back(Event::response(c, it->second + 1, std::move(response)));
     pending_.erase(it);
     return std::nullopt;
@@ -90,7 +90,8 @@ Result<Trace> parse_jepsen_etcd(std::string_view text) {
       return at(n, "expected `<process> :type :f value`");
     auto value = etcd_value(in);
     if (!value) return at(n, "unreadable value in `" + line + "`");
-    if (f != ":read" && f != ":write" && f != ":cas") return at(n, "unknown operation " + f);
+    if (f != ":read" && f != ":write" && f != ":cas")
+      return at(n, "unknown operation " + f);
     ConnId c = static_cast<ConnId>(proc);
     if (type == ":invoke") {
       Json q = {{"f", f.substr(1)}};
@@ -155,7 +156,8 @@ Result<Trace> parse_jepsen_kv(std::string_view text) {
       return at(n, "bad process " + *proc);
     }
     const bool nil = *value == "\x01nil";
-    if (*f != ":get" && *f != ":put" && *f != ":append") return at(n, "unknown operation " + *f);
+    if (*f != ":get" && *f != ":put" && *f != ":append")
+      return at(n, "unknown operation " + *f);
     if (*type == ":invoke") {
       Json q = {{"f", f->substr(1)}, {"key", *key}};
       if (*f != ":get") q["value"] = nil ? "" : *value;

@@ -14,10 +14,12 @@ Tree serve(const Json& st) {
     const std::string key = r["key"].get<std::string>();
     const std::string f = r.value("f", "");
     const std::string cur = st.contains(key) ? st[key].get<std::string>() : "";
-    const std::string arg =
-        r.contains("value") && r["value"].is_string() ? r["value"].get<std::string>() : "";
+    const std::string arg = r.contains("value") && r["value"].is_string()
+                                ? r["value"].get<std::string>()
+                                : "";
     if (f == "get")
-      return send(q.conn, Sym::object({{"type", Sym::lit("ok")}, {"value", Sym::lit(cur)}}),
+      return send(q.conn,
+                  Sym::object({{"type", Sym::lit("ok")}, {"value", Sym::lit(cur)}}),
                   serve(st));
     if (f == "put" || f == "append") {
       Json next = st;

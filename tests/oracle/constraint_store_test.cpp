@@ -78,10 +78,18 @@ TEST(ConstraintStore, FastPathAgreesWithZ3OnRandomConjunctions) {
     for (int k = 0; k < n && store != Sat::No; ++k) {
       Sym f;
       switch (rng() % 4) {
-        case 0: f = eq(term(), term()); break;
-        case 1: f = neq(term(), term()); break;
-        case 2: f = strong_match(term(), term()); break;
-        default: f = not_(weak_match(term(), term())); break;
+        case 0:
+          f = eq(term(), term());
+          break;
+        case 1:
+          f = neq(term(), term());
+          break;
+        case 2:
+          f = strong_match(term(), term());
+          break;
+        default:
+          f = not_(weak_match(term(), term()));
+          break;
       }
       all.push_back(f);
       store = cs.add(f, z3);
@@ -90,7 +98,8 @@ TEST(ConstraintStore, FastPathAgreesWithZ3OnRandomConjunctions) {
     ASSERT_NE(truth, Sat::Unknown);
     std::string fs;
     for (const Sym& f : all) fs += f.to_string() + " ; ";
-    EXPECT_EQ(store == Sat::No, truth == Sat::No) << "case " << i << ": " << fs << " store=" << int(store);
+    EXPECT_EQ(store == Sat::No, truth == Sat::No)
+        << "case " << i << ": " << fs << " store=" << int(store);
     if (store == Sat::No && z3.stats().queries == 0) ++fast_unsat;
     ++checked;
   }

@@ -80,8 +80,9 @@ TEST(Oracle, PipelinedResponsesMustComeInOrder) {
   std::vector<Event> ok = {Event::request(1, 1, put("a")), Event::request(1, 3, get()),
                            Event::response(1, 2, "Done"), Event::response(1, 4, "a")};
   EXPECT_TRUE(both(specs::getput_model(), ok).accepted());
-  std::vector<Event> swapped = {Event::request(1, 1, put("a")), Event::request(1, 3, get()),
-                                Event::response(1, 2, "a"), Event::response(1, 4, "Done")};
+  std::vector<Event> swapped = {Event::request(1, 1, put("a")),
+                                Event::request(1, 3, get()), Event::response(1, 2, "a"),
+                                Event::response(1, 4, "Done")};
   EXPECT_EQ(both(specs::getput_model(), swapped).status, Verdict::Status::Reject);
 }
 
@@ -89,9 +90,9 @@ TEST(Oracle, ClosedConnectionRequestMayTakeEffectLater) {
   // The PUT's answer is never seen (connection closed): the server may have
   // processed it, before or after the GETs, or never.
   std::vector<Event> t = {Event::request(1, 1, put("x")), Event::close(1),
-                          Event::request(2, 3, get()), Event::response(2, 4, nullptr),
-                          Event::request(2, 5, get()), Event::response(2, 6, "x"),
-                          Event::request(2, 7, get()), Event::response(2, 8, "x")};
+                          Event::request(2, 3, get()),    Event::response(2, 4, nullptr),
+                          Event::request(2, 5, get()),    Event::response(2, 6, "x"),
+                          Event::request(2, 7, get()),    Event::response(2, 8, "x")};
   EXPECT_TRUE(both(specs::getput_model(), t).accepted());
   // ...but once seen, it cannot be unseen.
   t.push_back(Event::request(2, 9, get()));
@@ -147,8 +148,8 @@ TEST(CmpRst, HiddenResetDecidedByZ3) {
 
 TEST(CmpRst, AnyHiddenValueConsistentWithAnswersAccepted) {
   // 5 -> 1 (reset to n), 6 -> 1 means n < 6: fine, n reset again.
-  std::vector<Event> t = {Event::request(1, 1, 5), Event::response(1, 2, 1),
-                          Event::request(1, 3, 6), Event::response(1, 4, 1),
+  std::vector<Event> t = {Event::request(1, 1, 5),    Event::response(1, 2, 1),
+                          Event::request(1, 3, 6),    Event::response(1, 4, 1),
                           Event::request(1, 5, -100), Event::response(1, 6, 0)};
   EXPECT_TRUE(both(specs::cmp_rst_model(), t).accepted());
 }
@@ -170,10 +171,12 @@ Json ok(const char* tag, const char* body) {
 }
 
 TEST(Etag, IfMatchAfterARevealedTagSucceeds) {
-  std::vector<Event> t = {
-      Event::request(1, 1, eput("v1")),       Event::response(1, 2, status(200)),
-      Event::request(1, 3, eget()),           Event::response(1, 4, ok("\"t1\"", "v1")),
-      Event::request(1, 5, eput("v2", "\"t1\"")), Event::response(1, 6, status(200))};
+  std::vector<Event> t = {Event::request(1, 1, eput("v1")),
+                          Event::response(1, 2, status(200)),
+                          Event::request(1, 3, eget()),
+                          Event::response(1, 4, ok("\"t1\"", "v1")),
+                          Event::request(1, 5, eput("v2", "\"t1\"")),
+                          Event::response(1, 6, status(200))};
   EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
   t.back() = Event::response(1, 6, status(412));  // the tag matches: 412 is wrong
   EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
@@ -182,9 +185,9 @@ TEST(Etag, IfMatchAfterARevealedTagSucceeds) {
 TEST(Etag, UnknownTagEitherAnswerIsFineButNotBoth) {
   // The tester has never seen the tag: 412 and 200 are both possible, but
   // 412 then 200 for the same tag without modification is not.
-  std::vector<Event> t = {Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
-                          Event::request(1, 3, eput("v2", "\"guess\"")),
-                          Event::response(1, 4, status(412))};
+  std::vector<Event> t = {
+      Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
+      Event::request(1, 3, eput("v2", "\"guess\"")), Event::response(1, 4, status(412))};
   EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
   auto t200 = t;
   t200.back() = Event::response(1, 4, status(200));
@@ -196,23 +199,21 @@ TEST(Etag, UnknownTagEitherAnswerIsFineButNotBoth) {
 }
 
 TEST(Etag, NotModifiedRequiresTheCurrentTag) {
-  std::vector<Event> t = {Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
-                          Event::request(1, 3, eget()),
-                          Event::response(1, 4, ok("\"t1\"", "v1")),
-                          Event::request(1, 5, eget("\"t1\"")),
-                          Event::response(1, 6, status(304))};
+  std::vector<Event> t = {
+      Event::request(1, 1, eput("v1")),     Event::response(1, 2, status(200)),
+      Event::request(1, 3, eget()),         Event::response(1, 4, ok("\"t1\"", "v1")),
+      Event::request(1, 5, eget("\"t1\"")), Event::response(1, 6, status(304))};
   EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
   t.back() = Event::response(1, 6, ok("\"t1\"", "v1"));  // matched: must be 304
   EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
 }
 
 TEST(Etag, StrongTagNeverNamesTwoContents) {
-  std::vector<Event> t = {Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
-                          Event::request(1, 3, eget()),
-                          Event::response(1, 4, ok("\"t1\"", "v1")),
-                          Event::request(1, 5, eput("v2")), Event::response(1, 6, status(200)),
-                          Event::request(1, 7, eget()),
-                          Event::response(1, 8, ok("\"t1\"", "v2"))};
+  std::vector<Event> t = {
+      Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
+      Event::request(1, 3, eget()),     Event::response(1, 4, ok("\"t1\"", "v1")),
+      Event::request(1, 5, eput("v2")), Event::response(1, 6, status(200)),
+      Event::request(1, 7, eget()),     Event::response(1, 8, ok("\"t1\"", "v2"))};
   EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
   t.back() = Event::response(1, 8, ok("\"t2\"", "v2"));
   EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
@@ -221,7 +222,8 @@ TEST(Etag, StrongTagNeverNamesTwoContents) {
 TEST(Etag, ConcurrentConditionalPutsAtMostOneWins) {
   // Two clients PUT with If-Match of the same revealed tag concurrently: a
   // correct server lets at most one succeed (the first changes the tag).
-  std::vector<Event> t = {Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
+  std::vector<Event> t = {Event::request(1, 1, eput("v1")),
+                          Event::response(1, 2, status(200)),
                           Event::request(1, 3, eget()),
                           Event::response(1, 4, ok("\"t1\"", "v1")),
                           Event::request(1, 5, eput("a", "\"t1\"")),

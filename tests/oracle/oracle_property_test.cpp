@@ -68,8 +68,10 @@ std::vector<Event> random_trace(std::mt19937_64& rng, int conns, int requests) {
       ConnId c = ready[rng() % ready.size()];
       auto [l, v] = chans[c].front();
       chans[c].pop_front();
-      if (m == 1) to_client[c].push_back({l, reference(v, st)});
-      else t.push_back(Event::response(c, l + 1, v));
+      if (m == 1)
+        to_client[c].push_back({l, reference(v, st)});
+      else
+        t.push_back(Event::response(c, l + 1, v));
     }
   }
   return t;
@@ -87,7 +89,8 @@ bool explainable(const std::vector<Event>& t) {
   std::map<Label, Json> observed;
   std::vector<Label> seen;
   for (const Event& e : t) {
-    if (e.kind == Event::Kind::Request) reqs.push_back({e.label, e.conn, e.payload, seen});
+    if (e.kind == Event::Kind::Request)
+      reqs.push_back({e.label, e.conn, e.payload, seen});
     if (e.kind == Event::Kind::Response) {
       observed[e.label - 1] = e.payload;
       seen.push_back(e.label - 1);
@@ -122,7 +125,8 @@ TEST(OracleProperty, ModelGeneratedTracesAreAccepted) {
   for (int i = 0; i < 300; ++i) {
     auto t = random_trace(rng, 1 + rng() % 3, 1 + rng() % 7);
     Oracle o(specs::getput_model());
-    for (const Event& e : t) ASSERT_TRUE(o.observe(e).accepted()) << o.verdict().explanation;
+    for (const Event& e : t)
+      ASSERT_TRUE(o.observe(e).accepted()) << o.verdict().explanation;
     ASSERT_TRUE(check(specs::getput_model(), t).accepted());
     ASSERT_TRUE(explainable(t)) << "brute force disagrees with the generator";
   }

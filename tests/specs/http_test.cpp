@@ -59,8 +59,8 @@ TEST(HttpModel, ReplaceMay200Or204) {
     EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
                           {req("PUT", "/a", {}, "y"), resp(s)},
                           {req("GET", "/a"), resp(200, tagged("\"2\""), "y")}}));
-  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
-                         {req("PUT", "/a", {}, "y"), resp(201)}}));
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("PUT", "/a", {}, "y"), resp(201)}}));
 }
 
 TEST(HttpModel, MissingIs404AndDeleteRemoves) {
@@ -155,17 +155,20 @@ TEST(HttpModel, IfUnmodifiedSinceAndIfModifiedSince) {
       {req("GET", "/a"), resp(200, tagged("\"1\"", kT0), "x")}};
   auto ius = base;
   ius.push_back(
-      {req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0 - 10)}}, "y"), resp(204)});
+      {req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0 - 10)}}, "y"),
+       resp(204)});
   EXPECT_FALSE(accepted(ius));
   ius.back().second = resp(412);
   EXPECT_TRUE(accepted(ius));
   auto ims = base;
-  ims.push_back({req("GET", "/a", {{"if-modified-since", format_http_date(kT0 + 10)}}), resp(304)});
+  ims.push_back(
+      {req("GET", "/a", {{"if-modified-since", format_http_date(kT0 + 10)}}), resp(304)});
   EXPECT_TRUE(accepted(ims));
   ims.back().second = resp(200, tagged("\"1\"", kT0), "x");  // ignoring IMS is allowed
   EXPECT_TRUE(accepted(ims));
   auto wrong = base;  // modified after the date: 304 is wrong
-  wrong.push_back({req("GET", "/a", {{"if-modified-since", format_http_date(kT0 - 10)}}), resp(304)});
+  wrong.push_back(
+      {req("GET", "/a", {{"if-modified-since", format_http_date(kT0 - 10)}}), resp(304)});
   EXPECT_FALSE(accepted(wrong));
 }
 
@@ -180,12 +183,14 @@ TEST(HttpModel, MethodsAndOddPaths) {
 TEST(HttpModel, ConcurrentIfMatchPutsAtMostOneWins) {
   Json tag = "\"t1\"";
   std::vector<Event> t = {
-      Event::request(1, 1, req("PUT", "/a", {}, "x")),  Event::response(1, 2, resp(201)),
+      Event::request(1, 1, req("PUT", "/a", {}, "x")),
+      Event::response(1, 2, resp(201)),
       Event::request(1, 3, req("GET", "/a")),
       Event::response(1, 4, resp(200, tagged("\"t1\""), "x")),
       Event::request(1, 5, req("PUT", "/a", {{"if-match", tag}}, "p")),
       Event::request(2, 7, req("PUT", "/a", {{"if-match", tag}}, "q")),
-      Event::response(2, 8, resp(204)), Event::response(1, 6, resp(412))};
+      Event::response(2, 8, resp(204)),
+      Event::response(1, 6, resp(412))};
   EXPECT_TRUE(oracle::check(http_model(), t).accepted());
   t.back() = Event::response(1, 6, resp(204));
   EXPECT_EQ(oracle::check(http_model(), t).status, Verdict::Status::Reject);

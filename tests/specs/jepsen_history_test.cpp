@@ -29,8 +29,8 @@ fs::path data_dir() {
   return {};
 }
 const fs::path kData = data_dir();
-#define REQUIRE_DATA()                                                               \
-  if (kData.empty())                                                                 \
+#define REQUIRE_DATA()                                                                 \
+  if (kData.empty())                                                                   \
   GTEST_SKIP() << "Jepsen data not found (set DUALFUZZ_SHARED_DIR to the folder that " \
                   "holds benchdata/jepsen)"
 

@@ -61,8 +61,8 @@ class HypothesisSearch {
   // long, highly concurrent histories). `stopped_at`: the number of
   // observations explained by the deepest hypothesis; `budget`: configurations
   // to explore before giving up.
-  StepOutcome check_offline(const std::vector<Observation>& trace, std::size_t& stopped_at,
-                            std::size_t budget);
+  StepOutcome check_offline(const std::vector<Observation>& trace,
+                            std::size_t& stopped_at, std::size_t budget);
 
   // The same over the whole trace with the incremental (breadth-first)
   // search: exhaustive, best when explanations are few (rejections, short
@@ -79,7 +79,8 @@ class HypothesisSearch {
   // undecided Decide.
   void settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx);
   enum class Delivery { NothingInFlight, Matched, Mismatch };
-  Delivery deliver(const Hypothesis& h, ConnId c, const Json& v, Hypothesis& out, Ctx& ctx);
+  Delivery deliver(const Hypothesis& h, ConnId c, const Json& v, Hypothesis& out,
+                   Ctx& ctx);
   void expand(const Hypothesis& h, ConnId c, std::vector<Hypothesis>& succ, Ctx& ctx);
   StepOutcome finish(Ctx& ctx);
 

@@ -36,9 +36,9 @@ enum class EventKind : std::uint8_t {
 
 struct ServerEvent {
   EventKind kind;
-  ModelState state;  // Recv
-  ConnId conn = 0;   // Send
-  Sym sym;           // Send: the response pattern; Decide: the condition
+  ModelState state;        // Recv
+  ConnId conn = 0;         // Send
+  Sym sym;                 // Send: the response pattern; Decide: the condition
   Sort sort = Sort::Json;  // Fresh
   std::string hint;        // Fresh: a name for explanations ("etag")
 };

@@ -49,8 +49,8 @@ class Network {
   };
   using Entry = std::pair<ConnId, std::shared_ptr<const Channel>>;
   const Channel* find(ConnId c) const;
-  Channel& edit(ConnId c);  // copy-on-write
-  void prune(ConnId c);     // drop empty channels so equal networks compare equal
+  Channel& edit(ConnId c);    // copy-on-write
+  void prune(ConnId c);       // drop empty channels so equal networks compare equal
   std::vector<Entry> chans_;  // sorted by ConnId, only non-empty channels
 };
 

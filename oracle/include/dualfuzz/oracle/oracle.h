@@ -32,7 +32,9 @@ struct Event {
   Json payload;
 
   static Event open(ConnId c) { return {Kind::Open, c, 0, nullptr}; }
-  static Event request(ConnId c, Label l, Json q) { return {Kind::Request, c, l, std::move(q)}; }
+  static Event request(ConnId c, Label l, Json q) {
+    return {Kind::Request, c, l, std::move(q)};
+  }
   static Event response(ConnId c, Label l, Json a) {
     return {Kind::Response, c, l, std::move(a)};
   }
@@ -42,7 +44,7 @@ struct Event {
 
 struct Verdict {
   enum class Status { Accept, Reject, Inconclusive } status = Status::Accept;
-  std::string explanation;  // Reject/Inconclusive: for a server author
+  std::string explanation;      // Reject/Inconclusive: for a server author
   std::size_t event_index = 0;  // the event that decided it
   bool accepted() const { return status == Status::Accept; }
 };
@@ -64,6 +66,9 @@ struct OracleStats {
 class Oracle {
  public:
   explicit Oracle(ServerModel model, OracleOptions options = {});
+  // Shares a solver across oracles: creating a Z3 context costs ~10 ms, so a
+  // fuzz target keeps one for all executions (single-threaded use only).
+  Oracle(ServerModel model, OracleOptions options, std::shared_ptr<Solver> solver);
   Verdict observe(const Event& e);
   const Verdict& verdict() const { return verdict_; }
   OracleStats stats() const;
@@ -78,9 +83,10 @@ class Oracle {
 
   ServerModel model_;
   OracleOptions options_;
-  std::unique_ptr<Solver> solver_;
+  std::shared_ptr<Solver> solver_;
   std::map<std::string, HypothesisSearch> parts_;
-  std::map<ConnId, std::vector<std::string>> outstanding_;  // conn -> partition per request
+  std::map<ConnId, std::vector<std::string>>
+      outstanding_;  // conn -> partition per request
   std::vector<ConnId> closed_;
   Verdict verdict_;
   std::size_t events_ = 0;
@@ -88,8 +94,9 @@ class Oracle {
 };
 
 // A verdict with the standard explanation text (shared by observe() and check()).
-Verdict describe_failure(Verdict::Status st, const std::string& model_name, const Event& e,
-                         std::size_t index, const std::vector<std::string>& why,
+Verdict describe_failure(Verdict::Status st, const std::string& model_name,
+                         const Event& e, std::size_t index,
+                         const std::vector<std::string>& why,
                          std::optional<std::size_t> live_before = std::nullopt);
 
 // Whole-trace check: the same derived model, partitions and network

@@ -4,7 +4,8 @@
 //   // (std::hash<Reg> and to_json(Reg) must exist)
 //   Tree serve(Reg s) {
 //     return recv(ModelState(s), [s](const Request& q) {
-//       return send(q.conn, Sym::object({{"value", Sym::lit(s.v ? Json(*s.v) : Json())}}),
+//       return send(q.conn, Sym::object({{"value", Sym::lit(s.v ? Json(*s.v) :
+//       Json())}}),
 //                   serve(s));
 //     });
 //   }

@@ -11,11 +11,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace dualfuzz::oracle {
 
@@ -64,7 +63,9 @@ class Sym {
   Sort sort() const { return node_->sort; }
   const std::vector<Sym>& args() const { return node_->args; }
   const std::vector<std::string>& field_names() const { return node_->names; }
-  bool is_true() const { return is_const() && value().is_boolean() && value().get<bool>(); }
+  bool is_true() const {
+    return is_const() && value().is_boolean() && value().get<bool>();
+  }
   bool is_false() const {
     return is_const() && value().is_boolean() && !value().get<bool>();
   }

@@ -15,4 +15,4 @@ namespace dualfuzz::specs {
 oracle::ServerModel kv_store_model();
 // The same model without the partition declaration (for comparison).
 oracle::ServerModel kv_store_model_unpartitioned();
-}
+}  // namespace dualfuzz::specs

@@ -10,7 +10,9 @@ namespace dualfuzz::specs::detail {
 
 struct SymState {
   oracle::Sym value;
-  friend bool operator==(const SymState& a, const SymState& b) { return a.value == b.value; }
+  friend bool operator==(const SymState& a, const SymState& b) {
+    return a.value == b.value;
+  }
 };
 inline void to_json(oracle::Json& j, const SymState& s) {
   j = s.value.is_const() ? s.value.value() : oracle::Json(s.value.to_string());

@@ -1,0 +1,42 @@
+#include "dualfuzz/oracle/network_model.h"
+
+#include <gtest/gtest.h>
+
+namespace dualfuzz::oracle {
+namespace {
+
+Request req(ConnId c, Label l) { return {c, l, std::make_shared<const Json>(l)}; }
+
+TEST(NetworkModel, FifoPerConnectionAnyOrderAcross) {
+  Network n;
+  n.push_request(req(2, 1));
+  n.push_request(req(1, 3));
+  n.push_request(req(2, 5));
+  EXPECT_EQ(n.ready(), (std::vector<ConnId>{1, 2}));
+  EXPECT_EQ(n.pop_request(2)->label, 1u);
+  EXPECT_EQ(n.pop_request(2)->label, 5u);
+  EXPECT_FALSE(n.pop_request(2));
+  EXPECT_EQ(n.in_flight_requests(), 1u);
+}
+
+TEST(NetworkModel, ValueSemanticsAndEquality) {
+  Network a;
+  a.push_request(req(1, 1));
+  Network b = a;  // shares the channel until written
+  b.push_response(1, Sym::lit("x"));
+  EXPECT_FALSE(a == b);
+  EXPECT_EQ(a.front_response(1), nullptr);
+  ASSERT_NE(b.front_response(1), nullptr);
+  b.pop_response(1);
+  EXPECT_TRUE(a == b);
+  EXPECT_EQ(a.hash(), b.hash());
+  b.drop_responses(1);
+  Network c;
+  c.push_request(req(1, 1));
+  c.push_response(1, Sym::lit("y"));
+  c.drop_responses(1);
+  EXPECT_TRUE(c == a);
+}
+
+}  // namespace
+}  // namespace dualfuzz::oracle
