@@ -28,15 +28,16 @@ class SubsumptionSet {
  public:
   explicit SubsumptionSet(const std::set<ConnId>& closed) : closed_(closed) {}
 
-  // False if an entry already subsumes h (h is then redundant).
+  // False if an entry already subsumes h (h is then redundant). Entries h
+  // subsumes are retired, so each group stays an antichain.
   bool insert(const Hypothesis& h) {
     if (closed_.empty()) {  // plain dedupe: no second copy for the core
-      std::size_t key = h.hash();
-      auto [lo, hi] = index_.equal_range(key);
-      for (auto it = lo; it != hi; ++it)
-        if (items_[it->second] == h) return false;
-      index_.emplace(key, items_.size());
+      auto& group = index_[h.hash()];
+      for (std::size_t i : group)
+        if (items_[i] == h) return false;
+      group.push_back(items_.size());
       items_.push_back(h);
+      alive_.push_back(true);
       return true;
     }
     Entry e{h, {}};
@@ -46,36 +47,32 @@ class SubsumptionSet {
         e.core.net = e.core.net.without_requests(c);
       }
     }
-    std::size_t key = e.core.hash();
-    auto [lo, hi] = index_.equal_range(key);
-    for (auto it = lo; it != hi; ++it) {
-      const Entry& x = entries_[it->second];
-      if (covers(x.dead, e.dead) && x.core == e.core) return false;
+    auto& group = index_[e.core.hash()];
+    for (std::size_t i : group)
+      if (alive_[i] && covers(entries_[i].dead, e.dead) && entries_[i].core == e.core)
+        return false;
+    std::size_t kept = 0;
+    for (std::size_t i : group) {
+      if (alive_[i] && covers(e.dead, entries_[i].dead) && entries_[i].core == e.core) {
+        alive_[i] = false;
+        continue;
+      }
+      group[kept++] = i;
     }
-    index_.emplace(key, entries_.size());
+    group.resize(kept);
+    group.push_back(items_.size());
     entries_.push_back(std::move(e));
     items_.push_back(h);
+    alive_.push_back(true);
     return true;
   }
   std::size_t size() const { return items_.size(); }
-  // The inserted hypotheses minus those a later insertion subsumes.
+  // The inserted hypotheses that no later insertion subsumed.
   std::vector<Hypothesis> take() {
-    if (closed_.empty()) return std::move(items_);
     std::vector<Hypothesis> out;
     out.reserve(items_.size());
-    for (std::size_t i = 0; i < items_.size(); ++i) {
-      bool dominated = false;
-      if (!entries_[i].dead.empty() || closed_.size()) {
-        auto [lo, hi] = index_.equal_range(entries_[i].core.hash());
-        for (auto it = lo; it != hi && !dominated; ++it) {
-          std::size_t j = it->second;
-          dominated = j != i && covers(entries_[j].dead, entries_[i].dead) &&
-                      !covers(entries_[i].dead, entries_[j].dead) &&
-                      entries_[j].core == entries_[i].core;
-        }
-      }
-      if (!dominated) out.push_back(std::move(items_[i]));
-    }
+    for (std::size_t i = 0; i < items_.size(); ++i)
+      if (alive_[i]) out.push_back(std::move(items_[i]));
     return out;
   }
 
@@ -111,7 +108,8 @@ class SubsumptionSet {
   const std::set<ConnId>& closed_;
   std::vector<Entry> entries_;
   std::vector<Hypothesis> items_;
-  std::unordered_multimap<std::size_t, std::size_t> index_;
+  std::vector<bool> alive_;
+  std::unordered_map<std::size_t, std::vector<std::size_t>> index_;
 };
 
 }  // namespace
