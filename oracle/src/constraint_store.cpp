@@ -1,6 +1,7 @@
 #include "dualfuzz/oracle/constraint_store.h"
 
 #include <functional>
+#include <unordered_map>
 
 namespace dualfuzz::oracle {
 namespace {
@@ -102,21 +103,118 @@ Sat ConstraintStore::recheck(bool& needs_solver) {
   return Sat::Yes;
 }
 
+namespace {
+void vars_of(const Sym& s, std::vector<VarId>& out) {
+  if (s.ground()) return;
+  if (s.is_var()) {
+    out.push_back(s.var_id());
+    return;
+  }
+  for (const Sym& a : s.args()) vars_of(a, out);
+}
+}  // namespace
+
+// Whether f's variables are connected, through the disequalities and
+// residuals already in the store, to any residual. If not, the residuals
+// live in other components, which f cannot make unsatisfiable: the fast
+// path's verdict on f's component (equalities and disequalities of atoms
+// over infinite sorts) is exact.
+bool ConstraintStore::touches_residuals(const Sym& f) const {
+  if (residual_.empty()) return false;
+  std::vector<VarId> fv;
+  vars_of(f, fv);
+  if (fv.empty()) return false;
+  std::unordered_map<VarId, VarId> comp;  // tiny union-find over roots
+  auto root = [&](VarId v) {
+    v = find(v);
+    while (comp.count(v) && comp[v] != v) v = comp[v];
+    return v;
+  };
+  auto link = [&](const Sym& s) {
+    std::vector<VarId> vs;
+    vars_of(s, vs);
+    for (std::size_t i = 0; i < vs.size(); ++i) {
+      VarId r = root(vs[i]);
+      comp.try_emplace(r, r);
+      if (i) {
+        VarId r0 = root(vs[0]);
+        if (r0 != r) comp[r] = r0;
+      }
+    }
+  };
+  for (const Sym& d : diseqs_) link(d);
+  for (const Sym& r : residual_) link(r);
+  std::vector<VarId> marks;
+  for (const Sym& r : residual_) {
+    std::vector<VarId> vs;
+    vars_of(r, vs);
+    if (!vs.empty()) marks.push_back(root(vs[0]));
+  }
+  for (VarId v : fv) {
+    VarId r = root(v);
+    for (VarId m : marks)
+      if (m == r) return true;
+  }
+  return false;
+}
+
 Sat ConstraintStore::add_fast(const Sym& formula) {
   Sym f = resolve(formula);
   if (f.is_true()) return Sat::Yes;
   if (f.is_false()) return Sat::No;
+  const bool touches = touches_residuals(f);
   bool needs_solver = false;
   if (absorb(f, needs_solver) == Sat::No) return Sat::No;
   if (recheck(needs_solver) == Sat::No) return Sat::No;
-  // Anything new may contradict a residual the fast path cannot evaluate
+  // A new fact may contradict a residual the fast path cannot evaluate
   // (e.g. a disequality against a pending strong comparison).
-  return residual_.empty() ? Sat::Yes : Sat::Unknown;
+  return (needs_solver || touches) && !residual_.empty() ? Sat::Unknown : Sat::Yes;
+}
+
+namespace {
+void ints_of(const Sym& s, std::vector<std::int64_t>& out) {
+  if (s.is_const() && s.value().is_number_integer()) out.push_back(s.value().get<std::int64_t>());
+  for (const Sym& a : s.args()) ints_of(a, out);
+}
+}  // namespace
+
+// A cheap model before asking Z3: unknown tags become distinct fresh strong
+// tags, unknown times one common value tried from the constants around. It
+// satisfies the usual residuals (a new tag differs from the old one; a time
+// is not before the previous one) so most satisfiable stores skip Z3.
+bool ConstraintStore::has_cheap_witness() const {
+  std::vector<Sym> all = diseqs_;
+  all.insert(all.end(), residual_.begin(), residual_.end());
+  std::vector<std::int64_t> cands = {0};
+  for (const Sym& f : all) ints_of(f, cands);
+  const std::size_t n = std::min<std::size_t>(cands.size(), 6);
+  for (std::size_t i = 0; i < n * 3; ++i) {
+    std::int64_t x = cands[i / 3] + static_cast<std::int64_t>(i % 3) - 1;  // c-1, c, c+1
+    bool ok = true;
+    for (const Sym& f : all) {
+      Sym r = substitute(resolve(f), [&](const Sym& v) -> Sym {
+        switch (v.sort()) {
+          case Sort::Str: return Sym::lit("\"#w" + std::to_string(find(v.var_id())) + "\"");
+          case Sort::Int: return Sym::lit(x);
+          case Sort::Bool: return Sym::lit(true);
+          case Sort::Json: return v;
+        }
+        return v;
+      });
+      if (!r.is_true()) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) return true;
+  }
+  return false;
 }
 
 Sat ConstraintStore::add(const Sym& formula, Solver& solver) {
   Sat fast = add_fast(formula);
   if (fast != Sat::Unknown) return fast;
+  if (has_cheap_witness()) return Sat::Yes;
   Sat s = solver.check(formulas());
   if (s == Sat::Unknown) undecided_ = true;
   return s;

@@ -11,91 +11,126 @@ namespace dualfuzz::oracle {
 struct Solver::Impl {
   z3::context ctx;
   z3::solver solver;
-  std::unordered_map<VarId, z3::expr> vars;
+
   explicit Impl(unsigned timeout_ms) : solver(ctx) {
+    // A resource limit instead of a wall-clock timeout: Z3 implements
+    // `timeout` with a timer thread per check (≈0.7 ms each here), and an
+    // rlimit is deterministic, so a fuzz input replays to the same verdict.
+    // Roughly, 1 ms of solving ≈ 10,000 rlimit units.
     z3::params p(ctx);
-    p.set("timeout", timeout_ms);
+    p.set("rlimit", timeout_ms * 10'000u);
     solver.set(p);
   }
 
+  // Strings only ever meet equality and the RFC 9110 entity-tag
+  // comparisons, so a string is encoded as (weak: Bool, opaque: Int), the
+  // opaque part interned: W/"x" = (true, id("\"x\"")), and "" has id 0.
+  // Every query then stays in EUF + linear integer arithmetic instead of
+  // Z3's sequence theory with prefix tests.
+  struct Term {
+    bool str;
+    z3::expr e;  // Bool/Int value, or the opaque id of a string
+    z3::expr w;  // strings: the weak flag (otherwise a copy of e)
+  };
+  std::unordered_map<std::string, int> ids{{"", 0}};
+  std::unordered_map<int, std::string> names{{0, ""}};
+  std::unordered_map<VarId, Term> vars;
+  std::vector<z3::expr> side;  // encoding invariants (opaque ids >= 0)
+
+  Term plain(z3::expr e) { return Term{false, e, e}; }
+  Term str_const(const std::string& v) {
+    bool weak = v.rfind("W/", 0) == 0;
+    std::string opaque = weak ? v.substr(2) : v;
+    auto [it, fresh] = ids.emplace(opaque, static_cast<int>(ids.size()));
+    if (fresh) names.emplace(it->second, opaque);
+    return {true, ctx.int_val(it->second), ctx.bool_val(weak)};
+  }
+
   // Untranslatable input (e.g. a Json-sorted variable) yields nullopt.
-  std::optional<z3::expr> tr(const Sym& s, Sort hint) {
+  std::optional<Term> tr(const Sym& s) {
     switch (s.op()) {
       case Op::Const: {
         const Json& v = s.value();
-        if (v.is_boolean()) return ctx.bool_val(v.get<bool>());
-        if (v.is_number_integer()) return ctx.int_val(v.get<std::int64_t>());
-        if (v.is_string()) return ctx.string_val(v.get<std::string>());
-        (void)hint;
+        if (v.is_boolean()) return plain(ctx.bool_val(v.get<bool>()));
+        if (v.is_number_integer()) return plain(ctx.int_val(v.get<std::int64_t>()));
+        if (v.is_string()) return str_const(v.get<std::string>());
         return std::nullopt;
       }
       case Op::Var: {
         auto it = vars.find(s.var_id());
         if (it != vars.end()) return it->second;
         std::string name = "v" + std::to_string(s.var_id());
-        std::optional<z3::expr> e;
+        std::optional<Term> t;
         switch (s.sort()) {
-          case Sort::Str:
-            e = ctx.string_const(name.c_str());
+          case Sort::Str: {
+            z3::expr o = ctx.int_const(name.c_str());
+            side.push_back(o >= 0);
+            t = Term{true, o, ctx.bool_const((name + "w").c_str())};
             break;
-          case Sort::Int:
-            e = ctx.int_const(name.c_str());
-            break;
-          case Sort::Bool:
-            e = ctx.bool_const(name.c_str());
-            break;
-          case Sort::Json:
-            return std::nullopt;
+          }
+          case Sort::Int: t = plain(ctx.int_const(name.c_str())); break;
+          case Sort::Bool: t = plain(ctx.bool_const(name.c_str())); break;
+          case Sort::Json: return std::nullopt;
         }
-        vars.emplace(s.var_id(), *e);
-        return e;
+        vars.emplace(s.var_id(), *t);
+        return t;
       }
       case Op::Eq: {
-        auto a = tr(s.args()[0], Sort::Json), b = tr(s.args()[1], Sort::Json);
-        if (!a || !b || !z3::eq(a->get_sort(), b->get_sort())) return std::nullopt;
-        return *a == *b;
+        auto a = tr(s.args()[0]), b = tr(s.args()[1]);
+        if (!a || !b || a->str != b->str || !z3::eq(a->e.get_sort(), b->e.get_sort()))
+          return std::nullopt;
+        if (a->str) return plain(a->w == b->w && a->e == b->e);
+        return plain(a->e == b->e);
       }
       case Op::Not: {
-        auto a = tr(s.args()[0], Sort::Bool);
-        if (!a || !a->is_bool()) return std::nullopt;
-        return !*a;
+        auto a = tr(s.args()[0]);
+        if (!a || a->str || !a->e.is_bool()) return std::nullopt;
+        return plain(!a->e);
       }
       case Op::And:
       case Op::Or: {
-        auto a = tr(s.args()[0], Sort::Bool), b = tr(s.args()[1], Sort::Bool);
-        if (!a || !b || !a->is_bool() || !b->is_bool()) return std::nullopt;
-        return s.op() == Op::And ? (*a && *b) : (*a || *b);
+        auto a = tr(s.args()[0]), b = tr(s.args()[1]);
+        if (!a || !b || a->str || b->str || !a->e.is_bool() || !b->e.is_bool())
+          return std::nullopt;
+        return plain(s.op() == Op::And ? (a->e && b->e) : (a->e || b->e));
       }
       case Op::Lt:
       case Op::Le: {
-        auto a = tr(s.args()[0], Sort::Int), b = tr(s.args()[1], Sort::Int);
-        if (!a || !b || !a->is_int() || !b->is_int()) return std::nullopt;
-        return s.op() == Op::Lt ? (*a < *b) : (*a <= *b);
+        auto a = tr(s.args()[0]), b = tr(s.args()[1]);
+        if (!a || !b || a->str || b->str || !a->e.is_int() || !b->e.is_int())
+          return std::nullopt;
+        return plain(s.op() == Op::Lt ? (a->e < b->e) : (a->e <= b->e));
       }
       case Op::StrongMatch:
       case Op::WeakMatch: {
-        auto a = tr(s.args()[0], Sort::Str), b = tr(s.args()[1], Sort::Str);
-        if (!a || !b || !a->is_seq() || !b->is_seq()) return std::nullopt;
-        z3::expr w = ctx.string_val("W/");
-        if (s.op() == Op::StrongMatch)
-          return !z3::prefixof(w, *a) && !z3::prefixof(w, *b) && *a == *b &&
-                 a->length() > 0;
-        auto opaque = [&](const z3::expr& x) {
-          return z3::ite(z3::prefixof(w, x), x.extract(ctx.int_val(2), x.length() - 2),
-                         x);
-        };
-        return opaque(*a) == opaque(*b) && opaque(*a).length() > 0;
+        auto a = tr(s.args()[0]), b = tr(s.args()[1]);
+        if (!a || !b || !a->str || !b->str) return std::nullopt;
+        z3::expr same = a->e == b->e && a->e != 0;  // an empty tag matches nothing
+        if (s.op() == Op::WeakMatch) return plain(same);
+        return plain(!a->w && !b->w && same);
       }
       case Op::Ite: {
-        auto c = tr(s.args()[0], Sort::Bool), a = tr(s.args()[1], hint),
-             b = tr(s.args()[2], hint);
-        if (!c || !a || !b || !c->is_bool() || !z3::eq(a->get_sort(), b->get_sort()))
+        auto c = tr(s.args()[0]), a = tr(s.args()[1]), b = tr(s.args()[2]);
+        if (!c || !a || !b || c->str || !c->e.is_bool() || a->str != b->str ||
+            !z3::eq(a->e.get_sort(), b->e.get_sort()))
           return std::nullopt;
-        return z3::ite(*c, *a, *b);
+        if (a->str) return Term{true, z3::ite(c->e, a->e, b->e), z3::ite(c->e, a->w, b->w)};
+        return plain(z3::ite(c->e, a->e, b->e));
       }
       default:
         return std::nullopt;
     }
+  }
+
+  // Adds `f` to the current scope; false when it cannot be translated.
+  bool add(const Sym& f) {
+    auto t = tr(f);
+    if (!t || t->str || !t->e.is_bool()) return false;
+    solver.add(t->e);
+    return true;
+  }
+  void add_side_conditions() {
+    for (const z3::expr& e : side) solver.add(e);
   }
 };
 
@@ -107,16 +142,10 @@ Sat Solver::check(const std::vector<Sym>& formulas) {
   Impl& m = *impl_;
   bool partial = false;
   m.solver.push();
-  for (const Sym& f : formulas) {
-    auto e = m.tr(f, Sort::Bool);
-    // An untranslatable conjunct is dropped: the rest can still prove unsat,
-    // but sat then only means "maybe".
-    if (!e || !e->is_bool()) {
-      partial = true;
-      continue;
-    }
-    m.solver.add(*e);
-  }
+  // An untranslatable conjunct is dropped: the rest can still prove unsat,
+  // but sat then only means "maybe".
+  for (const Sym& f : formulas) partial = !m.add(f) || partial;
+  m.add_side_conditions();
   z3::check_result r = z3::unknown;
   try {
     r = m.solver.check();
@@ -140,19 +169,26 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
   Impl& m = *impl_;
   std::vector<std::pair<VarId, Json>> out;
   m.solver.push();
-  for (const Sym& f : formulas)
-    if (auto e = m.tr(f, Sort::Bool); e && e->is_bool()) m.solver.add(*e);
+  for (const Sym& f : formulas) m.add(f);
+  m.add_side_conditions();
   try {
     if (m.solver.check() == z3::sat) {
       z3::model mod = m.solver.get_model();
-      for (auto& [id, e] : m.vars) {
-        z3::expr v = mod.eval(e, true);
-        if (v.is_bool())
+      for (auto& [id, t] : m.vars) {
+        z3::expr v = mod.eval(t.e, true);
+        if (t.str) {
+          // An opaque id no formula mentioned is a tag nobody has seen yet.
+          std::int64_t o = v.get_numeral_int64();
+          auto known = m.names.find(static_cast<int>(o));
+          std::string body = known != m.names.end() ? known->second
+                                                    : "\"z" + std::to_string(o) + "\"";
+          bool weak = mod.eval(t.w, true).is_true();
+          out.emplace_back(id, (weak ? "W/" : "") + body);
+        } else if (v.is_bool()) {
           out.emplace_back(id, v.is_true());
-        else if (v.is_int())
+        } else if (v.is_int()) {
           out.emplace_back(id, v.get_numeral_int64());
-        else if (v.is_string_value())
-          out.emplace_back(id, v.get_string());
+        }
       }
     }
   } catch (const z3::exception&) {
