@@ -1,0 +1,66 @@
+// The test script: the fuzz input format. Human-readable text, one step
+// per line (docs/script-language.md):
+//
+//   # create, then read back on another connection
+//   req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
+//   wait 1
+//   req 3 on c1: {"method":"GET","path":"/a","headers":{"if-none-match":2.(this@"headers"@"etag").id}}
+//   close c0
+//
+// `req L on cN: JEXP` sends a request (label L, odd, unique) on connection N;
+// `wait L` blocks until the response to request L has arrived, so the script
+// — not luck — decides the causal order across connections; `close cN`
+// closes a connection. Comments are kept as steps, so print(parse(s)) is the
+// canonical form of s and parse(print(x)) == x.
+//
+//   auto s = parse_script(text, fns);   // Result<Script>, errors "line L, column C: ..."
+//   std::string canonical = print_script(*s);
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "dualfuzz/harness/jexp.h"
+
+namespace dualfuzz::harness {
+
+struct RequestStep {
+  Label label;
+  ConnId conn;
+  Jexp body;
+  friend bool operator==(const RequestStep&, const RequestStep&) = default;
+};
+struct WaitStep {
+  Label label;  // of the request whose response to wait for
+  friend bool operator==(const WaitStep&, const WaitStep&) = default;
+};
+struct CloseStep {
+  ConnId conn;
+  friend bool operator==(const CloseStep&, const CloseStep&) = default;
+};
+struct CommentStep {
+  std::string text;  // after the '#', verbatim (no newline)
+  friend bool operator==(const CommentStep&, const CommentStep&) = default;
+};
+using Step = std::variant<RequestStep, WaitStep, CloseStep, CommentStep>;
+
+struct Script {
+  std::vector<Step> steps;
+  friend bool operator==(const Script&, const Script&) = default;
+};
+
+inline constexpr std::size_t kMaxSteps = 1024;
+inline constexpr ConnId kMaxConn = 63;
+inline constexpr std::size_t kMaxLine = 64 * 1024;
+
+Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns);
+std::string print_script(const Script& s);
+// Checks the rules parse_script enforces (for scripts built in code, e.g. by
+// the mutator): odd unique labels, waits for earlier requests, limits.
+std::optional<std::string> validate(const Script& s);
+// The smallest odd label greater than every label in the script.
+Label next_label(const Script& s);
+
+}  // namespace dualfuzz::harness
