@@ -11,7 +11,8 @@ FunctionRegistry FunctionRegistry::with_builtins() {
 }
 
 bool FunctionRegistry::valid_name(const std::string& n) {
-  if (n.empty() || n.size() > 64 || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+  if (n.empty() || n.size() > 64 || std::isdigit(static_cast<unsigned char>(n[0])))
+    return false;
   for (char c : n)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
   return true;

@@ -60,12 +60,15 @@ bool operator==(const Jexp& a, const Jexp& b) {
   if (a.node_ == b.node_) return true;
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
-    case Jexp::Kind::Scalar: return a.value() == b.value();
-    case Jexp::Kind::Reference: return a.reference() == b.reference();
+    case Jexp::Kind::Scalar:
+      return a.value() == b.value();
+    case Jexp::Kind::Reference:
+      return a.reference() == b.reference();
     case Jexp::Kind::Object:
       if (a.keys() != b.keys()) return false;
       [[fallthrough]];
-    case Jexp::Kind::Array: return a.items() == b.items();
+    case Jexp::Kind::Array:
+      return a.items() == b.items();
   }
   return false;
 }
@@ -86,10 +89,13 @@ class Parser {
     if (c == '"') return string_scalar();
     if (c == 't' || c == 'f' || c == 'n') return word();
     if (c == '-' || (c >= '0' && c <= '9')) return number_or_ref();
-    return err(std::string("unexpected character ") + Json(std::string(1, c)).dump(-1, ' ', true, Json::error_handler_t::replace));
+    return err(
+        std::string("unexpected character ") +
+        Json(std::string(1, c)).dump(-1, ' ', true, Json::error_handler_t::replace));
   }
   void ws() {
-    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\t' || t_[i_] == '\n' || t_[i_] == '\r'))
+    while (i_ < t_.size() &&
+           (t_[i_] == ' ' || t_[i_] == '\t' || t_[i_] == '\n' || t_[i_] == '\r'))
       ++i_;
   }
   std::size_t pos() const { return i_; }
@@ -183,7 +189,8 @@ class Parser {
   Result<Jexp> number_or_ref() {
     std::size_t j = i_;
     if (t_[j] == '-') ++j;
-    while (j < t_.size() && std::string_view("0123456789+-.eE").find(t_[j]) != std::string_view::npos) {
+    while (j < t_.size() &&
+           std::string_view("0123456789+-.eE").find(t_[j]) != std::string_view::npos) {
       if (t_[j] == '.' && j + 1 < t_.size() && t_[j + 1] == '(') break;  // a reference
       ++j;
     }
@@ -198,7 +205,8 @@ class Parser {
   Result<Jexp> reference(std::size_t dot) {
     std::string_view digits = t_.substr(i_, dot - i_);
     if (digits.empty() || digits.size() > 9 ||
-        digits.find_first_not_of("0123456789") != std::string_view::npos || digits[0] == '0')
+        digits.find_first_not_of("0123456789") != std::string_view::npos ||
+        digits[0] == '0')
       return err("a reference starts with a label (a positive integer)");
     Jexp::Ref r;
     r.label = static_cast<Label>(std::stoul(std::string(digits)));
@@ -211,7 +219,9 @@ class Parser {
     if (t_.substr(i_, 2) != ").") return err("expected `).` and a function name");
     i_ += 2;
     std::size_t j = i_;
-    while (j < t_.size() && (std::isalnum(static_cast<unsigned char>(t_[j])) || t_[j] == '_')) ++j;
+    while (j < t_.size() &&
+           (std::isalnum(static_cast<unsigned char>(t_[j])) || t_[j] == '_'))
+      ++j;
     r.function = std::string(t_.substr(i_, j - i_));
     if (!FunctionRegistry::valid_name(r.function)) return err("expected a function name");
     if (!fns_.find(r.function)) return err("unknown function `" + r.function + "`");
@@ -226,7 +236,9 @@ class Parser {
 
 void print(const Jexp& e, std::string& out) {
   switch (e.kind()) {
-    case Jexp::Kind::Scalar: out += dump_json(e.value()); return;
+    case Jexp::Kind::Scalar:
+      out += dump_json(e.value());
+      return;
     case Jexp::Kind::Reference: {
       const auto& r = e.reference();
       out += std::to_string(r.label) + ".(" + r.path.print() + ")." + r.function;
@@ -268,7 +280,8 @@ std::vector<const LabelledTrace::Message*> by_nearness(const LabelledTrace& t, L
 template <bool Strict>
 Result<Json> eval(const Jexp& e, const LabelledTrace& t, const FunctionRegistry& fns) {
   switch (e.kind()) {
-    case Jexp::Kind::Scalar: return e.value();
+    case Jexp::Kind::Scalar:
+      return e.value();
     case Jexp::Kind::Array: {
       Json out = Json::array();
       for (const Jexp& x : e.items()) {
@@ -295,7 +308,8 @@ Result<Json> eval(const Jexp& e, const LabelledTrace& t, const FunctionRegistry&
         const Json* m = t.find(r.label);
         if (!m) return make_error("no message labelled " + std::to_string(r.label));
         auto sub = r.path.apply(*m);
-        if (!sub) return make_error("message " + std::to_string(r.label) + ": " + sub.error());
+        if (!sub)
+          return make_error("message " + std::to_string(r.label) + ": " + sub.error());
         return (*fn)(*sub);
       } else {
         for (const auto* m : by_nearness(t, r.label))
@@ -317,7 +331,8 @@ void collect(const Jexp& e, std::vector<Jexp::Ref>& out) {
 
 }  // namespace
 
-Result<Jexp> parse_jexp(std::string_view text, const FunctionRegistry& fns, std::size_t* consumed) {
+Result<Jexp> parse_jexp(std::string_view text, const FunctionRegistry& fns,
+                        std::size_t* consumed) {
   Parser p(text, fns);
   auto v = p.value(0);
   if (!v) return v;
@@ -335,7 +350,8 @@ std::string print_jexp(const Jexp& e) {
   return out;
 }
 
-Result<Json> evaluate(const Jexp& e, const LabelledTrace& t, const FunctionRegistry& fns) {
+Result<Json> evaluate(const Jexp& e, const LabelledTrace& t,
+                      const FunctionRegistry& fns) {
   return eval<true>(e, t, fns);
 }
 

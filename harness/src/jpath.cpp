@@ -3,7 +3,8 @@
 namespace dualfuzz::harness {
 namespace {
 
-std::optional<Json> loose(const std::vector<Jpath::Step>& steps, std::size_t i, const Json& v) {
+std::optional<Json> loose(const std::vector<Jpath::Step>& steps, std::size_t i,
+                          const Json& v) {
   if (i == steps.size()) return v;
   if (const auto* f = std::get_if<Jpath::Field>(&steps[i])) {
     if (!v.is_object()) return std::nullopt;
@@ -46,7 +47,9 @@ Result<Json> Jpath::apply(const Json& v) const {
   return *cur;
 }
 
-std::optional<Json> Jpath::apply_loose(const Json& v) const { return loose(steps_, 0, v); }
+std::optional<Json> Jpath::apply_loose(const Json& v) const {
+  return loose(steps_, 0, v);
+}
 
 std::string Jpath::print() const {
   std::string s = "this";
@@ -72,7 +75,8 @@ Result<Jpath> parse_jpath(std::string_view t, std::size_t* consumed) {
       std::size_t j = ++i;
       while (j < t.size() && j - i < 9 && t[j] >= '0' && t[j] <= '9') ++j;
       if (j == i) return err(i, "expected an index after `#`");
-      if (t[i] == '0') return err(i, "indices are 1-based decimals without leading zeros");
+      if (t[i] == '0')
+        return err(i, "indices are 1-based decimals without leading zeros");
       steps.push_back(Jpath::Index{std::stoul(std::string(t.substr(i, j - i)))});
       i = j;
     } else {

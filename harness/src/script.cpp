@@ -32,18 +32,21 @@ std::optional<std::string> check_rules(const std::vector<Step>& steps, std::size
     *bad = k;
     if (const auto* r = std::get_if<RequestStep>(&steps[k])) {
       if (!is_request_label(r->label)) return "request labels are odd";
-      if (!seen.insert(r->label).second) return "label " + std::to_string(r->label) + " used twice";
+      if (!seen.insert(r->label).second)
+        return "label " + std::to_string(r->label) + " used twice";
       if (r->conn > kMaxConn) return "connections are c0..c" + std::to_string(kMaxConn);
     } else if (const auto* w = std::get_if<WaitStep>(&steps[k])) {
       if (!seen.count(w->label))
         return "wait " + std::to_string(w->label) + " names no earlier request";
     } else if (const auto* c = std::get_if<CloseStep>(&steps[k])) {
       if (c->conn > kMaxConn) return "connections are c0..c" + std::to_string(kMaxConn);
-    } else if (std::get<CommentStep>(steps[k]).text.find_first_of("\r\n") != std::string::npos) {
+    } else if (std::get<CommentStep>(steps[k]).text.find_first_of("\r\n") !=
+               std::string::npos) {
       return "a comment is one line";
     }
   }
-  if (steps.size() > kMaxSteps) return "more than " + std::to_string(kMaxSteps) + " steps";
+  if (steps.size() > kMaxSteps)
+    return "more than " + std::to_string(kMaxSteps) + " steps";
   return std::nullopt;
 }
 
@@ -53,8 +56,8 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
   Script s;
   std::size_t lineno = 0, start = 0;
   auto err = [&](std::size_t col, const std::string& m) {
-    return make_error("line " + std::to_string(lineno) + ", column " + std::to_string(col + 1) +
-                      ": " + m);
+    return make_error("line " + std::to_string(lineno) + ", column " +
+                      std::to_string(col + 1) + ": " + m);
   };
   while (start <= text.size()) {
     std::size_t end = text.find('\n', start);
@@ -64,7 +67,8 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
     start = end + 1;
     if (c.line.size() > kMaxLine) return err(0, "line longer than 64 KiB");
     if (!c.line.empty() && c.line.back() == '\r') c.line.remove_suffix(1);
-    if (c.line.find('\0') != std::string_view::npos) return err(c.line.find('\0'), "NUL byte");
+    if (c.line.find('\0') != std::string_view::npos)
+      return err(c.line.find('\0'), "NUL byte");
     c.ws();
     if (c.i == c.line.size()) {
       if (end == text.size()) break;
@@ -83,7 +87,8 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
       if (!c.word("c")) return err(c.i, "expected a connection `c<N>`");
       std::size_t conn_at = c.i;
       auto conn = c.number();
-      if (!conn || *conn > kMaxConn) return err(conn_at, "expected a connection number 0..63");
+      if (!conn || *conn > kMaxConn)
+        return err(conn_at, "expected a connection number 0..63");
       c.ws();
       if (!c.word(":")) return err(c.i, "expected `:` before the request");
       std::size_t at = c.i;
@@ -97,8 +102,8 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
         }
         return err(at, e);
       }
-      s.steps.push_back(RequestStep{static_cast<Label>(*label), static_cast<ConnId>(*conn),
-                                    std::move(*body)});
+      s.steps.push_back(RequestStep{static_cast<Label>(*label),
+                                    static_cast<ConnId>(*conn), std::move(*body)});
     } else if (c.word("wait ")) {
       c.ws();
       auto label = c.number();
@@ -109,7 +114,8 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
       if (!c.word("c")) return err(c.i, "expected a connection `c<N>`");
       std::size_t conn_at = c.i;
       auto conn = c.number();
-      if (!conn || *conn > kMaxConn) return err(conn_at, "expected a connection number 0..63");
+      if (!conn || *conn > kMaxConn)
+        return err(conn_at, "expected a connection number 0..63");
       s.steps.push_back(CloseStep{static_cast<ConnId>(*conn)});
     } else {
       return err(c.i, "expected `req`, `wait`, `close` or `#`");
@@ -130,8 +136,8 @@ std::string print_script(const Script& s) {
   std::string out;
   for (const Step& st : s.steps) {
     if (const auto* r = std::get_if<RequestStep>(&st))
-      out += "req " + std::to_string(r->label) + " on c" + std::to_string(r->conn) + ": " +
-             print_jexp(r->body);
+      out += "req " + std::to_string(r->label) + " on c" + std::to_string(r->conn) +
+             ": " + print_jexp(r->body);
     else if (const auto* w = std::get_if<WaitStep>(&st))
       out += "wait " + std::to_string(w->label);
     else if (const auto* c = std::get_if<CloseStep>(&st))
@@ -145,14 +151,16 @@ std::string print_script(const Script& s) {
 
 std::optional<std::string> validate(const Script& s) {
   std::size_t bad = 0;
-  if (auto e = check_rules(s.steps, &bad)) return "step " + std::to_string(bad + 1) + ": " + *e;
+  if (auto e = check_rules(s.steps, &bad))
+    return "step " + std::to_string(bad + 1) + ": " + *e;
   return std::nullopt;
 }
 
 Label next_label(const Script& s) {
   Label next = 1;
   for (const Step& st : s.steps)
-    if (const auto* r = std::get_if<RequestStep>(&st)) next = std::max(next, r->label + 2);
+    if (const auto* r = std::get_if<RequestStep>(&st))
+      next = std::max(next, r->label + 2);
   return next;
 }
 

@@ -5,28 +5,36 @@ namespace {
 std::size_t pick(std::mt19937_64& rng, std::size_t n) { return rng() % n; }
 
 std::string random_string(std::mt19937_64& rng) {
-  static const char* words[] = {"", "a", "etag", "/x", "\"q\"", "W/\"w\"", "é", "tab\there",
-                                "line\nbreak", "\\", "{}", "1.(this).id"};
+  static const char* words[] = {
+      "",  "a",         "etag",        "/x", "\"q\"", "W/\"w\"",
+      "é", "tab\there", "line\nbreak", "\\", "{}",    "1.(this).id"};
   return words[pick(rng, std::size(words))];
 }
 }  // namespace
 
 Json random_json(std::mt19937_64& rng, int depth) {
   switch (pick(rng, depth > 0 ? 8 : 6)) {
-    case 0: return nullptr;
-    case 1: return pick(rng, 2) == 0;
-    case 2: return static_cast<std::int64_t>(rng() % 2001) - 1000;
-    case 3: return 0.5 * static_cast<double>(rng() % 7);
+    case 0:
+      return nullptr;
+    case 1:
+      return pick(rng, 2) == 0;
+    case 2:
+      return static_cast<std::int64_t>(rng() % 2001) - 1000;
+    case 3:
+      return 0.5 * static_cast<double>(rng() % 7);
     case 4:
-    case 5: return random_string(rng);
+    case 5:
+      return random_string(rng);
     case 6: {
       Json a = Json::array();
-      for (std::size_t i = pick(rng, 4); i > 0; --i) a.push_back(random_json(rng, depth - 1));
+      for (std::size_t i = pick(rng, 4); i > 0; --i)
+        a.push_back(random_json(rng, depth - 1));
       return a;
     }
     default: {
       Json o = Json::object();
-      for (std::size_t i = pick(rng, 4); i > 0; --i) o[random_string(rng)] = random_json(rng, depth - 1);
+      for (std::size_t i = pick(rng, 4); i > 0; --i)
+        o[random_string(rng)] = random_json(rng, depth - 1);
       return o;
     }
   }
@@ -43,7 +51,8 @@ Jpath random_jpath(std::mt19937_64& rng) {
   return Jpath(std::move(steps));
 }
 
-Jexp random_jexp(std::mt19937_64& rng, const FunctionRegistry& fns, Label max_label, int depth) {
+Jexp random_jexp(std::mt19937_64& rng, const FunctionRegistry& fns, Label max_label,
+                 int depth) {
   std::size_t choice = pick(rng, depth > 0 ? 6 : 4);
   if (choice == 0 && max_label > 0) {
     auto names = fns.names();
@@ -65,7 +74,8 @@ Jexp random_jexp(std::mt19937_64& rng, const FunctionRegistry& fns, Label max_la
   return Jexp::scalar(random_json(rng, 0));
 }
 
-Script random_script(std::mt19937_64& rng, const FunctionRegistry& fns, std::size_t max_steps) {
+Script random_script(std::mt19937_64& rng, const FunctionRegistry& fns,
+                     std::size_t max_steps) {
   Script s;
   std::vector<Label> sent;
   Label next = 1;

@@ -25,7 +25,8 @@ FunctionRegistry thesis_fns() {
   return fns;
 }
 
-const Json kA2 = Json::parse(R"({"files":[{"name":"foo","mode":755},{"name":"bar","mode":500}],
+const Json kA2 =
+    Json::parse(R"({"files":[{"name":"foo","mode":755},{"name":"bar","mode":500}],
                                  "exitCode":0})");
 
 TEST(Jexp, ThesisE5) {
@@ -65,7 +66,8 @@ TEST(Jexp, ThesisT1T2LooseLabels) {
 
 TEST(Jexp, CanonicalPrinting) {
   auto fns = FunctionRegistry::with_builtins();
-  auto e = parse_jexp(R"( { "b" : [1, 2.5, "x"], "a" : 2.(this@"h"#1).id , "c": null } )", fns);
+  auto e = parse_jexp(R"( { "b" : [1, 2.5, "x"], "a" : 2.(this@"h"#1).id , "c": null } )",
+                      fns);
   ASSERT_TRUE(e) << e.error();
   EXPECT_EQ(print_jexp(*e), R"({"a":2.(this@"h"#1).id,"b":[1,2.5,"x"],"c":null})");
   EXPECT_EQ(references(*e).size(), 1u);
@@ -77,8 +79,9 @@ TEST(Jexp, ErrorsAreValuesWithColumns) {
   auto unknown = parse_jexp(R"({"a": 2.(this).rm_rf})", fns);
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().find("unknown function `rm_rf`"), std::string::npos);
-  for (const char* bad : {"", "{", "[1,", "{\"a\" 1}", "{\"a\":1,\"a\":2}", "01.(this).id",
-                          "2.(that).id", "2.(this)", "\"\\x\"", "tru", "1 2", "\"\xff\""}) {
+  for (const char* bad :
+       {"", "{", "[1,", "{\"a\" 1}", "{\"a\":1,\"a\":2}", "01.(this).id", "2.(that).id",
+        "2.(this)", "\"\\x\"", "tru", "1 2", "\"\xff\""}) {
     auto r = parse_jexp(bad, fns);
     EXPECT_FALSE(r) << bad;
     if (!r) {

@@ -6,7 +6,8 @@ namespace dualfuzz::harness {
 namespace {
 
 // Thesis Fig. 5.8.
-const Json kA2 = Json::parse(R"({"files":[{"name":"foo","mode":755},{"name":"bar","mode":500}],
+const Json kA2 =
+    Json::parse(R"({"files":[{"name":"foo","mode":755},{"name":"bar","mode":500}],
                                  "exitCode":0})");
 
 TEST(Jpath, ParsePrintRoundTrip) {
@@ -22,7 +23,8 @@ TEST(Jpath, StrictApplyThesisExample) {
   EXPECT_EQ(*parse_jpath("this@\"files\"#2@\"mode\"")->apply(kA2), 500);
   auto miss = parse_jpath("this@\"files\"#3@\"mode\"")->apply(kA2);
   ASSERT_FALSE(miss);
-  EXPECT_NE(miss.error().find("has 2 elements, not 3"), std::string::npos) << miss.error();
+  EXPECT_NE(miss.error().find("has 2 elements, not 3"), std::string::npos)
+      << miss.error();
 }
 
 TEST(Jpath, LooseApplyThesisJ2J3) {

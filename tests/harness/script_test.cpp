@@ -17,7 +17,8 @@ TEST(Script, ParsesEveryStepKind) {
       "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\n"
       "\n"
       "wait 1\r\n"
-      "  req 3 on c1:{\"method\":\"GET\",\"headers\":{\"if-none-match\":2.(this@\"etag\").id}}\n"
+      "  req 3 on "
+      "c1:{\"method\":\"GET\",\"headers\":{\"if-none-match\":2.(this@\"etag\").id}}\n"
       "close c0",
       kFns);
   ASSERT_TRUE(s) << s.error();
@@ -31,7 +32,8 @@ TEST(Script, ParsesEveryStepKind) {
             "# create, then read back\n"
             "req 1 on c0: {\"body\":\"x\",\"method\":\"PUT\",\"path\":\"/a\"}\n"
             "wait 1\n"
-            "req 3 on c1: {\"headers\":{\"if-none-match\":2.(this@\"etag\").id},\"method\":\"GET\"}\n"
+            "req 3 on c1: "
+            "{\"headers\":{\"if-none-match\":2.(this@\"etag\").id},\"method\":\"GET\"}\n"
             "close c0\n");
   EXPECT_EQ(next_label(*s), 5u);
 }
@@ -54,7 +56,8 @@ TEST(Script, ErrorsNameLineAndColumn) {
        }) {
     auto s = parse_script(c.text, kFns);
     ASSERT_FALSE(s) << c.text;
-    EXPECT_NE(s.error().find(c.where), std::string::npos) << c.text << " -> " << s.error();
+    EXPECT_NE(s.error().find(c.where), std::string::npos)
+        << c.text << " -> " << s.error();
     EXPECT_NE(s.error().find(c.what), std::string::npos) << c.text << " -> " << s.error();
   }
   EXPECT_FALSE(parse_script(std::string("req 1 on c0: \"a\0b\"", 19), kFns));

@@ -32,7 +32,8 @@ class FunctionRegistry {
   static bool valid_name(const std::string& name);
 
  private:
-  std::shared_ptr<std::map<std::string, Fn>> fns_ = std::make_shared<std::map<std::string, Fn>>();
+  std::shared_ptr<std::map<std::string, Fn>> fns_ =
+      std::make_shared<std::map<std::string, Fn>>();
 };
 
 }  // namespace dualfuzz::harness

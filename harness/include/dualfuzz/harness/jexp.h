@@ -41,9 +41,11 @@ class Jexp {
 
   Kind kind() const { return node_->kind; }
   const Json& value() const { return node_->value; }  // Scalar
-  const std::vector<Jexp>& items() const { return node_->items; }  // Array / Object values
+  const std::vector<Jexp>& items() const {
+    return node_->items;
+  }  // Array / Object values
   const std::vector<std::string>& keys() const { return node_->keys; }  // Object
-  const Ref& reference() const { return node_->ref; }  // Reference
+  const Ref& reference() const { return node_->ref; }                   // Reference
 
   friend bool operator==(const Jexp& a, const Jexp& b);
 

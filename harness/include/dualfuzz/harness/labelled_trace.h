@@ -20,7 +20,9 @@ class LabelledTrace {
     ConnId conn;
     Json ir;
   };
-  void add(Label label, ConnId conn, Json ir) { msgs_.push_back({label, conn, std::move(ir)}); }
+  void add(Label label, ConnId conn, Json ir) {
+    msgs_.push_back({label, conn, std::move(ir)});
+  }
   const Json* find(Label label) const {
     for (const Message& m : msgs_)
       if (m.label == label) return &m.ir;

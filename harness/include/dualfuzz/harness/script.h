@@ -4,7 +4,8 @@
 //   # create, then read back on another connection
 //   req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
 //   wait 1
-//   req 3 on c1: {"method":"GET","path":"/a","headers":{"if-none-match":2.(this@"headers"@"etag").id}}
+//   req 3 on c1:
+//   {"method":"GET","path":"/a","headers":{"if-none-match":2.(this@"headers"@"etag").id}}
 //   close c0
 //
 // `req L on cN: JEXP` sends a request (label L, odd, unique) on connection N;

@@ -16,6 +16,7 @@ Jpath random_jpath(std::mt19937_64& rng);
 // References point at labels in [1, max_label] (none when max_label == 0).
 Jexp random_jexp(std::mt19937_64& rng, const FunctionRegistry& fns, Label max_label,
                  int depth = 3);
-Script random_script(std::mt19937_64& rng, const FunctionRegistry& fns, std::size_t max_steps);
+Script random_script(std::mt19937_64& rng, const FunctionRegistry& fns,
+                     std::size_t max_steps);
 
 }  // namespace dualfuzz::harness
