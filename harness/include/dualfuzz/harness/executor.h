@@ -1,0 +1,63 @@
+// Plays a script against a server and checks the trace with the oracle,
+// incrementally: it stops at the first message no correct server explains.
+//
+//   Executor ex(protocol, transport);
+//   RunResult r = ex.run(script);
+//   if (r.verdict.status == oracle::Verdict::Status::Reject) std::cerr << r.report();
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dualfuzz/harness/labelled_trace.h"
+#include "dualfuzz/harness/protocol.h"
+#include "dualfuzz/harness/script.h"
+#include "dualfuzz/harness/transport.h"
+#include "dualfuzz/oracle/oracle.h"
+
+namespace dualfuzz::harness {
+
+struct RunOptions {
+  std::chrono::milliseconds message_timeout{2000};  // per awaited response
+  bool check_liveness = false;  // a request unanswered past the timeout is a violation
+  bool oracle = true;           // off: crash-only baseline (protocol errors still count)
+};
+
+struct RunResult {
+  enum class Outcome {
+    Pass,
+    ModelViolation,
+    ProtocolViolation,
+    LivenessViolation,
+    Trouble
+  };
+  Outcome outcome = Outcome::Pass;
+  oracle::Verdict verdict;
+  std::string detail;  // why, for a server author
+  LabelledTrace trace;
+  std::vector<oracle::Event> events;  // what the oracle saw
+  bool violation() const {
+    return outcome == Outcome::ModelViolation || outcome == Outcome::ProtocolViolation ||
+           outcome == Outcome::LivenessViolation;
+  }
+  // The trace as a message sequence, then the verdict.
+  std::string report() const;
+};
+
+class Executor {
+ public:
+  Executor(const Protocol& protocol, Transport& transport, RunOptions options = {},
+           std::shared_ptr<oracle::Solver> solver = nullptr);
+  RunResult run(const Script& script);
+
+ private:
+  const Protocol& protocol_;
+  Transport& transport_;
+  RunOptions options_;
+  std::shared_ptr<oracle::Solver> solver_;
+  oracle::ServerModel model_;
+};
+
+}  // namespace dualfuzz::harness

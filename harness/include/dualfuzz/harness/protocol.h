@@ -1,0 +1,40 @@
+// A protocol plugs into dualfuzz with three things (DESIGN.md): a codec
+// (bytes <-> IR), a server model, and generation heuristics (functions for
+// J-expression references; generators come with the mutator).
+//
+//   Protocol http = dualfuzz::specs::http_protocol();
+//   auto parser = http.new_response_stream();
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "dualfuzz/harness/function_registry.h"
+#include "dualfuzz/oracle/server_model.h"
+
+namespace dualfuzz::harness {
+
+// Incremental response decoding for one connection.
+class ResponseStream {
+ public:
+  virtual ~ResponseStream() = default;
+  virtual void expect(const Json& request_ir) = 0;  // per request sent, in order
+  virtual void feed(std::string_view bytes) = 0;
+  virtual void on_eof() = 0;
+  virtual std::optional<Json> next() = 0;  // response IR, normalized for the model
+  virtual bool failed() const = 0;
+  virtual std::string error() const = 0;
+};
+
+struct Protocol {
+  std::string name;
+  std::function<std::string(const Json& request_ir)> print_request;
+  std::function<std::unique_ptr<ResponseStream>()> new_response_stream;
+  std::function<oracle::ServerModel()> model;
+  FunctionRegistry functions = FunctionRegistry::with_builtins();
+};
+
+}  // namespace dualfuzz::harness

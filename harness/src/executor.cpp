@@ -1,0 +1,206 @@
+#include "dualfuzz/harness/executor.h"
+
+#include <deque>
+#include <map>
+#include <set>
+
+namespace dualfuzz::harness {
+namespace {
+
+std::string brief(const Json& v, std::size_t max = 300) {
+  std::string s = dump_json(v);
+  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+}
+
+// One run's mutable state; the Executor itself stays reusable.
+class Run {
+ public:
+  Run(const Protocol& p, Transport& t, const RunOptions& o,
+      std::shared_ptr<oracle::Solver> s, const oracle::ServerModel& m)
+      : p_(p), t_(t), o_(o), oracle_(m, {}, std::move(s)) {}
+
+  RunResult go(const Script& script) {
+    for (const Step& st : script.steps) {
+      if (done()) break;
+      if (const auto* r = std::get_if<RequestStep>(&st)) {
+        request(*r);
+      } else if (const auto* w = std::get_if<WaitStep>(&st)) {
+        await(w->label);
+      } else if (const auto* c = std::get_if<CloseStep>(&st)) {
+        pump(std::chrono::milliseconds(0));
+        if (open_.count(c->conn)) {
+          t_.close(c->conn);
+          closed(c->conn, /*by_server=*/false);
+        }
+      }
+    }
+    // Collect every outstanding response.
+    while (!done() && outstanding() > 0)
+      if (!pump(o_.message_timeout)) {
+        timeout("the run ended");
+        break;
+      }
+    for (ConnId c : std::set<ConnId>(open_)) t_.close(c);
+    return std::move(res_);
+  }
+
+ private:
+  bool done() const { return res_.outcome != RunResult::Outcome::Pass; }
+  std::size_t outstanding() const {
+    std::size_t n = 0;
+    for (const auto& [c, q] : pending_) n += q.size();
+    return n;
+  }
+
+  void observe(oracle::Event e) {
+    res_.events.push_back(e);
+    if (!o_.oracle) return;
+    oracle::Verdict v = oracle_.observe(e);
+    res_.verdict = v;
+    if (v.status == oracle::Verdict::Status::Reject) {
+      res_.outcome = RunResult::Outcome::ModelViolation;
+      res_.detail = v.explanation;
+    }
+  }
+
+  oracle::ConnId model_conn(ConnId c) {
+    auto it = model_conn_.find(c);
+    if (it == model_conn_.end()) it = model_conn_.emplace(c, next_model_conn_++).first;
+    return it->second;
+  }
+
+  void request(const RequestStep& r) {
+    if (!open_.count(r.conn)) {
+      auto ok = t_.open(r.conn);
+      if (!ok) {
+        res_.outcome = RunResult::Outcome::Trouble;
+        res_.detail =
+            "cannot open connection c" + std::to_string(r.conn) + ": " + ok.error();
+        return;
+      }
+      open_.insert(r.conn);
+      model_conn_.erase(r.conn);  // a new connection: a new model connection
+      streams_[r.conn] = p_.new_response_stream();
+      observe(oracle::Event::open(model_conn(r.conn)));
+    }
+    Json ir = evaluate_loose(r.body, res_.trace, p_.functions);
+    res_.trace.add(r.label, r.conn, ir);
+    streams_[r.conn]->expect(ir);
+    pending_[r.conn].push_back(r.label);
+    observe(oracle::Event::request(model_conn(r.conn), r.label, ir));
+    // No receive here: consecutive requests go out together (pipelined on
+    // one connection, concurrent across connections); `wait` steps and the
+    // end of the script decide when the tester looks at the answers.
+    t_.send(r.conn, p_.print_request(ir));
+  }
+
+  void await(Label l) {
+    while (!done() && !res_.trace.find(response_label(l))) {
+      bool still_pending = false;
+      for (const auto& [c, q] : pending_)
+        for (Label x : q) still_pending = still_pending || x == l;
+      if (!still_pending) return;  // its connection closed: it will never come
+      if (!pump(o_.message_timeout)) {
+        timeout("wait " + std::to_string(l));
+        return;
+      }
+    }
+  }
+
+  void timeout(const std::string& where) {
+    if (!o_.check_liveness || outstanding() == 0) return;
+    res_.outcome = RunResult::Outcome::LivenessViolation;
+    res_.detail = "LIVENESS: at `" + where + "`, " + std::to_string(outstanding()) +
+                  " request(s) were still unanswered after " +
+                  std::to_string(o_.message_timeout.count()) + " ms of silence";
+  }
+
+  void closed(ConnId c, bool by_server) {
+    open_.erase(c);
+    if (by_server && !pending_[c].empty())
+      res_.detail += "note: the server closed c" + std::to_string(c) + " with " +
+                     std::to_string(pending_[c].size()) + " request(s) unanswered\n";
+    pending_.erase(c);
+    streams_.erase(c);
+    observe(oracle::Event::close(model_conn(c)));
+  }
+
+  // Receives and decodes; false when nothing arrived in time.
+  bool pump(std::chrono::milliseconds timeout) {
+    auto in = t_.receive(timeout);
+    for (auto& msg : in) {
+      if (done()) break;
+      auto s = streams_.find(msg.conn);
+      if (s == streams_.end()) continue;  // already closed on our side
+      if (!msg.bytes.empty()) s->second->feed(msg.bytes);
+      if (msg.eof) s->second->on_eof();
+      while (!done()) {
+        auto resp = s->second->next();
+        if (!resp) break;
+        auto& q = pending_[msg.conn];
+        Label l = q.empty() ? 0 : q.front();
+        if (!q.empty()) q.pop_front();
+        res_.trace.add(l ? response_label(l) : 0, msg.conn, *resp);
+        observe(oracle::Event::response(model_conn(msg.conn), l ? response_label(l) : 0,
+                                        *resp));
+      }
+      if (!done() && s->second->failed()) {
+        res_.outcome = RunResult::Outcome::ProtocolViolation;
+        res_.detail = "PROTOCOL VIOLATION on c" + std::to_string(msg.conn) + ": " +
+                      s->second->error() + "\n";
+      }
+      if (!done() && (msg.eof || !msg.error.empty())) {
+        if (!msg.error.empty())
+          res_.detail += "note: c" + std::to_string(msg.conn) + ": " + msg.error + "\n";
+        closed(msg.conn, true);
+      }
+    }
+    return !in.empty();
+  }
+
+  const Protocol& p_;
+  Transport& t_;
+  const RunOptions& o_;
+  oracle::Oracle oracle_;
+  RunResult res_;
+  std::set<ConnId> open_;
+  std::map<ConnId, std::deque<Label>> pending_;
+  std::map<ConnId, std::unique_ptr<ResponseStream>> streams_;
+  std::map<ConnId, oracle::ConnId> model_conn_;
+  oracle::ConnId next_model_conn_ = 0;
+};
+
+}  // namespace
+
+Executor::Executor(const Protocol& protocol, Transport& transport, RunOptions options,
+                   std::shared_ptr<oracle::Solver> solver)
+    : protocol_(protocol),
+      transport_(transport),
+      options_(options),
+      solver_(solver ? std::move(solver) : std::make_shared<oracle::Solver>()),
+      model_(protocol.model()) {}
+
+RunResult Executor::run(const Script& script) {
+  Run r(protocol_, transport_, options_, solver_, model_);
+  return r.go(script);
+}
+
+std::string RunResult::report() const {
+  std::string s = "trace (c = connection, > sent, < received):\n";
+  for (const auto& m : trace.messages())
+    s += "  c" + std::to_string(m.conn) + (is_request_label(m.label) ? " > " : " < ") +
+         std::to_string(m.label) + " " + brief(m.ir) + "\n";
+  switch (outcome) {
+    case Outcome::Pass:
+      s += "verdict: no violation\n";
+      break;
+    case Outcome::Trouble:
+      s += "verdict: could not run: ";
+      break;
+    default:
+      break;
+  }
+  return s + detail;
+}
+
+}  // namespace dualfuzz::harness
