@@ -13,5 +13,7 @@ inline constexpr int kTrouble = 2;
 
 // Registers `history`; `run` is set to the command's body.
 void add_history_command(CLI::App& app, std::function<int()>& run);
+// Registers `run` and `bugs`.
+void add_run_command(CLI::App& app, std::function<int()>& run);
 
 }  // namespace dualfuzz::cli

@@ -1,5 +1,7 @@
 // dualfuzz: functional fuzzing of networked servers by dualization.
 //   dualfuzz history --format jepsen-etcd FILE
+//   dualfuzz run --target inprocess:lost-update corpora/http/lost-update.txt
+//   dualfuzz bugs
 #include <exception>
 #include <functional>
 #include <iostream>
@@ -12,6 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::function<int()> run;
   dualfuzz::cli::add_history_command(app, run);
+  dualfuzz::cli::add_run_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
