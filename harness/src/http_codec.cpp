@@ -200,6 +200,17 @@ void ResponseParser::run() {
     switch (state_) {
       case State::StatusLine: {
         if (pos_ == buf_.size()) goto out;
+        {
+          // Fail fast on bytes that cannot start a response, even before a
+          // line ends (a server sending garbage may never send a newline).
+          std::string_view rest = std::string_view(buf_).substr(pos_);
+          std::size_t n = std::min<std::size_t>(rest.size(), 5);
+          if (rest[0] != '\r' && rest[0] != '\n' &&
+              rest.substr(0, n) != std::string_view("HTTP/").substr(0, n)) {
+            fail("malformed status line", rest.substr(0, rest.find('\n')));
+            goto out;
+          }
+        }
         if (!take_line(line)) goto out;
         if (line.empty()) {
           // Tolerate a stray CRLF between messages (RFC 9112 §2.2).

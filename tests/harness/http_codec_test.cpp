@@ -58,10 +58,10 @@ TEST(HttpCodec, TruncationAndGarbageAreViolationsShowingTheBytes) {
                      &err);
   EXPECT_TRUE(r.empty());
   EXPECT_NE(err.find("closed in the middle"), std::string::npos) << err;
-  parse_all({"GET"}, "HTTX/1.1 200 OK\r\n\r\n", 5, false, &err);
+  parse_all({"GET"}, "HTTX/1.1 200 OK\r\n\r\n", 100, false, &err);
   EXPECT_NE(err.find("malformed status line"), std::string::npos) << err;
   EXPECT_NE(err.find("HTTX/1.1 200 OK"), std::string::npos) << err;
-  parse_all({"GET"}, std::string("\x00\xff garbage\n", 11), 1, false, &err);
+  parse_all({"GET"}, std::string("\x00\xff garbage\n", 11), 100, false, &err);
   EXPECT_NE(err.find("\\x00\\xff"), std::string::npos) << err;
   parse_all({"GET"},
             "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 7,

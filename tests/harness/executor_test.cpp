@@ -1,0 +1,118 @@
+// The executor against scripted misbehaving servers: garbage, a close in the
+// middle of a response, silence, unsolicited bytes. None may crash dualfuzz
+// or lose the trace; each ends in the right kind of verdict.
+#include "dualfuzz/harness/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "dualfuzz/specs/http_protocol.h"
+
+namespace dualfuzz::harness {
+namespace {
+
+// A server that answers every request with `reply(conn, request_bytes)`.
+class FakeTransport final : public Transport {
+ public:
+  using Reply = std::function<std::vector<Incoming>(ConnId, const std::string&)>;
+  explicit FakeTransport(Reply r) : reply_(std::move(r)) {}
+  Result<bool> open(ConnId) override { return true; }
+  void send(ConnId c, std::string_view b) override {
+    for (auto& in : reply_(c, std::string(b))) queue_.push_back(std::move(in));
+  }
+  void close(ConnId) override {}
+  std::vector<Incoming> receive(std::chrono::milliseconds) override {
+    return std::exchange(queue_, {});
+  }
+
+ private:
+  Reply reply_;
+  std::vector<Incoming> queue_;
+};
+
+const Protocol& http() {
+  static const Protocol p = specs::http_protocol();
+  return p;
+}
+RunResult play(FakeTransport::Reply reply, const std::string& text,
+               bool liveness = false) {
+  FakeTransport t(std::move(reply));
+  RunOptions o;
+  o.check_liveness = liveness;
+  o.message_timeout = std::chrono::milliseconds(10);
+  Executor ex(http(), t, o);
+  return ex.run(*parse_script(text, http().functions));
+}
+const char* kGet = R"(req 1 on c0: {"method":"GET","path":"/a"})";
+
+TEST(Executor, WellBehavedServerPasses) {
+  auto r = play(
+      [](ConnId c, const std::string&) {
+        return std::vector<Transport::Incoming>{
+            {c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, {}}};
+      },
+      kGet);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
+  EXPECT_EQ(r.trace.size(), 2u);
+}
+
+TEST(Executor, GarbageIsAProtocolViolationShowingTheBytes) {
+  auto r = play(
+      [](ConnId c, const std::string&) {
+        return std::vector<Transport::Incoming>{
+            {c, std::string("\x16\x03\x01 hello\r\n", 10), false, {}}};
+      },
+      kGet);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::ProtocolViolation);
+  EXPECT_NE(r.report().find("\\x16\\x03\\x01"), std::string::npos) << r.report();
+  EXPECT_EQ(r.trace.size(), 1u) << "the request stays in the trace";
+}
+
+TEST(Executor, CloseMidResponseIsAProtocolViolation) {
+  auto r = play(
+      [](ConnId c, const std::string&) {
+        return std::vector<Transport::Incoming>{
+            {c, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", /*eof=*/true, {}}};
+      },
+      kGet);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::ProtocolViolation) << r.report();
+  EXPECT_NE(r.report().find("closed in the middle"), std::string::npos);
+}
+
+TEST(Executor, SilenceIsALivenessViolationOnlyWhenAskedFor) {
+  auto silent = [](ConnId, const std::string&) {
+    return std::vector<Transport::Incoming>{};
+  };
+  EXPECT_EQ(play(silent, kGet).outcome, RunResult::Outcome::Pass);
+  auto r = play(silent, kGet, /*liveness=*/true);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::LivenessViolation);
+  EXPECT_NE(r.report().find("unanswered"), std::string::npos);
+}
+
+TEST(Executor, ServerClosingWithoutAnswerIsNotAModelViolation) {
+  auto r = play(
+      [](ConnId c, const std::string&) {
+        return std::vector<Transport::Incoming>{{c, "", /*eof=*/true, {}}};
+      },
+      std::string(kGet) + "\nreq 3 on c0: {\"method\":\"GET\",\"path\":\"/b\"}");
+  EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
+  EXPECT_NE(r.report().find("closed c0"), std::string::npos);
+}
+
+TEST(Executor, WrongAnswerIsAModelViolation) {
+  auto r = play(
+      [](ConnId c, const std::string&) {
+        return std::vector<Transport::Incoming>{
+            {c,
+             "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi",
+             false,
+             {}}};  // /a was never created
+      },
+      kGet);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::ModelViolation);
+  EXPECT_NE(r.report().find("VIOLATION"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dualfuzz::harness
