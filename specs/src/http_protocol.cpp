@@ -2,6 +2,7 @@
 
 #include "dualfuzz/harness/http_codec.h"
 #include "dualfuzz/specs/http.h"
+#include "dualfuzz/specs/http_heuristics.h"
 
 namespace dualfuzz::specs {
 namespace {
@@ -37,6 +38,8 @@ harness::Protocol http_protocol() {
   };
   p.new_response_stream = [] { return std::make_unique<HttpStream>(); };
   p.model = http_model;
+  p.generate_request = http_generate_request;
+  p.mutate_request = http_mutate_request;
   // Trace-based heuristic functions (thesis §5.2.2): reuse a tag weakly or
   // strongly.
   p.functions.add("weak", [](const harness::Json& j) -> Result<harness::Json> {

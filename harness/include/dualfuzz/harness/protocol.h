@@ -9,10 +9,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 
 #include "dualfuzz/harness/function_registry.h"
+#include "dualfuzz/harness/jexp.h"
 #include "dualfuzz/oracle/server_model.h"
 
 namespace dualfuzz::harness {
@@ -35,6 +37,15 @@ struct Protocol {
   std::function<std::unique_ptr<ResponseStream>()> new_response_stream;
   std::function<oracle::ServerModel()> model;
   FunctionRegistry functions = FunctionRegistry::with_builtins();
+  // Generation heuristics (thesis §5.2): a new request given the requests
+  // before it (state-based: paths already used; trace-based: references to
+  // labels of earlier responses), and a small change to an existing one.
+  struct Context {
+    std::vector<Jexp> earlier;          // earlier request bodies, in order
+    std::vector<Label> earlier_labels;  // their labels
+  };
+  std::function<Jexp(std::mt19937_64&, const Context&)> generate_request;
+  std::function<Jexp(std::mt19937_64&, const Jexp&, const Context&)> mutate_request;
 };
 
 }  // namespace dualfuzz::harness

@@ -1,0 +1,217 @@
+#include "dualfuzz/mutator/script_mutator.h"
+
+#include <map>
+#include <set>
+
+namespace dualfuzz::mutator {
+using harness::CloseStep;
+using harness::ConnId;
+using harness::Jexp;
+using harness::Label;
+using harness::RequestStep;
+using harness::Script;
+using harness::Step;
+using harness::WaitStep;
+
+namespace {
+std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n ? rng() % n : 0; }
+
+std::vector<std::size_t> request_positions(const Script& s) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < s.steps.size(); ++i)
+    if (std::holds_alternative<RequestStep>(s.steps[i])) out.push_back(i);
+  return out;
+}
+ConnId some_conn(const Script& s, std::mt19937_64& rng) {
+  std::set<ConnId> used;
+  for (const Step& st : s.steps)
+    if (const auto* r = std::get_if<RequestStep>(&st)) used.insert(r->conn);
+  if (used.empty() || pick(rng, 4) == 0) return static_cast<ConnId>(pick(rng, 4));
+  auto it = used.begin();
+  std::advance(it, pick(rng, used.size()));
+  return *it;
+}
+
+// References to labels renamed by `map` follow the rename.
+Jexp relabel(const Jexp& e, const std::map<Label, Label>& map) {
+  switch (e.kind()) {
+    case Jexp::Kind::Scalar:
+      return e;
+    case Jexp::Kind::Reference: {
+      Jexp::Ref r = e.reference();
+      Label req = r.label % 2 ? r.label : r.label - 1;
+      if (auto it = map.find(req); it != map.end())
+        r.label = it->second + (r.label - req);
+      return Jexp::ref(r);
+    }
+    case Jexp::Kind::Array: {
+      std::vector<Jexp> items;
+      for (const Jexp& x : e.items()) items.push_back(relabel(x, map));
+      return Jexp::array(std::move(items));
+    }
+    case Jexp::Kind::Object: {
+      std::vector<std::pair<std::string, Jexp>> f;
+      for (std::size_t i = 0; i < e.keys().size(); ++i)
+        f.emplace_back(e.keys()[i], relabel(e.items()[i], map));
+      return Jexp::object(std::move(f));
+    }
+  }
+  return e;
+}
+}  // namespace
+
+harness::Protocol::Context ScriptMutator::context(const Script& s,
+                                                  std::size_t before) const {
+  harness::Protocol::Context ctx;
+  for (std::size_t i = 0; i < before && i < s.steps.size(); ++i)
+    if (const auto* r = std::get_if<RequestStep>(&s.steps[i])) {
+      ctx.earlier.push_back(r->body);
+      ctx.earlier_labels.push_back(r->label);
+    }
+  return ctx;
+}
+
+void ScriptMutator::repair(Script& s) {
+  std::set<Label> seen;
+  std::vector<Step> kept;
+  for (Step& st : s.steps) {
+    if (auto* r = std::get_if<RequestStep>(&st)) {
+      if (r->label % 2 == 0 || !seen.insert(r->label).second) continue;
+      r->conn = std::min<ConnId>(r->conn, harness::kMaxConn);
+    } else if (const auto* w = std::get_if<WaitStep>(&st)) {
+      if (!seen.count(w->label)) continue;
+    }
+    kept.push_back(std::move(st));
+  }
+  if (kept.size() > harness::kMaxSteps) kept.resize(harness::kMaxSteps);
+  s.steps = std::move(kept);
+}
+
+void ScriptMutator::fit(Script& s, std::size_t max_size) {
+  while (!s.steps.empty() && harness::print_script(s).size() > max_size) {
+    s.steps.pop_back();
+    repair(s);
+  }
+}
+
+void ScriptMutator::mutate_once(Script& s, std::mt19937_64& rng) const {
+  auto reqs = request_positions(s);
+  const std::size_t n = s.steps.size();
+  switch (pick(rng, reqs.empty() ? 1 : 10)) {
+    case 0: {  // insert a generated request
+      std::size_t at = pick(rng, n + 1);
+      s.steps.insert(s.steps.begin() + at,
+                     RequestStep{harness::next_label(s), some_conn(s, rng),
+                                 protocol_.generate_request(rng, context(s, at))});
+      break;
+    }
+    case 1:  // delete a step
+      s.steps.erase(s.steps.begin() + pick(rng, n));
+      break;
+    case 2: {  // duplicate a request later on
+      std::size_t from = reqs[pick(rng, reqs.size())];
+      RequestStep copy = std::get<RequestStep>(s.steps[from]);
+      copy.label = harness::next_label(s);
+      s.steps.insert(s.steps.begin() + from + 1 + pick(rng, n - from), copy);
+      break;
+    }
+    case 3:  // swap neighbours
+      if (n >= 2) {
+        std::size_t i = pick(rng, n - 1);
+        std::swap(s.steps[i], s.steps[i + 1]);
+      }
+      break;
+    case 4:  // move a request to another connection
+      std::get<RequestStep>(s.steps[reqs[pick(rng, reqs.size())]]).conn =
+          some_conn(s, rng);
+      break;
+    case 5:
+    case 6: {  // change a request (method, path, headers, body)
+      std::size_t at = reqs[pick(rng, reqs.size())];
+      auto& r = std::get<RequestStep>(s.steps[at]);
+      r.body = protocol_.mutate_request(rng, r.body, context(s, at));
+      break;
+    }
+    case 7: {  // wait for an earlier request
+      std::size_t after = reqs[pick(rng, reqs.size())];
+      Label l = std::get<RequestStep>(s.steps[after]).label;
+      s.steps.insert(s.steps.begin() + after + 1 + pick(rng, n - after), WaitStep{l});
+      break;
+    }
+    case 8: {  // drop an ordering directive, or close a connection
+      std::vector<std::size_t> waits;
+      for (std::size_t i = 0; i < n; ++i)
+        if (std::holds_alternative<WaitStep>(s.steps[i])) waits.push_back(i);
+      if (!waits.empty() && pick(rng, 2)) {
+        s.steps.erase(s.steps.begin() + waits[pick(rng, waits.size())]);
+      } else {
+        s.steps.insert(s.steps.begin() + pick(rng, n + 1), CloseStep{some_conn(s, rng)});
+      }
+      break;
+    }
+    default: {  // replace a request by a fresh one, keeping its label and place
+      std::size_t at = reqs[pick(rng, reqs.size())];
+      auto& r = std::get<RequestStep>(s.steps[at]);
+      r.body = protocol_.generate_request(rng, context(s, at));
+      break;
+    }
+  }
+  repair(s);
+}
+
+Script ScriptMutator::generate(std::mt19937_64& rng, std::size_t requests) const {
+  Script s;
+  for (std::size_t i = 0; i < requests; ++i) {
+    Label l = harness::next_label(s);
+    s.steps.push_back(
+        RequestStep{l, some_conn(s, rng),
+                    protocol_.generate_request(rng, context(s, s.steps.size()))});
+    if (pick(rng, 2)) s.steps.push_back(WaitStep{l});
+  }
+  return s;
+}
+
+std::string ScriptMutator::mutate(std::string_view input, std::size_t max_size,
+                                  std::mt19937_64& rng) const {
+  auto parsed = harness::parse_script(input, protocol_.functions);
+  Script s = parsed ? std::move(*parsed) : generate(rng, 1 + pick(rng, 6));
+  for (std::size_t k = 1 + pick(rng, 4); k > 0; --k) mutate_once(s, rng);
+  fit(s, max_size);
+  return harness::print_script(s);
+}
+
+std::string ScriptMutator::crossover(std::string_view a, std::string_view b,
+                                     std::size_t max_size, std::mt19937_64& rng) const {
+  auto pa = harness::parse_script(a, protocol_.functions);
+  auto pb = harness::parse_script(b, protocol_.functions);
+  if (!pa || !pb) return mutate(pa ? a : b, max_size, rng);
+  Script out;
+  out.steps.assign(pa->steps.begin(),
+                   pa->steps.begin() + pick(rng, pa->steps.size() + 1));
+  std::size_t from = pick(rng, pb->steps.size() + 1);
+  std::map<Label, Label> map;
+  Label next = std::max(harness::next_label(*pa), harness::next_label(out));
+  for (std::size_t i = from; i < pb->steps.size(); ++i) {
+    Step st = pb->steps[i];
+    if (auto* r = std::get_if<RequestStep>(&st)) {
+      map[r->label] = next;
+      r->label = next;
+      next += 2;
+    }
+    out.steps.push_back(std::move(st));
+  }
+  for (std::size_t i = 0; i < out.steps.size(); ++i) {
+    if (auto* r = std::get_if<RequestStep>(&out.steps[i])) {
+      if (i >= out.steps.size() - (pb->steps.size() - from))
+        r->body = relabel(r->body, map);
+    } else if (auto* w = std::get_if<WaitStep>(&out.steps[i])) {
+      if (i >= out.steps.size() - (pb->steps.size() - from))
+        if (auto it = map.find(w->label); it != map.end()) w->label = it->second;
+    }
+  }
+  repair(out);
+  fit(out, max_size);
+  return harness::print_script(out);
+}
+
+}  // namespace dualfuzz::mutator

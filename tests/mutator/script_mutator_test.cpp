@@ -1,0 +1,77 @@
+#include "dualfuzz/mutator/script_mutator.h"
+
+#include <gtest/gtest.h>
+
+#include "dualfuzz/specs/http_protocol.h"
+
+namespace dualfuzz::mutator {
+namespace {
+
+const ScriptMutator& mutator() {
+  static const ScriptMutator m(specs::http_protocol());
+  return m;
+}
+
+TEST(ScriptMutator, OutputsAlwaysParseFitAndKeepTheRules) {
+  std::mt19937_64 rng(5);
+  std::string cur = "garbage that is not a script";
+  int refs = 0, waits = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::size_t max = 64 + rng() % 2048;
+    std::string next = mutator().mutate(cur, max, rng);
+    ASSERT_LE(next.size(), max);
+    auto s = harness::parse_script(next, mutator().protocol().functions);
+    ASSERT_TRUE(s) << next << "\n" << s.error();
+    ASSERT_EQ(harness::validate(*s), std::nullopt) << next;
+    refs += next.find(".(this@") != std::string::npos;
+    waits += next.find("wait ") != std::string::npos;
+    cur = i % 50 == 0 ? std::string() : next;
+  }
+  EXPECT_GT(refs, 100) << "trace-based heuristics should appear";
+  EXPECT_GT(waits, 100) << "ordering directives should appear";
+}
+
+TEST(ScriptMutator, DeterministicForASeed) {
+  std::mt19937_64 a(99), b(99);
+  std::string x, y;
+  for (int i = 0; i < 100; ++i) {
+    x = mutator().mutate(x, 4096, a);
+    y = mutator().mutate(y, 4096, b);
+  }
+  EXPECT_EQ(x, y);
+}
+
+TEST(ScriptMutator, ShrinksBelowTheInputWhenAsked) {
+  std::mt19937_64 rng(1);
+  std::string big = harness::print_script(mutator().generate(rng, 20));
+  ASSERT_GT(big.size(), 300u);
+  std::string small = mutator().mutate(big, big.size() / 3, rng);
+  EXPECT_LE(small.size(), big.size() / 3);
+  EXPECT_TRUE(harness::parse_script(small, mutator().protocol().functions));
+}
+
+TEST(ScriptMutator, CrossoverRenumbersLabelsAndReferences) {
+  const auto& fns = mutator().protocol().functions;
+  std::string a =
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\nwait 1\n";
+  std::string b =
+      "req 1 on c1: {\"method\":\"GET\",\"path\":\"/a\"}\nwait 1\n"
+      "req 3 on c1: "
+      "{\"headers\":{\"if-match\":2.(this@\"headers\"@\"etag\").id},\"method\":\"PUT\","
+      "\"path\":\"/a\"}\n";
+  std::mt19937_64 rng(3);
+  int mixed = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::string c = mutator().crossover(a, b, 4096, rng);
+    auto s = harness::parse_script(c, fns);
+    ASSERT_TRUE(s) << c << s.error();
+    ASSERT_EQ(harness::validate(*s), std::nullopt) << c;
+    if (c.find("req 1 on c0") != std::string::npos &&
+        c.find("req 5 on c1: {\"headers\":{\"if-match\":4.(") != std::string::npos)
+      ++mixed;
+  }
+  EXPECT_GT(mixed, 0) << "a reference into b must follow b's renumbered labels";
+}
+
+}  // namespace
+}  // namespace dualfuzz::mutator
