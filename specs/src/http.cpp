@@ -189,40 +189,28 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
   auto fail412 = [q, st]() {
     return respond(q, Sym::object({{"status", Sym::lit(412)}}), st);
   };
-  // Step 1: If-Match (strong comparison).
-  if (has_header(r, "if-match")) {
-    return oracle::ifx(
-        list_matches(header(r, "if-match"), file, true),
-        [=]() -> Tree {
-          // Step 3 still applies after a successful If-Match.
-          if (has_header(r, "if-none-match")) {
-            return oracle::ifx(
-                list_matches(header(r, "if-none-match"), file, false),
-                [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
-          }
-          return proceed();
-        },
-        fail412);
-  }
+  auto after_step2 = [=]() -> Tree {
+    // Points into this closure's own copy of the state (it may outlive the caller's).
+    const Resource* file = st.file ? &*st.file : nullptr;
+    // Step 3: If-None-Match (weak comparison).
+    if (has_header(r, "if-none-match"))
+      return oracle::ifx(list_matches(header(r, "if-none-match"), file, false),
+                         [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
+    // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
+    if (auto d = parse_http_date(header(r, "if-modified-since")); d && safe && file) {
+      Sym not_since = oracle::le(file->modified, Sym::lit(*d));
+      return oracle::choose(
+          proceed(), oracle::ifx(not_since, [=] { return not_modified(q, st); }, proceed));
+    }
+    return proceed();
+  };
+  // Step 1: If-Match (strong comparison); when true, go on to step 3.
+  if (has_header(r, "if-match"))
+    return oracle::ifx(list_matches(header(r, "if-match"), file, true), after_step2, fail412);
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
   if (auto d = parse_http_date(header(r, "if-unmodified-since")); d && file)
     unmodified = oracle::le(file->modified, Sym::lit(*d));
-  auto after_step2 = [=]() -> Tree {
-    // Step 3: If-None-Match (weak comparison).
-    if (has_header(r, "if-none-match"))
-      return oracle::ifx(
-          list_matches(header(r, "if-none-match"), file, false),
-          [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
-    // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
-    if (auto d = parse_http_date(header(r, "if-modified-since")); d && safe && file) {
-      Sym not_since = oracle::le(file->modified, Sym::lit(*d));
-      return oracle::choose(proceed(),
-                            oracle::ifx(
-                                not_since, [=] { return not_modified(q, st); }, proceed));
-    }
-    return proceed();
-  };
   return oracle::ifx(unmodified, after_step2, fail412);
 }
 

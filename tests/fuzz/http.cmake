@@ -2,3 +2,11 @@
 dualfuzz_fuzzer(http_response_parser_fuzzer
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_response_parser_fuzzer.cpp
                 LIBS dualfuzz::harness)
+# The functional fuzz target (in-process reference server + oracle), with the
+# structure-aware custom mutator.
+if(TARGET dualfuzz_refserver AND TARGET dualfuzz_mutator)
+  dualfuzz_fuzzer(http_inprocess_fuzzer
+                  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_inprocess_fuzzer.cpp
+                          ${PROJECT_SOURCE_DIR}/mutator/libfuzzer/http_mutator_hooks.cpp
+                  LIBS dualfuzz::refserver dualfuzz::specs dualfuzz::mutator)
+endif()

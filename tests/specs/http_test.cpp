@@ -172,6 +172,18 @@ TEST(HttpModel, IfUnmodifiedSinceAndIfModifiedSince) {
   EXPECT_FALSE(accepted(wrong));
 }
 
+TEST(HttpModel, IfModifiedSinceStillAppliesAfterASuccessfulIfMatch) {
+  // RFC 9110 §13.2.2: If-Match true -> step 3 -> step 4. Found by the fuzzer
+  // as a false alarm against the correct reference server.
+  auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"1\"", kT0), "x")}};
+  base.push_back({req("GET", "/a",
+                      {{"if-match", "\"1\""}, {"if-modified-since", format_http_date(kT0 + 100)}}),
+                  resp(304)});
+  EXPECT_TRUE(accepted(base));
+}
+
 TEST(HttpModel, MethodsAndOddPaths) {
   EXPECT_TRUE(accepted({{req("POST", "/a"), resp(405)}}));
   EXPECT_TRUE(accepted({{req("BREW", "/a"), resp(501)}}));
