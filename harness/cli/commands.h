@@ -15,5 +15,7 @@ inline constexpr int kTrouble = 2;
 void add_history_command(CLI::App& app, std::function<int()>& run);
 // Registers `run` and `bugs`.
 void add_run_command(CLI::App& app, std::function<int()>& run);
+// Registers `fuzz`.
+void add_fuzz_command(CLI::App& app, std::function<int()>& run);
 
 }  // namespace dualfuzz::cli

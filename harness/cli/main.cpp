@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   dualfuzz::cli::add_history_command(app, run);
   dualfuzz::cli::add_run_command(app, run);
+  dualfuzz::cli::add_fuzz_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

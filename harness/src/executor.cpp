@@ -17,7 +17,7 @@ class Run {
  public:
   Run(const Protocol& p, Transport& t, const RunOptions& o,
       std::shared_ptr<oracle::Solver> s, const oracle::ServerModel& m)
-      : p_(p), t_(t), o_(o), oracle_(m, {}, std::move(s)) {}
+      : p_(p), t_(t), o_(o), oracle_(m, o.oracle_options, std::move(s)) {}
 
   RunResult go(const Script& script) {
     for (const Step& st : script.steps) {
@@ -64,8 +64,11 @@ class Run {
   }
 
   oracle::ConnId model_conn(ConnId c) {
+    // The first connection named cN is model connection N, so explanations
+    // use the script's numbers; a reopened cN gets a fresh id above 63.
     auto it = model_conn_.find(c);
-    if (it == model_conn_.end()) it = model_conn_.emplace(c, next_model_conn_++).first;
+    if (it == model_conn_.end())
+      it = model_conn_.emplace(c, used_model_conns_.insert(c).second ? c : next_model_conn_++).first;
     return it->second;
   }
 
@@ -167,7 +170,8 @@ class Run {
   std::map<ConnId, std::deque<Label>> pending_;
   std::map<ConnId, std::unique_ptr<ResponseStream>> streams_;
   std::map<ConnId, oracle::ConnId> model_conn_;
-  oracle::ConnId next_model_conn_ = 0;
+  oracle::ConnId next_model_conn_ = kMaxConn + 1;
+  std::set<oracle::ConnId> used_model_conns_;
 };
 
 }  // namespace

@@ -1,14 +1,32 @@
 #include "dualfuzz/harness/jexp.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace dualfuzz::harness {
+namespace {
+
+// The string as it will read back after printing: the printer replaces
+// invalid UTF-8, so values built in code are normalized up front.
+std::string printable(std::string s) {
+  bool ascii = true;
+  for (unsigned char c : s) ascii = ascii && c < 0x80;
+  if (ascii) return s;
+  Json back = Json::parse(dump_json(Json(s)), nullptr, false);
+  return back.is_string() ? back.get<std::string>() : std::string();
+}
+
+}  // namespace
 
 Jexp Jexp::scalar(Json v) {
   auto n = std::make_shared<Node>();
   n->kind = Kind::Scalar;
-  n->value = v.is_structured() ? Json(nullptr) : std::move(v);
+  if (v.is_structured() || (v.is_number_float() && !std::isfinite(v.get<double>())))
+    v = nullptr;  // printed as null anyway
+  else if (v.is_string())
+    v = printable(v.get<std::string>());
+  n->value = std::move(v);
   return Jexp(std::move(n));
 }
 
@@ -20,6 +38,7 @@ Jexp Jexp::array(std::vector<Jexp> items) {
 }
 
 Jexp Jexp::object(std::vector<std::pair<std::string, Jexp>> fields) {
+  for (auto& f : fields) f.first = printable(std::move(f.first));
   std::stable_sort(fields.begin(), fields.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   auto n = std::make_shared<Node>();
@@ -277,6 +296,19 @@ std::vector<const LabelledTrace::Message*> by_nearness(const LabelledTrace& t, L
   return ms;
 }
 
+// Registered functions are protocol code: their failures, thrown or
+// returned, become errors rather than escaping the API.
+Result<Json> call(const FunctionRegistry::Fn& fn, const std::string& name,
+                  const Json& arg) {
+  try {
+    auto r = fn(arg);
+    if (!r) return make_error("function `" + name + "` failed: " + r.error());
+    return r;
+  } catch (const std::exception& ex) {
+    return make_error("function `" + name + "` threw: " + ex.what());
+  }
+}
+
 template <bool Strict>
 Result<Json> eval(const Jexp& e, const LabelledTrace& t, const FunctionRegistry& fns) {
   switch (e.kind()) {
@@ -303,18 +335,19 @@ Result<Json> eval(const Jexp& e, const LabelledTrace& t, const FunctionRegistry&
     case Jexp::Kind::Reference: {
       const Jexp::Ref& r = e.reference();
       const FunctionRegistry::Fn* fn = fns.find(r.function);
-      if (!fn) return make_error("unknown function `" + r.function + "`");
       if constexpr (Strict) {
+        if (!fn) return make_error("unknown function `" + r.function + "`");
         const Json* m = t.find(r.label);
         if (!m) return make_error("no message labelled " + std::to_string(r.label));
         auto sub = r.path.apply(*m);
         if (!sub)
           return make_error("message " + std::to_string(r.label) + ": " + sub.error());
-        return (*fn)(*sub);
+        return call(*fn, r.function, *sub);
       } else {
+        if (!fn) return Json(nullptr);
         for (const auto* m : by_nearness(t, r.label))
           if (auto sub = r.path.apply_loose(m->ir)) {
-            auto v = (*fn)(*sub);
+            auto v = call(*fn, r.function, *sub);
             return v ? *v : Json(nullptr);
           }
         return Json(nullptr);
@@ -364,6 +397,88 @@ std::vector<Jexp::Ref> references(const Jexp& e) {
   std::vector<Jexp::Ref> out;
   collect(e, out);
   return out;
+}
+
+int jexp_depth(const Jexp& e) {
+  int d = 0;
+  for (const Jexp& x : e.items()) d = std::max(d, 1 + jexp_depth(x));
+  return d;
+}
+
+namespace {
+
+void leaves(const Jexp& e, JexpPos& at, std::vector<JexpPos>& out) {
+  if (e.kind() == Jexp::Kind::Scalar || e.kind() == Jexp::Kind::Reference) {
+    out.push_back(at);
+    return;
+  }
+  for (std::size_t i = 0; i < e.items().size(); ++i) {
+    at.push_back(i);
+    leaves(e.items()[i], at, out);
+    at.pop_back();
+  }
+}
+
+// Container `e` (same kind and keys) with new children.
+Jexp rebuild(const Jexp& e, std::vector<Jexp> items) {
+  if (e.kind() == Jexp::Kind::Array) return Jexp::array(std::move(items));
+  std::vector<std::pair<std::string, Jexp>> f;
+  for (std::size_t k = 0; k < items.size(); ++k)
+    f.emplace_back(e.keys()[k], std::move(items[k]));
+  return Jexp::object(std::move(f));
+}
+
+Jexp with_child(const Jexp& e, std::size_t i, Jexp child) {
+  std::vector<Jexp> items = e.items();
+  items[i] = std::move(child);
+  return rebuild(e, std::move(items));
+}
+
+std::optional<Jexp> replace(const Jexp& e, const JexpPos& pos, std::size_t depth,
+                            Jexp& by) {
+  if (depth == pos.size()) return std::move(by);
+  if (pos[depth] >= e.items().size()) return std::nullopt;
+  auto child = replace(e.items()[pos[depth]], pos, depth + 1, by);
+  if (!child) return std::nullopt;
+  return with_child(e, pos[depth], std::move(*child));
+}
+
+}  // namespace
+
+std::vector<JexpPos> leaf_positions(const Jexp& e) {
+  std::vector<JexpPos> out;
+  JexpPos at;
+  leaves(e, at, out);
+  return out;
+}
+
+std::optional<Jexp> jexp_at(const Jexp& e, const JexpPos& pos) {
+  const Jexp* cur = &e;
+  for (std::size_t i : pos) {
+    if (i >= cur->items().size()) return std::nullopt;
+    cur = &cur->items()[i];
+  }
+  return *cur;
+}
+
+std::optional<Jexp> replace_at(const Jexp& e, const JexpPos& pos, Jexp by) {
+  return replace(e, pos, 0, by);
+}
+
+Jexp map_references(const Jexp& e, const std::function<Jexp(const Jexp::Ref&)>& f) {
+  switch (e.kind()) {
+    case Jexp::Kind::Scalar:
+      return e;
+    case Jexp::Kind::Reference:
+      return f(e.reference());
+    case Jexp::Kind::Array:
+    case Jexp::Kind::Object: {
+      std::vector<Jexp> items;
+      for (const Jexp& x : e.items()) items.push_back(map_references(x, f));
+      return rebuild(e, std::move(items));
+    }
+  }
+  return e;
 }
 
 }  // namespace dualfuzz::harness

@@ -26,34 +26,80 @@ struct Cursor {
   }
 };
 
-std::optional<std::string> check_rules(const std::vector<Step>& steps, std::size_t* bad) {
-  std::set<Label> seen;
-  for (std::size_t k = 0; k < steps.size(); ++k) {
-    *bad = k;
-    if (const auto* r = std::get_if<RequestStep>(&steps[k])) {
-      if (!is_request_label(r->label)) return "request labels are odd";
-      if (!seen.insert(r->label).second)
+// The script rules, one step at a time, so parsing stays linear.
+class Rules {
+ public:
+  std::optional<std::string> check(const Step& st) {
+    if (++steps_ > kMaxSteps) return "more than " + std::to_string(kMaxSteps) + " steps";
+    if (const auto* r = std::get_if<RequestStep>(&st)) {
+      if (!is_request_label(r->label) || r->label > kMaxLabel)
+        return "request labels are odd, 1.." + std::to_string(kMaxLabel);
+      if (!seen_.insert(r->label).second)
         return "label " + std::to_string(r->label) + " used twice";
       if (r->conn > kMaxConn) return "connections are c0..c" + std::to_string(kMaxConn);
-    } else if (const auto* w = std::get_if<WaitStep>(&steps[k])) {
-      if (!seen.count(w->label))
+    } else if (const auto* w = std::get_if<WaitStep>(&st)) {
+      if (!seen_.count(w->label))
         return "wait " + std::to_string(w->label) + " names no earlier request";
-    } else if (const auto* c = std::get_if<CloseStep>(&steps[k])) {
+    } else if (const auto* c = std::get_if<CloseStep>(&st)) {
       if (c->conn > kMaxConn) return "connections are c0..c" + std::to_string(kMaxConn);
-    } else if (std::get<CommentStep>(steps[k]).text.find_first_of("\r\n") !=
+    } else if (std::get<CommentStep>(st).text.find_first_of(std::string("\r\n\0", 3)) !=
                std::string::npos) {
-      return "a comment is one line";
+      return "a comment is one line without NUL";
     }
+    return std::nullopt;
   }
-  if (steps.size() > kMaxSteps)
-    return "more than " + std::to_string(kMaxSteps) + " steps";
+
+ private:
+  std::set<Label> seen_;
+  std::size_t steps_ = 0;
+};
+
+// What makes a body built in code print as text that parses back to it.
+std::optional<std::string> printable(const Jexp& body, const FunctionRegistry* fns) {
+  if (jexp_depth(body) > kMaxJexpDepth)
+    return "nesting deeper than " + std::to_string(kMaxJexpDepth);
+  for (const Jexp::Ref& r : references(body)) {
+    if (r.label == 0 || r.label > kMaxLabel)
+      return "reference label " + std::to_string(r.label) + " outside 1.." +
+             std::to_string(kMaxLabel);
+    auto p = parse_jpath(r.path.print());
+    if (!p || !(*p == r.path)) return "Jpath " + r.path.print() + " does not print back";
+    if (!FunctionRegistry::valid_name(r.function))
+      return "bad function name `" + r.function + "`";
+    if (fns && !fns->find(r.function)) return "unknown function `" + r.function + "`";
+  }
+  if (print_jexp(body).size() + 32 > kMaxLine) return "line longer than 64 KiB";
+  return std::nullopt;
+}
+
+std::optional<std::string> check_all(const Script& s, const FunctionRegistry* fns) {
+  Rules rules;
+  for (std::size_t k = 0; k < s.steps.size(); ++k) {
+    auto e = rules.check(s.steps[k]);
+    if (!e)
+      if (const auto* r = std::get_if<RequestStep>(&s.steps[k]))
+        e = printable(r->body, fns);
+    if (e) return "step " + std::to_string(k + 1) + ": " + *e;
+  }
   return std::nullopt;
 }
 
 }  // namespace
 
+std::string print_step(const Step& st) {
+  if (const auto* r = std::get_if<RequestStep>(&st))
+    return "req " + std::to_string(r->label) + " on c" + std::to_string(r->conn) + ": " +
+           print_jexp(r->body);
+  if (const auto* w = std::get_if<WaitStep>(&st))
+    return "wait " + std::to_string(w->label);
+  if (const auto* c = std::get_if<CloseStep>(&st))
+    return "close c" + std::to_string(c->conn);
+  return "#" + std::get<CommentStep>(st).text;
+}
+
 Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) {
   Script s;
+  Rules rules;
   std::size_t lineno = 0, start = 0;
   auto err = [&](std::size_t col, const std::string& m) {
     return make_error("line " + std::to_string(lineno) + ", column " +
@@ -74,13 +120,13 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
       if (end == text.size()) break;
       continue;  // blank line
     }
-    if (s.steps.size() >= kMaxSteps) return err(0, "more than 1024 steps");
     if (c.line[c.i] == '#') {
-      s.steps.push_back(CommentStep{std::string(c.line.substr(c.i + 1))});
+      s.steps.emplace_back(std::in_place_type<CommentStep>,
+                           CommentStep{std::string(c.line.substr(c.i + 1))});
     } else if (c.word("req ")) {
       c.ws();
       auto label = c.number();
-      if (!label || *label > 0x7fffffff) return err(c.i, "expected a request label");
+      if (!label || *label > kMaxLabel) return err(c.i, "expected a request label");
       c.ws();
       if (!c.word("on")) return err(c.i, "expected `on c<N>`");
       c.ws();
@@ -102,13 +148,15 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
         }
         return err(at, e);
       }
-      s.steps.push_back(RequestStep{static_cast<Label>(*label),
-                                    static_cast<ConnId>(*conn), std::move(*body)});
+      s.steps.emplace_back(std::in_place_type<RequestStep>,
+                           RequestStep{static_cast<Label>(*label),
+                                       static_cast<ConnId>(*conn), std::move(*body)});
     } else if (c.word("wait ")) {
       c.ws();
       auto label = c.number();
-      if (!label || *label > 0x7fffffff) return err(c.i, "expected a request label");
-      s.steps.push_back(WaitStep{static_cast<Label>(*label)});
+      if (!label || *label > kMaxLabel) return err(c.i, "expected a request label");
+      s.steps.emplace_back(std::in_place_type<WaitStep>,
+                           WaitStep{static_cast<Label>(*label)});
     } else if (c.word("close ")) {
       c.ws();
       if (!c.word("c")) return err(c.i, "expected a connection `c<N>`");
@@ -116,7 +164,8 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
       auto conn = c.number();
       if (!conn || *conn > kMaxConn)
         return err(conn_at, "expected a connection number 0..63");
-      s.steps.push_back(CloseStep{static_cast<ConnId>(*conn)});
+      s.steps.emplace_back(std::in_place_type<CloseStep>,
+                           CloseStep{static_cast<ConnId>(*conn)});
     } else {
       return err(c.i, "expected `req`, `wait`, `close` or `#`");
     }
@@ -125,8 +174,11 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
       c.ws();
       if (c.i != c.line.size()) return err(c.i, "unexpected text at the end of the line");
     }
-    std::size_t bad = 0;
-    if (auto e = check_rules(s.steps, &bad)) return err(0, *e);
+    if (auto e = rules.check(s.steps.back())) return err(0, *e);
+    // Canonical printing can lengthen a line ("1e9" prints as 1000000000.0);
+    // what the printer would not be able to read back is refused here.
+    if (print_step(s.steps.back()).size() > kMaxLine)
+      return err(0, "line longer than 64 KiB once printed");
     if (end == text.size()) break;
   }
   return s;
@@ -134,26 +186,14 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
 
 std::string print_script(const Script& s) {
   std::string out;
-  for (const Step& st : s.steps) {
-    if (const auto* r = std::get_if<RequestStep>(&st))
-      out += "req " + std::to_string(r->label) + " on c" + std::to_string(r->conn) +
-             ": " + print_jexp(r->body);
-    else if (const auto* w = std::get_if<WaitStep>(&st))
-      out += "wait " + std::to_string(w->label);
-    else if (const auto* c = std::get_if<CloseStep>(&st))
-      out += "close c" + std::to_string(c->conn);
-    else
-      out += "#" + std::get<CommentStep>(st).text;
-    out += '\n';
-  }
+  for (const Step& st : s.steps) out += print_step(st) + '\n';
   return out;
 }
 
-std::optional<std::string> validate(const Script& s) {
-  std::size_t bad = 0;
-  if (auto e = check_rules(s.steps, &bad))
-    return "step " + std::to_string(bad + 1) + ": " + *e;
-  return std::nullopt;
+std::optional<std::string> validate(const Script& s) { return check_all(s, nullptr); }
+
+std::optional<std::string> validate(const Script& s, const FunctionRegistry& fns) {
+  return check_all(s, &fns);
 }
 
 Label next_label(const Script& s) {

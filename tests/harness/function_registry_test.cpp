@@ -16,6 +16,21 @@ TEST(FunctionRegistry, BuiltinsAndValueSemantics) {
   EXPECT_THROW(b.add("twice", nullptr), std::invalid_argument);
   EXPECT_THROW(b.add("bad name", nullptr), std::invalid_argument);
   EXPECT_FALSE(FunctionRegistry::valid_name("9lives"));
+  EXPECT_TRUE(FunctionRegistry::valid_name("mode_add_write"));
+  EXPECT_EQ(a.names(), std::vector<std::string>{"id"});
+  EXPECT_EQ(b.names(), (std::vector<std::string>{"id", "twice"}));
+}
+
+TEST(FunctionRegistry, ProtocolFunctionsMayFail) {
+  auto fns = FunctionRegistry::with_builtins();
+  fns.add("increment", [](const Json& j) -> Result<Json> {
+    if (!j.is_number_integer()) return make_error("not an integer");
+    return Json(j.get<std::int64_t>() + 1);
+  });
+  EXPECT_EQ(*(*fns.find("increment"))(Json(41)), 42);
+  auto bad = (*fns.find("increment"))(Json("x"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error(), "not an integer");
 }
 
 }  // namespace

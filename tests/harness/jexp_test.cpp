@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "dualfuzz/harness/script_gen.h"
@@ -55,13 +56,132 @@ TEST(Jexp, ThesisT1T2LooseLabels) {
   t1.add(5, 0, q);
   EXPECT_FALSE(evaluate(e, t1, fns));
   EXPECT_EQ(evaluate_loose(e, t1, fns), 21);
-  LabelledTrace t2;  // label 6 is an object, not an array
+  LabelledTrace t2;  // [(3,q1); (4,j3); (5,q2); (6,a2)]: a2 is an object, not an array
   t2.add(3, 0, q);
   t2.add(4, 0, Json::parse(R"([{"bar":31},{"baz":32},{"foo":33}])"));
   t2.add(5, 0, q);
-  t2.add(6, 0, {{"foo", 1}});
+  t2.add(6, 0, kA2);
+  EXPECT_FALSE(evaluate(e, t2, fns));
   EXPECT_EQ(evaluate_loose(e, t2, fns), 33);
   EXPECT_EQ(evaluate_loose(e, LabelledTrace{}, fns), nullptr);  // documented default
+}
+
+TEST(Jexp, LooseLabelsNearestFirstTiesToSmaller) {
+  auto fns = FunctionRegistry::with_builtins();
+  auto e = *parse_jexp(R"(6.(this@"v").id)", fns);
+  LabelledTrace t;
+  t.add(3, 0, {{"v", 3}});
+  t.add(9, 0, {{"v", 9}});
+  t.add(5, 0, {{"w", 5}});  // nearest, but the path does not fit
+  t.add(7, 0, {{"v", 7}});
+  EXPECT_EQ(evaluate_loose(e, t, fns), 7);  // |7-6| = |5-6|, but 5 does not fit
+  LabelledTrace u;
+  u.add(8, 0, {{"v", 8}});
+  u.add(4, 0, {{"v", 4}});
+  EXPECT_EQ(evaluate_loose(e, u, fns), 4) << "a tie goes to the smaller label";
+}
+
+TEST(Jexp, StrictFailuresSayWhy) {
+  auto fns = FunctionRegistry::with_builtins();
+  fns.add("fails", [](const Json&) -> Result<Json> { return make_error("no way"); });
+  fns.add("throws", [](const Json& j) -> Result<Json> { return j.at("missing"); });
+  LabelledTrace t;
+  t.add_request(1, 0, {{"a", {1, 2}}});
+  auto why = [&](const char* text) {
+    auto r = evaluate(*parse_jexp(text, fns), t, fns);
+    return r ? std::string("ok") : r.error();
+  };
+  EXPECT_NE(why("[3.(this).id]").find("no message labelled 3"), std::string::npos);
+  EXPECT_NE(why("1.(this@\"a\"#3).id").find("has 2 elements, not 3"), std::string::npos);
+  EXPECT_NE(why("1.(this@\"b\").id").find("has no field \"b\""), std::string::npos);
+  EXPECT_NE(why("1.(this#1).id").find("is not an array"), std::string::npos);
+  EXPECT_NE(why("1.(this).fails").find("`fails` failed: no way"), std::string::npos);
+  EXPECT_NE(why("1.(this).throws").find("`throws` threw"), std::string::npos);
+  EXPECT_EQ(why("1.(this@\"a\"#2).id"), "ok");
+  // Loosely, a failing function or a registry without the function gives
+  // null for that reference only.
+  auto mixed = *parse_jexp("[1.(this@\"a\"#2).id, 1.(this).throws]", fns);
+  EXPECT_EQ(evaluate_loose(mixed, t, fns), Json::parse("[2,null]"));
+  EXPECT_EQ(evaluate_loose(mixed, t, FunctionRegistry::with_builtins()),
+            Json::parse("[2,null]"));
+  EXPECT_FALSE(evaluate(mixed, t, FunctionRegistry::with_builtins()));
+}
+
+TEST(Jexp, ReferencesAnywhereAValueMayAppear) {
+  auto fns = FunctionRegistry::with_builtins();
+  LabelledTrace t;
+  t.add_request(1, 0, {{"k", "v"}});
+  for (auto [text, expected] : std::vector<std::pair<const char*, const char*>>{
+           {"1.(this@\"k\").id", R"("v")"},
+           {"[1.(this@\"k\").id,1.(this).id]", R"(["v",{"k":"v"}])"},
+           {"{\"x\":{\"y\":[null,1.(this@\"k\").id]}}", R"({"x":{"y":[null,"v"]}})"},
+           {"  1.(this)\t.id", nullptr},  // no spaces inside a reference
+       }) {
+    auto e = parse_jexp(text, fns);
+    if (!expected) {
+      EXPECT_FALSE(e) << text;
+      continue;
+    }
+    ASSERT_TRUE(e) << text << ": " << e.error();
+    EXPECT_EQ(*evaluate(*e, t, fns), Json::parse(expected)) << text;
+    EXPECT_EQ(*parse_jexp(print_jexp(*e), fns), *e);
+  }
+}
+
+TEST(Jexp, DepthLimitIsExact) {
+  auto fns = FunctionRegistry::with_builtins();
+  auto nest = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
+  auto ok = parse_jexp(nest(kMaxJexpDepth + 1), fns);  // innermost [] at depth 64
+  ASSERT_TRUE(ok) << ok.error();
+  EXPECT_EQ(jexp_depth(*ok), kMaxJexpDepth);
+  EXPECT_FALSE(parse_jexp(nest(kMaxJexpDepth + 2), fns));
+  EXPECT_FALSE(parse_jexp(std::string(200000, '{'), fns));
+}
+
+TEST(Jexp, ScalarsBuiltInCodePrintAsTheyParse) {
+  auto fns = FunctionRegistry::with_builtins();
+  for (const Jexp& e :
+       {Jexp::scalar(std::string("bad \xff utf8")),
+        Jexp::scalar(std::numeric_limits<double>::infinity()),
+        Jexp::scalar(Json::parse("[1]")), Jexp::object({{"\xc3", Jexp::scalar(1)}}),
+        Jexp::from_json(Json::parse(R"({"b":[1,2.5],"a":"\u00e9"})"))}) {
+    auto back = parse_jexp(print_jexp(e), fns);
+    ASSERT_TRUE(back) << print_jexp(e);
+    EXPECT_EQ(*back, e) << print_jexp(e);
+  }
+  EXPECT_EQ(Jexp::scalar(Json::parse("[1]")).value(), nullptr);
+}
+
+TEST(Jexp, PositionsReplaceAndMap) {
+  auto fns = FunctionRegistry::with_builtins();
+  auto e = *parse_jexp(R"({"b":[1,2.(this).id],"a":"x","c":{}})", fns);
+  // Sorted keys: a, b, c. Leaves: "x", 1, the reference (not the empty {}).
+  auto leaves = leaf_positions(e);
+  ASSERT_EQ(leaves, (std::vector<JexpPos>{{0}, {1, 0}, {1, 1}}));
+  EXPECT_EQ(*jexp_at(e, {1, 1}), Jexp::ref({2, Jpath(), "id"}));
+  EXPECT_EQ(jexp_at(e, {1, 2}), std::nullopt);
+  EXPECT_EQ(jexp_at(e, {0, 0}), std::nullopt);
+
+  // A literal becomes a reference...
+  auto r = replace_at(e, {1, 0}, Jexp::ref({4, *parse_jpath("this@\"etag\""), "id"}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(print_jexp(*r), R"({"a":"x","b":[4.(this@"etag").id,2.(this).id],"c":{}})");
+  EXPECT_EQ(print_jexp(e), R"({"a":"x","b":[1,2.(this).id],"c":{}})") << "e unchanged";
+  // ...and back.
+  EXPECT_EQ(*replace_at(*r, {1, 0}, Jexp::scalar(1)), e);
+  EXPECT_EQ(*replace_at(e, {}, Jexp::scalar(7)), Jexp::scalar(7));
+  EXPECT_EQ(replace_at(e, {3}, Jexp::scalar(7)), std::nullopt);
+
+  Jexp relabelled = map_references(*r, [](const Jexp::Ref& ref) {
+    Jexp::Ref out = ref;
+    out.label += 10;
+    return Jexp::ref(out);
+  });
+  EXPECT_EQ(print_jexp(relabelled),
+            R"({"a":"x","b":[14.(this@"etag").id,12.(this).id],"c":{}})");
+  Jexp inlined = map_references(e, [](const Jexp::Ref&) { return Jexp::scalar("v"); });
+  EXPECT_TRUE(references(inlined).empty());
+  EXPECT_EQ(print_jexp(inlined), R"({"a":"x","b":[1,"v"],"c":{}})");
 }
 
 TEST(Jexp, CanonicalPrinting) {

@@ -23,6 +23,13 @@ struct RunOptions {
   std::chrono::milliseconds message_timeout{2000};  // per awaited response
   bool check_liveness = false;  // a request unanswered past the timeout is a violation
   bool oracle = true;           // off: crash-only baseline (protocol errors still count)
+  // A fuzz execution must stay cheap: past this many hypotheses for one
+  // observation the verdict is Inconclusive (never a violation).
+  oracle::OracleOptions oracle_options = [] {
+    oracle::OracleOptions o;
+    o.limits.max_hypotheses = 20'000;
+    return o;
+  }();
 };
 
 struct RunResult {
@@ -38,6 +45,9 @@ struct RunResult {
   std::string detail;  // why, for a server author
   LabelledTrace trace;
   std::vector<oracle::Event> events;  // what the oracle saw
+  bool inconclusive() const {
+    return verdict.status == oracle::Verdict::Status::Inconclusive;
+  }
   bool violation() const {
     return outcome == Outcome::ModelViolation || outcome == Outcome::ProtocolViolation ||
            outcome == Outcome::LivenessViolation;

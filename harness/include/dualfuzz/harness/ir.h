@@ -22,7 +22,13 @@ inline std::string dump_json(const Json& v) {
   return v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// Largest label a script or reference may name: nine decimal digits keep
+// every label printable and parseable without overflow.
+inline constexpr Label kMaxLabel = 999'999'999;
+
 constexpr bool is_request_label(Label l) { return l % 2 == 1; }
 constexpr Label response_label(Label request) { return request + 1; }
+// The request a label belongs to: itself for a request, label - 1 for a response.
+constexpr Label request_of(Label l) { return is_request_label(l) || l == 0 ? l : l - 1; }
 
 }  // namespace dualfuzz::harness

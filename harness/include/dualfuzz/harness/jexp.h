@@ -6,9 +6,15 @@
 //   Json q = evaluate_loose(*e, trace, fns);      // never fails
 //   Result<Json> s = evaluate(*e, trace, fns);    // fails with a reason
 //   std::string text = print_jexp(*e);            // canonical: keys sorted, compact
+//
+// Editing (for the mutator): positions are paths of child indices.
+//   for (const JexpPos& p : leaf_positions(*e))
+//     if (auto r = replace_at(*e, p, Jexp::ref({4, Jpath(), "id"}))) use(*r);
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,9 +37,12 @@ class Jexp {
   enum class Kind { Scalar, Array, Object, Reference };
 
   Jexp() : Jexp(scalar(nullptr)) {}
-  static Jexp scalar(Json v);  // null, bool, number or string
+  // null, bool, number or string. Made printable as the value it will parse
+  // back to: a structured value or a non-finite number becomes null, invalid
+  // UTF-8 is replaced by U+FFFD (so parse(print(x)) == x always holds).
+  static Jexp scalar(Json v);
   static Jexp array(std::vector<Jexp> items);
-  // Keys are kept sorted; a duplicate key keeps the last value.
+  // Keys are kept sorted (byte order); a duplicate key keeps the last value.
   static Jexp object(std::vector<std::pair<std::string, Jexp>> fields);
   static Jexp ref(Ref r);
   // A Jexp without references.
@@ -73,12 +82,31 @@ std::string print_jexp(const Jexp& e);
 // Strict evaluation: every reference must find its message and path.
 Result<Json> evaluate(const Jexp& e, const LabelledTrace& t, const FunctionRegistry& fns);
 // Loose evaluation (thesis §5.3.2): a reference whose label is absent or
-// whose path does not fit tries the other messages, nearest label first
-// (ties: the smaller label), with loose Jpaths; when nothing fits, or the
-// function fails, the reference becomes null.
+// whose path does not fit tries the other messages — the thesis says "any
+// other IR in the trace", without preferring requests or responses — nearest
+// label first (ties: the smaller label), with loose Jpaths. When nothing
+// fits, or the function is unknown or fails, the reference becomes null.
 Json evaluate_loose(const Jexp& e, const LabelledTrace& t, const FunctionRegistry& fns);
 
 // Every reference in `e`, depth-first.
 std::vector<Jexp::Ref> references(const Jexp& e);
+
+// Nesting of the deepest value (a scalar, reference or empty container is
+// 0); parse_jexp accepts at most kMaxJexpDepth.
+int jexp_depth(const Jexp& e);
+
+// A position in a Jexp: child indices from the root (for an object, the
+// index of the key in sorted order). The empty position is the root.
+using JexpPos = std::vector<std::size_t>;
+// Every scalar and reference, depth-first, in printing order.
+std::vector<JexpPos> leaf_positions(const Jexp& e);
+// The sub-expression at `pos`; nullopt when `pos` does not exist.
+std::optional<Jexp> jexp_at(const Jexp& e, const JexpPos& pos);
+// `e` with the sub-expression at `pos` replaced by `by` (untouched subtrees
+// are shared); nullopt when `pos` does not exist. Turns a literal into a
+// reference and back.
+std::optional<Jexp> replace_at(const Jexp& e, const JexpPos& pos, Jexp by);
+// `e` with every reference r replaced by f(r), e.g. to relabel or to inline.
+Jexp map_references(const Jexp& e, const std::function<Jexp(const Jexp::Ref&)>& f);
 
 }  // namespace dualfuzz::harness

@@ -4,8 +4,7 @@
 //   # create, then read back on another connection
 //   req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
 //   wait 1
-//   req 3 on c1:
-//   {"method":"GET","path":"/a","headers":{"if-none-match":2.(this@"headers"@"etag").id}}
+//   req 3 on c1: {"method":"GET","path":"/a","if":2.(this@"etag").id}
 //   close c0
 //
 // `req L on cN: JEXP` sends a request (label L, odd, unique) on connection N;
@@ -18,6 +17,7 @@
 //   std::string canonical = print_script(*s);
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -56,12 +56,21 @@ inline constexpr std::size_t kMaxSteps = 1024;
 inline constexpr ConnId kMaxConn = 63;
 inline constexpr std::size_t kMaxLine = 64 * 1024;
 
+// Limits: kMaxSteps steps, kMaxLine bytes per line (as read and as
+// printed), Jexp nesting kMaxJexpDepth, labels 1..kMaxLabel.
 Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns);
+// Canonical text: one line per step, each ending in '\n'.
 std::string print_script(const Script& s);
-// Checks the rules parse_script enforces (for scripts built in code, e.g. by
-// the mutator): odd unique labels, waits for earlier requests, limits.
+std::string print_step(const Step& st);  // without the '\n'
+// Checks what parse_script enforces, for scripts built in code (the
+// mutator): odd unique labels, waits for earlier requests, limits, and that
+// every body prints as text that parses back to it. "step N: why" or
+// nullopt. With `fns`, reference functions must also be registered.
 std::optional<std::string> validate(const Script& s);
-// The smallest odd label greater than every label in the script.
+std::optional<std::string> validate(const Script& s, const FunctionRegistry& fns);
+// The smallest odd label greater than every label in the script: the label
+// of a new request. Existing labels never change (no renumbering), so
+// references stay valid when steps are deleted or moved.
 Label next_label(const Script& s);
 
 }  // namespace dualfuzz::harness

@@ -1,0 +1,110 @@
+// `dualfuzz fuzz --spec http --target inprocess[:BUG] [--seconds N] [--seed S]
+// [--connections K]`: black-box generate-and-check (no coverage, the seed
+// paper's mode). On a violation: shrink the script, print it, its trace and
+// the explanation, exit 1. Nothing found: exit 0.
+#include <chrono>
+#include <iostream>
+#include <random>
+
+#include "commands.h"
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/mutator/minimize.h"
+#include "dualfuzz/mutator/script_mutator.h"
+#include "dualfuzz/servers/in_process_transport.h"
+#include "dualfuzz/specs/http_protocol.h"
+
+namespace dualfuzz::cli {
+
+void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
+  struct Opts {
+    std::string spec = "http";
+    std::string target = "inprocess";
+    double seconds = 60;
+    std::uint64_t seed = 1;
+    unsigned connections = 4;
+    bool liveness = false;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* sub = app.add_subcommand("fuzz", "Generate, mutate and check scripts (no coverage)");
+  sub->add_option("--spec", o->spec, "protocol model")->check(CLI::IsMember({"http"}));
+  sub->add_option("--target", o->target, "inprocess[:BUG]");
+  sub->add_option("--seconds", o->seconds, "time budget");
+  sub->add_option("--seed", o->seed, "random seed (runs are reproducible from it)");
+  sub->add_option("--connections", o->connections, "connections per script (1-64)")
+      ->check(CLI::Range(1, 64));
+  sub->add_flag("--liveness", o->liveness, "report unanswered requests as violations");
+  sub->add_flag("-q,--quiet", o->quiet, "no progress lines");
+  sub->callback([o, &run] {
+    run = [o]() -> int {
+      if (o->target.rfind("inprocess", 0) != 0) {
+        std::cerr << "dualfuzz fuzz: only --target inprocess[:BUG] is supported so far\n";
+        return kTrouble;
+      }
+      const std::string bug = o->target.size() > 10 ? o->target.substr(10) : "";
+      const harness::Protocol http = specs::http_protocol();
+      const mutator::ScriptMutator mut(http);
+      auto solver = std::make_shared<oracle::Solver>();
+      harness::RunOptions opts;
+      opts.check_liveness = o->liveness;
+      servers::HttpServerCore server({bug});
+      auto play = [&](const harness::Script& s) {
+        server.reset();
+        servers::InProcessTransport t(server);
+        harness::Executor ex(http, t, opts, solver);
+        return ex.run(s);
+      };
+      std::mt19937_64 rng(o->seed);
+      std::vector<std::string> pool;  // recent scripts to mutate
+      const auto start = std::chrono::steady_clock::now();
+      auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      };
+      std::uint64_t execs = 0, messages = 0, inconclusive = 0;
+      double next_report = 5;
+      while (elapsed() < o->seconds) {
+        std::string parent = pool.empty() ? std::string() : pool[rng() % pool.size()];
+        std::string text = mut.mutate(parent, 2048, rng);
+        auto script = harness::parse_script(text, http.functions);
+        if (!script) continue;  // cannot happen: the mutator emits scripts
+        for (auto& st : script->steps) {
+          if (auto* r = std::get_if<harness::RequestStep>(&st)) r->conn %= o->connections;
+          if (auto* c = std::get_if<harness::CloseStep>(&st)) c->conn %= o->connections;
+        }
+        harness::RunResult r = play(*script);
+        ++execs;
+        messages += r.trace.size();
+        inconclusive += r.inconclusive();
+        if (r.violation()) {
+          const double found = elapsed();
+          const auto kind = r.outcome;
+          harness::Script small = mutator::minimize(*script, [&](const harness::Script& s) {
+            return play(s).outcome == kind;
+          });
+          harness::RunResult again = play(small);
+          std::cout << "dualfuzz fuzz: violation after " << found << " s, " << execs
+                    << " executions, " << messages << " messages (seed " << o->seed << ")\n"
+                    << "--- minimized script (" << small.steps.size() << " steps, from "
+                    << script->steps.size() << ")\n"
+                    << harness::print_script(small) << "--- " << again.report();
+          return kViolation;
+        }
+        if (pool.size() < 256) pool.push_back(text);
+        else pool[rng() % pool.size()] = text;
+        if (!o->quiet && elapsed() >= next_report) {
+          std::cerr << "dualfuzz fuzz: " << static_cast<int>(elapsed()) << " s, " << execs
+                    << " executions (" << static_cast<int>(execs / elapsed()) << "/s), "
+                    << messages << " messages, no violation (" << inconclusive
+                    << " inconclusive)\n";
+          next_report += 5;
+        }
+      }
+      std::cout << "dualfuzz fuzz: no violation in " << elapsed() << " s, " << execs
+                << " executions, " << messages << " messages, " << inconclusive
+                << " inconclusive (oracle budget)\n";
+      return kNoViolation;
+    };
+  });
+}
+
+}  // namespace dualfuzz::cli
