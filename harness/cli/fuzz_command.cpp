@@ -10,7 +10,7 @@
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/mutator/minimize.h"
 #include "dualfuzz/mutator/script_mutator.h"
-#include "dualfuzz/servers/in_process_transport.h"
+#include "target.h"
 #include "dualfuzz/specs/http_protocol.h"
 
 namespace dualfuzz::cli {
@@ -28,7 +28,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   auto o = std::make_shared<Opts>();
   CLI::App* sub = app.add_subcommand("fuzz", "Generate, mutate and check scripts (no coverage)");
   sub->add_option("--spec", o->spec, "protocol model")->check(CLI::IsMember({"http"}));
-  sub->add_option("--target", o->target, "inprocess[:BUG]");
+  sub->add_option("--target", o->target, "inprocess[:BUG] or HOST:PORT");
   sub->add_option("--seconds", o->seconds, "time budget");
   sub->add_option("--seed", o->seed, "random seed (runs are reproducible from it)");
   sub->add_option("--connections", o->connections, "connections per script (1-64)")
@@ -37,21 +37,20 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("-q,--quiet", o->quiet, "no progress lines");
   sub->callback([o, &run] {
     run = [o]() -> int {
-      if (o->target.rfind("inprocess", 0) != 0) {
-        std::cerr << "dualfuzz fuzz: only --target inprocess[:BUG] is supported so far\n";
+      auto target = Target::make(o->target);
+      if (!target) {
+        std::cerr << "dualfuzz fuzz: " << target.error() << "\n";
         return kTrouble;
       }
-      const std::string bug = o->target.size() > 10 ? o->target.substr(10) : "";
       const harness::Protocol http = specs::http_protocol();
       const mutator::ScriptMutator mut(http);
       auto solver = std::make_shared<oracle::Solver>();
       harness::RunOptions opts;
       opts.check_liveness = o->liveness;
-      servers::HttpServerCore server({bug});
       auto play = [&](const harness::Script& s) {
-        server.reset();
-        servers::InProcessTransport t(server);
-        harness::Executor ex(http, t, opts, solver);
+        harness::RunOptions run_opts = opts;
+        run_opts.path_prefix = (*target)->reset();
+        harness::Executor ex(http, (*target)->transport(), run_opts, solver);
         return ex.run(s);
       };
       std::mt19937_64 rng(o->seed);

@@ -7,7 +7,8 @@
 
 #include "commands.h"
 #include "dualfuzz/harness/executor.h"
-#include "dualfuzz/servers/in_process_transport.h"
+#include "dualfuzz/servers/asio_http_server.h"
+#include "target.h"
 #include "dualfuzz/specs/http_protocol.h"
 
 namespace dualfuzz::cli {
@@ -25,7 +26,7 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--spec", o->spec, "protocol model")->check(CLI::IsMember({"http"}));
   sub->add_option("--target", o->target,
                   "inprocess[:BUG] — the reference server in this process, optionally with a "
-                  "planted bug (see `dualfuzz bugs`)");
+                  "planted bug (see `dualfuzz bugs`) — or HOST:PORT of a running server");
   sub->add_option("SCRIPT", o->file, "script file")->required();
   sub->add_flag("--liveness", o->liveness, "report requests left unanswered as a violation");
   sub->add_option("--timeout-ms", o->timeout_ms, "per-response timeout");
@@ -44,21 +45,36 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
         std::cerr << "dualfuzz run: " << o->file << ": " << script.error() << "\n";
         return kTrouble;
       }
-      if (o->target.rfind("inprocess", 0) != 0) {
-        std::cerr << "dualfuzz run: only --target inprocess[:BUG] is supported so far\n";
+      auto target = Target::make(o->target);
+      if (!target) {
+        std::cerr << "dualfuzz run: " << target.error() << "\n";
         return kTrouble;
       }
-      std::string bug = o->target.size() > 10 ? o->target.substr(10) : "";
-      servers::HttpServerCore server({bug});
-      servers::InProcessTransport transport(server);
       harness::RunOptions opts;
       opts.check_liveness = o->liveness;
       opts.message_timeout = std::chrono::milliseconds(o->timeout_ms);
-      harness::Executor ex(http, transport, opts);
+      opts.path_prefix = (*target)->reset();
+      harness::Executor ex(http, (*target)->transport(), opts);
       harness::RunResult r = ex.run(*script);
       std::cout << r.report();
       if (r.violation()) return kViolation;
       return r.outcome == harness::RunResult::Outcome::Trouble ? kTrouble : kNoViolation;
+    };
+  });
+
+  auto serve_port = std::make_shared<int>(8080);
+  auto serve_bug = std::make_shared<std::string>();
+  CLI::App* serve = app.add_subcommand("serve", "Run the reference server on 127.0.0.1");
+  serve->add_option("--port", *serve_port, "TCP port (0: any free port)")->check(CLI::Range(0, 65535));
+  serve->add_option("--bug", *serve_bug, "planted bug to enable, or `list`");
+  serve->callback([serve_port, serve_bug, &run] {
+    run = [serve_port, serve_bug]() -> int {
+      if (*serve_bug == "list") {
+        for (const auto& b : servers::planted_bugs())
+          std::cout << b.name << "\t[" << b.category << "] " << b.description << "\n";
+        return kNoViolation;
+      }
+      return servers::run_standalone(static_cast<std::uint16_t>(*serve_port), *serve_bug);
     };
   });
 

@@ -87,6 +87,8 @@ class Run {
       observe(oracle::Event::open(model_conn(r.conn)));
     }
     Json ir = evaluate_loose(r.body, res_.trace, p_.functions);
+    if (!o_.path_prefix.empty() && ir.is_object() && ir.contains("path") && ir["path"].is_string())
+      ir["path"] = o_.path_prefix + ir["path"].get<std::string>();
     res_.trace.add(r.label, r.conn, ir);
     streams_[r.conn]->expect(ir);
     pending_[r.conn].push_back(r.label);

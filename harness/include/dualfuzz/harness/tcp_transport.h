@@ -1,0 +1,46 @@
+// TCP transport (Boost.Asio) to a server at host:port. Single-threaded: it
+// runs the io_context it is given, so an in-process Asio server sharing that
+// io_context is served in the same thread (no hand-off, DESIGN.md).
+//
+//   boost::asio::io_context io;
+//   TcpTransport t(io, "127.0.0.1", 8080);
+//   t.open(0); t.send(0, bytes); auto in = t.receive(std::chrono::milliseconds(500));
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <utility>  // before Asio: Boost 1.74 awaitable.hpp uses std::exchange
+
+#include <boost/asio.hpp>
+
+#include "dualfuzz/harness/transport.h"
+
+namespace dualfuzz::harness {
+
+class TcpTransport final : public Transport {
+ public:
+  TcpTransport(boost::asio::io_context& io, std::string host, std::uint16_t port,
+               std::chrono::milliseconds connect_timeout = std::chrono::milliseconds(2000));
+  ~TcpTransport() override;
+  Result<bool> open(ConnId c) override;
+  void send(ConnId c, std::string_view bytes) override;
+  void close(ConnId c) override;
+  std::vector<Incoming> receive(std::chrono::milliseconds timeout) override;
+
+ private:
+  struct Conn;
+  void start_read(ConnId c, const std::shared_ptr<Conn>& conn);
+  boost::asio::io_context& io_;
+  std::string host_;
+  std::uint16_t port_;
+  std::chrono::milliseconds connect_timeout_;
+  std::map<ConnId, std::shared_ptr<Conn>> conns_;
+  std::vector<Incoming> inbox_;
+};
+
+// Parses "host:port"; an error for anything else.
+Result<std::pair<std::string, std::uint16_t>> parse_host_port(const std::string& s);
+
+}  // namespace dualfuzz::harness

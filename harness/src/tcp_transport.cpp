@@ -1,0 +1,123 @@
+#include "dualfuzz/harness/tcp_transport.h"
+
+namespace dualfuzz::harness {
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+struct TcpTransport::Conn {
+  explicit Conn(asio::io_context& io) : socket(io) {}
+  tcp::socket socket;
+  std::array<char, 16 * 1024> buf{};
+  bool reading = false;
+  bool dead = false;
+};
+
+TcpTransport::TcpTransport(asio::io_context& io, std::string host, std::uint16_t port,
+                           std::chrono::milliseconds connect_timeout)
+    : io_(io), host_(std::move(host)), port_(port), connect_timeout_(connect_timeout) {}
+
+TcpTransport::~TcpTransport() {
+  for (auto& [c, conn] : conns_) {
+    boost::system::error_code ec;
+    conn->socket.close(ec);
+  }
+  // Let cancelled handlers run so none outlives this object's buffers.
+  io_.restart();
+  io_.poll();
+}
+
+Result<bool> TcpTransport::open(ConnId c) {
+  close(c);
+  auto conn = std::make_shared<Conn>(io_);
+  boost::system::error_code ec;
+  tcp::resolver resolver(io_);
+  auto endpoints = resolver.resolve(host_, std::to_string(port_), ec);
+  if (ec) return make_error("cannot resolve " + host_ + ": " + ec.message());
+  bool done = false;
+  boost::system::error_code result = asio::error::timed_out;
+  asio::async_connect(conn->socket, endpoints,
+                      [&](const boost::system::error_code& e, const tcp::endpoint&) {
+                        result = e;
+                        done = true;
+                      });
+  io_.restart();
+  auto deadline = std::chrono::steady_clock::now() + connect_timeout_;
+  while (!done && std::chrono::steady_clock::now() < deadline)
+    io_.run_one_for(deadline - std::chrono::steady_clock::now());
+  if (!done) {
+    conn->socket.close(ec);
+    io_.restart();
+    io_.poll();
+    return make_error("connect to " + host_ + ":" + std::to_string(port_) + " timed out");
+  }
+  if (result) return make_error("connect to " + host_ + ":" + std::to_string(port_) + ": " + result.message());
+  conn->socket.set_option(tcp::no_delay(true), ec);
+  conns_[c] = conn;
+  start_read(c, conn);
+  return true;
+}
+
+void TcpTransport::start_read(ConnId c, const std::shared_ptr<Conn>& conn) {
+  if (conn->reading || conn->dead) return;
+  conn->reading = true;
+  conn->socket.async_read_some(
+      asio::buffer(conn->buf), [this, c, conn](const boost::system::error_code& e, std::size_t n) {
+        conn->reading = false;
+        if (conn->dead) return;  // closed by us
+        if (e) {
+          conn->dead = true;
+          Incoming in{c, {}, true, {}};
+          if (e != asio::error::eof) in.error = e.message();
+          inbox_.push_back(std::move(in));
+          return;
+        }
+        inbox_.push_back({c, std::string(conn->buf.data(), n), false, {}});
+        start_read(c, conn);
+      });
+}
+
+void TcpTransport::send(ConnId c, std::string_view bytes) {
+  auto it = conns_.find(c);
+  if (it == conns_.end() || it->second->dead) return;
+  boost::system::error_code ec;
+  // Blocking write: requests are small, and a server that stops reading is
+  // reported by the timeouts that follow.
+  asio::write(it->second->socket, asio::buffer(bytes.data(), bytes.size()), ec);
+  if (ec) inbox_.push_back({c, {}, true, "write failed: " + ec.message()});
+}
+
+void TcpTransport::close(ConnId c) {
+  auto it = conns_.find(c);
+  if (it == conns_.end()) return;
+  it->second->dead = true;
+  boost::system::error_code ec;
+  it->second->socket.shutdown(tcp::socket::shutdown_both, ec);
+  it->second->socket.close(ec);
+  conns_.erase(it);
+  std::erase_if(inbox_, [c](const Incoming& in) { return in.conn == c; });
+}
+
+std::vector<Transport::Incoming> TcpTransport::receive(std::chrono::milliseconds timeout) {
+  io_.restart();
+  io_.poll();
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (inbox_.empty() && std::chrono::steady_clock::now() < deadline)
+    if (io_.run_one_for(deadline - std::chrono::steady_clock::now()) == 0 && io_.stopped())
+      io_.restart();
+  io_.poll();  // whatever else is ready
+  return std::exchange(inbox_, {});
+}
+
+Result<std::pair<std::string, std::uint16_t>> parse_host_port(const std::string& s) {
+  auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0) return make_error("expected HOST:PORT, got `" + s + "`");
+  try {
+    unsigned long p = std::stoul(s.substr(colon + 1));
+    if (p == 0 || p > 65535) throw std::out_of_range("port");
+    return std::make_pair(s.substr(0, colon), static_cast<std::uint16_t>(p));
+  } catch (const std::exception&) {
+    return make_error("bad port in `" + s + "`");
+  }
+}
+
+}  // namespace dualfuzz::harness
