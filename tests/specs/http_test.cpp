@@ -208,6 +208,27 @@ TEST(HttpModel, ConcurrentIfMatchPutsAtMostOneWins) {
   EXPECT_EQ(oracle::check(http_model(), t).status, Verdict::Status::Reject);
 }
 
+TEST(HttpModel, ClosedConnectionQueueIsProcessedInOrderLater) {
+  // A client sends DELETE then PUT on c0 and closes it unanswered; the
+  // server may process both later, after a HEAD on c1 saw 404. Found as a
+  // false alarm by fuzzing a TCP server (subsumption compared queue suffixes).
+  std::vector<Event> t = {
+      Event::open(0),
+      Event::request(0, 1, req("DELETE", "/a/b")),
+      Event::request(0, 3, req("PUT", "/a/b")),
+      Event::close(0),
+      Event::open(1),
+      Event::request(1, 7, req("HEAD", "/a/b")),
+      Event::open(64),
+      Event::request(64, 5, req("PUT", "/a/b")),
+      Event::response(1, 8, resp(404)),
+      Event::response(64, 6, resp(204))};
+  oracle::Oracle o(http_model());
+  for (const Event& e : t) o.observe(e);
+  EXPECT_TRUE(o.verdict().accepted()) << o.verdict().explanation;
+  EXPECT_TRUE(oracle::check(http_model(), t).accepted());
+}
+
 TEST(HttpModel, Dates) {
   EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
   EXPECT_EQ(format_http_date(784111777), "Sun, 06 Nov 1994 08:49:37 GMT");
