@@ -42,20 +42,20 @@ struct AsioHttpServer::State : std::enable_shared_from_this<State> {
   }
 
   void read(ConnId id, const std::shared_ptr<Session>& s) {
-    s->socket.async_read_some(
-        asio::buffer(s->buf), [self = shared_from_this(), id, s](error_code ec, std::size_t n) {
-          if (self->sessions.count(id) == 0 || self->sessions[id] != s) return;
-          if (ec) {
-            // Peer finished sending: answer what is complete, then close.
-            s->peer_done = true;
-            self->pump();
-            if (!s->writing) self->drop(id);
-            return;
-          }
-          self->core.on_data(id, std::string_view(s->buf.data(), n));
-          self->pump();
-          if (!s->close_after) self->read(id, s);
-        });
+    s->socket.async_read_some(asio::buffer(s->buf), [self = shared_from_this(), id, s](
+                                                        error_code ec, std::size_t n) {
+      if (self->sessions.count(id) == 0 || self->sessions[id] != s) return;
+      if (ec) {
+        // Peer finished sending: answer what is complete, then close.
+        s->peer_done = true;
+        self->pump();
+        if (!s->writing) self->drop(id);
+        return;
+      }
+      self->core.on_data(id, std::string_view(s->buf.data(), n));
+      self->pump();
+      if (!s->close_after) self->read(id, s);
+    });
   }
 
   // Hands every output of the core to its connection.
@@ -79,7 +79,8 @@ struct AsioHttpServer::State : std::enable_shared_from_this<State> {
     asio::async_write(s->socket, asio::buffer(s->out.front()),
                       [self = shared_from_this(), id, s](error_code ec, std::size_t) {
                         s->writing = false;
-                        if (self->sessions.count(id) == 0 || self->sessions[id] != s) return;
+                        if (self->sessions.count(id) == 0 || self->sessions[id] != s)
+                          return;
                         if (ec) return self->drop(id);
                         s->out.pop_front();
                         self->write(id, s);
@@ -118,8 +119,9 @@ Result<std::uint16_t> AsioHttpServer::listen(std::uint16_t port) {
   tcp::endpoint ep(asio::ip::address_v4::loopback(), port);
   tcp::acceptor& a = state_->acceptor;
   if (a.is_open()) return make_error("already listening");
-  if (!a.open(ep.protocol(), ec) && !a.set_option(tcp::acceptor::reuse_address(true), ec) &&
-      !a.bind(ep, ec) && !a.listen(asio::socket_base::max_listen_connections, ec)) {
+  if (!a.open(ep.protocol(), ec) &&
+      !a.set_option(tcp::acceptor::reuse_address(true), ec) && !a.bind(ep, ec) &&
+      !a.listen(asio::socket_base::max_listen_connections, ec)) {
     state_->accept();
     return a.local_endpoint().port();
   }

@@ -1,6 +1,10 @@
-# The HTTP response parser.
+# The HTTP codec: response and request parsers (split-invariance, no crash,
+# bounded memory) and the request printer (always exactly one request).
 dualfuzz_fuzzer(http_response_parser_fuzzer
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_response_parser_fuzzer.cpp
+                LIBS dualfuzz::harness)
+dualfuzz_fuzzer(http_request_parser_fuzzer
+                SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_request_parser_fuzzer.cpp
                 LIBS dualfuzz::harness)
 # The functional fuzz target (in-process reference server + oracle), with the
 # structure-aware custom mutator.

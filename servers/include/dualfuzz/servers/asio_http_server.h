@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>  // before Asio: Boost 1.74 awaitable.hpp uses std::exchange
 
 #include "dualfuzz/result.h"
 #include "dualfuzz/servers/http_server_core.h"
