@@ -102,8 +102,7 @@ void ScriptMutator::mutate_once(Script& s, std::mt19937_64& rng) const {
       std::size_t at = pick(rng, n + 1);
       ConnId conn = some_conn(s, rng);
       Jexp body = protocol_.generate_request(rng, context(s, at));
-      s.steps.emplace(s.steps.begin() + at, std::in_place_type<RequestStep>,
-                      harness::next_label(s), conn, std::move(body));
+      s.steps.insert(s.steps.begin() + at, RequestStep{harness::next_label(s), conn, std::move(body)});
       break;
     }
     case 1:  // delete a step
@@ -166,8 +165,7 @@ Script ScriptMutator::generate(std::mt19937_64& rng, std::size_t requests) const
     Label l = harness::next_label(s);
     ConnId conn = some_conn(s, rng);
     Jexp body = protocol_.generate_request(rng, context(s, s.steps.size()));
-    // In-place construction: GCC 12 warns (falsely) about a variant temporary.
-    s.steps.emplace_back(std::in_place_type<RequestStep>, l, conn, std::move(body));
+    s.steps.push_back(RequestStep{l, conn, std::move(body)});
     if (pick(rng, 2)) s.steps.push_back(WaitStep{l});
   }
   return s;
