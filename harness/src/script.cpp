@@ -105,6 +105,14 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
     return make_error("line " + std::to_string(lineno) + ", column " +
                       std::to_string(col + 1) + ": " + m);
   };
+  // `c<N>` with N in 0..kMaxConn; the error points at what is wrong.
+  auto read_conn = [&](Cursor& c) -> Result<ConnId> {
+    if (!c.word("c")) return err(c.i, "expected a connection `c<N>`");
+    std::size_t at = c.i;
+    auto conn = c.number();
+    if (!conn || *conn > kMaxConn) return err(at, "expected a connection number 0..63");
+    return static_cast<ConnId>(*conn);
+  };
   while (start <= text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
@@ -130,11 +138,8 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
       c.ws();
       if (!c.word("on")) return err(c.i, "expected `on c<N>`");
       c.ws();
-      if (!c.word("c")) return err(c.i, "expected a connection `c<N>`");
-      std::size_t conn_at = c.i;
-      auto conn = c.number();
-      if (!conn || *conn > kMaxConn)
-        return err(conn_at, "expected a connection number 0..63");
+      auto conn = read_conn(c);
+      if (!conn) return make_error(conn.error());
       c.ws();
       if (!c.word(":")) return err(c.i, "expected `:` before the request");
       std::size_t at = c.i;
@@ -148,9 +153,9 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
         }
         return err(at, e);
       }
-      s.steps.emplace_back(std::in_place_type<RequestStep>,
-                           RequestStep{static_cast<Label>(*label),
-                                       static_cast<ConnId>(*conn), std::move(*body)});
+      s.steps.emplace_back(
+          std::in_place_type<RequestStep>,
+          RequestStep{static_cast<Label>(*label), *conn, std::move(*body)});
     } else if (c.word("wait ")) {
       c.ws();
       auto label = c.number();
@@ -159,13 +164,9 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
                            WaitStep{static_cast<Label>(*label)});
     } else if (c.word("close ")) {
       c.ws();
-      if (!c.word("c")) return err(c.i, "expected a connection `c<N>`");
-      std::size_t conn_at = c.i;
-      auto conn = c.number();
-      if (!conn || *conn > kMaxConn)
-        return err(conn_at, "expected a connection number 0..63");
-      s.steps.emplace_back(std::in_place_type<CloseStep>,
-                           CloseStep{static_cast<ConnId>(*conn)});
+      auto conn = read_conn(c);
+      if (!conn) return make_error(conn.error());
+      s.steps.emplace_back(std::in_place_type<CloseStep>, CloseStep{*conn});
     } else {
       return err(c.i, "expected `req`, `wait`, `close` or `#`");
     }

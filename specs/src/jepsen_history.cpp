@@ -36,6 +36,22 @@ class Builder {
     pending_.erase(c);
     trace_.push_back(Event::close(c));
   }
+  // One history entry of either format: `request` is what an invoke sends,
+  // `ok` what an :ok return carries. Returns an error message.
+  std::optional<std::string> event(const std::string& type, ConnId c, Json request,
+                                   Json ok) {
+    if (type == ":invoke") {
+      invoke(c, std::move(request));
+      return std::nullopt;
+    }
+    if (type == ":ok") return complete(c, std::move(ok));
+    if (type == ":fail") return complete(c, Json{{"type", "fail"}});
+    if (type == ":info") {
+      indeterminate(c);
+      return std::nullopt;
+    }
+    return "unknown event type " + type;
+  }
   Trace take() { return std::move(trace_); }
 
  private:
@@ -93,21 +109,11 @@ Result<Trace> parse_jepsen_etcd(std::string_view text) {
     if (f != ":read" && f != ":write" && f != ":cas")
       return at(n, "unknown operation " + f);
     ConnId c = static_cast<ConnId>(proc);
-    if (type == ":invoke") {
-      Json q = {{"f", f.substr(1)}};
-      if (f != ":read") q["value"] = *value;
-      b.invoke(c, std::move(q));
-    } else if (type == ":ok") {
-      Json a = {{"type", "ok"}};
-      if (f == ":read") a["value"] = *value;
-      if (auto e = b.complete(c, std::move(a))) return at(n, *e);
-    } else if (type == ":fail") {
-      if (auto e = b.complete(c, Json{{"type", "fail"}})) return at(n, *e);
-    } else if (type == ":info") {
-      b.indeterminate(c);
-    } else {
-      return at(n, "unknown event type " + type);
-    }
+    Json q = {{"f", f.substr(1)}};
+    if (f != ":read") q["value"] = *value;
+    Json a = {{"type", "ok"}};
+    if (f == ":read") a["value"] = *value;
+    if (auto e = b.event(type, c, std::move(q), std::move(a))) return at(n, *e);
   }
   return b.take();
 }
@@ -158,21 +164,11 @@ Result<Trace> parse_jepsen_kv(std::string_view text) {
     const bool nil = *value == "\x01nil";
     if (*f != ":get" && *f != ":put" && *f != ":append")
       return at(n, "unknown operation " + *f);
-    if (*type == ":invoke") {
-      Json q = {{"f", f->substr(1)}, {"key", *key}};
-      if (*f != ":get") q["value"] = nil ? "" : *value;
-      b.invoke(c, std::move(q));
-    } else if (*type == ":ok") {
-      Json a = {{"type", "ok"}};
-      if (*f == ":get") a["value"] = nil ? "" : *value;
-      if (auto e = b.complete(c, std::move(a))) return at(n, *e);
-    } else if (*type == ":fail") {
-      if (auto e = b.complete(c, Json{{"type", "fail"}})) return at(n, *e);
-    } else if (*type == ":info") {
-      b.indeterminate(c);
-    } else {
-      return at(n, "unknown event type " + *type);
-    }
+    Json q = {{"f", f->substr(1)}, {"key", *key}};
+    if (*f != ":get") q["value"] = nil ? "" : *value;
+    Json a = {{"type", "ok"}};
+    if (*f == ":get") a["value"] = nil ? "" : *value;
+    if (auto e = b.event(*type, c, std::move(q), std::move(a))) return at(n, *e);
   }
   return b.take();
 }
