@@ -250,11 +250,16 @@ bool MessageReader::header_line(std::string_view line) {
   std::string name = lower(line.substr(0, colon));
   std::string_view value = trim(line.substr(colon + 1));
   Json& h = cur_["headers"];
+  // Repeated fields combine into one list (RFC 9110 §5.3); empty members are
+  // dropped (§5.6.1 says to ignore them), so the IR prints back to itself.
   auto it = h.find(name);
-  if (it != h.end())
-    it->get_ref<std::string&>().append(", ").append(value);
-  else
+  if (it == h.end()) {
     h[name] = std::string(value);
+  } else if (!value.empty()) {
+    auto& s = it->get_ref<std::string&>();
+    if (!s.empty()) s.append(", ");
+    s.append(value);
+  }
   return true;
 }
 

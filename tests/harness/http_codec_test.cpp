@@ -254,6 +254,24 @@ TEST(RequestParser, ParsesRequestsWithBodies) {
   expect_split_invariant(RequestParser(), in.substr(0, 50), true);
 }
 
+// Found by http_request_parser_fuzzer: two empty If-Match lines combined to
+// ", ", which printed and parsed back as ",". Empty list members are ignored.
+TEST(RequestParser, RepeatedFieldsDropEmptyMembersAndRoundTrip) {
+  Parsed r = requests(
+      "PUT /a HTTP/1.1\r\nIf-Match:\r\nIf-Match:\r\nX: 1\r\nx:\r\nY:\r\ny: 2\r\n"
+      "Content-Length: 3\r\n\r\nabc");
+  ASSERT_EQ(r.messages.size(), 1u) << r.error;
+  const Json& h = r.messages[0]["headers"];
+  EXPECT_EQ(h["if-match"], "");
+  EXPECT_EQ(h["x"], "1");
+  EXPECT_EQ(h["y"], "2");
+  Parsed again = requests(print_request(r.messages[0]));
+  ASSERT_EQ(again.messages.size(), 1u) << again.error;
+  Json back = again.messages[0]["headers"];
+  back.erase("host");  // the printer adds a default Host
+  EXPECT_EQ(back, h);
+}
+
 TEST(RequestParser, MalformedRequestsFail) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"GET /a\r\n\r\n", "malformed request line at byte 0: \"GET /a\\r\\n\""},
