@@ -3,11 +3,12 @@
 // each execution gets its own path namespace so runs do not see each other).
 #pragma once
 
+#include <unistd.h>
+
+#include <boost/asio.hpp>
 #include <memory>
 #include <string>
 #include <utility>
-
-#include <boost/asio.hpp>
 
 #include "dualfuzz/harness/tcp_transport.h"
 #include "dualfuzz/result.h"
@@ -31,7 +32,8 @@ class Target {
     }
     auto hp = harness::parse_host_port(spec);
     if (!hp) return make_error("--target: " + hp.error() + " (or inprocess[:BUG])");
-    t->transport_ = std::make_unique<harness::TcpTransport>(t->io_, hp->first, hp->second);
+    t->transport_ =
+        std::make_unique<harness::TcpTransport>(t->io_, hp->first, hp->second);
     return t;
   }
   // Before each execution: a fresh in-process server, or a fresh namespace.
@@ -40,8 +42,7 @@ class Target {
       core_->reset();
       return "";
     }
-    return "/dualfuzz-" + std::to_string(reinterpret_cast<std::uintptr_t>(this) % 100000) + "-" +
-           std::to_string(++runs_);
+    return "dualfuzz-" + std::to_string(::getpid()) + "-" + std::to_string(++runs_) + "-";
   }
   harness::Transport& transport() { return *transport_; }
   bool external() const { return !core_; }

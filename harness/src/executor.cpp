@@ -68,7 +68,9 @@ class Run {
     // use the script's numbers; a reopened cN gets a fresh id above 63.
     auto it = model_conn_.find(c);
     if (it == model_conn_.end())
-      it = model_conn_.emplace(c, used_model_conns_.insert(c).second ? c : next_model_conn_++).first;
+      it = model_conn_
+               .emplace(c, used_model_conns_.insert(c).second ? c : next_model_conn_++)
+               .first;
     return it->second;
   }
 
@@ -87,8 +89,15 @@ class Run {
       observe(oracle::Event::open(model_conn(r.conn)));
     }
     Json ir = evaluate_loose(r.body, res_.trace, p_.functions);
-    if (!o_.path_prefix.empty() && ir.is_object() && ir.contains("path") && ir["path"].is_string())
-      ir["path"] = o_.path_prefix + ir["path"].get<std::string>();
+    if (!o_.path_prefix.empty() && ir.is_object() && ir.contains("path") &&
+        ir["path"].is_string()) {
+      // A name prefix, not a directory: "/a/b" -> "/<prefix>a/b", so a
+      // top-level resource stays top-level (WebDAV servers refuse a PUT
+      // whose parent collection does not exist, RFC 4918 §9.7.1).
+      const std::string path = ir["path"].get<std::string>();
+      ir["path"] = path.starts_with('/') ? "/" + o_.path_prefix + path.substr(1)
+                                         : o_.path_prefix + path;
+    }
     res_.trace.add(r.label, r.conn, ir);
     streams_[r.conn]->expect(ir);
     pending_[r.conn].push_back(r.label);

@@ -23,8 +23,9 @@ struct RunOptions {
   std::chrono::milliseconds message_timeout{2000};  // per awaited response
   bool check_liveness = false;  // a request unanswered past the timeout is a violation
   bool oracle = true;           // off: crash-only baseline (protocol errors still count)
-  // Prepended to every request's "path": a fresh namespace per run on a
-  // long-lived external server.
+  // Prepended to the first segment of every request's "path" ("/a/b" ->
+  // "/<prefix>a/b"): a fresh namespace per run on a long-lived external
+  // server, without needing a collection to exist.
   std::string path_prefix;
   // A fuzz execution must stay cheap: past this many hypotheses for one
   // observation the verdict is Inconclusive (never a violation).

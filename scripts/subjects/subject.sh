@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Starts or stops a real HTTP server as a black-box subject on a loopback port,
+# with a private document root, config, logs and pid file under WORKDIR; the
+# system service is never touched.
+#   scripts/subjects/subject.sh start nginx 18080 /tmp/subj-nginx   # waits until it answers
+#   scripts/subjects/subject.sh stop  nginx 18080 /tmp/subj-nginx   # stops it, removes WORKDIR
+#   scripts/subjects/subject.sh version nginx
+# Subjects: apache2 (mod_dav + mod_dav_fs), nginx (dav module, PUT DELETE),
+# lighttpd (mod_webdav). Installs the Debian package when it is missing.
+set -euo pipefail
+ACTION=${1:?start|stop|version}; NAME=${2:?apache2|nginx|lighttpd}
+PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
+
+install_pkg() {
+  local pkgs=("$@") missing=()
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  # policy-rc.d keeps the packages' own services from starting on port 80.
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+  $SUDO chmod +x /usr/sbin/policy-rc.d
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  $SUDO rm -f /usr/sbin/policy-rc.d
+}
+
+case $NAME in
+  apache2) install_pkg apache2 ;;
+  nginx) install_pkg nginx ;;
+  lighttpd) install_pkg lighttpd lighttpd-mod-webdav ;;
+  *) echo "subject.sh: unknown subject $NAME" >&2; exit 2 ;;
+esac
+
+version() {
+  case $NAME in
+    apache2) apache2 -v | head -1 ;;
+    nginx) nginx -v 2>&1 ;;
+    lighttpd) lighttpd -v | head -1 ;;
+  esac
+}
+
+start() {
+  mkdir -p "$WORK/root" "$WORK/logs" "$WORK/tmp"
+  # The servers run as root here only because the session is root; the docroot
+  # must be writable by the worker user either way.
+  chmod 777 "$WORK/root" "$WORK/tmp" "$WORK/logs"
+  case $NAME in
+    apache2)
+      local mods=/usr/lib/apache2/modules
+      cat >"$WORK/httpd.conf" <<CONF
+ServerRoot "$WORK"
+Listen 127.0.0.1:$PORT
+PidFile "$WORK/httpd.pid"
+ErrorLog "$WORK/logs/error.log"
+LoadModule mpm_event_module $mods/mod_mpm_event.so
+LoadModule authz_core_module $mods/mod_authz_core.so
+LoadModule dav_module $mods/mod_dav.so
+LoadModule dav_fs_module $mods/mod_dav_fs.so
+User www-data
+Group www-data
+ServerName localhost
+DocumentRoot "$WORK/root"
+DAVLockDB "$WORK/tmp/DAVLock"
+MaxKeepAliveRequests 0
+<Directory "$WORK/root">
+  Dav On
+  Require all granted
+</Directory>
+CONF
+      apache2 -f "$WORK/httpd.conf" -k start ;;
+    nginx)
+      cat >"$WORK/nginx.conf" <<CONF
+daemon on;
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/logs/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/tmp;
+  keepalive_requests 100000;
+  server {
+    listen 127.0.0.1:$PORT;
+    root $WORK/root;
+    dav_methods PUT DELETE;
+    create_full_put_path on;
+    dav_access user:rw group:rw all:rw;
+  }
+}
+CONF
+      nginx -c "$WORK/nginx.conf" -p "$WORK" ;;
+    lighttpd)
+      cat >"$WORK/lighttpd.conf" <<CONF
+server.modules = ("mod_webdav")
+server.document-root = "$WORK/root"
+server.bind = "127.0.0.1"
+server.port = $PORT
+server.pid-file = "$WORK/lighttpd.pid"
+server.errorlog = "$WORK/logs/error.log"
+server.upload-dirs = ("$WORK/tmp")
+server.max-keep-alive-requests = 100000
+webdav.activate = "enable"
+webdav.is-readonly = "disable"
+CONF
+      lighttpd -f "$WORK/lighttpd.conf" ;;
+  esac
+  for _ in $(seq 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then echo "$NAME: $(version) on 127.0.0.1:$PORT, root $WORK/root"; return 0; fi
+    sleep 0.1
+  done
+  echo "subject.sh: $NAME did not answer on port $PORT" >&2
+  cat "$WORK/logs/error.log" >&2 || true
+  exit 2
+}
+
+stop() {
+  local pid
+  pid=$(cat "$WORK"/*.pid 2>/dev/null || true)
+  case $NAME in
+    apache2) [ -f "$WORK/httpd.conf" ] && apache2 -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;
+    nginx) [ -f "$WORK/nginx.conf" ] && nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
+    lighttpd) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
+  esac
+  for _ in $(seq 50); do
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  rm -rf "$WORK"
+}
+
+case $ACTION in
+  start) start ;;
+  stop) stop ;;
+  version) version ;;
+  *) echo "subject.sh: start|stop|version" >&2; exit 2 ;;
+esac
