@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# AFL++ (4.04c, Debian's afl++) on the functional fuzz target
+# tests/fuzz/http_inprocess_fuzzer, mutating with the structure-aware
+# library libdualfuzz_afl_mutator.so instead of AFL's byte-level stages.
+#
+#   scripts/afl/fuzz.sh build                        # both build trees (below)
+#   scripts/afl/fuzz.sh run lost-update 60           # one afl-fuzz, 60 s; out: afl-out/lost-update
+#   scripts/afl/fuzz.sh parallel lost-update 4 300   # -M main + 3 -S secondaries, 300 s
+#   scripts/afl/fuzz.sh eval 60 lost-update etag-reuse ...   # time-to-first-crash table
+#   scripts/afl/fuzz.sh eval 60                      # ... for every planted bug
+#
+# What it runs, by hand:
+#   export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/build-afl/mutator/libdualfuzz_afl_mutator.so
+#   export AFL_CUSTOM_MUTATOR_ONLY=1     # every input stays a parseable script
+#   DUALFUZZ_BUG=lost-update afl-fuzz -i corpora/fuzz/http_inprocess_fuzzer -o out \
+#       -- build-afl-target/tests/fuzz/http_inprocess_fuzzer
+#   parallel: the same with `-M main` once and `-S s1`, `-S s2`, ... (same -o)
+#
+# Two build trees, because afl-fuzz dlopen()s the mutator into its own
+# (uninstrumented) process while the target is compiled by afl-clang-fast++:
+#   build-afl/         clang++: libdualfuzz_afl_mutator.so, its tests, the dualfuzz CLI
+#   build-afl-target/  afl-clang-fast++ with DUALFUZZ_BUILD_FUZZERS=ON: afl-cc
+#                      turns -fsanitize=fuzzer into libAFLDriver.a (persistent
+#                      mode, shared-memory input; it never calls
+#                      LLVMFuzzerCustomMutator and first runs one 4-byte dummy
+#                      input, which is no script and so a no-op).
+# A violation of the oracle aborts the target: AFL saves it under crashes/,
+# `dualfuzz run --target inprocess:<bug> <crash file>` replays it.
+#
+# Environment: JOBS (default 2), DUALFUZZ_CLI (replays crashes), SEEDS (seed directory, default
+# corpora/fuzz/http_inprocess_fuzzer), AFL_OUT (default afl-out).
+# Seeds that already trigger the planted bug are left out (afl-fuzz refuses
+# crashing seeds, and a bug found by a seed is not found by fuzzing).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+JOBS=${JOBS:-2}
+SEEDS=${SEEDS:-corpora/fuzz/http_inprocess_fuzzer}
+AFL_OUT=${AFL_OUT:-afl-out}
+MUTATOR=$ROOT/build-afl/mutator/libdualfuzz_afl_mutator.so
+TARGET=$ROOT/build-afl-target/tests/fuzz/http_inprocess_fuzzer
+CLI=${DUALFUZZ_CLI:-$ROOT/build-afl/harness/cli/dualfuzz}
+[ -x "$CLI" ] || CLI=$ROOT/build/harness/cli/dualfuzz  # any build of the CLI replays
+
+export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1
+export AFL_CUSTOM_MUTATOR_LIBRARY=$MUTATOR AFL_CUSTOM_MUTATOR_ONLY=1
+export AFL_QUIET=1  # afl-clang-fast banners
+
+build() {
+  nice -n 5 cmake -S . -B build-afl -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUALFUZZ_BUILD_BENCH=OFF >/dev/null
+  nice -n 5 cmake --build build-afl -j "$JOBS" --target dualfuzz_afl_mutator dualfuzz
+  CC=afl-clang-fast CXX=afl-clang-fast++ nice -n 5 cmake -S . -B build-afl-target -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUALFUZZ_BUILD_FUZZERS=ON -DDUALFUZZ_BUILD_TESTS=OFF \
+    -DDUALFUZZ_BUILD_BENCH=OFF -DDUALFUZZ_BUILD_AFL_MUTATOR=OFF >/dev/null
+  nice -n 5 cmake --build build-afl-target -j "$JOBS" --target http_inprocess_fuzzer
+}
+
+need_build() {
+  [ -f "$MUTATOR" ] && [ -x "$TARGET" ] || { echo "afl: run '$0 build' first" >&2; exit 2; }
+}
+
+# seeds_for BUG DIR: copies the seeds that do not trigger BUG into DIR.
+seeds_for() {
+  local bug=$1 dir=$2 f n=0
+  mkdir -p "$dir"
+  for f in "$SEEDS"/*; do
+    [ -f "$f" ] || continue
+    if (DUALFUZZ_BUG=$bug "$TARGET" "$f") >/dev/null 2>&1; then
+      cp "$f" "$dir/"; n=$((n + 1))
+    else
+      echo "afl: seed $(basename "$f") already triggers $bug: left out" >&2
+    fi
+  done
+  if [ "$n" -eq 0 ]; then  # a one-request script is the least a seed can be
+    printf 'req 1 on c0: {"method":"GET","path":"/"}\n' >"$dir/get.txt"
+  fi
+}
+
+# run BUG SECONDS [OUT] [afl-fuzz options...]
+run() {
+  local bug=$1 secs=$2 out=${3:-$AFL_OUT/$1}
+  shift 3 || shift $#
+  need_build
+  rm -rf "$out" && mkdir -p "$out"
+  seeds_for "$bug" "$out/seeds"
+  DUALFUZZ_BUG=$bug nice -n 5 afl-fuzz -V "$secs" -i "$out/seeds" -o "$out/afl" "$@" -- "$TARGET" \
+    >"$out/afl-fuzz.log" 2>&1 || { tail -20 "$out/afl-fuzz.log"; return 1; }
+}
+
+# first_crash OUT: "<ms> <file>" of the earliest crash of any instance under OUT/afl.
+first_crash() {
+  local f best_ms="" best_file=""
+  for f in "$1"/afl/*/crashes/id:*; do
+    [ -e "$f" ] || continue
+    local ms=${f##*,time:}; ms=${ms%%,*}
+    if [ -z "$best_ms" ] || [ "$ms" -lt "$best_ms" ]; then best_ms=$ms; best_file=$f; fi
+  done
+  [ -n "$best_ms" ] && echo "$best_ms $best_file"
+}
+
+# replay BUG FILE: "yes" when the crash is the planted bug's (a violation
+# with the bug planted, none without it).
+replay() {
+  [ -x "$CLI" ] || { echo "n/a"; return; }
+  local with=0 without=0
+  "$CLI" run --target "inprocess:$1" "$2" >/dev/null 2>&1 || with=$?
+  "$CLI" run --target inprocess "$2" >/dev/null 2>&1 || without=$?
+  if [ "$with" -eq 1 ] && [ "$without" -eq 0 ]; then echo yes; else echo "no ($with/$without)"; fi
+}
+
+summary() {  # summary BUG OUT
+  local stats=("$2"/afl/*/fuzzer_stats) execs=0 crashes=0 s fc
+  for s in "${stats[@]}"; do
+    [ -f "$s" ] || continue
+    execs=$((execs + $(awk -F: '/^execs_done/ {print $2+0}' "$s")))
+    crashes=$((crashes + $(awk -F: '/^saved_crashes/ {print $2+0}' "$s")))
+  done
+  if fc=$(first_crash "$2"); then
+    printf '%-28s %10.1f %10d %8d  %s\n' "$1" "$(echo "${fc%% *}" | awk '{print $1/1000}')" \
+      "$execs" "$crashes" "$(replay "$1" "${fc#* }")"
+  else
+    printf '%-28s %10s %10d %8d  %s\n' "$1" "-" "$execs" 0 "-"
+  fi
+}
+
+cmd=${1:-}
+case "$cmd" in
+  build) build ;;
+  run)
+    bug=${2:?bug (dualfuzz bugs lists them)}; secs=${3:-60}
+    run "$bug" "$secs" "$AFL_OUT/$bug"
+    summary "$bug" "$AFL_OUT/$bug"
+    ;;
+  parallel)
+    bug=${2:?bug}; n=${3:-2}; secs=${4:-300}; out=$AFL_OUT/$bug
+    need_build
+    rm -rf "$out" && mkdir -p "$out"
+    seeds_for "$bug" "$out/seeds"
+    pids=()
+    for ((i = 0; i < n; i++)); do
+      role=(-S "s$i"); [ "$i" -eq 0 ] && role=(-M main)
+      DUALFUZZ_BUG=$bug nice -n 5 afl-fuzz -V "$secs" -i "$out/seeds" -o "$out/afl" "${role[@]}" \
+        -- "$TARGET" >"$out/afl-fuzz.$i.log" 2>&1 &
+      pids+=($!)
+    done
+    wait "${pids[@]}" || true
+    summary "$bug" "$out"
+    ;;
+  eval)
+    secs=${2:-60}; shift 2 || shift $#
+    bugs=("$@")
+    if [ ${#bugs[@]} -eq 0 ]; then mapfile -t bugs < <("$CLI" bugs | cut -f1); fi
+    printf '%-28s %10s %10s %8s  %s\n' bug first_crash_s execs crashes replayed
+    found=0
+    for bug in "${bugs[@]}"; do
+      run "$bug" "$secs" "$AFL_OUT/$bug" >/dev/null || true
+      line=$(summary "$bug" "$AFL_OUT/$bug"); echo "$line"
+      [[ "$line" == *" yes" ]] && found=$((found + 1))
+    done
+    echo "afl: $found of ${#bugs[@]} planted bugs found (crash replayed) within ${secs}s each"
+    ;;
+  *) sed -n '2,32p' "$0"; exit 2 ;;
+esac
