@@ -1,0 +1,65 @@
+#!/bin/bash -eu
+# OSS-Fuzz build script (https://google.github.io/oss-fuzz/getting-started/new-project-guide/):
+# builds every fuzz target of tests/fuzz/ with the environment's compilers,
+# flags and fuzzing engine into $OUT, each with <name>_seed_corpus.zip,
+# <name>.dict and <name>.options.
+#
+#   $CC $CXX $CFLAGS $CXXFLAGS  compilers and flags (sanitizers, coverage)
+#   $LIB_FUZZING_ENGINE         linked into each target: -fsanitize=fuzzer,
+#                               /usr/lib/libAFLDriver.a, ...
+#   $SRC $WORK $OUT             sources (the repository is $SRC/dualfuzz unless
+#                               DUALFUZZ_SRC says otherwise), scratch, results
+#
+# Our libraries are static archives and $CXX links (through CMake). Z3 is the
+# one shared dependency (no static libz3 on Debian/Ubuntu): it is copied to
+# $OUT/lib and found through RUNPATH $ORIGIN/lib, as the runner image has
+# no libz3. scripts/oss-fuzz/check.sh runs this outside Docker.
+SRC_DIR=${DUALFUZZ_SRC:-$SRC/dualfuzz}
+BUILD=$WORK/dualfuzz-build
+HERE=$SRC_DIR/scripts/oss-fuzz
+JOBS=${JOBS:-$(nproc)}
+
+# CMAKE_BUILD_TYPE=None: only $CXXFLAGS count (OSS-Fuzz picks -O and -g), and
+# assertions stay on. The engine is linked by tests/fuzz/CMakeLists.txt.
+cmake -S "$SRC_DIR" -B "$BUILD" -G Ninja \
+  -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
+  -DCMAKE_BUILD_TYPE=None \
+  -DDUALFUZZ_BUILD_FUZZERS=ON -DDUALFUZZ_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" \
+  -DDUALFUZZ_BUILD_TESTS=OFF -DDUALFUZZ_BUILD_BENCH=OFF -DDUALFUZZ_BUILD_AFL_MUTATOR=OFF \
+  -DCMAKE_BUILD_RPATH='$ORIGIN/lib' -DCMAKE_BUILD_WITH_INSTALL_RPATH=OFF
+cmake --build "$BUILD" -j "$JOBS" --target dualfuzz_fuzzers
+
+# Shared libraries the targets need that a runner image lacks.
+mkdir -p "$OUT/lib"
+for f in "$BUILD"/tests/fuzz/*_fuzzer; do
+  ldd "$f" | awk '/libz3/ {print $3}' | while read -r lib; do cp -L "$lib" "$OUT/lib/"; done
+done
+
+n=0
+for f in "$BUILD"/tests/fuzz/*_fuzzer; do
+  [ -x "$f" ] || continue
+  name=$(basename "$f")
+  cp "$f" "$OUT/$name"
+
+  # Seeds: the target's own corpus, else the HTTP example scripts.
+  seeds=$SRC_DIR/corpora/fuzz/$name
+  [ -d "$seeds" ] || seeds=$SRC_DIR/corpora/http
+  rm -f "$OUT/${name}_seed_corpus.zip"
+  (cd "$seeds" && zip -q -j "$OUT/${name}_seed_corpus.zip" ./*)
+
+  # Dictionary: HTTP wire tokens for the codec targets, script tokens else.
+  case "$name" in
+    http_request_parser_fuzzer | http_response_parser_fuzzer) dict=http.dict ;;
+    *) dict=script.dict ;;
+  esac
+  cp "$HERE/dicts/$dict" "$OUT/$name.dict"
+
+  # 4 KiB inputs, as scripts/run-fuzzers.sh uses: enough for dozens of steps.
+  cat >"$OUT/$name.options" <<EOF
+[libfuzzer]
+max_len = 4096
+dict = $name.dict
+EOF
+  n=$((n + 1))
+done
+echo "oss-fuzz build: $n fuzz targets in $OUT"
