@@ -8,6 +8,7 @@
 #   scripts/afl/fuzz.sh parallel lost-update 4 300   # -M main + 3 -S secondaries, 300 s
 #   scripts/afl/fuzz.sh eval 60 lost-update etag-reuse ...   # time-to-first-crash table
 #   scripts/afl/fuzz.sh eval 60                      # ... for every planted bug
+#   scripts/afl/fuzz.sh table                        # that table again from afl-out/
 #
 # What it runs, by hand:
 #   export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/build-afl/mutator/libdualfuzz_afl_mutator.so
@@ -24,10 +25,11 @@
 #                      mode, shared-memory input; it never calls
 #                      LLVMFuzzerCustomMutator and first runs one 4-byte dummy
 #                      input, which is no script and so a no-op).
-# A violation of the oracle aborts the target: AFL saves it under crashes/,
-# `dualfuzz run --target inprocess:<bug> <crash file>` replays it.
+# A violation of the oracle aborts the target: AFL saves it under crashes/;
+# `dualfuzz run --liveness --target inprocess:<bug> <crash file>` replays it
+# (--liveness: the target counts an unanswered request as a violation).
 #
-# Environment: JOBS (default 2), DUALFUZZ_CLI (replays crashes), SEEDS (seed directory, default
+# Environment: JOBS (default 2), DUALFUZZ_CLI (lists the bugs), SEEDS (seed directory, default
 # corpora/fuzz/http_inprocess_fuzzer), AFL_OUT (default afl-out).
 # Seeds that already trigger the planted bug are left out (afl-fuzz refuses
 # crashing seeds, and a bug found by a seed is not found by fuzzing).
@@ -40,7 +42,7 @@ AFL_OUT=${AFL_OUT:-afl-out}
 MUTATOR=$ROOT/build-afl/mutator/libdualfuzz_afl_mutator.so
 TARGET=$ROOT/build-afl-target/tests/fuzz/http_inprocess_fuzzer
 CLI=${DUALFUZZ_CLI:-$ROOT/build-afl/harness/cli/dualfuzz}
-[ -x "$CLI" ] || CLI=$ROOT/build/harness/cli/dualfuzz  # any build of the CLI replays
+[ -x "$CLI" ] || CLI=$ROOT/build/harness/cli/dualfuzz  # any build lists the bugs
 
 export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1
 export AFL_CUSTOM_MUTATOR_LIBRARY=$MUTATOR AFL_CUSTOM_MUTATOR_ONLY=1
@@ -99,14 +101,15 @@ first_crash() {
   [ -n "$best_ms" ] && echo "$best_ms $best_file"
 }
 
-# replay BUG FILE: "yes" when the crash is the planted bug's (a violation
-# with the bug planted, none without it).
+# replay BUG FILE: "yes" when the crash is the planted bug's: the target
+# itself aborts on the file with the bug planted and passes without it (the
+# same check as `dualfuzz run --liveness --target inprocess:BUG FILE`, exit 1,
+# and `--target inprocess`, exit 0).
 replay() {
-  [ -x "$CLI" ] || { echo "n/a"; return; }
   local with=0 without=0
-  "$CLI" run --target "inprocess:$1" "$2" >/dev/null 2>&1 || with=$?
-  "$CLI" run --target inprocess "$2" >/dev/null 2>&1 || without=$?
-  if [ "$with" -eq 1 ] && [ "$without" -eq 0 ]; then echo yes; else echo "no ($with/$without)"; fi
+  (DUALFUZZ_BUG=$1 "$TARGET" "$2") >/dev/null 2>&1 || with=$?
+  (DUALFUZZ_BUG= "$TARGET" "$2") >/dev/null 2>&1 || without=$?
+  if [ "$with" -ne 0 ] && [ "$without" -eq 0 ]; then echo yes; else echo "no ($with/$without)"; fi
 }
 
 summary() {  # summary BUG OUT
@@ -160,5 +163,17 @@ case "$cmd" in
     done
     echo "afl: $found of ${#bugs[@]} planted bugs found (crash replayed) within ${secs}s each"
     ;;
-  *) sed -n '2,32p' "$0"; exit 2 ;;
+  table)  # the eval table again, from the outputs already under $AFL_OUT
+    shift
+    bugs=("$@")
+    if [ ${#bugs[@]} -eq 0 ]; then mapfile -t bugs < <(ls "$AFL_OUT"); fi
+    printf '%-28s %10s %10s %8s  %s\n' bug first_crash_s execs crashes replayed
+    found=0
+    for bug in "${bugs[@]}"; do
+      line=$(summary "$bug" "$AFL_OUT/$bug"); echo "$line"
+      [[ "$line" == *" yes" ]] && found=$((found + 1))
+    done
+    echo "afl: $found of ${#bugs[@]} planted bugs found (crash replayed)"
+    ;;
+  *) sed -n '2,35p' "$0"; exit 2 ;;
 esac
