@@ -17,5 +17,9 @@ void add_history_command(CLI::App& app, std::function<int()>& run);
 void add_run_command(CLI::App& app, std::function<int()>& run);
 // Registers `fuzz`.
 void add_fuzz_command(CLI::App& app, std::function<int()>& run);
+// Registers `replay` (one input, the fuzz target's report).
+void add_replay_command(CLI::App& app, std::function<int()>& run);
+// Registers `minimize` (shrink keeping the same violation).
+void add_minimize_command(CLI::App& app, std::function<int()>& run);
 
 }  // namespace dualfuzz::cli

@@ -1,6 +1,8 @@
 // dualfuzz: functional fuzzing of networked servers by dualization.
 //   dualfuzz history --format jepsen-etcd FILE
 //   dualfuzz run --target inprocess:lost-update corpora/http/lost-update.txt
+//   dualfuzz replay --target inprocess:lost-update crash-1234 --chart crash.html
+//   dualfuzz minimize --target inprocess:lost-update crash-1234 -o small.txt
 //   dualfuzz bugs
 #include <exception>
 #include <functional>
@@ -16,6 +18,8 @@ int main(int argc, char** argv) {
   dualfuzz::cli::add_history_command(app, run);
   dualfuzz::cli::add_run_command(app, run);
   dualfuzz::cli::add_fuzz_command(app, run);
+  dualfuzz::cli::add_replay_command(app, run);
+  dualfuzz::cli::add_minimize_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

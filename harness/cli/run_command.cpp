@@ -1,6 +1,7 @@
-// `dualfuzz run --spec http --target inprocess[:BUG] SCRIPT`: plays one
-// script, prints the trace and the verdict. `dualfuzz bugs` lists the
-// reference server's planted bugs.
+// `dualfuzz run --spec http --target inprocess[:BUG] [--chart FILE] SCRIPT`:
+// plays one script, prints the trace and the verdict (`dualfuzz replay`
+// plays it as the fuzz target does, with the fuzz target's report). `dualfuzz bugs` lists
+// the reference server's planted bugs.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -8,8 +9,9 @@
 #include "commands.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/servers/asio_http_server.h"
-#include "target.h"
 #include "dualfuzz/specs/http_protocol.h"
+#include "io.h"
+#include "target.h"
 
 namespace dualfuzz::cli {
 
@@ -20,16 +22,23 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
     std::string file;
     bool liveness = false;
     int timeout_ms = 2000;
+    std::string chart;
   };
   auto o = std::make_shared<Opts>();
-  CLI::App* sub = app.add_subcommand("run", "Play one script against a server and check it");
+  CLI::App* sub =
+      app.add_subcommand("run", "Play one script against a server and check it");
   sub->add_option("--spec", o->spec, "protocol model")->check(CLI::IsMember({"http"}));
-  sub->add_option("--target", o->target,
-                  "inprocess[:BUG] — the reference server in this process, optionally with a "
-                  "planted bug (see `dualfuzz bugs`) — or HOST:PORT of a running server");
+  sub->add_option(
+      "--target", o->target,
+      "inprocess[:BUG] — the reference server in this process, optionally with a "
+      "planted bug (see `dualfuzz bugs`) — or HOST:PORT of a running server");
   sub->add_option("SCRIPT", o->file, "script file")->required();
-  sub->add_flag("--liveness", o->liveness, "report requests left unanswered as a violation");
+  sub->add_flag("--liveness", o->liveness,
+                "report requests left unanswered as a violation");
   sub->add_option("--timeout-ms", o->timeout_ms, "per-response timeout");
+  sub->add_option(
+      "--chart", o->chart,
+      "write a message-sequence chart (.svg, or .html with script and report)");
   sub->callback([o, &run] {
     run = [o]() -> int {
       std::ifstream in(o->file);
@@ -57,15 +66,21 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
       harness::Executor ex(http, (*target)->transport(), opts);
       harness::RunResult r = ex.run(*script);
       std::cout << r.report();
-      if (r.violation()) return kViolation;
-      return r.outcome == harness::RunResult::Outcome::Trouble ? kTrouble : kNoViolation;
+      if (!o->chart.empty() &&
+          !write_chart(o->chart, *script, r,
+                       "dualfuzz run " + o->file + " (" + o->target + ")")) {
+        std::cerr << "dualfuzz run: cannot write " << o->chart << "\n";
+        return kTrouble;
+      }
+      return exit_code(r);
     };
   });
 
   auto serve_port = std::make_shared<int>(8080);
   auto serve_bug = std::make_shared<std::string>();
   CLI::App* serve = app.add_subcommand("serve", "Run the reference server on 127.0.0.1");
-  serve->add_option("--port", *serve_port, "TCP port (0: any free port)")->check(CLI::Range(0, 65535));
+  serve->add_option("--port", *serve_port, "TCP port (0: any free port)")
+      ->check(CLI::Range(0, 65535));
   serve->add_option("--bug", *serve_bug, "planted bug to enable, or `list`");
   serve->callback([serve_port, serve_bug, &run] {
     run = [serve_port, serve_bug]() -> int {

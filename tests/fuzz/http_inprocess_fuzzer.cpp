@@ -1,7 +1,9 @@
 // The coverage-guided functional fuzz target: the input is a script, played
 // against the in-process reference server (fresh state per execution; a
-// planted bug from $DUALFUZZ_BUG) and judged by the oracle. A violation
-// prints the report and aborts, so every engine saves it as a crash.
+// planted bug from $DUALFUZZ_BUG) — or against an external server at
+// $DUALFUZZ_TARGET=HOST:PORT — and judged by the oracle. A violation prints
+// the report and aborts, so every engine saves it as a crash;
+// `dualfuzz replay --target inprocess:BUG CRASHFILE` prints the same report.
 //   DUALFUZZ_BUG=lost-update ./http_inprocess_fuzzer corpus/
 #include <cstddef>
 #include <cstdint>
@@ -9,38 +11,35 @@
 #include <cstdlib>
 #include <memory>
 
-#include "dualfuzz/harness/executor.h"
-#include "dualfuzz/servers/in_process_transport.h"
-#include "dualfuzz/specs/http_protocol.h"
+#include "../../harness/cli/player.h"
 
 namespace {
-struct Target {
-  dualfuzz::harness::Protocol http = dualfuzz::specs::http_protocol();
-  std::string bug = std::getenv("DUALFUZZ_BUG") ? std::getenv("DUALFUZZ_BUG") : "";
-  // One Z3 context for all executions (creating one costs ~10 ms).
-  std::shared_ptr<dualfuzz::oracle::Solver> solver = std::make_shared<dualfuzz::oracle::Solver>();
-};
-Target& target() {
-  static Target t;
-  return t;
+dualfuzz::cli::Player& player() {
+  static std::unique_ptr<dualfuzz::cli::Player> p = [] {
+    auto made = dualfuzz::cli::Player::make(dualfuzz::cli::Player::spec_from_env());
+    if (!made) {
+      std::fprintf(stderr, "==dualfuzz== bad DUALFUZZ_BUG/DUALFUZZ_TARGET: %s\n",
+                   made.error().c_str());
+      std::exit(2);
+    }
+    return std::move(*made);
+  }();
+  return *p;
 }
 }  // namespace
 
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  player();  // a bad environment stops the run before the first input
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  Target& t = target();
-  auto script = dualfuzz::harness::parse_script(
-      std::string_view(reinterpret_cast<const char*>(data), size), t.http.functions);
+  dualfuzz::cli::Player& p = player();
+  auto script = p.parse(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!script) return 0;  // not a script: nothing to play
-  dualfuzz::servers::HttpServerCore server({t.bug});
-  dualfuzz::servers::InProcessTransport transport(server);
-  dualfuzz::harness::RunOptions opts;
-  opts.check_liveness = true;  // in-process, silence means a dropped request
-  dualfuzz::harness::Executor ex(t.http, transport, opts, t.solver);
-  auto r = ex.run(*script);
+  auto r = p.play(*script);
   if (r.violation()) {
-    std::fprintf(stderr, "==dualfuzz== functional violation (server bug: %s)\n--- script\n%s--- %s\n",
-                 t.bug.empty() ? "none planted" : t.bug.c_str(),
-                 dualfuzz::harness::print_script(*script).c_str(), r.report().c_str());
+    std::fputs(p.report(*script, r).c_str(), stderr);
     std::abort();
   }
   return 0;

@@ -1,0 +1,165 @@
+// Throughput of the in-process HTTP pipeline — the fuzz target's code path
+// (parse the script text, play it with the executor against the in-process
+// reference server, judge it with the oracle; cli::Player is what
+// tests/fuzz/http_inprocess_fuzzer.cpp runs) — on ~10-request scripts the
+// mutator generates from a fixed seed, with the oracle on and off
+// (RunOptions::oracle). The oracle's share is measured twice: from the two
+// rates, and directly, by replaying each run's recorded events into a fresh
+// oracle and timing only that.
+//
+//   throughput_bench [--seconds S] [--scripts N] [--requests R] [--seed X] [--bug NAME]
+//   exec/s oracle on: 2712   exec/s oracle off: 3950   oracle share: 31.3% ...
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../harness/cli/player.h"
+#include "dualfuzz/mutator/script_mutator.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using dualfuzz::cli::Player;
+namespace harness = dualfuzz::harness;
+namespace oracle = dualfuzz::oracle;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+struct Rate {
+  std::size_t execs = 0, messages = 0, violations = 0, inconclusive = 0;
+  double seconds = 0;
+  double per_second() const {
+    return seconds > 0 ? static_cast<double>(execs) / seconds : 0;
+  }
+};
+
+// Plays the corpus round-robin for `budget` seconds, parsing each time as
+// the fuzz target does.
+Rate measure(Player& p, const std::vector<std::string>& corpus, double budget,
+             bool oracle_on) {
+  Rate r;
+  const auto start = Clock::now();
+  for (std::size_t i = 0;; ++i) {
+    if ((i & 15) == 0 && seconds_since(start) >= budget) break;
+    const std::string& text = corpus[i % corpus.size()];
+    auto script = p.parse(text);
+    if (!script) continue;
+    harness::RunResult res = p.play(*script, oracle_on);
+    ++r.execs;
+    r.messages += res.trace.size();
+    r.violations += res.violation();
+    r.inconclusive += res.inconclusive();
+  }
+  r.seconds = seconds_since(start);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = 5;
+  std::size_t scripts = 200, requests = 10;
+  std::uint64_t seed = 1;
+  std::string bug;
+  for (int i = 1; i < argc; ++i) {
+    auto arg = [&](const char* name) {
+      return std::strcmp(argv[i], name) == 0 && i + 1 < argc;
+    };
+    if (arg("--seconds"))
+      seconds = std::atof(argv[++i]);
+    else if (arg("--scripts"))
+      scripts = std::strtoull(argv[++i], nullptr, 10);
+    else if (arg("--requests"))
+      requests = std::strtoull(argv[++i], nullptr, 10);
+    else if (arg("--seed"))
+      seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (arg("--bug"))
+      bug = argv[++i];
+    else {
+      std::fprintf(stderr,
+                   "usage: throughput_bench [--seconds S] [--scripts N] [--requests R] "
+                   "[--seed X] [--bug NAME]\n");
+      return 2;
+    }
+  }
+  if (scripts == 0 || seconds <= 0) return 2;
+  auto made = Player::make(bug.empty() ? "inprocess" : "inprocess:" + bug);
+  if (!made) {
+    std::fprintf(stderr, "throughput_bench: %s\n", made.error().c_str());
+    return 2;
+  }
+  Player& p = **made;
+
+  const dualfuzz::mutator::ScriptMutator mut(p.protocol());
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> corpus;
+  for (std::size_t i = 0; i < scripts; ++i)
+    corpus.push_back(harness::print_script(mut.generate(rng, requests)));
+
+  // Warm-up (allocator, Z3 context, caches), then alternate so both modes
+  // see the same machine conditions.
+  measure(p, corpus, 0.5, true);
+  Rate on, off;
+  for (int round = 0; round < 2; ++round) {
+    Rate a = measure(p, corpus, seconds / 2, true);
+    Rate b = measure(p, corpus, seconds / 2, false);
+    for (auto [dst, src] : {std::pair{&on, &a}, std::pair{&off, &b}}) {
+      dst->execs += src->execs;
+      dst->messages += src->messages;
+      dst->violations += src->violations;
+      dst->inconclusive += src->inconclusive;
+      dst->seconds += src->seconds;
+    }
+  }
+
+  // Direct: the oracle alone on each script's recorded events (one pass
+  // over the corpus, oracle off to record, then timed replay into a fresh
+  // oracle with the executor's options and a shared solver).
+  const oracle::ServerModel model = p.protocol().model();
+  const harness::RunOptions opts = Player::fuzz_options();
+  auto solver = std::make_shared<oracle::Solver>();
+  std::vector<std::vector<oracle::Event>> recorded;
+  for (const auto& text : corpus)
+    recorded.push_back(p.play(*p.parse(text), false).events);
+  double oracle_seconds = 0;
+  std::size_t oracle_runs = 0, events = 0;
+  const auto ostart = Clock::now();
+  while (seconds_since(ostart) < seconds / 2) {
+    for (const auto& evs : recorded) {
+      const auto t = Clock::now();
+      oracle::Oracle o(model, opts.oracle_options, solver);
+      for (const auto& e : evs)
+        if (o.observe(e).status != oracle::Verdict::Status::Accept) break;
+      oracle_seconds += seconds_since(t);
+      events += evs.size();
+      ++oracle_runs;
+    }
+  }
+  const double oracle_us = 1e6 * oracle_seconds / static_cast<double>(oracle_runs);
+  const double on_us = 1e6 / on.per_second();
+  const double off_us = 1e6 / off.per_second();
+
+  std::printf(
+      "throughput_bench: %zu scripts x %zu requests (seed %llu), server bug: %s\n",
+      corpus.size(), requests, static_cast<unsigned long long>(seed),
+      bug.empty() ? "none" : bug.c_str());
+  std::printf(
+      "  messages/exec: %.1f   events/exec: %.1f   violations: %zu/%zu   inconclusive: "
+      "%zu\n",
+      static_cast<double>(on.messages) / static_cast<double>(on.execs),
+      static_cast<double>(events) / static_cast<double>(oracle_runs), on.violations,
+      on.execs, on.inconclusive);
+  std::printf("exec/s oracle on:  %8.0f  (%.1f us/exec)\n", on.per_second(), on_us);
+  std::printf("exec/s oracle off: %8.0f  (%.1f us/exec)\n", off.per_second(), off_us);
+  std::printf("oracle share (1 - on/off):          %5.1f%%\n",
+              100.0 * (on_us - off_us) / on_us);
+  std::printf("oracle share (direct, %.1f us/exec): %5.1f%%\n", oracle_us,
+              100.0 * oracle_us / on_us);
+  return 0;
+}

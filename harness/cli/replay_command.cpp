@@ -1,0 +1,119 @@
+// `dualfuzz replay [--target inprocess[:BUG]|HOST:PORT] [--chart FILE] CRASHFILE`:
+// plays one input (a script, e.g. a libFuzzer crash file) exactly as the
+// fuzz target does and prints the fuzz target's report: header, script,
+// trace as a message sequence, explanation. `--repeat N` plays it N times
+// and checks the reports are identical (a determinism check; in-process
+// only — an external target gets a fresh path prefix per run).
+//
+// Exit codes: 0 no violation, 1 violation, 2 trouble (unreadable or
+// malformed script, bad target, the run could not be made).
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.h"
+#include "io.h"
+
+namespace dualfuzz::cli {
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return ss.str();
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+bool write_chart(const std::string& path, const harness::Script& script,
+                 const harness::RunResult& r, const std::string& title) {
+  const bool html =
+      path.size() >= 5 && (path.ends_with(".html") || path.ends_with(".htm"));
+  return write_file(path, html ? harness::sequence_chart_html(script, r, title)
+                               : harness::sequence_chart_svg(r, title));
+}
+
+int exit_code(const harness::RunResult& r) {
+  if (r.violation()) return kViolation;
+  return r.outcome == harness::RunResult::Outcome::Trouble ? kTrouble : kNoViolation;
+}
+
+std::optional<Loaded> load(const char* cmd, const std::string& target,
+                           const std::string& file) {
+  auto text = read_file(file);
+  if (!text) {
+    std::cerr << "dualfuzz " << cmd << ": cannot read " << file << "\n";
+    return std::nullopt;
+  }
+  auto p = Player::make(target);
+  if (!p) {
+    std::cerr << "dualfuzz " << cmd << ": " << p.error() << "\n";
+    return std::nullopt;
+  }
+  auto script = (*p)->parse(*text);
+  if (!script) {
+    std::cerr << "dualfuzz " << cmd << ": " << file
+              << ": not a script: " << script.error() << "\n";
+    return std::nullopt;
+  }
+  return Loaded{std::move(*p), std::move(*script)};
+}
+
+void add_replay_command(CLI::App& app, std::function<int()>& run) {
+  struct Opts {
+    std::string target = Player::spec_from_env();
+    std::string file;
+    std::string chart;
+    unsigned repeat = 1;
+  };
+
+  auto r = std::make_shared<Opts>();
+  CLI::App* replay = app.add_subcommand("replay",
+                                        "Re-run one input (e.g. a libFuzzer crash file) "
+                                        "and print the fuzz target's report");
+  replay->add_option("--target", r->target, kTargetHelp);
+  replay->add_option(
+      "--chart", r->chart,
+      "write a message-sequence chart (.svg, or .html with script and report)");
+  replay
+      ->add_option("--repeat", r->repeat,
+                   "play N times (fresh server each time) and check that every run gives "
+                   "the same report; a difference is trouble (exit 2)")
+      ->check(CLI::Range(1u, 1000000u));
+  replay->add_option("CRASHFILE", r->file, "script file")->required();
+  replay->callback([r, &run] {
+    run = [r]() -> int {
+      auto l = load("replay", r->target, r->file);
+      if (!l) return kTrouble;
+      harness::RunResult res = l->player->play(l->script);
+      const std::string report = l->player->report(l->script, res);
+      std::cout << report;
+      for (unsigned i = 2; i <= r->repeat; ++i) {
+        if (l->player->report(l->script, l->player->play(l->script)) != report) {
+          std::cerr << "dualfuzz replay: UNSTABLE: run " << i
+                    << " gave a different report than run 1\n";
+          return kTrouble;
+        }
+      }
+      if (r->repeat > 1)
+        std::cerr << "dualfuzz replay: stable: " << r->repeat
+                  << " runs, identical reports\n";
+      if (!r->chart.empty() && !write_chart(r->chart, l->script, res,
+                                            "dualfuzz replay " + r->file + " (" +
+                                                l->player->description() + ")")) {
+        std::cerr << "dualfuzz replay: cannot write " << r->chart << "\n";
+        return kTrouble;
+      }
+      return exit_code(res);
+    };
+  });
+}
+
+}  // namespace dualfuzz::cli

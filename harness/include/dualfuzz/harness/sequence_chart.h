@@ -1,0 +1,49 @@
+// Presenting one run to a server author: the text report (what the fuzz
+// target prints before it aborts, and what `dualfuzz replay` / `minimize`
+// print, byte for byte), a key that says which violation a run shows (so a
+// shrinker keeps *the same* bug, not any bug), and a message-sequence chart
+// of the counterexample as a self-contained SVG or HTML page.
+//
+//   RunResult r = executor.run(script);
+//   std::cerr << run_report(script, r, "server bug: lost-update");
+//   std::string key = violation_key(r);          // "" when no violation
+//   write(file, sequence_chart_html(script, r, "lost-update"));
+//
+// Chart: one lifeline per connection plus one for the server; a request is
+// an arrow connection -> server labelled `1 PUT /a`, a response an arrow
+// server -> connection labelled `2 412`; the message no correct server
+// explains is red (class "kill"); the explanation follows the arrows. Every
+// payload is XML-escaped (and shown in full as the arrow's tooltip).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/script.h"
+
+namespace dualfuzz::harness {
+
+// "==dualfuzz== functional violation (<target>)\n--- script\n<script>--- <r.report()>".
+// `target` says what was tested, e.g. "server bug: none planted" or
+// "server 127.0.0.1:8080".
+std::string run_report(const Script& script, const RunResult& r, std::string_view target);
+
+// Which violation a run shows, stable under shrinking: the outcome kind, and
+// for a model violation the kind of message that killed the last
+// explanation, its request's method and the response status, and where the
+// explanations went wrong (the reasons' locations, e.g. "response.status",
+// without values). "" when no violation.
+std::string violation_key(const RunResult& r);
+
+// The chart as a standalone SVG document.
+std::string sequence_chart_svg(const RunResult& r, std::string_view title);
+// An HTML page holding the chart, the script and the text report.
+std::string sequence_chart_html(const Script& script, const RunResult& r,
+                                std::string_view title);
+
+// `&`, `<`, `>`, `"`, `'` as entities; control characters and invalid UTF-8
+// replaced (so any bytes a server sent give a well-formed document).
+std::string xml_escape(std::string_view s);
+
+}  // namespace dualfuzz::harness

@@ -1,0 +1,176 @@
+// The counterexample presentation: the message-sequence chart's structure
+// (one lifeline per connection plus the server, one arrow per message, the
+// killing message red, everything escaped), the text report's format, and
+// the violation key that minimization keeps.
+#include "dualfuzz/harness/sequence_chart.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "dualfuzz/specs/http_protocol.h"
+
+namespace dualfuzz::harness {
+namespace {
+
+using oracle::Event;
+
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = hay.find(needle); at != std::string::npos;
+       at = hay.find(needle, at + needle.size()))
+    ++n;
+  return n;
+}
+
+// PUT on c0, GET on c1 (answered 200 then a 412 that kills), close c0.
+RunResult lost_update_run(const std::string& body = "v1") {
+  RunResult r;
+  Json put = {{"method", "PUT"}, {"path", "/a"}, {"body", body}};
+  Json get = {{"method", "GET"}, {"path", "/a"}};
+  Json ok = {{"status", 200}, {"reason", "OK"}, {"body", body}};
+  Json bad = {{"status", 412}, {"reason", "Precondition Failed"}};
+  r.events = {Event::open(0), Event::request(0, 1, put), Event::response(0, 2, ok),
+              Event::open(1), Event::request(1, 3, get), Event::response(1, 4, bad),
+              Event::close(0)};
+  r.trace.add(1, 0, put);
+  r.trace.add(2, 0, ok);
+  r.trace.add(3, 1, get);
+  r.trace.add(4, 1, bad);
+  r.outcome = RunResult::Outcome::ModelViolation;
+  r.verdict.status = oracle::Verdict::Status::Reject;
+  r.verdict.event_index = 5;
+  r.detail =
+      "VIOLATION at event 5: response 4 received on connection 1: {\"status\":412}\n"
+      "No correct http server, across any TCP reordering, could have produced this "
+      "trace. "
+      "1 explanation(s) were alive before this message. The explanations died because:\n"
+      "  - response.status: expected 200, observed 412 (server state \"v1\")\n";
+  r.verdict.explanation = r.detail;
+  return r;
+}
+
+TEST(SequenceChart, LifelinesArrowsAndTheKillingMessage) {
+  RunResult r = lost_update_run();
+  std::string svg = sequence_chart_svg(r, "lost update");
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  // Two connections and the server.
+  EXPECT_EQ(count(svg, "<g class=\"lifeline"), 3u);
+  EXPECT_EQ(count(svg, "<g class=\"lifeline server\""), 1u);
+  // Four messages: two requests, two responses; one close mark.
+  EXPECT_EQ(count(svg, "<g class=\"msg request"), 2u);
+  EXPECT_EQ(count(svg, "<g class=\"msg response"), 2u);
+  EXPECT_EQ(count(svg, "<g class=\"close"), 1u);
+  // Exactly the 412 is red, with its short summary.
+  EXPECT_EQ(count(svg, " kill\""), 1u);
+  std::size_t kill = svg.find("<g class=\"msg response kill\"");
+  ASSERT_NE(kill, std::string::npos);
+  EXPECT_NE(svg.find("4 412", kill), std::string::npos);
+  EXPECT_NE(svg.find("url(#arrow-kill)", kill), std::string::npos);
+  EXPECT_NE(svg.find(">1 PUT /a<"), std::string::npos);
+  EXPECT_NE(svg.find(">2 200"), std::string::npos);
+  // The explanation follows the chart.
+  std::size_t expl = svg.find("<g class=\"explanation\">");
+  ASSERT_NE(expl, std::string::npos);
+  EXPECT_GT(expl, kill);
+  EXPECT_NE(svg.find("response.status: expected 200, observed 412", expl),
+            std::string::npos);
+}
+
+TEST(SequenceChart, PayloadsAndTitlesAreEscaped) {
+  RunResult r = lost_update_run("<b>&amp;</b>\x01\xff");
+  r.trace = {};
+  std::string svg = sequence_chart_svg(r, "a <title> & more");
+  EXPECT_EQ(svg.find("<b>"), std::string::npos);
+  EXPECT_EQ(svg.find("<title> &"), std::string::npos);
+  EXPECT_NE(svg.find("a &lt;title&gt; &amp; more"), std::string::npos);
+  EXPECT_NE(svg.find("&lt;b&gt;&amp;amp;&lt;/b&gt;"), std::string::npos);
+  // No raw control characters or invalid UTF-8 in the document.
+  EXPECT_EQ(svg.find('\x01'), std::string::npos);
+  EXPECT_EQ(svg.find('\xff'), std::string::npos);
+  // Every '&' starts an entity.
+  for (std::size_t at = svg.find('&'); at != std::string::npos;
+       at = svg.find('&', at + 1)) {
+    std::size_t semi = svg.find(';', at);
+    ASSERT_NE(semi, std::string::npos);
+    EXPECT_LE(semi - at, 6u) << svg.substr(at, 10);
+  }
+  std::string html = sequence_chart_html(Script{}, r, "t");
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(html.find("<b>"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("<pre class=\"report\">"), std::string::npos);
+}
+
+TEST(SequenceChart, XmlEscape) {
+  EXPECT_EQ(xml_escape("<&>\"'"), "&lt;&amp;&gt;&quot;&#39;");
+  EXPECT_EQ(xml_escape("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
+  EXPECT_EQ(xml_escape("\xc3"), "\xEF\xBF\xBD");  // truncated sequence
+  EXPECT_EQ(xml_escape("\xed\xa0\x80"),
+            "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+  EXPECT_EQ(xml_escape("a\tb\nc\x1b"), "a\tb\nc\xEF\xBF\xBD");
+}
+
+TEST(SequenceChart, LivenessMarksTheUnansweredRequest) {
+  RunResult r;
+  Json get = {{"method", "GET"}, {"path", "/a"}};
+  r.events = {Event::open(2), Event::request(2, 1, get)};
+  r.trace.add(1, 2, get);
+  r.outcome = RunResult::Outcome::LivenessViolation;
+  r.detail = "LIVENESS: at `the run ended`, 1 request(s) were still unanswered";
+  std::string svg = sequence_chart_svg(r, "silence");
+  EXPECT_EQ(count(svg, "<g class=\"lifeline"), 2u);
+  EXPECT_EQ(count(svg, "<g class=\"msg missing kill\""), 1u);
+  EXPECT_NE(svg.find("no response to 1"), std::string::npos);
+  EXPECT_NE(svg.find(">c2<"), std::string::npos);
+}
+
+TEST(SequenceChart, EmptyRunIsStillADocument) {
+  RunResult r;
+  std::string svg = sequence_chart_svg(r, "");
+  EXPECT_EQ(count(svg, "<g class=\"lifeline"), 1u);  // the server alone
+  EXPECT_NE(svg.find("no violation"), std::string::npos);
+}
+
+TEST(RunReport, FuzzTargetFormat) {
+  const Protocol http = specs::http_protocol();
+  auto s =
+      parse_script("req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"v1\"}\n",
+                   http.functions);
+  ASSERT_TRUE(s);
+  RunResult r = lost_update_run();
+  std::string rep = run_report(*s, r, "server bug: lost-update");
+  EXPECT_EQ(rep,
+            "==dualfuzz== functional violation (server bug: lost-update)\n--- script\n" +
+                print_script(*s) + "--- " + r.report());
+  r.outcome = RunResult::Outcome::Pass;
+  EXPECT_EQ(run_report(*s, r, "x").rfind("==dualfuzz== no violation (x)\n", 0), 0u);
+}
+
+TEST(ViolationKey, IgnoresValuesKeepsKinds) {
+  RunResult a = lost_update_run("v1");
+  RunResult b = lost_update_run("other");
+  b.detail =
+      "VIOLATION at event 9: response 12 received on connection 3: {}\n"
+      "No correct http server ... The explanations died because:\n"
+      "  - response.status: expected 201, observed 412 (server state \"x y\")\n";
+  b.verdict.event_index = 5;
+  EXPECT_FALSE(violation_key(a).empty());
+  EXPECT_EQ(violation_key(a), violation_key(b));
+  EXPECT_NE(violation_key(a).find("response GET 412"), std::string::npos)
+      << violation_key(a);
+
+  RunResult c = lost_update_run();
+  c.detail =
+      "VIOLATION ...:\n  - response.headers.etag: expected \"1\", observed \"2\"\n";
+  EXPECT_NE(violation_key(a), violation_key(c));
+  RunResult d = lost_update_run();
+  d.outcome = RunResult::Outcome::LivenessViolation;
+  EXPECT_EQ(violation_key(d), "liveness");
+  RunResult e;
+  EXPECT_EQ(violation_key(e), "");
+}
+
+}  // namespace
+}  // namespace dualfuzz::harness
