@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "dualfuzz/oracle/dualize.h"
@@ -25,64 +26,101 @@ std::string brief(const Json& v) {
 // connections are compared by content, not by connection: two closed
 // connections each holding the same request are interchangeable. Without
 // this, Jepsen's indeterminate (:info) calls double the hypotheses per call.
+//
+// A flat open-addressing table keyed by the core's hash. `keep` = false
+// makes it a membership test only (take() is then empty), which saves a
+// copy of every hypothesis.
 class SubsumptionSet {
  public:
-  explicit SubsumptionSet(const std::set<ConnId>& closed) : closed_(closed) {}
+  SubsumptionSet(const std::set<ConnId>& closed, bool keep)
+      : closed_(closed), keep_(keep) {}
 
   // False if an entry already subsumes h (h is then redundant). Entries h
   // subsumes are retired, so each group stays an antichain.
   bool insert(const Hypothesis& h) {
-    if (closed_.empty()) {  // plain dedupe: no second copy for the core
-      auto& group = index_[h.hash()];
-      for (std::size_t i : group)
-        if (items_[i] == h) return false;
-      group.push_back(items_.size());
-      items_.push_back(h);
-      alive_.push_back(true);
+    if (closed_.empty()) {  // plain dedupe: the hypothesis is its own core
+      const std::size_t hash = h.hash();
+      for (std::size_t i = probe(hash); slots_[i]; i = (i + 1) & mask_) {
+        const Entry& x = entries_[slots_[i] - 1];
+        if (x.hash == hash && x.core == h) return false;
+      }
+      add(Entry{hash, h, {}, true}, nullptr);
       return true;
     }
-    Entry e{h, {}};
-    for (ConnId c : closed_) {
-      if (const std::vector<Request>* q = e.core.net.requests_on(c)) {
-        e.dead.push_back(*q);
-        e.core.net = e.core.net.without_requests(c);
-      }
+    Entry e{0, Hypothesis{h.server, {}, h.store, h.next_var}, {}, true};
+    e.core.net = h.net.without_requests_of(closed_, e.dead);
+    e.hash = e.core.hash();
+    std::size_t same = 0;  // entries with an equal core
+    for (std::size_t i = probe(e.hash); slots_[i]; i = (i + 1) & mask_) {
+      const Entry& x = entries_[slots_[i] - 1];
+      if (x.hash != e.hash || !x.alive || !(x.core == e.core)) continue;
+      if (covers(x.dead, e.dead)) return false;
+      ++same;
     }
-    auto& group = index_[e.core.hash()];
-    for (std::size_t i : group)
-      if (alive_[i] && covers(entries_[i].dead, e.dead) && entries_[i].core == e.core)
-        return false;
-    std::size_t kept = 0;
-    for (std::size_t i : group) {
-      if (alive_[i] && covers(e.dead, entries_[i].dead) && entries_[i].core == e.core) {
-        alive_[i] = false;
-        continue;
+    if (same)
+      for (std::size_t i = probe(e.hash); slots_[i]; i = (i + 1) & mask_) {
+        Entry& x = entries_[slots_[i] - 1];
+        if (x.hash == e.hash && x.alive && covers(e.dead, x.dead) && x.core == e.core)
+          x.alive = false;
       }
-      group[kept++] = i;
-    }
-    group.resize(kept);
-    group.push_back(items_.size());
-    entries_.push_back(std::move(e));
-    items_.push_back(h);
-    alive_.push_back(true);
+    add(std::move(e), &h);
     return true;
   }
-  std::size_t size() const { return items_.size(); }
-  // The inserted hypotheses that no later insertion subsumed.
+  std::size_t size() const { return entries_.size(); }
+  // The inserted hypotheses that no later insertion subsumed (keep only).
   std::vector<Hypothesis> take() {
     std::vector<Hypothesis> out;
-    out.reserve(items_.size());
-    for (std::size_t i = 0; i < items_.size(); ++i)
-      if (alive_[i]) out.push_back(std::move(items_[i]));
+    out.reserve(entries_.size());
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      if (!entries_[i].alive) continue;
+      if (!items_.empty())
+        out.push_back(std::move(items_[i]));
+      else if (keep_)
+        out.push_back(std::move(entries_[i].core));
+    }
     return out;
   }
 
  private:
   using Queue = std::vector<Request>;
   struct Entry {
+    std::size_t hash;
     Hypothesis core;
     std::vector<Queue> dead;  // non-empty closed-connection queues
+    bool alive;
   };
+  std::size_t probe(std::size_t hash) {
+    if (slots_.empty()) {
+      slots_.assign(16, 0);
+      mask_ = 15;
+    }
+    return (hash ^ (hash >> 29)) & mask_;
+  }
+  void add(Entry e, const Hypothesis* whole) {
+    if ((entries_.size() + 1) * 2 > slots_.size()) {
+      slots_.assign(slots_.size() * 2, 0);
+      mask_ = slots_.size() - 1;
+      for (std::size_t k = 0; k < entries_.size(); ++k) place(entries_[k].hash, k);
+    }
+    place(e.hash, entries_.size());
+    // Keep the whole hypothesis only when it differs from its core.
+    if (keep_ && whole && !e.dead.empty()) {
+      if (items_.size() < entries_.size()) {  // first one: the cores so far
+        items_.reserve(entries_.size() + 1);
+        for (std::size_t k = items_.size(); k < entries_.size(); ++k)
+          items_.push_back(entries_[k].core);
+      }
+      items_.push_back(*whole);
+    } else if (!items_.empty()) {
+      items_.push_back(e.core);
+    }
+    entries_.push_back(std::move(e));
+  }
+  void place(std::size_t hash, std::size_t k) {
+    std::size_t i = probe(hash);
+    while (slots_[i]) i = (i + 1) & mask_;
+    slots_[i] = static_cast<std::uint32_t>(k + 1);
+  }
   static bool same(const Request& a, const Request& b) {
     return a.body == b.body || *a.body == *b.body;
   }
@@ -100,6 +138,7 @@ class SubsumptionSet {
   // Greedy matching: a missed matching only costs pruning, never soundness.
   static bool covers(const std::vector<Queue>& a, const std::vector<Queue>& b) {
     if (b.size() > a.size()) return false;
+    if (b.empty()) return true;
     std::vector<bool> used(a.size(), false);
     for (const Queue& q : b) {
       bool found = false;
@@ -110,16 +149,18 @@ class SubsumptionSet {
     return true;
   }
   const std::set<ConnId>& closed_;
+  bool keep_;
+  std::vector<std::uint32_t> slots_;
+  std::size_t mask_ = 0;
   std::vector<Entry> entries_;
-  std::vector<Hypothesis> items_;
-  std::vector<bool> alive_;
-  std::unordered_map<std::size_t, std::vector<std::size_t>> index_;
+  std::vector<Hypothesis> items_;  // whole hypotheses, when some differ from cores
 };
 
 }  // namespace
 
 struct HypothesisSearch::Ctx {
   std::size_t max_reasons;
+  const std::set<ConnId>* closed;  // connections closed at this point
   std::vector<std::string> reasons;
   bool gave_up = false;
   std::string gave_up_why;
@@ -136,22 +177,38 @@ struct HypothesisSearch::Ctx {
   }
 };
 
+// The state of a depth-first whole-trace check, kept between calls so that a
+// larger budget resumes the search instead of restarting it.
+struct HypothesisSearch::Dfs {
+  const std::vector<Observation>* trace = nullptr;
+  // Closed connections as of each position (shared between positions).
+  std::vector<std::shared_ptr<const std::set<ConnId>>> closed_at;
+  // For each connection, the positions of the responses observed on it.
+  std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
+  std::vector<std::unique_ptr<SubsumptionSet>> seen;  // per position, lazily
+  std::vector<std::pair<std::size_t, Hypothesis>> stack;
+  std::size_t deepest = 0, nodes = 0;
+  Ctx ctx;
+};
+
 HypothesisSearch::HypothesisSearch(const Tree& initial, Solver& solver,
                                    SearchLimits limits)
     : solver_(&solver), limits_(limits) {
   Hypothesis h;
   h.server = initial;
-  Ctx ctx{limits_.max_reasons, {}, false, {}};
+  Ctx ctx{limits_.max_reasons, &closed_, {}, false, {}};
   settle(std::move(h), live_, ctx);
 }
 
+HypothesisSearch::~HypothesisSearch() = default;
+HypothesisSearch::HypothesisSearch(HypothesisSearch&&) noexcept = default;
+HypothesisSearch& HypothesisSearch::operator=(HypothesisSearch&&) noexcept = default;
+
 void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx) {
-  std::vector<Hypothesis> work;
-  work.push_back(std::move(h));
+  std::vector<Hypothesis> work;  // forks still to run (allocated only on a fork)
   std::size_t steps = 0;
-  while (!work.empty()) {
-    Hypothesis cur = std::move(work.back());
-    work.pop_back();
+  Hypothesis cur = std::move(h);
+  for (;;) {
     for (;;) {
       if (++steps > limits_.max_model_steps) {
         ctx.give_up("the server model ran " + std::to_string(steps) +
@@ -165,45 +222,49 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
       const ServerEvent& ev = cur.server.event();
       switch (ev.kind) {
         case EventKind::Send:
-          if (!closed_.count(ev.conn)) cur.net.push_response(ev.conn, ev.sym);
+          if (!ctx.closed->count(ev.conn)) cur.net.push_response(ev.conn, ev.sym);
           cur.server = cur.server.step(std::monostate{});
-          break;
+          continue;
         case EventKind::Fresh: {
           Sym v = Sym::var(cur.next_var++, ev.sort);
           cur.server = cur.server.step(v);
-          break;
+          continue;
         }
         case EventKind::Decide: {
           Sym c = cur.store.resolve(ev.sym);
           if (c.is_true() || c.is_false()) {
             cur.server = cur.server.step(c.is_true());
-            break;
+            continue;
           }
           Hypothesis alt = cur;
           if (alt.store.add(not_(c), *solver_) != Sat::No) {
             alt.server = alt.server.step(false);
             work.push_back(std::move(alt));
           }
-          if (cur.store.add(c, *solver_) == Sat::No) goto next;
+          if (cur.store.add(c, *solver_) == Sat::No) break;  // dies
           cur.server = cur.server.step(true);
-          break;
+          continue;
         }
         case EventKind::Assume:
-          if (cur.store.add(cur.store.resolve(ev.sym), *solver_) == Sat::No) goto next;
+          if (cur.store.add(cur.store.resolve(ev.sym), *solver_) == Sat::No)
+            break;  // dies
           cur.server = cur.server.step(std::monostate{});
-          break;
+          continue;
         case EventKind::Or: {
           Hypothesis alt = cur;
           alt.server = alt.server.step(false);
           work.push_back(std::move(alt));
           cur.server = cur.server.step(true);
-          break;
+          continue;
         }
         case EventKind::Recv:
           break;  // unreachable: handled above
       }
+      break;
     }
-  next:;
+    if (work.empty()) return;
+    cur = std::move(work.back());
+    work.pop_back();
   }
 }
 
@@ -222,7 +283,7 @@ StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
 
 StepOutcome HypothesisSearch::connection_closed(ConnId conn) {
   closed_.insert(conn);
-  SubsumptionSet merged(closed_);
+  SubsumptionSet merged(closed_, true);
   for (Hypothesis& h : live_) {
     h.net.drop_responses(conn);
     merged.insert(h);
@@ -231,10 +292,10 @@ StepOutcome HypothesisSearch::connection_closed(ConnId conn) {
   return {};
 }
 
-// What one hypothesis makes of a response observed on c.
-HypothesisSearch::Delivery HypothesisSearch::deliver(const Hypothesis& h, ConnId c,
-                                                     const Json& v, Hypothesis& out,
-                                                     Ctx& ctx) {
+// What one hypothesis makes of a response observed on c, applied to h
+// itself (h is garbage after a Mismatch).
+HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, ConnId c,
+                                                              const Json& v, Ctx& ctx) {
   const Sym* p = h.net.front_response(c);
   if (!p) return Delivery::NothingInFlight;
   Guard g = guard(h.store.resolve(*p), v, ctx.wants_reason());
@@ -243,9 +304,8 @@ HypothesisSearch::Delivery HypothesisSearch::deliver(const Hypothesis& h, ConnId
       ctx.reason(g.mismatch + " (server state " + brief(h.model_state()) + ")");
     return Delivery::Mismatch;
   }
-  out = h;
-  out.net.pop_response(c);
-  if (out.store.add(g.constraint, *solver_) == Sat::No) {
+  h.net.pop_response(c);
+  if (!g.constraint.is_true() && h.store.add(g.constraint, *solver_) == Sat::No) {
     if (ctx.wants_reason())
       ctx.reason("the response contradicts what earlier messages revealed: " +
                  g.constraint.to_string() + " is impossible (server state " +
@@ -263,6 +323,7 @@ void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
     ctx.reason("the server model has stopped; it sends nothing more");
     return;
   }
+  const std::set<ConnId>& closed = *ctx.closed;
   std::vector<ConnId> ready = h.net.ready();
   bool own_request = false;
   for (ConnId d : ready) own_request = own_request || d == c;
@@ -277,24 +338,26 @@ void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
   // Requests of closed connections go last: they may wait forever, so
   // the cheapest explanation leaves them unprocessed.
   std::sort(ready.begin(), ready.end(), [&](ConnId x, ConnId y) {
-    bool dx = closed_.count(x) > 0, dy = closed_.count(y) > 0;
+    bool dx = closed.count(x) > 0, dy = closed.count(y) > 0;
     if (dx != dy) return dy;
     return h.net.requests_on(x)->front().label < h.net.requests_on(y)->front().label;
   });
   for (ConnId d : ready) {
-    Hypothesis base = h;
-    Request r = *base.net.pop_request(d);
-    Hypothesis stepped = base;
+    Hypothesis stepped = h;
+    Request r = *stepped.net.pop_request(d);
+    // A request from a closed connection whose processing left no trace
+    // is dominated by not processing it (it stays available for later).
+    const bool dead_conn = closed.count(d) > 0 && stepped.net.pending_on(d) == 0;
+    std::optional<Hypothesis> base;
+    if (dead_conn) base = stepped;
     stepped.server = h.server.step(r);
-    std::vector<Hypothesis> outs;
-    settle(std::move(stepped), outs, ctx);
-    bool dead_conn = closed_.count(d) > 0 && base.net.pending_on(d) == 0;
-    for (Hypothesis& s : outs) {
-      // A request from a closed connection whose processing left no trace
-      // is dominated by not processing it (it stays available for later).
-      if (dead_conn && s == base) continue;
-      succ.push_back(std::move(s));
-    }
+    const std::size_t first = succ.size();
+    settle(std::move(stepped), succ, ctx);
+    if (dead_conn)
+      succ.erase(
+          std::remove_if(succ.begin() + static_cast<std::ptrdiff_t>(first), succ.end(),
+                         [&](const Hypothesis& s) { return s == *base; }),
+          succ.end());
   }
 }
 
@@ -315,7 +378,7 @@ StepOutcome HypothesisSearch::finish(Ctx& ctx) {
 
 StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Json& v) {
   (void)label;
-  Ctx ctx{limits_.max_reasons, {}, false, {}};
+  Ctx ctx{limits_.max_reasons, &closed_, {}, false, {}};
   if (closed_.count(c)) {
     ctx.give_up("response observed on connection " + std::to_string(c) +
                 " after the tester closed it");
@@ -323,7 +386,7 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   }
   // Breadth-first, so hypotheses that processed fewer requests come first and
   // subsume those that processed more closed-connection requests.
-  SubsumptionSet next(closed_), visited(closed_);
+  SubsumptionSet next(closed_, true), visited(closed_, false);
   std::deque<Hypothesis> queue(std::make_move_iterator(live_.begin()),
                                std::make_move_iterator(live_.end()));
   live_.clear();
@@ -338,15 +401,9 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
                   " hypotheses for one observation");
       break;
     }
-    Hypothesis m;
-    switch (deliver(h, c, v, m, ctx)) {
-      case Delivery::Matched:
-        next.insert(m);
-        continue;
-      case Delivery::Mismatch:
-        continue;
-      case Delivery::NothingInFlight:
-        break;
+    if (h.net.front_response(c)) {
+      if (deliver_in_place(h, c, v, ctx) == Delivery::Matched) next.insert(h);
+      continue;
     }
     succ.clear();
     expand(h, c, succ, ctx);
@@ -392,103 +449,138 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
 }
 
 // Depth-first, like the thesis's backtracking tester (Fig. 4.12/4.13) and
-// Porcupine: commit to one explanation, back up only when it fails. A node is
-// (observations explained, hypothesis); nodes are memoized with subsumption,
-// so every distinct configuration is expanded at most once.
+// Porcupine: commit to one explanation, back up only when it fails. Requests,
+// closes and the delivery of a response already in flight are deterministic,
+// so a hypothesis runs through them without branching; a node is
+// (observations explained, hypothesis) at a response that needs the server to
+// absorb requests first. Nodes are memoized with subsumption, so every
+// distinct configuration is expanded at most once (Lowe's and Horn &
+// Kroening's configuration cache). A call with a larger budget on the same
+// trace resumes where the previous one gave up.
 StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trace,
                                             std::size_t& stopped_at, std::size_t budget) {
-  Ctx ctx{limits_.max_reasons, {}, false, {}};
-  // Closed connections as of each position.
-  std::vector<std::set<ConnId>> closed_at(trace.size() + 1, closed_);
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    closed_at[i + 1] = closed_at[i];
-    if (trace[i].kind == Observation::Kind::Close) closed_at[i + 1].insert(trace[i].conn);
+  if (!dfs_ || dfs_->trace != &trace) {
+    dfs_ = std::make_unique<Dfs>();
+    Dfs& d = *dfs_;
+    d.trace = &trace;
+    d.ctx = Ctx{limits_.max_reasons, &closed_, {}, false, {}};
+    d.closed_at.reserve(trace.size() + 1);
+    d.closed_at.push_back(std::make_shared<const std::set<ConnId>>(closed_));
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+      if (trace[i].kind == Observation::Kind::Close) {
+        auto next = std::make_shared<std::set<ConnId>>(*d.closed_at.back());
+        next->insert(trace[i].conn);
+        d.closed_at.push_back(std::move(next));
+      } else {
+        d.closed_at.push_back(d.closed_at.back());
+      }
+      if (trace[i].kind == Observation::Kind::Response)
+        d.responses_on[trace[i].conn].push_back(i);
+    }
+    d.seen.resize(trace.size() + 1);
+    for (auto it = live_.rbegin(); it != live_.rend(); ++it) d.stack.emplace_back(0, *it);
   }
-  // Lookahead (offline only): the k-th response in flight on d is the k-th
-  // response observed on d from here on, so a hypothesis whose in-flight
-  // response cannot match it is dead already — prune it now rather than
-  // after exploring everything in between (Porcupine checks outputs at
+  Dfs& d = *dfs_;
+  Ctx& ctx = d.ctx;
+  ctx.gave_up = false;
+  // Lookahead (offline only): the k-th response in flight on a connection is
+  // the k-th response observed on it from here on, so a hypothesis whose
+  // in-flight response cannot match it is dead already — prune it now rather
+  // than after exploring everything in between (Porcupine checks outputs at
   // linearization time for the same reason).
-  std::map<ConnId, std::vector<std::size_t>> responses_on;
-  for (std::size_t i = 0; i < trace.size(); ++i)
-    if (trace[i].kind == Observation::Kind::Response)
-      responses_on[trace[i].conn].push_back(i);
+  // Only responses the expansion added need a look: the others were checked
+  // when they were sent (a shared channel is the same vector), and their
+  // place in the observations has not moved since.
+  std::vector<const std::vector<Sym>*> checked;
   auto doomed = [&](const Hypothesis& h, std::size_t i) {
-    for (const auto& [d, rs] : h.net.responses()) {
-      auto lit = responses_on.find(d);
-      if (lit == responses_on.end()) continue;
+    bool dead = false;
+    h.net.for_each_response([&](ConnId conn, const std::vector<Sym>& rs) {
+      if (dead) return;
+      for (const auto* c : checked)
+        if (c == &rs) return;
+      auto lit = d.responses_on.find(conn);
+      if (lit == d.responses_on.end()) return;
       auto first = std::lower_bound(lit->second.begin(), lit->second.end(), i);
-      for (std::size_t k = 0; k < rs->size() && first + k < lit->second.end(); ++k) {
-        Guard g = guard(h.store.resolve((*rs)[k]), *trace[first[k]].body, false);
-        if (!g.ok()) return true;
+      for (std::size_t k = 0; k < rs.size() && first + k < lit->second.end(); ++k) {
+        Guard g = guard(h.store.resolve(rs[k]), *trace[first[k]].body, false);
+        if (!g.ok()) {
+          dead = true;
+          return;
+        }
         if (!g.constraint.is_true()) {
           ConstraintStore probe = h.store;
-          if (probe.add(g.constraint, *solver_) == Sat::No) return true;
+          if (probe.add(g.constraint, *solver_) == Sat::No) {
+            dead = true;
+            return;
+          }
         }
       }
-    }
-    return false;
+    });
+    return dead;
   };
-  std::vector<std::unique_ptr<SubsumptionSet>> seen(trace.size() + 1);
-  for (std::size_t i = 0; i <= trace.size(); ++i)
-    seen[i] = std::make_unique<SubsumptionSet>(closed_at[i]);
-  std::vector<std::pair<std::size_t, Hypothesis>> stack;
-  for (auto it = live_.rbegin(); it != live_.rend(); ++it) stack.emplace_back(0, *it);
-  std::size_t deepest = 0, nodes = 0;
   std::vector<Hypothesis> succ;
-  while (!stack.empty()) {
-    auto [i, h] = std::move(stack.back());
-    stack.pop_back();
-    if (i == trace.size()) {
-      live_ = {h};
-      closed_ = closed_at[i];
-      stopped_at = i;
-      return {};
-    }
-    if (!seen[i]->insert(h)) continue;
-    ++explored_;
-    if (++nodes > budget) {
+  while (!d.stack.empty()) {
+    if (d.nodes >= budget) {
       ctx.give_up("more than " + std::to_string(budget) + " configurations explored");
+      stopped_at = d.deepest;
+      return finish(ctx);
+    }
+    auto [i, h] = std::move(d.stack.back());
+    d.stack.pop_back();
+    // Run through the deterministic observations.
+    bool dead = false;
+    for (;;) {
+      if (i > d.deepest) {
+        d.deepest = i;
+        ctx.reasons.clear();
+      }
+      if (i == trace.size()) {
+        live_ = {std::move(h)};
+        closed_ = *d.closed_at[i];
+        stopped_at = i;
+        dfs_.reset();
+        return {};
+      }
+      const Observation& ob = trace[i];
+      if (ob.kind == Observation::Kind::Request) {
+        h.net.push_request(Request{ob.conn, ob.label, ob.body});
+        ++i;
+        continue;
+      }
+      if (ob.kind == Observation::Kind::Close) {
+        h.net.drop_responses(ob.conn);
+        ++i;
+        continue;
+      }
+      ctx.max_reasons = i == d.deepest ? limits_.max_reasons : 0;
+      ctx.closed = d.closed_at[i].get();
+      Delivery r = deliver_in_place(h, ob.conn, *ob.body, ctx);
+      if (r == Delivery::Matched) {
+        ++i;
+        continue;
+      }
+      dead = r == Delivery::Mismatch;
       break;
     }
-    if (i > deepest) {
-      deepest = i;
-      ctx.reasons.clear();
-    }
-    const Observation& ob = trace[i];
-    closed_ = closed_at[i];
-    switch (ob.kind) {
-      case Observation::Kind::Request:
-        h.net.push_request(Request{ob.conn, ob.label, ob.body});
-        stack.emplace_back(i + 1, std::move(h));
-        break;
-      case Observation::Kind::Close:
-        h.net.drop_responses(ob.conn);
-        stack.emplace_back(i + 1, std::move(h));
-        break;
-      case Observation::Kind::Response: {
-        Hypothesis m;
-        ctx.max_reasons = i == deepest ? limits_.max_reasons : 0;
-        switch (deliver(h, ob.conn, *ob.body, m, ctx)) {
-          case Delivery::Matched:
-            stack.emplace_back(i + 1, std::move(m));
-            continue;
-          case Delivery::Mismatch:
-            continue;
-          case Delivery::NothingInFlight:
-            break;
-        }
-        succ.clear();
-        expand(h, ob.conn, succ, ctx);
-        for (auto it = succ.rbegin(); it != succ.rend(); ++it)
-          if (!doomed(*it, i)) stack.emplace_back(i, std::move(*it));
-        break;
-      }
-    }
+    if (dead) continue;
+    auto& seen = d.seen[i];
+    if (!seen) seen = std::make_unique<SubsumptionSet>(*d.closed_at[i], false);
+    if (!seen->insert(h)) continue;
+    ++explored_;
+    ++d.nodes;
+    succ.clear();
+    expand(h, trace[i].conn, succ, ctx);
+    checked.clear();
+    h.net.for_each_response(
+        [&](ConnId, const std::vector<Sym>& rs) { checked.push_back(&rs); });
+    for (auto it = succ.rbegin(); it != succ.rend(); ++it)
+      if (!doomed(*it, i)) d.stack.emplace_back(i, std::move(*it));
   }
   live_.clear();
-  stopped_at = deepest;
-  return finish(ctx);
+  stopped_at = d.deepest;
+  StepOutcome out = finish(ctx);
+  dfs_.reset();
+  return out;
 }
 
 }  // namespace dualfuzz::oracle

@@ -2,7 +2,10 @@
 
 namespace dualfuzz::oracle {
 
-Tree::Tree() : Tree(ret(Sym())) {}
+Tree::Tree() {
+  static const std::shared_ptr<const Node> null_ret = ret(Sym()).node_;
+  node_ = null_ret;
+}
 
 Tree Tree::ret(Sym value) {
   auto n = std::make_shared<Node>();

@@ -39,8 +39,16 @@ void Network::push_request(Request r) {
 }
 
 std::optional<Request> Network::pop_request(ConnId c) {
-  const Channel* ch = find(c);
-  if (!ch || ch->to_server.empty()) return std::nullopt;
+  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
+                             [](const Entry& e, ConnId k) { return e.first < k; });
+  if (it == chans_.end() || it->first != c || it->second->to_server.empty())
+    return std::nullopt;
+  if (it->second->to_server.size() == 1 && it->second->to_client.empty()) {
+    // The channel empties: drop it without copying it first.
+    Request r = it->second->to_server.front();
+    chans_.erase(it);
+    return r;
+  }
   Channel& e = edit(c);
   Request r = std::move(e.to_server.front());
   e.to_server.erase(e.to_server.begin());
@@ -58,7 +66,13 @@ const Sym* Network::front_response(ConnId c) const {
 }
 
 void Network::pop_response(ConnId c) {
-  if (!front_response(c)) return;
+  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
+                             [](const Entry& e, ConnId k) { return e.first < k; });
+  if (it == chans_.end() || it->first != c || it->second->to_client.empty()) return;
+  if (it->second->to_client.size() == 1 && it->second->to_server.empty()) {
+    chans_.erase(it);  // the channel empties: no copy first
+    return;
+  }
   Channel& e = edit(c);
   e.to_client.erase(e.to_client.begin());
   prune(c);
@@ -100,6 +114,26 @@ Network Network::without_requests(ConnId c) const {
   if (!n.find(c)) return n;
   n.edit(c).to_server.clear();
   n.prune(c);
+  return n;
+}
+
+Network Network::without_requests_of(const std::set<ConnId>& conns,
+                                     std::vector<std::vector<Request>>& taken) const {
+  Network n;
+  n.chans_.reserve(chans_.size());
+  auto it = conns.begin();
+  for (const Entry& e : chans_) {
+    while (it != conns.end() && *it < e.first) ++it;
+    if (it == conns.end() || *it != e.first || e.second->to_server.empty()) {
+      n.chans_.push_back(e);
+      continue;
+    }
+    taken.push_back(e.second->to_server);
+    if (e.second->to_client.empty()) continue;  // the channel becomes empty
+    auto ch = std::make_shared<Channel>();
+    ch->to_client = e.second->to_client;
+    n.chans_.emplace_back(e.first, std::move(ch));
+  }
   return n;
 }
 

@@ -238,6 +238,8 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
   // first failing partition for the same reason).
   std::vector<std::string> pending;
   for (const auto& [key, p] : parts) pending.push_back(key);
+  // Depth-first searches resume with each larger budget instead of restarting.
+  std::map<std::string, std::unique_ptr<HypothesisSearch>> depth_first;
   const std::size_t limit = options.limits.max_hypotheses * 4;
   for (std::size_t budget = std::min<std::size_t>(5'000, limit); !pending.empty();
        budget = std::min(budget * 4, limit)) {
@@ -251,9 +253,17 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
       std::size_t stopped = 0;
       StepOutcome out;
       for (int strategy = 0; strategy < 2; ++strategy) {
-        HypothesisSearch search(model.initial(), solver, options.limits);
-        out = strategy == 1 ? search.check_breadth_first(p.obs, stopped, budget / 4)
-                            : search.check_offline(p.obs, stopped, budget);
+        if (strategy == 0) {
+          auto& search = depth_first[key];
+          if (!search)
+            search = std::make_unique<HypothesisSearch>(model.initial(), solver,
+                                                        options.limits);
+          out = search->check_offline(p.obs, stopped, budget);
+          if (out.status != StepOutcome::Status::GaveUp) search.reset();
+        } else {
+          HypothesisSearch search(model.initial(), solver, options.limits);
+          out = search.check_breadth_first(p.obs, stopped, budget / 4);
+        }
         if (out.status != StepOutcome::Status::GaveUp) break;
       }
       if (out.status == StepOutcome::Status::Alive) continue;

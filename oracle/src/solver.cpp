@@ -68,9 +68,14 @@ struct Solver::Impl {
             t = Term{true, o, ctx.bool_const((name + "w").c_str())};
             break;
           }
-          case Sort::Int: t = plain(ctx.int_const(name.c_str())); break;
-          case Sort::Bool: t = plain(ctx.bool_const(name.c_str())); break;
-          case Sort::Json: return std::nullopt;
+          case Sort::Int:
+            t = plain(ctx.int_const(name.c_str()));
+            break;
+          case Sort::Bool:
+            t = plain(ctx.bool_const(name.c_str()));
+            break;
+          case Sort::Json:
+            return std::nullopt;
         }
         vars.emplace(s.var_id(), *t);
         return t;
@@ -114,7 +119,8 @@ struct Solver::Impl {
         if (!c || !a || !b || c->str || !c->e.is_bool() || a->str != b->str ||
             !z3::eq(a->e.get_sort(), b->e.get_sort()))
           return std::nullopt;
-        if (a->str) return Term{true, z3::ite(c->e, a->e, b->e), z3::ite(c->e, a->w, b->w)};
+        if (a->str)
+          return Term{true, z3::ite(c->e, a->e, b->e), z3::ite(c->e, a->w, b->w)};
         return plain(z3::ite(c->e, a->e, b->e));
       }
       default:
@@ -134,12 +140,19 @@ struct Solver::Impl {
   }
 };
 
-Solver::Solver(unsigned timeout_ms) : impl_(std::make_unique<Impl>(timeout_ms)) {}
+// The Z3 context is created on the first query: it costs ~10 ms, and most
+// checks (models over constants) never reach Z3.
+Solver::Solver(unsigned timeout_ms) : timeout_ms_(timeout_ms) {}
 Solver::~Solver() = default;
+
+Solver::Impl& Solver::impl() {
+  if (!impl_) impl_ = std::make_unique<Impl>(timeout_ms_);
+  return *impl_;
+}
 
 Sat Solver::check(const std::vector<Sym>& formulas) {
   ++stats_.queries;
-  Impl& m = *impl_;
+  Impl& m = impl();
   bool partial = false;
   m.solver.push();
   // An untranslatable conjunct is dropped: the rest can still prove unsat,
@@ -166,7 +179,7 @@ Sat Solver::check(const std::vector<Sym>& formulas) {
 }
 
 std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formulas) {
-  Impl& m = *impl_;
+  Impl& m = impl();
   std::vector<std::pair<VarId, Json>> out;
   m.solver.push();
   for (const Sym& f : formulas) m.add(f);
@@ -180,8 +193,8 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
           // An opaque id no formula mentioned is a tag nobody has seen yet.
           std::int64_t o = v.get_numeral_int64();
           auto known = m.names.find(static_cast<int>(o));
-          std::string body = known != m.names.end() ? known->second
-                                                    : "\"z" + std::to_string(o) + "\"";
+          std::string body =
+              known != m.names.end() ? known->second : "\"z" + std::to_string(o) + "\"";
           bool weak = mod.eval(t.w, true).is_true();
           out.emplace_back(id, (weak ? "W/" : "") + body);
         } else if (v.is_bool()) {

@@ -64,10 +64,23 @@ Sym Sym::build(Node n) {
 Sym::Sym() : Sym(lit(nullptr)) {}
 
 Sym Sym::lit(Json value) {
-  Node n;
-  n.op = Op::Const;
-  n.value = std::move(value);
-  return build(std::move(n));
+  // null, true and false are everywhere (defaults, guards, folded
+  // conditions): one shared node each instead of an allocation per use.
+  auto make = [](Json v) {
+    Node n;
+    n.op = Op::Const;
+    n.value = std::move(v);
+    return build(std::move(n));
+  };
+  if (value.is_null()) {
+    static const Sym null_sym = make(nullptr);
+    return null_sym;
+  }
+  if (value.is_boolean()) {
+    static const Sym true_sym = make(true), false_sym = make(false);
+    return value.get<bool>() ? true_sym : false_sym;
+  }
+  return make(std::move(value));
 }
 
 Sym Sym::var(VarId id, Sort sort) {

@@ -4,35 +4,50 @@ namespace dualfuzz::specs {
 using namespace oracle;
 
 namespace {
-// State: a JSON object key -> string; absent keys read as "".
-Tree serve(const Json& st) {
-  return recv(ModelState(st), [st](const Request& q) -> Tree {
+const Sym& ok() {
+  static const Sym s = Sym::object({{"type", Sym::lit("ok")}});
+  return s;
+}
+const Sym& fail() {
+  static const Sym s = Sym::object({{"type", Sym::lit("fail")}});
+  return s;
+}
+const std::string* string_field(const Json& r, const char* name) {
+  auto it = r.find(name);
+  return it != r.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+}
+
+// State: a JSON object key -> string; absent keys read as "". The state
+// lives in its ModelState, so an unchanged state is passed on without a copy.
+Tree serve(const ModelState& state) {
+  return recv(state, [state](const Request& q) -> Tree {
+    const Json& st = *state.get<Json>();
     const Json& r = q.json();
-    Sym ok = Sym::object({{"type", Sym::lit("ok")}});
-    if (!r.is_object() || !r.contains("key") || !r["key"].is_string())
-      return send(q.conn, Sym::object({{"type", Sym::lit("fail")}}), serve(st));
-    const std::string key = r["key"].get<std::string>();
-    const std::string f = r.value("f", "");
-    const std::string cur = st.contains(key) ? st[key].get<std::string>() : "";
-    const std::string arg = r.contains("value") && r["value"].is_string()
-                                ? r["value"].get<std::string>()
-                                : "";
-    if (f == "get")
+    const std::string* key = r.is_object() ? string_field(r, "key") : nullptr;
+    if (!key) return send(q.conn, fail(), serve(state));
+    const std::string* f = string_field(r, "f");
+    static const std::string empty;
+    auto it = st.find(*key);
+    const std::string& cur = it != st.end() ? it->get_ref<const std::string&>() : empty;
+    const std::string* value = string_field(r, "value");
+    const std::string& arg = value ? *value : empty;
+    if (f && *f == "get")
       return send(q.conn,
                   Sym::object({{"type", Sym::lit("ok")}, {"value", Sym::lit(cur)}}),
-                  serve(st));
-    if (f == "put" || f == "append") {
+                  serve(state));
+    if (f && (*f == "put" || *f == "append")) {
       Json next = st;
-      next[key] = f == "put" ? arg : cur + arg;
-      return send(q.conn, ok, serve(next));
+      next[*key] = *f == "put" ? arg : cur + arg;
+      return send(q.conn, ok(), serve(ModelState(std::move(next))));
     }
-    return send(q.conn, Sym::object({{"type", Sym::lit("fail")}}), serve(st));
+    return send(q.conn, fail(), serve(state));
   });
 }
 }  // namespace
 
 ServerModel kv_store_model_unpartitioned() {
-  return ServerModel{"kv-store", [] { return serve(Json::object()); }, nullptr};
+  return ServerModel{"kv-store", [] { return serve(ModelState(Json::object())); },
+                     nullptr};
 }
 
 ServerModel kv_store_model() {

@@ -1,36 +1,57 @@
 #include "dualfuzz/specs/register.h"
 
+#include <string_view>
+
 namespace dualfuzz::specs {
 using namespace oracle;
 
 namespace {
-Sym ok() { return Sym::object({{"type", Sym::lit("ok")}}); }
-Sym fail() { return Sym::object({{"type", Sym::lit("fail")}}); }
+// Built once: every request answers with one of these.
+const Sym& ok() {
+  static const Sym s = Sym::object({{"type", Sym::lit("ok")}});
+  return s;
+}
+const Sym& fail() {
+  static const Sym s = Sym::object({{"type", Sym::lit("fail")}});
+  return s;
+}
+const Json& field(const Json& r, const char* name) {
+  static const Json none;
+  if (!r.is_object()) return none;
+  auto it = r.find(name);
+  return it == r.end() ? none : *it;
+}
 
-Tree serve(const Json& v) {
-  return recv(ModelState(v), [v](const Request& q) -> Tree {
+// The register's value lives in its ModelState, passed on without a copy.
+Tree serve(const ModelState& state) {
+  return recv(state, [state](const Request& q) -> Tree {
+    const Json& v = *state.get<Json>();
     const Json& r = q.json();
-    const std::string f = r.is_object() ? r.value("f", "") : "";
+    const Json& fj = field(r, "f");
+    const std::string_view f =
+        fj.is_string() ? std::string_view(fj.get_ref<const std::string&>()) : "";
     if (f == "read") {
       // One pattern, two acceptable answers: the value, or a failure (no effect).
       Sym read_ok = Sym::object({{"type", Sym::lit("ok")}, {"value", Sym::lit(v)}});
-      return send(q.conn, Sym::alt({read_ok, fail()}), serve(v));
+      return send(q.conn, Sym::alt({read_ok, fail()}), serve(state));
     }
-    const Json arg = r.is_object() && r.contains("value") ? r["value"] : Json();
+    const Json& arg = field(r, "value");
     if (f == "write")
-      return choose(send(q.conn, ok(), serve(arg)), send(q.conn, fail(), serve(v)));
+      return choose(send(q.conn, ok(), serve(ModelState(arg))),
+                    send(q.conn, fail(), serve(state)));
     if (f == "cas" && arg.is_array() && arg.size() == 2) {
-      if (arg[0] == v) return send(q.conn, ok(), serve(arg[1]));
-      return send(q.conn, fail(), serve(v));
+      if (arg[0] == v) return send(q.conn, ok(), serve(ModelState(arg[1])));
+      return send(q.conn, fail(), serve(state));
     }
     // Not an operation of this register: it can only refuse.
-    return send(q.conn, fail(), serve(v));
+    return send(q.conn, fail(), serve(state));
   });
 }
 }  // namespace
 
 ServerModel register_model() {
-  return ServerModel{"register", [] { return serve(Json(nullptr)); }, nullptr};
+  return ServerModel{"register", [] { return serve(ModelState(Json(nullptr))); },
+                     nullptr};
 }
 
 }  // namespace dualfuzz::specs

@@ -51,6 +51,9 @@ struct Observation {
 class HypothesisSearch {
  public:
   HypothesisSearch(const Tree& initial, Solver& solver, SearchLimits limits = {});
+  ~HypothesisSearch();
+  HypothesisSearch(HypothesisSearch&&) noexcept;
+  HypothesisSearch& operator=(HypothesisSearch&&) noexcept;
 
   StepOutcome request_sent(ConnId conn, Label label, std::shared_ptr<const Json> body);
   StepOutcome response_received(ConnId conn, Label label, const Json& response);
@@ -60,7 +63,8 @@ class HypothesisSearch {
   // explanation of everything (much faster than the incremental search on
   // long, highly concurrent histories). `stopped_at`: the number of
   // observations explained by the deepest hypothesis; `budget`: configurations
-  // to explore before giving up.
+  // to explore before giving up, counted from the first call: a later call
+  // on the same trace (with a larger budget) resumes the search.
   StepOutcome check_offline(const std::vector<Observation>& trace,
                             std::size_t& stopped_at, std::size_t budget);
 
@@ -75,12 +79,12 @@ class HypothesisSearch {
 
  private:
   struct Ctx;
+  struct Dfs;
   // Runs the server until it waits at a Recv (or finishes); forks on Or and
   // undecided Decide.
   void settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx);
   enum class Delivery { NothingInFlight, Matched, Mismatch };
-  Delivery deliver(const Hypothesis& h, ConnId c, const Json& v, Hypothesis& out,
-                   Ctx& ctx);
+  Delivery deliver_in_place(Hypothesis& h, ConnId c, const Json& v, Ctx& ctx);
   void expand(const Hypothesis& h, ConnId c, std::vector<Hypothesis>& succ, Ctx& ctx);
   StepOutcome finish(Ctx& ctx);
 
@@ -89,6 +93,7 @@ class HypothesisSearch {
   std::vector<Hypothesis> live_;
   std::set<ConnId> closed_;
   std::size_t explored_ = 0;
+  std::unique_ptr<Dfs> dfs_;  // a depth-first check in progress (check_offline)
 };
 
 }  // namespace dualfuzz::oracle

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,16 @@ class Network {
   std::vector<std::pair<ConnId, const std::vector<Sym>*>> responses() const;
   // This network without c's in-flight requests (c must have no responses).
   Network without_requests(ConnId c) const;
+  // This network without the in-flight requests of every connection in
+  // `conns` (ascending); each non-empty queue removed is appended to `taken`.
+  Network without_requests_of(const std::set<ConnId>& conns,
+                              std::vector<std::vector<Request>>& taken) const;
+  // Calls f(conn, responses) for every connection with responses in flight.
+  template <typename F>
+  void for_each_response(F&& f) const {
+    for (const auto& [c, ch] : chans_)
+      if (!ch->to_client.empty()) f(c, ch->to_client);
+  }
 
   std::size_t hash() const;
   friend bool operator==(const Network& a, const Network& b);

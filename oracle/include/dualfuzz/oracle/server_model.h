@@ -42,15 +42,17 @@ struct Request {
 // state-based generation heuristics of thesis §5.2.1).
 class ModelState {
  public:
-  ModelState() : ModelState(Json(nullptr)) {}
+  ModelState() : impl_(null_state()) {}
   template <typename S>
   explicit ModelState(S state)
       : impl_(std::make_shared<const Model<S>>(std::move(state))) {}
 
-  std::size_t hash() const { return impl_->hash(); }
+  // Computed once, when the state is made: hypotheses are hashed often.
+  std::size_t hash() const { return impl_->hash_; }
   Json to_json() const { return impl_->to_json(); }
   friend bool operator==(const ModelState& a, const ModelState& b) {
-    return a.impl_ == b.impl_ || a.impl_->equals(*b.impl_);
+    return a.impl_ == b.impl_ ||
+           (a.impl_->hash_ == b.impl_->hash_ && a.impl_->equals(*b.impl_));
   }
   template <typename S>
   const S* get() const {
@@ -60,15 +62,16 @@ class ModelState {
 
  private:
   struct Concept {
+    explicit Concept(std::size_t h) : hash_(h) {}
     virtual ~Concept() = default;
-    virtual std::size_t hash() const = 0;
     virtual Json to_json() const = 0;
     virtual bool equals(const Concept& o) const = 0;
+    const std::size_t hash_;
   };
   template <typename S>
   struct Model final : Concept {
-    explicit Model(S s) : state(std::move(s)) {}
-    std::size_t hash() const override { return std::hash<S>{}(state); }
+    // (The base is initialized first, so `s` is hashed before it moves.)
+    explicit Model(S s) : Concept(std::hash<S>{}(s)), state(std::move(s)) {}
     Json to_json() const override { return Json(state); }
     bool equals(const Concept& o) const override {
       auto* m = dynamic_cast<const Model<S>*>(&o);
@@ -76,6 +79,12 @@ class ModelState {
     }
     S state;
   };
+  // The default (null) state, shared.
+  static const std::shared_ptr<const Concept>& null_state() {
+    static const std::shared_ptr<const Concept> null =
+        std::make_shared<const Model<Json>>(Json(nullptr));
+    return null;
+  }
   std::shared_ptr<const Concept> impl_;
 };
 

@@ -44,7 +44,9 @@ class Solver {
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  Impl& impl();
+  unsigned timeout_ms_;
+  std::unique_ptr<Impl> impl_;  // created on first use
   SolverStats stats_;
 };
 
