@@ -58,6 +58,31 @@ Jexp relabel(const Jexp& e, const std::map<Label, Label>& map) {
   }
   return e;
 }
+// Trace-based generation: a reference to a response is only meaningful once
+// that response has arrived, so a new request usually waits for the
+// requests whose responses it references (unless the script already does).
+// Returns how many waits were inserted before position `at`.
+std::size_t wait_for_references(Script& s, std::size_t at, const Jexp& body,
+                                std::mt19937_64& rng) {
+  std::set<Label> waited;
+  for (std::size_t i = 0; i < at && i < s.steps.size(); ++i)
+    if (const auto* w = std::get_if<WaitStep>(&s.steps[i])) waited.insert(w->label);
+  std::size_t inserted = 0;
+  for (const Jexp::Ref& r : harness::references(body)) {
+    Label req = r.label % 2 ? r.label : r.label - 1;
+    if (r.label % 2 || waited.count(req) || pick(rng, 4) == 0) continue;
+    bool earlier = false;
+    for (std::size_t i = 0; i < at && i < s.steps.size(); ++i)
+      if (const auto* q = std::get_if<RequestStep>(&s.steps[i]))
+        earlier = earlier || q->label == req;
+    if (!earlier) continue;
+    s.steps.insert(s.steps.begin() + at, WaitStep{req});
+    waited.insert(req);
+    ++at;
+    ++inserted;
+  }
+  return inserted;
+}
 }  // namespace
 
 harness::Protocol::Context ScriptMutator::context(const Script& s,
@@ -102,17 +127,27 @@ void ScriptMutator::mutate_once(Script& s, std::mt19937_64& rng) const {
       std::size_t at = pick(rng, n + 1);
       ConnId conn = some_conn(s, rng);
       Jexp body = protocol_.generate_request(rng, context(s, at));
-      s.steps.insert(s.steps.begin() + at, RequestStep{harness::next_label(s), conn, std::move(body)});
+      Label label = harness::next_label(s);
+      at += wait_for_references(s, at, body, rng);
+      s.steps.insert(s.steps.begin() + at, RequestStep{label, conn, std::move(body)});
       break;
     }
     case 1:  // delete a step
       s.steps.erase(s.steps.begin() + pick(rng, n));
       break;
-    case 2: {  // duplicate a request later on
+    case 2: {  // duplicate a request later on, or send it concurrently
       std::size_t from = reqs[pick(rng, reqs.size())];
       RequestStep copy = std::get<RequestStep>(s.steps[from]);
       copy.label = harness::next_label(s);
-      s.steps.insert(s.steps.begin() + from + 1 + pick(rng, n - from), copy);
+      if (pick(rng, 2)) {
+        // A twin from another client at the same moment: the race two
+        // clients acting on the same view of the state would run.
+        copy.conn =
+            static_cast<ConnId>((copy.conn + 1 + pick(rng, 3)) % (harness::kMaxConn + 1));
+        s.steps.insert(s.steps.begin() + from + 1, copy);
+      } else {
+        s.steps.insert(s.steps.begin() + from + 1 + pick(rng, n - from), copy);
+      }
       break;
     }
     case 3:  // swap neighbours
@@ -128,8 +163,10 @@ void ScriptMutator::mutate_once(Script& s, std::mt19937_64& rng) const {
     case 5:
     case 6: {  // change a request (method, path, headers, body)
       std::size_t at = reqs[pick(rng, reqs.size())];
-      auto& r = std::get<RequestStep>(s.steps[at]);
-      r.body = protocol_.mutate_request(rng, r.body, context(s, at));
+      Jexp body = protocol_.mutate_request(rng, std::get<RequestStep>(s.steps[at]).body,
+                                           context(s, at));
+      at += wait_for_references(s, at, body, rng);
+      std::get<RequestStep>(s.steps[at]).body = std::move(body);
       break;
     }
     case 7: {  // wait for an earlier request
@@ -151,8 +188,9 @@ void ScriptMutator::mutate_once(Script& s, std::mt19937_64& rng) const {
     }
     default: {  // replace a request by a fresh one, keeping its label and place
       std::size_t at = reqs[pick(rng, reqs.size())];
-      auto& r = std::get<RequestStep>(s.steps[at]);
-      r.body = protocol_.generate_request(rng, context(s, at));
+      Jexp body = protocol_.generate_request(rng, context(s, at));
+      at += wait_for_references(s, at, body, rng);
+      std::get<RequestStep>(s.steps[at]).body = std::move(body);
       break;
     }
   }
@@ -165,6 +203,7 @@ Script ScriptMutator::generate(std::mt19937_64& rng, std::size_t requests) const
     Label l = harness::next_label(s);
     ConnId conn = some_conn(s, rng);
     Jexp body = protocol_.generate_request(rng, context(s, s.steps.size()));
+    wait_for_references(s, s.steps.size(), body, rng);
     s.steps.push_back(RequestStep{l, conn, std::move(body)});
     if (pick(rng, 2)) s.steps.push_back(WaitStep{l});
   }

@@ -3,6 +3,8 @@
 // earlier responses, as J-expression references), plus a few literals.
 #include "dualfuzz/specs/http_heuristics.h"
 
+#include <cctype>
+
 namespace dualfuzz::specs {
 using harness::Jexp;
 using harness::Jpath;
@@ -11,66 +13,132 @@ using harness::Json;
 namespace {
 std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n ? rng() % n : 0; }
 
-const char* kPaths[] = {"/a", "/b", "/a/b", "/c/d/e"};
+const char* kPaths[] = {"/a", "/b", "/a/b", "/c/d/e", "/Docs/Item", "/docs/item/x"};
+const char* kSegments[] = {"a", "b", "c", "A", "doc", "Doc", "item", "x.txt"};
 const char* kMethods[] = {"GET", "PUT", "PUT", "GET", "HEAD", "DELETE", "POST"};
 const char* kBodies[] = {"", "x", "hello", "0123456789", "y"};
 const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\""};
 const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT", "Fri, 01 Jan 2100 00:00:00 GMT",
                         "not a date"};
 
+std::string path_of(const Jexp& e) {
+  if (e.kind() == Jexp::Kind::Object)
+    for (std::size_t i = 0; i < e.keys().size(); ++i)
+      if (e.keys()[i] == "path" && e.items()[i].kind() == Jexp::Kind::Scalar &&
+          e.items()[i].value().is_string())
+        return e.items()[i].value().get<std::string>();
+  return {};
+}
+
 std::vector<std::string> known_paths(const harness::Protocol::Context& ctx) {
   std::vector<std::string> out;
   for (const Jexp& e : ctx.earlier)
-    if (e.kind() == Jexp::Kind::Object)
-      for (std::size_t i = 0; i < e.keys().size(); ++i)
-        if (e.keys()[i] == "path" && e.items()[i].kind() == Jexp::Kind::Scalar &&
-            e.items()[i].value().is_string())
-          out.push_back(e.items()[i].value().get<std::string>());
+    if (std::string p = path_of(e); !p.empty()) out.push_back(p);
   return out;
 }
 
-// A reference to a header of the response to an earlier request.
+// A path of 1-3 segments: short and long, lower and mixed case.
+std::string random_path(std::mt19937_64& rng) {
+  std::string p;
+  for (std::size_t n = 1 + pick(rng, 3); n > 0; --n)
+    p += std::string("/") + kSegments[pick(rng, std::size(kSegments))];
+  return p;
+}
+
+// State-based: a path related to one the script already used — itself
+// (most often), a child, its parent, or the same letters in another case
+// (paths are case-sensitive, RFC 3986 §6.2.2.1).
+std::string choose_path(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
+  auto paths = known_paths(ctx);
+  if (paths.empty() || pick(rng, 5) == 0)
+    return pick(rng, 4) ? kPaths[pick(rng, std::size(kPaths))] : random_path(rng);
+  std::string p = paths[pick(rng, paths.size())];
+  switch (pick(rng, 12)) {
+    case 0:
+      return p + "/" + kSegments[pick(rng, std::size(kSegments))];
+    case 1:
+      if (auto slash = p.rfind('/'); slash != std::string::npos && slash > 0)
+        return p.substr(0, slash);
+      return p;
+    case 2: {
+      std::vector<std::size_t> letters;
+      for (std::size_t i = 0; i < p.size(); ++i)
+        if (std::isalpha(static_cast<unsigned char>(p[i]))) letters.push_back(i);
+      if (!letters.empty()) {
+        char& c = p[letters[pick(rng, letters.size())]];
+        c = static_cast<char>(std::isupper(static_cast<unsigned char>(c))
+                                  ? std::tolower(c)
+                                  : std::toupper(c));
+      }
+      return p;
+    }
+    default:
+      return p;
+  }
+}
+
+// Bodies of every length from 0 to 24 over a small alphabet, so two
+// different bodies of one length are common.
+std::string random_body(std::mt19937_64& rng) {
+  if (pick(rng, 3) == 0) return kBodies[pick(rng, std::size(kBodies))];
+  std::size_t len = pick(rng, 2) ? pick(rng, 8) : pick(rng, 25);
+  std::string b;
+  for (std::size_t i = 0; i < len; ++i) b += "abXY"[pick(rng, 4)];
+  return b;
+}
+
+// Trace-based: a header of the response to an earlier request — most often
+// the latest one on the same path (the resource's current validators).
 Jexp header_ref(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
-                const char* name, const char* fn) {
+                const std::string& path, const char* name, const char* fn) {
   harness::Label l = ctx.earlier_labels[pick(rng, ctx.earlier_labels.size())] + 1;
+  if (pick(rng, 3) != 0)
+    for (std::size_t i = ctx.earlier.size(); i-- > 0;)
+      if (path_of(ctx.earlier[i]) == path) {
+        l = ctx.earlier_labels[i] + 1;
+        break;
+      }
   return Jexp::ref({l, Jpath({Jpath::Field{"headers"}, Jpath::Field{name}}), fn});
 }
 
-Jexp tag_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
+Jexp tag_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+               const std::string& path) {
   if (!ctx.earlier_labels.empty() && pick(rng, 3) != 0)
-    return header_ref(rng, ctx, "etag", pick(rng, 4) == 0 ? "weak" : "id");
+    return header_ref(rng, ctx, path, "etag", pick(rng, 4) == 0 ? "weak" : "id");
   return Jexp::scalar(kTags[pick(rng, std::size(kTags))]);
 }
-Jexp date_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
+Jexp date_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+                const std::string& path) {
   if (!ctx.earlier_labels.empty() && pick(rng, 2) == 0)
-    return header_ref(rng, ctx, pick(rng, 2) ? "last-modified" : "date", "id");
+    return header_ref(rng, ctx, path, pick(rng, 2) ? "last-modified" : "date", "id");
   return Jexp::scalar(kDates[pick(rng, std::size(kDates))]);
 }
 
-Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
+Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+             const std::string& path) {
   std::vector<std::pair<std::string, Jexp>> h;
   static const char* kConds[] = {"if-match", "if-none-match", "if-modified-since",
                                  "if-unmodified-since"};
   for (std::size_t n = pick(rng, 3); n > 0; --n) {
     std::string name = kConds[pick(rng, 4)];
-    h.emplace_back(name, name.find("since") != std::string::npos ? date_value(rng, ctx)
-                                                                 : tag_value(rng, ctx));
+    h.emplace_back(name, name.find("since") != std::string::npos
+                             ? date_value(rng, ctx, path)
+                             : tag_value(rng, ctx, path));
   }
+  // Now and then the client ends its connection after this exchange.
+  if (pick(rng, 16) == 0) h.emplace_back("connection", Jexp::scalar("close"));
   return Jexp::object(std::move(h));
 }
 }  // namespace
 
 Jexp http_generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
-  auto paths = known_paths(ctx);
-  std::string path = !paths.empty() && pick(rng, 3) != 0
-                         ? paths[pick(rng, paths.size())]
-                         : kPaths[pick(rng, std::size(kPaths))];
+  std::string path = choose_path(rng, ctx);
   std::string method = kMethods[pick(rng, std::size(kMethods))];
   std::vector<std::pair<std::string, Jexp>> f = {{"method", Jexp::scalar(method)},
                                                  {"path", Jexp::scalar(path)}};
   if (method == "PUT" || method == "POST")
-    f.emplace_back("body", Jexp::scalar(kBodies[pick(rng, std::size(kBodies))]));
-  if (pick(rng, 2) == 0) f.emplace_back("headers", headers(rng, ctx));
+    f.emplace_back("body", Jexp::scalar(random_body(rng)));
+  if (pick(rng, 2) == 0) f.emplace_back("headers", headers(rng, ctx, path));
   return Jexp::object(std::move(f));
 }
 
@@ -92,18 +160,14 @@ Jexp http_mutate_request(std::mt19937_64& rng, const Jexp& req,
     case 0:
       set("method", Jexp::scalar(kMethods[pick(rng, std::size(kMethods))]));
       break;
-    case 1: {
-      auto paths = known_paths(ctx);
-      set("path", Jexp::scalar(!paths.empty() && pick(rng, 2)
-                                   ? paths[pick(rng, paths.size())]
-                                   : kPaths[pick(rng, std::size(kPaths))]));
+    case 1:
+      set("path", Jexp::scalar(choose_path(rng, ctx)));
       break;
-    }
     case 2:
-      set("body", Jexp::scalar(kBodies[pick(rng, std::size(kBodies))]));
+      set("body", Jexp::scalar(random_body(rng)));
       break;
     case 3:
-      set("headers", headers(rng, ctx));
+      set("headers", headers(rng, ctx, path_of(req)));
       break;
     default:
       std::erase_if(f, [](const auto& kv) { return kv.first == "headers"; });

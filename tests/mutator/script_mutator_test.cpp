@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "dualfuzz/specs/http_protocol.h"
 
 namespace dualfuzz::mutator {
@@ -71,6 +73,32 @@ TEST(ScriptMutator, CrossoverRenumbersLabelsAndReferences) {
       ++mixed;
   }
   EXPECT_GT(mixed, 0) << "a reference into b must follow b's renumbered labels";
+}
+
+TEST(ScriptMutator, RequestsUsuallyWaitForTheResponsesTheyReference) {
+  std::mt19937_64 rng(8);
+  int referencing = 0, waited = 0;
+  std::string cur;
+  for (int i = 0; i < 2000; ++i) {
+    cur = i % 40 == 0 ? std::string() : mutator().mutate(cur, 4096, rng);
+    auto s = harness::parse_script(cur, mutator().protocol().functions);
+    ASSERT_TRUE(s);
+    std::set<harness::Label> sent, awaited;
+    for (const auto& st : s->steps) {
+      if (const auto* w = std::get_if<harness::WaitStep>(&st)) awaited.insert(w->label);
+      const auto* r = std::get_if<harness::RequestStep>(&st);
+      if (!r) continue;
+      for (const auto& ref : harness::references(r->body))
+        if (ref.label % 2 == 0 && sent.count(ref.label - 1)) {
+          ++referencing;
+          waited += awaited.count(ref.label - 1) > 0;
+        }
+      sent.insert(r->label);
+    }
+  }
+  ASSERT_GT(referencing, 200);
+  EXPECT_GT(waited * 2, referencing)
+      << "a reference to a response that has not arrived only falls back";
 }
 
 }  // namespace

@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+#include <set>
+
 #include "dualfuzz/oracle/oracle.h"
+#include "dualfuzz/specs/http_heuristics.h"
 
 namespace dualfuzz::specs {
 namespace {
@@ -178,9 +183,10 @@ TEST(HttpModel, IfModifiedSinceStillAppliesAfterASuccessfulIfMatch) {
   auto base = std::vector<std::pair<Json, Json>>{
       {req("PUT", "/a", {}, "x"), resp(201)},
       {req("GET", "/a"), resp(200, tagged("\"1\"", kT0), "x")}};
-  base.push_back({req("GET", "/a",
-                      {{"if-match", "\"1\""}, {"if-modified-since", format_http_date(kT0 + 100)}}),
-                  resp(304)});
+  base.push_back(
+      {req("GET", "/a",
+           {{"if-match", "\"1\""}, {"if-modified-since", format_http_date(kT0 + 100)}}),
+       resp(304)});
   EXPECT_TRUE(accepted(base));
 }
 
@@ -212,17 +218,16 @@ TEST(HttpModel, ClosedConnectionQueueIsProcessedInOrderLater) {
   // A client sends DELETE then PUT on c0 and closes it unanswered; the
   // server may process both later, after a HEAD on c1 saw 404. Found as a
   // false alarm by fuzzing a TCP server (subsumption compared queue suffixes).
-  std::vector<Event> t = {
-      Event::open(0),
-      Event::request(0, 1, req("DELETE", "/a/b")),
-      Event::request(0, 3, req("PUT", "/a/b")),
-      Event::close(0),
-      Event::open(1),
-      Event::request(1, 7, req("HEAD", "/a/b")),
-      Event::open(64),
-      Event::request(64, 5, req("PUT", "/a/b")),
-      Event::response(1, 8, resp(404)),
-      Event::response(64, 6, resp(204))};
+  std::vector<Event> t = {Event::open(0),
+                          Event::request(0, 1, req("DELETE", "/a/b")),
+                          Event::request(0, 3, req("PUT", "/a/b")),
+                          Event::close(0),
+                          Event::open(1),
+                          Event::request(1, 7, req("HEAD", "/a/b")),
+                          Event::open(64),
+                          Event::request(64, 5, req("PUT", "/a/b")),
+                          Event::response(1, 8, resp(404)),
+                          Event::response(64, 6, resp(204))};
   oracle::Oracle o(http_model());
   for (const Event& e : t) o.observe(e);
   EXPECT_TRUE(o.verdict().accepted()) << o.verdict().explanation;
@@ -234,6 +239,65 @@ TEST(HttpModel, Dates) {
   EXPECT_EQ(format_http_date(784111777), "Sun, 06 Nov 1994 08:49:37 GMT");
   EXPECT_FALSE(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"));
   EXPECT_FALSE(parse_http_date("garbage"));
+}
+
+// Generation heuristics (http_heuristics.cpp): enough variety to reach
+// framing and storage corners, and validators taken from the trace.
+std::string field(const harness::Jexp& q, const char* name) {
+  for (std::size_t i = 0; i < q.keys().size(); ++i)
+    if (q.keys()[i] == name && q.items()[i].kind() == harness::Jexp::Kind::Scalar &&
+        q.items()[i].value().is_string())
+      return q.items()[i].value().get<std::string>();
+  return {};
+}
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+TEST(HttpHeuristics, BodiesOfManyLengthsAndPathsRelatedToKnownOnes) {
+  harness::Protocol::Context ctx;
+  ctx.earlier.push_back(
+      harness::Jexp::object({{"method", harness::Jexp::scalar("PUT")},
+                             {"path", harness::Jexp::scalar("/Docs/Item")}}));
+  ctx.earlier_labels.push_back(1);
+  std::mt19937_64 rng(3);
+  std::map<std::size_t, std::set<std::string>> by_length;
+  int long_bodies = 0, same_path = 0, other_case = 0, child = 0;
+  for (int i = 0; i < 3000; ++i) {
+    harness::Jexp q = http_generate_request(rng, ctx);
+    std::string body = field(q, "body"), path = field(q, "path");
+    by_length[body.size()].insert(body);
+    long_bodies += body.size() >= 16;
+    same_path += path == "/Docs/Item";
+    other_case += path != "/Docs/Item" && lower(path) == "/docs/item";
+    child += path.rfind("/Docs/Item/", 0) == 0;
+  }
+  EXPECT_GT(long_bodies, 20);
+  EXPECT_GT(by_length[6].size(), 2u) << "different bodies of one length";
+  EXPECT_GT(same_path, 1000) << "most requests revisit a known resource";
+  EXPECT_GT(other_case, 20);
+  EXPECT_GT(child, 20);
+}
+
+TEST(HttpHeuristics, ValidatorReferencesPreferTheLatestResponseOnThePath) {
+  harness::Protocol::Context ctx;
+  for (auto [label, path] :
+       {std::pair<harness::Label, const char*>{1, "/a"}, {3, "/b"}, {5, "/a"}}) {
+    ctx.earlier.push_back(harness::Jexp::object({{"method", harness::Jexp::scalar("PUT")},
+                                                 {"path", harness::Jexp::scalar(path)}}));
+    ctx.earlier_labels.push_back(label);
+  }
+  std::mt19937_64 rng(4);
+  std::map<harness::Label, int> refs;  // for requests on /a
+  for (int i = 0; i < 3000; ++i) {
+    harness::Jexp q = http_generate_request(rng, ctx);
+    if (field(q, "path") != "/a") continue;
+    for (const auto& r : harness::references(q)) ++refs[r.label];
+  }
+  EXPECT_GT(refs[6], 2 * refs[2]) << "the latest response on /a carries its current tag";
+  EXPECT_GT(refs[6], 2 * refs[4]);
+  EXPECT_GT(refs[2] + refs[4], 0) << "older and other responses still appear";
 }
 
 }  // namespace
