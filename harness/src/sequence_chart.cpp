@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -147,7 +149,6 @@ std::string svg_body(const RunResult& r, std::string_view title) {
     std::set<Label> answered;
     for (const Event& e : ev)
       if (e.kind == Event::Kind::Response) answered.insert(request_of(e.label));
-    std::set<ConnId> closed_after;
     for (const Event& e : ev)
       if (e.kind == Event::Kind::Request && !answered.count(e.label))
         extras.push_back({e.conn, "no response to " + std::to_string(e.label)});
@@ -187,11 +188,12 @@ std::string svg_body(const RunResult& r, std::string_view title) {
        " " + num(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s += "<defs>"
        "<marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
-       "markerWidth=\"7\" "
-       "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
+       "markerWidth=\"9\" markerUnits=\"userSpaceOnUse\" "
+       "markerHeight=\"9\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
        "fill=\"#333\"/></marker>"
        "<marker id=\"arrow-kill\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
-       "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path "
+       "markerWidth=\"9\" markerHeight=\"9\" markerUnits=\"userSpaceOnUse\" "
+       "orient=\"auto-start-reverse\"><path "
        "d=\"M0,0 L10,5 L0,10 z\" fill=\"#d00\"/></marker>"
        "</defs>\n";
   s += "<style>.kill line{stroke:#d00;stroke-width:2.5}.kill "

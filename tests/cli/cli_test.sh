@@ -1,0 +1,84 @@
+#!/bin/sh
+# cli_test.sh TEST DUALFUZZ SOURCE_DIR WORK_DIR: one end-to-end check of the
+# dualfuzz program; exit 0 = pass.
+set -u
+t=$1 dualfuzz=$2 src=$3 work=$4
+script=$src/corpora/http/conditional-put.txt
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+fuzzer_env=${DUALFUZZ_FUZZER:-}
+unset DUALFUZZ_BUG DUALFUZZ_TARGET DUALFUZZ_FUZZER
+DUALFUZZ_FUZZER=$fuzzer_env
+fail() { echo "FAIL: $*"; exit 1; }
+code() { "$@" > out.txt 2> err.txt; echo $?; }
+
+case $t in
+  replay_pass)
+    [ "$(code "$dualfuzz" replay --target inprocess "$script")" = 0 ] || fail "exit code"
+    head -1 out.txt | grep -q '^==dualfuzz== no violation (server bug: none planted)$' ||
+      fail "header: $(head -1 out.txt)"
+    ;;
+  replay_violation)
+    [ "$(code "$dualfuzz" replay --target inprocess:lost-update "$script")" = 1 ] ||
+      fail "exit code"
+    head -1 out.txt | grep -q '^==dualfuzz== functional violation (server bug: lost-update)$' ||
+      fail "header"
+    grep -q '^--- script$' out.txt || fail "no script"
+    grep -q '^--- trace' out.txt || fail "no trace"
+    grep -q 'VIOLATION at event' out.txt || fail "no explanation"
+    # The bug comes from the fuzz target's environment too.
+    [ "$(DUALFUZZ_BUG=lost-update code "$dualfuzz" replay "$script")" = 1 ] || fail "env"
+    ;;
+  replay_matches_fuzz_target)
+    # The fuzz target prints the same report, then aborts (run when
+    # $DUALFUZZ_FUZZER names a built http_inprocess_fuzzer).
+    fuzzer=${DUALFUZZ_FUZZER:-}
+    [ -x "$fuzzer" ] || { echo "DUALFUZZ_FUZZER not set: skipped"; exit 0; }
+    "$dualfuzz" replay --target inprocess:lost-update "$script" > replay.txt
+    DUALFUZZ_BUG=lost-update "$fuzzer" "$script" 2> fuzz.txt
+    sed -n '/^==dualfuzz== /,/^==[0-9]*==ERROR/p' fuzz.txt | grep -v '^==[0-9]*==ERROR' |
+      grep -v '^INFO\|^Running\|^Executed\|^\*\*\*' > fuzz-report.txt
+    cmp replay.txt fuzz-report.txt || fail "reports differ"
+    ;;
+  replay_repeat)
+    [ "$(code "$dualfuzz" replay --repeat 3 --target inprocess:lost-update "$script")" = 1 ] ||
+      fail "exit code: $(cat err.txt)"
+    grep -q 'stable: 3 runs' err.txt || fail "$(cat err.txt)"
+    ;;
+  replay_bad_input)
+    printf 'req 2 on c0: {"method":\n' > bad.txt
+    [ "$(code "$dualfuzz" replay --target inprocess bad.txt)" = 2 ] || fail "malformed"
+    grep -q 'not a script' err.txt || fail "message: $(cat err.txt)"
+    [ "$(code "$dualfuzz" replay --target inprocess missing.txt)" = 2 ] || fail "missing"
+    [ "$(code "$dualfuzz" replay --target no-such-thing "$script")" = 2 ] || fail "target"
+    [ "$(code "$dualfuzz" replay --target inprocess:no-such-bug "$script")" = 2 ] ||
+      fail "bug"
+    [ "$(code "$dualfuzz" minimize --target inprocess bad.txt)" = 2 ] || fail "minimize"
+    [ "$(code "$dualfuzz" minimize --target inprocess "$script" -o x.txt)" = 0 ] ||
+      fail "minimize without violation"
+    ;;
+  minimize)
+    [ "$(code "$dualfuzz" minimize --target inprocess:lost-update "$script" -o small.txt \
+         --chart small.svg)" = 1 ] || fail "exit code: $(cat err.txt)"
+    [ -s small.txt ] || fail "no output"
+    before=$(grep -c '^req' "$script") after=$(grep -c '^req' small.txt)
+    [ "$after" -lt "$before" ] || fail "not smaller: $after requests"
+    # The minimized script shows the same violation.
+    [ "$(code "$dualfuzz" replay --target inprocess:lost-update small.txt)" = 1 ] ||
+      fail "minimized script passes"
+    grep -q '<svg' small.svg || fail "chart"
+    ;;
+  chart)
+    [ "$(code "$dualfuzz" run --target inprocess:lost-update --chart c.html "$script")" = 1 ] ||
+      fail "exit code"
+    grep -q '<!DOCTYPE html>' c.html && grep -q 'class="msg response kill"' c.html ||
+      fail "html chart"
+    [ "$(code "$dualfuzz" replay --target inprocess --chart c.svg "$script")" = 0 ] ||
+      fail "exit code"
+    grep -q '^<svg' c.svg || fail "svg chart"
+    ! grep -q 'class="msg [a-z]* kill"' c.svg || fail "highlight without violation"
+    [ "$(code "$dualfuzz" replay --target inprocess --chart /nonexistent/c.svg "$script")" = 2 ] ||
+      fail "unwritable chart"
+    ;;
+  *) fail "unknown test $t" ;;
+esac
+echo "PASS $t"
