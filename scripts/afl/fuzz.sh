@@ -51,11 +51,14 @@ export AFL_QUIET=1  # afl-clang-fast banners
 build() {
   nice -n 5 cmake -S . -B build-afl -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUALFUZZ_BUILD_BENCH=OFF >/dev/null
-  nice -n 5 cmake --build build-afl -j "$JOBS" --target dualfuzz_afl_mutator dualfuzz
+  nice -n 5 cmake --build build-afl -j "$JOBS" --target dualfuzz_afl_mutator
   CC=afl-clang-fast CXX=afl-clang-fast++ nice -n 5 cmake -S . -B build-afl-target -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUALFUZZ_BUILD_FUZZERS=ON -DDUALFUZZ_BUILD_TESTS=OFF \
     -DDUALFUZZ_BUILD_BENCH=OFF -DDUALFUZZ_BUILD_AFL_MUTATOR=OFF >/dev/null
   nice -n 5 cmake --build build-afl-target -j "$JOBS" --target http_inprocess_fuzzer
+  # The CLI only lists the bugs for `eval` (any build of it will do).
+  nice -n 5 cmake --build build-afl -j "$JOBS" --target dualfuzz ||
+    echo "afl: the dualfuzz CLI did not build; eval falls back to build/harness/cli/dualfuzz" >&2
 }
 
 need_build() {
