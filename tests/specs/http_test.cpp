@@ -198,6 +198,33 @@ TEST(HttpModel, MethodsAndOddPaths) {
   EXPECT_FALSE(accepted({{req("PUT", "/plain", {}, "x"), resp(400)}}));
 }
 
+// Found against real servers (scripts/subjects/campaign.sh), both directions.
+TEST(HttpModel, RealServerLatitude) {
+  // POST /missing: 404 is as correct as 405 (Apache, nginx, lighttpd) ...
+  EXPECT_TRUE(accepted({{req("POST", "/a"), resp(404)}}));
+  // ... but not once the resource exists.
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("POST", "/a"), resp(404)}}));
+  // Content in a GET may be refused with 400 (RFC 9110 §9.3.1; lighttpd) ...
+  EXPECT_TRUE(accepted({{req("GET", "/a", {}, "hello"), resp(400)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("DELETE", "/a", {}, "x"), resp(400)},
+                        {req("GET", "/a"), resp(200, Json::object(), "x")}}));
+  // ... but a GET without content may not, and the refusal changes nothing.
+  EXPECT_FALSE(accepted({{req("GET", "/a"), resp(400)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("DELETE", "/a", {}, "x"), resp(400)},
+                         {req("GET", "/a"), resp(404)}}));
+  // An ETag shown on the 201 may be left out of a GET (SHOULD, §8.8.3) ...
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                        {req("GET", "/a"), resp(200, Json::object(), "x")},
+                        {req("GET", "/a"), resp(200, tagged("\"1\""), "x")}}));
+  // ... but a different strong tag for the same representation is wrong.
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                         {req("GET", "/a"), resp(200, Json::object(), "x")},
+                         {req("GET", "/a"), resp(200, tagged("\"2\""), "x")}}));
+}
+
 TEST(HttpModel, ConcurrentIfMatchPutsAtMostOneWins) {
   Json tag = "\"t1\"";
   std::vector<Event> t = {
