@@ -121,9 +121,10 @@ class SubsumptionSet {
     while (slots_[i]) i = (i + 1) & mask_;
     slots_[i] = static_cast<std::uint32_t>(k + 1);
   }
-  static bool same(const Request& a, const Request& b) {
-    return a.body == b.body || *a.body == *b.body;
-  }
+  // Bodies are interned by the search (equal requests share one body), so
+  // comparing pointers compares contents. (A body that escaped interning
+  // only costs pruning, never soundness.)
+  static bool same(const Request& a, const Request& b) { return a.body == b.body; }
   static bool equal(const Queue& a, const Queue& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
@@ -139,11 +140,19 @@ class SubsumptionSet {
   static bool covers(const std::vector<Queue>& a, const std::vector<Queue>& b) {
     if (b.size() > a.size()) return false;
     if (b.empty()) return true;
-    std::vector<bool> used(a.size(), false);
+    std::uint64_t small = 0;  // `used` for up to 64 queues, without allocating
+    std::vector<bool> large(a.size() > 64 ? a.size() : 0, false);
     for (const Queue& q : b) {
       bool found = false;
-      for (std::size_t i = 0; i < a.size() && !found; ++i)
-        if (!used[i] && equal(a[i], q)) used[i] = found = true;
+      for (std::size_t i = 0; i < a.size() && !found; ++i) {
+        bool used = i < 64 && large.empty() ? (small >> i) & 1 : large[i];
+        if (used || !equal(a[i], q)) continue;
+        if (large.empty())
+          small |= std::uint64_t{1} << i;
+        else
+          large[i] = true;
+        found = true;
+      }
       if (!found) return false;
     }
     return true;
@@ -185,6 +194,7 @@ struct HypothesisSearch::Dfs {
   std::vector<std::shared_ptr<const std::set<ConnId>>> closed_at;
   // For each connection, the positions of the responses observed on it.
   std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
+  std::vector<std::shared_ptr<const Json>> bodies;    // requests' interned bodies
   std::vector<std::unique_ptr<SubsumptionSet>> seen;  // per position, lazily
   std::vector<std::pair<std::size_t, Hypothesis>> stack;
   std::size_t deepest = 0, nodes = 0;
@@ -268,6 +278,17 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
   }
 }
 
+// One shared body per distinct request content, so that requests compare by
+// pointer (SubsumptionSet).
+std::shared_ptr<const Json> HypothesisSearch::intern(std::shared_ptr<const Json> body) {
+  if (!body) return body;
+  auto& bucket = bodies_[std::hash<Json>{}(*body)];
+  for (const auto& b : bucket)
+    if (b == body || *b == *body) return b;
+  bucket.push_back(body);
+  return body;
+}
+
 StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
                                            std::shared_ptr<const Json> body) {
   StepOutcome o;
@@ -277,6 +298,7 @@ StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
                         " after it was closed");
     return o;
   }
+  body = intern(std::move(body));
   for (Hypothesis& h : live_) h.net.push_request(Request{conn, label, body});
   return o;
 }
@@ -477,6 +499,10 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
       if (trace[i].kind == Observation::Kind::Response)
         d.responses_on[trace[i].conn].push_back(i);
     }
+    d.bodies.resize(trace.size());
+    for (std::size_t i = 0; i < trace.size(); ++i)
+      if (trace[i].kind == Observation::Kind::Request)
+        d.bodies[i] = intern(trace[i].body);
     d.seen.resize(trace.size() + 1);
     for (auto it = live_.rbegin(); it != live_.rend(); ++it) d.stack.emplace_back(0, *it);
   }
@@ -543,7 +569,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
       }
       const Observation& ob = trace[i];
       if (ob.kind == Observation::Kind::Request) {
-        h.net.push_request(Request{ob.conn, ob.label, ob.body});
+        h.net.push_request(Request{ob.conn, ob.label, d.bodies[i]});
         ++i;
         continue;
       }

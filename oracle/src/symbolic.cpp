@@ -61,7 +61,10 @@ Sym Sym::build(Node n) {
   return Sym(std::make_shared<const Node>(std::move(n)));
 }
 
-Sym::Sym() : Sym(lit(nullptr)) {}
+Sym::Sym() {
+  static const Sym null_sym = lit(nullptr);
+  node_ = null_sym.node_;
+}
 
 Sym Sym::lit(Json value) {
   // null, true and false are everywhere (defaults, guards, folded

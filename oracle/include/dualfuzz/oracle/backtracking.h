@@ -22,6 +22,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dualfuzz/oracle/hypothesis.h"
@@ -87,12 +88,14 @@ class HypothesisSearch {
   Delivery deliver_in_place(Hypothesis& h, ConnId c, const Json& v, Ctx& ctx);
   void expand(const Hypothesis& h, ConnId c, std::vector<Hypothesis>& succ, Ctx& ctx);
   StepOutcome finish(Ctx& ctx);
+  std::shared_ptr<const Json> intern(std::shared_ptr<const Json> body);
 
   Solver* solver_;
   SearchLimits limits_;
   std::vector<Hypothesis> live_;
   std::set<ConnId> closed_;
   std::size_t explored_ = 0;
+  std::unordered_map<std::size_t, std::vector<std::shared_ptr<const Json>>> bodies_;
   std::unique_ptr<Dfs> dfs_;  // a depth-first check in progress (check_offline)
 };
 
