@@ -9,6 +9,7 @@
 // thread (robust on a shared machine); wall-clock rates follow.
 //
 //   throughput_bench [--seconds S] [--scripts N] [--requests R] [--seed X] [--bug NAME]
+//                    [--profile on|off]   (one mode only, to run under perf)
 //   exec/s oracle on: 2712   exec/s oracle off: 3950   oracle share: 31.3% ...
 #include <time.h>
 
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
   double seconds = 5;
   std::size_t scripts = 200, requests = 10;
   std::uint64_t seed = 1;
-  std::string bug;
+  std::string bug, profile;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) {
       return std::strcmp(argv[i], name) == 0 && i + 1 < argc;
@@ -94,10 +95,12 @@ int main(int argc, char** argv) {
       seed = std::strtoull(argv[++i], nullptr, 10);
     else if (arg("--bug"))
       bug = argv[++i];
+    else if (arg("--profile"))  // only play with the oracle on/off, for perf
+      profile = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: throughput_bench [--seconds S] [--scripts N] [--requests R] "
-                   "[--seed X] [--bug NAME]\n");
+                   "[--seed X] [--bug NAME] [--profile on|off]\n");
       return 2;
     }
   }
@@ -115,6 +118,12 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < scripts; ++i)
     corpus.push_back(harness::print_script(mut.generate(rng, requests)));
 
+  if (!profile.empty()) {
+    Rate r = measure(p, corpus, seconds, profile == "on");
+    std::printf("exec/s oracle %s: %.0f per CPU second\n", profile.c_str(),
+                r.per_cpu_second());
+    return 0;
+  }
   // Warm-up (allocator, Z3 context, caches), then alternate so both modes
   // see the same machine conditions.
   measure(p, corpus, 0.5, true);
