@@ -93,6 +93,24 @@ std::vector<std::string> etag_list(const std::string& v) {
   return out;
 }
 
+// Is the field a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1-2,
+// §8.8.3)? A server may treat a malformed one as absent or refuse it.
+bool valid_etag_list(const Json& q, const char* name) {
+  const Json& h = q["headers"];
+  if (!h[name].is_string()) return false;
+  auto tags = etag_list(h[name].get<std::string>());
+  if (tags.empty()) return false;
+  if (tags.size() == 1 && tags[0] == "*") return true;
+  for (const std::string& t : tags) {
+    std::string_view v = t;
+    if (v.starts_with("W/")) v.remove_prefix(2);
+    if (v.size() < 2 || v.front() != '"' || v.back() != '"') return false;
+    for (char c : v.substr(1, v.size() - 2))
+      if (static_cast<unsigned char>(c) < 0x21 || c == '"' || c == 0x7f) return false;
+  }
+  return true;
+}
+
 // Does the If-Match / If-None-Match list match the resource's tag?
 Sym list_matches(const std::string& field, const Resource* r, bool strong) {
   if (!r) return Sym::lit(false);
@@ -165,6 +183,18 @@ Tree put(const Request& q, const PathState& st, const std::string& body) {
   });
 }
 
+// A malformed precondition field: evaluated as written, ignored, or refused
+// with 400 (RFC 9110 §5.5 lets a recipient reject or ignore an invalid value;
+// nginx 1.22 ignores `If-Match: null`).
+template <class Ignore, class Evaluate>
+Tree malformed_or(const Json& r, const char* name, const Request& q, const PathState& st,
+                  Ignore ignore, Evaluate evaluate) {
+  if (valid_etag_list(r, name)) return evaluate();
+  return oracle::choose(
+      evaluate(),
+      oracle::choose(ignore(), respond(q, Sym::object({{"status", Sym::lit(400)}}), st)));
+}
+
 // RFC 9110 §13.2.2: evaluate preconditions in order, then the method.
 Tree preconditions(const Request& q, const PathState& st, const std::string& method) {
   const Json& r = q.json();
@@ -185,14 +215,9 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
   auto fail412 = [q, st]() {
     return respond(q, Sym::object({{"status", Sym::lit(412)}}), st);
   };
-  auto after_step2 = [=]() -> Tree {
+  auto step4 = [=]() -> Tree {
     // Points into this closure's own copy of the state (it may outlive the caller's).
     const Resource* file = st.file ? &*st.file : nullptr;
-    // Step 3: If-None-Match (weak comparison).
-    if (has_header(r, "if-none-match"))
-      return oracle::ifx(
-          list_matches(header(r, "if-none-match"), file, false),
-          [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
     // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
     if (auto d = parse_http_date(header(r, "if-modified-since")); d && safe && file) {
       Sym not_since = oracle::le(file->modified, Sym::lit(*d));
@@ -202,10 +227,23 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
     }
     return proceed();
   };
+  auto after_step2 = [=]() -> Tree {
+    const Resource* file = st.file ? &*st.file : nullptr;
+    // Step 3: If-None-Match (weak comparison).
+    if (has_header(r, "if-none-match"))
+      return malformed_or(r, "if-none-match", q, st, step4, [=] {
+        return oracle::ifx(
+            list_matches(header(r, "if-none-match"), file, false),
+            [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
+      });
+    return step4();
+  };
   // Step 1: If-Match (strong comparison); when true, go on to step 3.
   if (has_header(r, "if-match"))
-    return oracle::ifx(list_matches(header(r, "if-match"), file, true), after_step2,
-                       fail412);
+    return malformed_or(r, "if-match", q, st, after_step2, [=] {
+      return oracle::ifx(list_matches(header(r, "if-match"), file, true), after_step2,
+                         fail412);
+    });
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
   if (auto d = parse_http_date(header(r, "if-unmodified-since")); d && file)
@@ -231,10 +269,11 @@ Tree handle(const Request& q, const PathState& st) {
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
-  // §9.3.2, §9.3.5): a 400 that changes nothing is correct too.
+  // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
   if (method != "PUT" && r.contains("body") && r["body"] != "" && !r["body"].is_null())
-    return oracle::choose(respond(q, Sym::object({{"status", Sym::lit(400)}}), st),
-                          handle_method(q, st, method));
+    return oracle::choose(
+        respond(q, Sym::object({{"status", status({400, 413, 415})}}), st),
+        handle_method(q, st, method));
   return handle_method(q, st, method);
 }
 
@@ -242,6 +281,14 @@ Tree handle_method(const Request& q, const PathState& st, const std::string& met
   // Preconditions are ignored when the unconditional answer is an error.
   if ((method == "GET" || method == "HEAD" || method == "DELETE") && !st.file)
     return respond(q, Sym::object({{"status", Sym::lit(404)}}), st);
+  // The model keeps paths independent, so it cannot know whether /a/b's
+  // parent collection exists: a PUT there may fail with 409 and change
+  // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
+  const Json& r = q.json();
+  if (method == "PUT" && r.contains("path") && r["path"].is_string() &&
+      r["path"].get<std::string>().find('/', 1) != std::string::npos)
+    return oracle::choose(respond(q, Sym::object({{"status", Sym::lit(409)}}), st),
+                          preconditions(q, st, method));
   return preconditions(q, st, method);
 }
 

@@ -223,6 +223,22 @@ TEST(HttpModel, RealServerLatitude) {
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
                          {req("GET", "/a"), resp(200, Json::object(), "x")},
                          {req("GET", "/a"), resp(200, tagged("\"2\""), "x")}}));
+  // A malformed If-Match may be ignored (nginx: `If-Match: null`) or refused;
+  // a well-formed one that does not match may not be ignored.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if-match", "null"}}, "x"), resp(201)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if-match", "null"}}, "x"), resp(400)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if-match", "null"}}, "x"), resp(412)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {{"if-match", "\"1\""}}, "x"), resp(201)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {{"if-match", "\"1\""}}, "x"), resp(400)}}));
+  // A PUT below a missing parent collection may fail with 409 (RFC 4918
+  // §9.7.1: Apache), changing nothing; a top-level one may not.
+  EXPECT_TRUE(accepted({{req("PUT", "/a/b", {}, "x"), resp(409)},
+                        {req("GET", "/a/b"), resp(404)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a/b", {}, "x"), resp(409)},
+                         {req("GET", "/a/b"), resp(200, Json::object(), "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(409)}}));
+  // nginx refuses content in a DELETE with 415.
+  EXPECT_TRUE(accepted({{req("DELETE", "/a", {}, "x"), resp(415)}}));
 }
 
 TEST(HttpModel, ConcurrentIfMatchPutsAtMostOneWins) {
