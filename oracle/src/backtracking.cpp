@@ -184,6 +184,46 @@ struct HypothesisSearch::Ctx {
     if (!gave_up) gave_up_why = std::move(why);
     gave_up = true;
   }
+  // The server's transitions, memoized: by the ModelState contract, servers
+  // waiting in equal states continue alike, so a request absorbed in a state
+  // met before needs no second run of the model (the search meets the same
+  // state and request in many configurations). Keyed by the request's
+  // connection, label and (interned) body.
+  struct Step {
+    ModelState state;
+    Request request;
+    Tree next;
+  };
+  // When the states rarely repeat (e.g. a store whose state is the whole
+  // history of appends), the memo only costs: it turns itself off.
+  std::unordered_map<std::size_t, std::vector<Step>> steps;
+  std::size_t step_lookups = 0, step_hits = 0;
+  Tree step(const Tree& server, const Request& r) {
+    if (step_lookups == kStepsOff) return server.step(r);
+    const ModelState& st = server.event().state;
+    std::size_t key = st.hash() ^ (std::hash<const void*>{}(r.body.get()) +
+                                   0x9e3779b97f4a7c15ULL + (r.label << 6) + r.conn);
+    ++step_lookups;
+    auto it = steps.find(key);
+    if (it != steps.end())
+      for (const Step& m : it->second)
+        if (m.request.label == r.label && m.request.conn == r.conn &&
+            m.request.body == r.body && m.state == st) {
+          ++step_hits;
+          return m.next;
+        }
+    Tree next = server.step(r);
+    if (step_lookups % 4096 == 0 &&
+        (step_hits * 2 < step_lookups || steps.size() > kMaxSteps)) {
+      steps.clear();  // not worth it (or too big): off for this search
+      step_lookups = kStepsOff;
+      return next;
+    }
+    steps[key].push_back(Step{st, r, next});
+    return next;
+  }
+  static constexpr std::size_t kMaxSteps = 1'000'000;
+  static constexpr std::size_t kStepsOff = static_cast<std::size_t>(-1);
 };
 
 // The state of a depth-first whole-trace check, kept between calls so that a
@@ -206,7 +246,7 @@ HypothesisSearch::HypothesisSearch(const Tree& initial, Solver& solver,
     : solver_(&solver), limits_(limits) {
   Hypothesis h;
   h.server = initial;
-  Ctx ctx{limits_.max_reasons, &closed_, {}, false, {}};
+  Ctx ctx{limits_.max_reasons, &closed_, {}, false, {}, {}, 0, 0};
   settle(std::move(h), live_, ctx);
 }
 
@@ -372,7 +412,7 @@ void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
     const bool dead_conn = closed.count(d) > 0 && stepped.net.pending_on(d) == 0;
     std::optional<Hypothesis> base;
     if (dead_conn) base = stepped;
-    stepped.server = h.server.step(r);
+    stepped.server = ctx.step(h.server, r);
     const std::size_t first = succ.size();
     settle(std::move(stepped), succ, ctx);
     if (dead_conn)
@@ -400,7 +440,7 @@ StepOutcome HypothesisSearch::finish(Ctx& ctx) {
 
 StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Json& v) {
   (void)label;
-  Ctx ctx{limits_.max_reasons, &closed_, {}, false, {}};
+  Ctx ctx{limits_.max_reasons, &closed_, {}, false, {}, {}, 0, 0};
   if (closed_.count(c)) {
     ctx.give_up("response observed on connection " + std::to_string(c) +
                 " after the tester closed it");
@@ -485,7 +525,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
     dfs_ = std::make_unique<Dfs>();
     Dfs& d = *dfs_;
     d.trace = &trace;
-    d.ctx = Ctx{limits_.max_reasons, &closed_, {}, false, {}};
+    d.ctx = Ctx{limits_.max_reasons, &closed_, {}, false, {}, {}, 0, 0};
     d.closed_at.reserve(trace.size() + 1);
     d.closed_at.push_back(std::make_shared<const std::set<ConnId>>(closed_));
     for (std::size_t i = 0; i < trace.size(); ++i) {
