@@ -1,5 +1,6 @@
 #include "dualfuzz/harness/executor.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <set>
@@ -91,12 +92,16 @@ class Run {
     Json ir = evaluate_loose(r.body, res_.trace, p_.functions);
     if (!o_.path_prefix.empty() && ir.is_object() && ir.contains("path") &&
         ir["path"].is_string()) {
-      // A name prefix, not a directory: "/a/b" -> "/<prefix>a/b", so a
-      // top-level resource stays top-level (WebDAV servers refuse a PUT
-      // whose parent collection does not exist, RFC 4918 §9.7.1).
-      const std::string path = ir["path"].get<std::string>();
-      ir["path"] = path.starts_with('/') ? "/" + o_.path_prefix + path.substr(1)
-                                         : o_.path_prefix + path;
+      // One flat name per script path: "/a/b" -> "/<prefix>a~b". The model
+      // treats paths as independent resources, while a real server's
+      // namespace is a tree (a PUT needs the parent collection, RFC 4918
+      // §9.7.1; /a may be a directory that answers 301, or a file that
+      // serves /a/b as path info): those links are outside the model, so on
+      // an external server every path is top-level and stands alone.
+      std::string path = ir["path"].get<std::string>();
+      if (path.starts_with('/')) path.erase(0, 1);
+      std::replace(path.begin(), path.end(), '/', '~');
+      ir["path"] = "/" + o_.path_prefix + path;
     }
     res_.trace.add(r.label, r.conn, ir);
     streams_[r.conn]->expect(ir);

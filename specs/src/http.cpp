@@ -265,6 +265,11 @@ Tree handle(const Request& q, const PathState& st) {
     // No resource to apply the method to is a 404 as much as a 405 (RFC 9110
     // §15.5.5; Apache, nginx and lighttpd all answer POST /missing so).
     if (!st.file) codes.push_back(404);
+    // What POST and other methods do to an existing resource is the
+    // resource's own business (RFC 9110 §9.3.3); the model only covers
+    // servers where it changes nothing, e.g. a static file answering POST
+    // with itself (Apache 2.4) or with an empty 2xx.
+    if (st.file) codes.insert(codes.end(), {200, 204});
     return respond(q, Sym::object({{"status", status(codes)}}), st);
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might

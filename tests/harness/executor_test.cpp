@@ -57,6 +57,28 @@ TEST(Executor, WellBehavedServerPasses) {
   EXPECT_EQ(r.trace.size(), 2u);
 }
 
+// On an external server each run gets a namespace, and every script path
+// becomes one top-level name there (the model has no collections).
+TEST(Executor, PathPrefixGivesEachPathOneTopLevelName) {
+  std::vector<std::string> seen;
+  FakeTransport t([&](ConnId c, const std::string& bytes) {
+    seen.push_back(bytes.substr(0, bytes.find(" HTTP/1.1")));
+    return std::vector<Transport::Incoming>{
+        {c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, {}}};
+  });
+  RunOptions o;
+  o.path_prefix = "run-7-";
+  Executor ex(http(), t, o);
+  auto r =
+      ex.run(*parse_script("req 1 on c0: {\"method\":\"GET\",\"path\":\"/a/b/c\"}\n"
+                           "req 3 on c0: {\"method\":\"GET\",\"path\":\"/a\"}\n"
+                           "req 5 on c0: {\"method\":\"GET\",\"path\":\"x\"}\n",
+                           http().functions));
+  EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
+  EXPECT_EQ(seen, (std::vector<std::string>{"GET /run-7-a~b~c", "GET /run-7-a",
+                                            "GET /run-7-x"}));
+}
+
 TEST(Executor, GarbageIsAProtocolViolationShowingTheBytes) {
   auto r = play(
       [](ConnId c, const std::string&) {

@@ -203,8 +203,16 @@ TEST(HttpModel, RealServerLatitude) {
   // POST /missing: 404 is as correct as 405 (Apache, nginx, lighttpd) ...
   EXPECT_TRUE(accepted({{req("POST", "/a"), resp(404)}}));
   // ... but not once the resource exists.
-  EXPECT_FALSE(accepted(
-      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("POST", "/a"), resp(404)}}));
+  EXPECT_FALSE(
+      accepted({{req("PUT", "/a", {}, "x"), resp(201)}, {req("POST", "/a"), resp(404)}}));
+  // POST to an existing static resource may answer like a GET (Apache) ...
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("POST", "/a"), resp(200, Json::object(), "x")},
+                        {req("GET", "/a"), resp(200, Json::object(), "x")}}));
+  // ... and changes nothing.
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("POST", "/a"), resp(200, Json::object(), "x")},
+                         {req("GET", "/a"), resp(404)}}));
   // Content in a GET may be refused with 400 (RFC 9110 §9.3.1; lighttpd) ...
   EXPECT_TRUE(accepted({{req("GET", "/a", {}, "hello"), resp(400)}}));
   EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
@@ -232,8 +240,8 @@ TEST(HttpModel, RealServerLatitude) {
   EXPECT_FALSE(accepted({{req("PUT", "/a", {{"if-match", "\"1\""}}, "x"), resp(400)}}));
   // A PUT below a missing parent collection may fail with 409 (RFC 4918
   // §9.7.1: Apache), changing nothing; a top-level one may not.
-  EXPECT_TRUE(accepted({{req("PUT", "/a/b", {}, "x"), resp(409)},
-                        {req("GET", "/a/b"), resp(404)}}));
+  EXPECT_TRUE(accepted(
+      {{req("PUT", "/a/b", {}, "x"), resp(409)}, {req("GET", "/a/b"), resp(404)}}));
   EXPECT_FALSE(accepted({{req("PUT", "/a/b", {}, "x"), resp(409)},
                          {req("GET", "/a/b"), resp(200, Json::object(), "x")}}));
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(409)}}));

@@ -23,9 +23,10 @@ struct RunOptions {
   std::chrono::milliseconds message_timeout{2000};  // per awaited response
   bool check_liveness = false;  // a request unanswered past the timeout is a violation
   bool oracle = true;           // off: crash-only baseline (protocol errors still count)
-  // Prepended to the first segment of every request's "path" ("/a/b" ->
-  // "/<prefix>a/b"): a fresh namespace per run on a long-lived external
-  // server, without needing a collection to exist.
+  // Non-empty: a fresh namespace per run on a long-lived external server.
+  // Every request's "path" becomes one top-level name, "/a/b" ->
+  // "/<prefix>a~b" (the model's resources are independent; a real server's
+  // collections are not).
   std::string path_prefix;
   // A fuzz execution must stay cheap: past this many hypotheses for one
   // observation the verdict is Inconclusive (never a violation).
