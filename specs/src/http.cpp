@@ -206,6 +206,9 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
       const Json& body = q.json().contains("body") ? q.json()["body"] : Json("");
       return put(q, st, body.is_string() ? body.get<std::string>() : body.dump());
     }
+    // POST and other methods: a 2xx that changes nothing (see handle).
+    if (method != "DELETE")
+      return respond(q, Sym::object({{"status", status({200, 204})}}), st);
     // DELETE of an existing resource.
     PathState gone = st;
     gone.file.reset();
@@ -248,10 +251,13 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
   Sym unmodified = Sym::lit(true);
   if (auto d = parse_http_date(header(r, "if-unmodified-since")); d && file)
     unmodified = oracle::le(file->modified, Sym::lit(*d));
+  else if (d)  // no representation, no date: either way (§13.1.4; Apache: 412)
+    return oracle::choose(after_step2(), fail412());
   return oracle::ifx(unmodified, after_step2, fail412);
 }
 
 Tree handle_method(const Request& q, const PathState& st, const std::string& method);
+Tree preconditions(const Request& q, const PathState& st, const std::string& method);
 
 Tree handle(const Request& q, const PathState& st) {
   const Json& r = q.json();
@@ -269,8 +275,15 @@ Tree handle(const Request& q, const PathState& st) {
     // resource's own business (RFC 9110 §9.3.3); the model only covers
     // servers where it changes nothing, e.g. a static file answering POST
     // with itself (Apache 2.4) or with an empty 2xx.
-    if (st.file) codes.insert(codes.end(), {200, 204});
-    return respond(q, Sym::object({{"status", status(codes)}}), st);
+    Tree refuse = respond(q, Sym::object({{"status", status(codes)}}), st);
+    // A 2xx answer is subject to the preconditions (RFC 9110 §13.2.1); a
+    // refusal takes precedence over them. Without a representation, If-Match
+    // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
+    if (st.file) return oracle::choose(refuse, preconditions(q, st, method));
+    if (has_header(r, "if-match") || has_header(r, "if-unmodified-since"))
+      return oracle::choose(refuse,
+                            respond(q, Sym::object({{"status", Sym::lit(412)}}), st));
+    return refuse;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,

@@ -213,6 +213,18 @@ TEST(HttpModel, RealServerLatitude) {
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
                          {req("POST", "/a"), resp(200, Json::object(), "x")},
                          {req("GET", "/a"), resp(404)}}));
+  // Preconditions apply to POST's 2xx too (Apache: 412) ...
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("POST", "/a", {{"if-none-match", "*"}}), resp(412)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                         {req("POST", "/a", {{"if-none-match", "\"zz\""}}), resp(412)}}));
+  // ... and If-Unmodified-Since without a representation may fail (Apache).
+  EXPECT_TRUE(
+      accepted({{req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0)}}, "x"),
+                 resp(412)}}));
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)},
+       {req("PUT", "/a", {{"if-unmodified-since", "not a date"}}, "y"), resp(412)}}));
   // Content in a GET may be refused with 400 (RFC 9110 §9.3.1; lighttpd) ...
   EXPECT_TRUE(accepted({{req("GET", "/a", {}, "hello"), resp(400)}}));
   EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
