@@ -44,11 +44,11 @@ class SubsumptionSet {
         const Entry& x = entries_[slots_[i] - 1];
         if (x.hash == hash && x.core == h) return false;
       }
-      add(Entry{hash, h, {}, true}, nullptr);
+      add(Entry{hash, h, {}, {}, true});
       return true;
     }
-    Entry e{0, Hypothesis{h.server, {}, h.store, h.next_var}, {}, true};
-    e.core.net = h.net.without_requests_of(closed_, e.dead);
+    Entry e{0, Hypothesis{h.server, {}, h.store, h.next_var}, h.net, {}, true};
+    e.core.net = e.full.without_requests_of(closed_, e.dead);
     e.hash = e.core.hash();
     std::size_t same = 0;  // entries with an equal core
     for (std::size_t i = probe(e.hash); slots_[i]; i = (i + 1) & mask_) {
@@ -63,7 +63,7 @@ class SubsumptionSet {
         if (x.hash == e.hash && x.alive && covers(e.dead, x.dead) && x.core == e.core)
           x.alive = false;
       }
-    add(std::move(e), &h);
+    add(std::move(e));
     return true;
   }
   std::size_t size() const { return entries_.size(); }
@@ -71,12 +71,11 @@ class SubsumptionSet {
   std::vector<Hypothesis> take() {
     std::vector<Hypothesis> out;
     out.reserve(entries_.size());
-    for (std::size_t i = 0; i < entries_.size(); ++i) {
-      if (!entries_[i].alive) continue;
-      if (!items_.empty())
-        out.push_back(std::move(items_[i]));
-      else if (keep_)
-        out.push_back(std::move(entries_[i].core));
+    if (!keep_) return out;
+    for (Entry& e : entries_) {
+      if (!e.alive) continue;
+      if (!e.dead.empty()) e.core.net = std::move(e.full);  // the whole hypothesis
+      out.push_back(std::move(e.core));
     }
     return out;
   }
@@ -86,7 +85,8 @@ class SubsumptionSet {
   struct Entry {
     std::size_t hash;
     Hypothesis core;
-    std::vector<Queue> dead;  // non-empty closed-connection queues
+    Network full;                    // the whole network (keeps `dead` alive)
+    std::vector<const Queue*> dead;  // non-empty closed-connection queues
     bool alive;
   };
   std::size_t probe(std::size_t hash) {
@@ -96,24 +96,13 @@ class SubsumptionSet {
     }
     return (hash ^ (hash >> 29)) & mask_;
   }
-  void add(Entry e, const Hypothesis* whole) {
+  void add(Entry e) {
     if ((entries_.size() + 1) * 2 > slots_.size()) {
       slots_.assign(slots_.size() * 2, 0);
       mask_ = slots_.size() - 1;
       for (std::size_t k = 0; k < entries_.size(); ++k) place(entries_[k].hash, k);
     }
     place(e.hash, entries_.size());
-    // Keep the whole hypothesis only when it differs from its core.
-    if (keep_ && whole && !e.dead.empty()) {
-      if (items_.size() < entries_.size()) {  // first one: the cores so far
-        items_.reserve(entries_.size() + 1);
-        for (std::size_t k = items_.size(); k < entries_.size(); ++k)
-          items_.push_back(entries_[k].core);
-      }
-      items_.push_back(*whole);
-    } else if (!items_.empty()) {
-      items_.push_back(e.core);
-    }
     entries_.push_back(std::move(e));
   }
   void place(std::size_t hash, std::size_t k) {
@@ -137,16 +126,17 @@ class SubsumptionSet {
   // queue only by first processing its front, which may change the state —
   // a fuzzing run against a TCP server caught that as a false alarm.)
   // Greedy matching: a missed matching only costs pruning, never soundness.
-  static bool covers(const std::vector<Queue>& a, const std::vector<Queue>& b) {
+  static bool covers(const std::vector<const Queue*>& a,
+                     const std::vector<const Queue*>& b) {
     if (b.size() > a.size()) return false;
     if (b.empty()) return true;
     std::uint64_t small = 0;  // `used` for up to 64 queues, without allocating
     std::vector<bool> large(a.size() > 64 ? a.size() : 0, false);
-    for (const Queue& q : b) {
+    for (const Queue* q : b) {
       bool found = false;
       for (std::size_t i = 0; i < a.size() && !found; ++i) {
         bool used = i < 64 && large.empty() ? (small >> i) & 1 : large[i];
-        if (used || !equal(a[i], q)) continue;
+        if (used || !equal(*a[i], *q)) continue;
         if (large.empty())
           small |= std::uint64_t{1} << i;
         else
@@ -162,7 +152,6 @@ class SubsumptionSet {
   std::vector<std::uint32_t> slots_;
   std::size_t mask_ = 0;
   std::vector<Entry> entries_;
-  std::vector<Hypothesis> items_;  // whole hypotheses, when some differ from cores
 };
 
 }  // namespace

@@ -117,8 +117,9 @@ Network Network::without_requests(ConnId c) const {
   return n;
 }
 
-Network Network::without_requests_of(const std::set<ConnId>& conns,
-                                     std::vector<std::vector<Request>>& taken) const {
+Network Network::without_requests_of(
+    const std::set<ConnId>& conns,
+    std::vector<const std::vector<Request>*>& taken) const {
   Network n;
   n.chans_.reserve(chans_.size());
   auto it = conns.begin();
@@ -128,7 +129,7 @@ Network Network::without_requests_of(const std::set<ConnId>& conns,
       n.chans_.push_back(e);
       continue;
     }
-    taken.push_back(e.second->to_server);
+    taken.push_back(&e.second->to_server);
     if (e.second->to_client.empty()) continue;  // the channel becomes empty
     auto ch = std::make_shared<Channel>();
     ch->to_client = e.second->to_client;

@@ -40,9 +40,11 @@ class Network {
   // This network without c's in-flight requests (c must have no responses).
   Network without_requests(ConnId c) const;
   // This network without the in-flight requests of every connection in
-  // `conns` (ascending); each non-empty queue removed is appended to `taken`.
+  // `conns` (ascending); each non-empty queue removed is appended to `taken`
+  // as a pointer into this network's channels (valid while this network or
+  // a copy of it lives).
   Network without_requests_of(const std::set<ConnId>& conns,
-                              std::vector<std::vector<Request>>& taken) const;
+                              std::vector<const std::vector<Request>*>& taken) const;
   // Calls f(conn, responses) for every connection with responses in flight.
   template <typename F>
   void for_each_response(F&& f) const {
