@@ -2,9 +2,10 @@
 // [--connections K] [--json]`: black-box generate-and-check (no coverage, the
 // seed paper's mode). On a violation: shrink the script, print it, its trace
 // and the explanation, exit 1. Nothing found: exit 0. `--json` ends stdout
-// with one summary line for scripts (bench/eval_blackbox.sh):
-//   {"bug":..,"violation":true,"seconds":..,"executions":..,"messages":..,
-//    "min_steps":..,"min_requests":..,"min_messages":..,"steps":..,...}
+// with one summary line for scripts (bench/eval_blackbox.py):
+//   {"target":"inprocess:BUG","violation":true,"kind":"model","seconds":..,
+//    "executions":..,"messages":..,"requests_sent":..,"steps":..,
+//    "min_steps":..,"min_requests":..,"min_messages":..,...}
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
