@@ -103,6 +103,10 @@ class Run {
       std::replace(path.begin(), path.end(), '/', '~');
       ir["path"] = "/" + o_.path_prefix + path;
     }
+    // The trace and the oracle see the request as it goes on the wire (the
+    // printer drops or repairs what cannot be sent: an empty method becomes
+    // GET, header names arrive case-insensitive), not the raw IR.
+    if (p_.canonical_request) ir = p_.canonical_request(ir);
     res_.trace.add(r.label, r.conn, ir);
     streams_[r.conn]->expect(ir);
     pending_[r.conn].push_back(r.label);

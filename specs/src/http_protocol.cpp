@@ -36,6 +36,9 @@ harness::Protocol http_protocol() {
   p.print_request = [](const harness::Json& q) {
     return harness::http::print_request(q);
   };
+  p.canonical_request = [](const harness::Json& q) {
+    return harness::http::canonical_request(q);
+  };
   p.new_response_stream = [] { return std::make_unique<HttpStream>(); };
   p.model = http_model;
   p.generate_request = http_generate_request;

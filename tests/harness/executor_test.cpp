@@ -79,6 +79,25 @@ TEST(Executor, PathPrefixGivesEachPathOneTopLevelName) {
                                             "GET /run-7-x"}));
 }
 
+// Found by AFL++ against the correct server: `"method":""` goes on the wire
+// as GET and `"if-matcH"` as an If-Match the server honours, so the trace
+// (what the model judges) must hold the request as sent, not the raw IR.
+TEST(Executor, TraceHoldsTheRequestAsSent) {
+  FakeTransport t([](ConnId c, const std::string&) {
+    return std::vector<Transport::Incoming>{
+        {c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, {}}};
+  });
+  Executor ex(http(), t, RunOptions{});
+  auto r = ex.run(*parse_script(
+      R"(req 1 on c0: {"method":"","path":"/a","headers":{"If-MatcH":"\"x\""}})",
+      http().functions));
+  EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
+  ASSERT_EQ(r.trace.size(), 2u);
+  const Json& sent = *r.trace.find(1);
+  EXPECT_EQ(sent["method"], "GET");
+  EXPECT_EQ(sent["headers"], Json({{"if-match", "\"x\""}}));
+}
+
 TEST(Executor, GarbageIsAProtocolViolationShowingTheBytes) {
   auto r = play(
       [](ConnId c, const std::string&) {
