@@ -181,14 +181,16 @@ def render(m, args, rows, fa):
     return "\n".join(out)
 
 
-def write_section(path, text):
+def write_section(path, text, section=SECTION):
+    """Replace the `## ` section titled `section` in `path` by `text` (which
+    starts with that title), or append it; the other sections are kept."""
     old = open(path).read() if os.path.exists(path) else "# Evaluation\n"
-    start = old.find(SECTION)
+    start = old.find(section)
     if start < 0:
         new = old.rstrip("\n") + "\n\n" + text
     else:
-        nxt = re.search(r"^## ", old[start + len(SECTION):], re.M)
-        end = start + len(SECTION) + nxt.start() if nxt else len(old)
+        nxt = re.search(r"^## ", old[start + len(section):], re.M)
+        end = start + len(section) + nxt.start() if nxt else len(old)
         new = old[:start] + text + ("\n" + old[end:] if nxt else "")
     with open(path, "w") as f:
         f.write(new.rstrip("\n") + "\n")
