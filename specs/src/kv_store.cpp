@@ -1,17 +1,13 @@
 #include "dualfuzz/specs/kv_store.h"
 
+#include "dualfuzz/specs/detail/jepsen_responses.h"
+
 namespace dualfuzz::specs {
 using namespace oracle;
 
 namespace {
-const Sym& ok() {
-  static const Sym s = Sym::object({{"type", Sym::lit("ok")}});
-  return s;
-}
-const Sym& fail() {
-  static const Sym s = Sym::object({{"type", Sym::lit("fail")}});
-  return s;
-}
+using detail::jepsen_fail;
+using detail::jepsen_ok;
 const std::string* string_field(const Json& r, const char* name) {
   auto it = r.find(name);
   return it != r.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
@@ -24,7 +20,7 @@ Tree serve(const ModelState& state) {
     const Json& st = *state.get<Json>();
     const Json& r = q.json();
     const std::string* key = r.is_object() ? string_field(r, "key") : nullptr;
-    if (!key) return send(q.conn, fail(), serve(state));
+    if (!key) return send(q.conn, jepsen_fail(), serve(state));
     const std::string* f = string_field(r, "f");
     static const std::string empty;
     auto it = st.find(*key);
@@ -38,9 +34,9 @@ Tree serve(const ModelState& state) {
     if (f && (*f == "put" || *f == "append")) {
       Json next = st;
       next[*key] = *f == "put" ? arg : cur + arg;
-      return send(q.conn, ok(), serve(ModelState(std::move(next))));
+      return send(q.conn, jepsen_ok(), serve(ModelState(std::move(next))));
     }
-    return send(q.conn, fail(), serve(state));
+    return send(q.conn, jepsen_fail(), serve(state));
   });
 }
 }  // namespace

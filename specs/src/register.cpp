@@ -2,19 +2,14 @@
 
 #include <string_view>
 
+#include "dualfuzz/specs/detail/jepsen_responses.h"
+
 namespace dualfuzz::specs {
 using namespace oracle;
 
 namespace {
-// Built once: every request answers with one of these.
-const Sym& ok() {
-  static const Sym s = Sym::object({{"type", Sym::lit("ok")}});
-  return s;
-}
-const Sym& fail() {
-  static const Sym s = Sym::object({{"type", Sym::lit("fail")}});
-  return s;
-}
+using detail::jepsen_fail;
+using detail::jepsen_ok;
 const Json& field(const Json& r, const char* name) {
   static const Json none;
   if (!r.is_object()) return none;
@@ -33,18 +28,18 @@ Tree serve(const ModelState& state) {
     if (f == "read") {
       // One pattern, two acceptable answers: the value, or a failure (no effect).
       Sym read_ok = Sym::object({{"type", Sym::lit("ok")}, {"value", Sym::lit(v)}});
-      return send(q.conn, Sym::alt({read_ok, fail()}), serve(state));
+      return send(q.conn, Sym::alt({read_ok, jepsen_fail()}), serve(state));
     }
     const Json& arg = field(r, "value");
     if (f == "write")
-      return choose(send(q.conn, ok(), serve(ModelState(arg))),
-                    send(q.conn, fail(), serve(state)));
+      return choose(send(q.conn, jepsen_ok(), serve(ModelState(arg))),
+                    send(q.conn, jepsen_fail(), serve(state)));
     if (f == "cas" && arg.is_array() && arg.size() == 2) {
-      if (arg[0] == v) return send(q.conn, ok(), serve(ModelState(arg[1])));
-      return send(q.conn, fail(), serve(state));
+      if (arg[0] == v) return send(q.conn, jepsen_ok(), serve(ModelState(arg[1])));
+      return send(q.conn, jepsen_fail(), serve(state));
     }
     // Not an operation of this register: it can only refuse.
-    return send(q.conn, fail(), serve(state));
+    return send(q.conn, jepsen_fail(), serve(state));
   });
 }
 }  // namespace
