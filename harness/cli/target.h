@@ -5,10 +5,11 @@
 
 #include <unistd.h>
 
-#include <boost/asio.hpp>
 #include <memory>
 #include <string>
 #include <utility>
+
+#include <boost/asio.hpp>
 
 #include "dualfuzz/harness/tcp_transport.h"
 #include "dualfuzz/result.h"

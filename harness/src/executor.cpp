@@ -106,7 +106,8 @@ class Run {
     // The trace and the oracle see the request as it goes on the wire (the
     // printer drops or repairs what cannot be sent: an empty method becomes
     // GET, header names arrive case-insensitive), not the raw IR.
-    if (p_.canonical_request) ir = p_.canonical_request(ir);
+    const std::string bytes = p_.print_request(ir);
+    if (p_.canonical_request) ir = p_.canonical_request(ir, bytes);
     res_.trace.add(r.label, r.conn, ir);
     streams_[r.conn]->expect(ir);
     pending_[r.conn].push_back(r.label);
@@ -114,7 +115,7 @@ class Run {
     // No receive here: consecutive requests go out together (pipelined on
     // one connection, concurrent across connections); `wait` steps and the
     // end of the script decide when the tester looks at the answers.
-    t_.send(r.conn, p_.print_request(ir));
+    t_.send(r.conn, bytes);
   }
 
   void await(Label l) {

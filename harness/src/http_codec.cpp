@@ -106,8 +106,12 @@ std::string print_request(const Json& ir) {
 }
 
 Json canonical_request(const Json& ir) {
+  return canonical_request(ir, print_request(ir));
+}
+
+Json canonical_request(const Json& ir, std::string_view printed) {
   RequestParser p;
-  p.feed(print_request(ir));
+  p.feed(printed);
   auto q = p.next();
   if (!q) return ir;  // unreachable: the printer always frames one request
   q->erase("version");

@@ -256,8 +256,20 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
   return oracle::ifx(unmodified, after_step2, fail412);
 }
 
-Tree handle_method(const Request& q, const PathState& st, const std::string& method);
-Tree preconditions(const Request& q, const PathState& st, const std::string& method);
+Tree handle_method(const Request& q, const PathState& st, const std::string& method) {
+  // Preconditions are ignored when the unconditional answer is an error.
+  if ((method == "GET" || method == "HEAD" || method == "DELETE") && !st.file)
+    return respond(q, Sym::object({{"status", Sym::lit(404)}}), st);
+  // The model keeps paths independent, so it cannot know whether /a/b's
+  // parent collection exists: a PUT there may fail with 409 and change
+  // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
+  const Json& r = q.json();
+  if (method == "PUT" && r.contains("path") && r["path"].is_string() &&
+      r["path"].get<std::string>().find('/', 1) != std::string::npos)
+    return oracle::choose(respond(q, Sym::object({{"status", Sym::lit(409)}}), st),
+                          preconditions(q, st, method));
+  return preconditions(q, st, method);
+}
 
 Tree handle(const Request& q, const PathState& st) {
   const Json& r = q.json();
@@ -293,21 +305,6 @@ Tree handle(const Request& q, const PathState& st) {
         respond(q, Sym::object({{"status", status({400, 413, 415})}}), st),
         handle_method(q, st, method));
   return handle_method(q, st, method);
-}
-
-Tree handle_method(const Request& q, const PathState& st, const std::string& method) {
-  // Preconditions are ignored when the unconditional answer is an error.
-  if ((method == "GET" || method == "HEAD" || method == "DELETE") && !st.file)
-    return respond(q, Sym::object({{"status", Sym::lit(404)}}), st);
-  // The model keeps paths independent, so it cannot know whether /a/b's
-  // parent collection exists: a PUT there may fail with 409 and change
-  // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
-  const Json& r = q.json();
-  if (method == "PUT" && r.contains("path") && r["path"].is_string() &&
-      r["path"].get<std::string>().find('/', 1) != std::string::npos)
-    return oracle::choose(respond(q, Sym::object({{"status", Sym::lit(409)}}), st),
-                          preconditions(q, st, method));
-  return preconditions(q, st, method);
 }
 
 Tree serve(const PathState& st) {

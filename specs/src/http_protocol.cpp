@@ -36,8 +36,8 @@ harness::Protocol http_protocol() {
   p.print_request = [](const harness::Json& q) {
     return harness::http::print_request(q);
   };
-  p.canonical_request = [](const harness::Json& q) {
-    return harness::http::canonical_request(q);
+  p.canonical_request = [](const harness::Json& q, std::string_view printed) {
+    return harness::http::canonical_request(q, printed);
   };
   p.new_response_stream = [] { return std::make_unique<HttpStream>(); };
   p.model = http_model;

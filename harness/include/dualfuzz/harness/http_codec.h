@@ -44,6 +44,8 @@ std::string print_request(const Json& ir);
 // when the IR had none). Traces and models should see this, not the raw IR,
 // when the IR may contain bytes the printer sanitizes.
 Json canonical_request(const Json& ir);
+// The same, given print_request(ir) already made (the executor prints once).
+Json canonical_request(const Json& ir, std::string_view printed);
 
 // Escapes bytes for messages: printable ASCII as is, others as \r \n \xHH.
 std::string escape_bytes(std::string_view bytes, std::size_t max = 200);

@@ -34,10 +34,10 @@ class ResponseStream {
 struct Protocol {
   std::string name;
   std::function<std::string(const Json& request_ir)> print_request;
-  // The IR the server will parse from print_request(ir): what the trace and
-  // the model see. Optional (identity), but a printer that repairs or drops
-  // anything needs it, or the model judges a request that was never sent.
-  std::function<Json(const Json& request_ir)> canonical_request;
+  // The IR the server parses from `printed` = print_request(ir): what the
+  // trace and the model see. Optional (identity), but a printer that repairs
+  // or drops anything needs it, or the model judges a request never sent.
+  std::function<Json(const Json& request_ir, std::string_view printed)> canonical_request;
   std::function<std::unique_ptr<ResponseStream>()> new_response_stream;
   std::function<oracle::ServerModel()> model;
   FunctionRegistry functions = FunctionRegistry::with_builtins();
