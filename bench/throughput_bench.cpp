@@ -151,20 +151,39 @@ int main(int argc, char** argv) {
   for (const auto& text : corpus)
     recorded.push_back(p.play(*p.parse(text), false).events);
   double oracle_seconds = 0;
-  std::size_t oracle_runs = 0, events = 0;
+  std::size_t oracle_runs = 0, events = 0, explored = 0, queries = 0, peak = 0;
   const auto ostart = Clock::now();
   while (seconds_since(ostart) < seconds / 2) {
     for (const auto& evs : recorded) {
       const double t = cpu_seconds();
+      const std::uint64_t q0 = solver->stats().queries;
       oracle::Oracle o(model, opts.oracle_options, solver);
       for (const auto& e : evs)
         if (o.observe(e).status != oracle::Verdict::Status::Accept) break;
       oracle_seconds += cpu_seconds() - t;
+      const oracle::OracleStats st = o.stats();
+      explored += st.explored;
+      peak += st.max_live_hypotheses;
+      queries += st.solver.queries - q0;
       events += evs.size();
       ++oracle_runs;
     }
   }
   const double oracle_us = 1e6 * oracle_seconds / static_cast<double>(oracle_runs);
+  double dfs_seconds = 0;
+  std::size_t dfs_runs = 0;
+  {
+    const auto dstart = Clock::now();
+    while (seconds_since(dstart) < seconds / 2) {
+      for (const auto& evs : recorded) {
+        const double t = cpu_seconds();
+        oracle::check(model, evs, opts.oracle_options);
+        dfs_seconds += cpu_seconds() - t;
+        ++dfs_runs;
+      }
+    }
+  }
+  std::printf("whole-trace check: %.1f us/exec\n", 1e6 * dfs_seconds / dfs_runs);
   const double on_us = 1e6 / on.per_cpu_second();
   const double off_us = 1e6 / off.per_cpu_second();
 
@@ -188,5 +207,11 @@ int main(int argc, char** argv) {
               100.0 * (on_us - off_us) / on_us);
   std::printf("oracle share (direct, %.1f us/exec): %5.1f%%\n", oracle_us,
               100.0 * oracle_us / on_us);
+  const double runs = static_cast<double>(oracle_runs);
+  std::printf(
+      "oracle per exec: %.1f configurations explored, %.1f peak live hypotheses, "
+      "%.2f solver calls\n",
+      static_cast<double>(explored) / runs, static_cast<double>(peak) / runs,
+      static_cast<double>(queries) / runs);
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "dualfuzz/oracle/constraint_store.h"
 
+#include "dualfuzz/oracle/detail/cheap_decision.h"
+
 #include <functional>
 #include <unordered_map>
 
@@ -171,50 +173,16 @@ Sat ConstraintStore::add_fast(const Sym& formula) {
   return (needs_solver || touches) && !residual_.empty() ? Sat::Unknown : Sat::Yes;
 }
 
-namespace {
-void ints_of(const Sym& s, std::vector<std::int64_t>& out) {
-  if (s.is_const() && s.value().is_number_integer()) out.push_back(s.value().get<std::int64_t>());
-  for (const Sym& a : s.args()) ints_of(a, out);
-}
-}  // namespace
-
-// A cheap model before asking Z3: unknown tags become distinct fresh strong
-// tags, unknown times one common value tried from the constants around. It
-// satisfies the usual residuals (a new tag differs from the old one; a time
-// is not before the previous one) so most satisfiable stores skip Z3.
-bool ConstraintStore::has_cheap_witness() const {
-  std::vector<Sym> all = diseqs_;
-  all.insert(all.end(), residual_.begin(), residual_.end());
-  std::vector<std::int64_t> cands = {0};
-  for (const Sym& f : all) ints_of(f, cands);
-  const std::size_t n = std::min<std::size_t>(cands.size(), 6);
-  for (std::size_t i = 0; i < n * 3; ++i) {
-    std::int64_t x = cands[i / 3] + static_cast<std::int64_t>(i % 3) - 1;  // c-1, c, c+1
-    bool ok = true;
-    for (const Sym& f : all) {
-      Sym r = substitute(resolve(f), [&](const Sym& v) -> Sym {
-        switch (v.sort()) {
-          case Sort::Str: return Sym::lit("\"#w" + std::to_string(find(v.var_id())) + "\"");
-          case Sort::Int: return Sym::lit(x);
-          case Sort::Bool: return Sym::lit(true);
-          case Sort::Json: return v;
-        }
-        return v;
-      });
-      if (!r.is_true()) {
-        ok = false;
-        break;
-      }
-    }
-    if (ok) return true;
-  }
-  return false;
-}
-
 Sat ConstraintStore::add(const Sym& formula, Solver& solver) {
   Sat fast = add_fast(formula);
   if (fast != Sat::Unknown) return fast;
-  if (has_cheap_witness()) return Sat::Yes;
+  // The residuals and disequalities, under the bindings, are the whole
+  // problem (bound variables are substituted, classes renamed to roots).
+  std::vector<Sym> open;
+  open.reserve(diseqs_.size() + residual_.size());
+  for (const Sym& f : diseqs_) open.push_back(resolve(f));
+  for (const Sym& f : residual_) open.push_back(resolve(f));
+  if (Sat cheap = detail::decide_cheaply(open); cheap != Sat::Unknown) return cheap;
   Sat s = solver.check(formulas());
   if (s == Sat::Unknown) undecided_ = true;
   return s;

@@ -127,7 +127,7 @@ TEST(CmpSet, Deterministic) {
   EXPECT_EQ(both(specs::cmp_set_model(), t).status, Verdict::Status::Reject);
 }
 
-TEST(CmpRst, HiddenResetDecidedByZ3) {
+TEST(CmpRst, HiddenResetDecidedByIntegerReasoning) {
   // After 5 -> 1 the server holds an unknown n. 7 -> 0 reveals n >= 7, so
   // a later 3 -> 1 (3 > n) is impossible.
   std::vector<Event> t = {Event::request(1, 1, 5), Event::response(1, 2, 1),
@@ -142,7 +142,6 @@ TEST(CmpRst, HiddenResetDecidedByZ3) {
   Verdict v;
   for (const Event& e : bad) v = o.observe(e);
   EXPECT_EQ(v.status, Verdict::Status::Reject) << v.explanation;
-  EXPECT_GT(o.stats().solver.queries, 0u) << "the integer reasoning must reach Z3";
   EXPECT_EQ(check(specs::cmp_rst_model(), bad).status, Verdict::Status::Reject);
 }
 

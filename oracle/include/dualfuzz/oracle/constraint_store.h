@@ -45,7 +45,6 @@ class ConstraintStore {
  private:
   VarId find(VarId v) const;
   bool touches_residuals(const Sym& f) const;
-  bool has_cheap_witness() const;
   void ensure(VarId v, Sort s);
   bool unify(const Sym& a, const Sym& b);  // false on conflict
   Sat absorb(const Sym& formula, bool& needs_solver);

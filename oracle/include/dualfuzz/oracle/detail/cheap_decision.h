@@ -1,0 +1,28 @@
+// The constraint store's second fast path, between the unifier and Z3: the
+// guards an HTTP model produces are mostly order facts over times
+// (last-modified <= If-Modified-Since date) and entity-tag comparisons with
+// constants, which a few microseconds of reasoning decide where a Z3 query
+// costs ~100 us.
+//
+//   Sat s = detail::decide_cheaply({le(Sym::lit(5), t), le(t, Sym::lit(3))});
+//   // s == Sat::No: 5 <= t <= 3 has no solution
+//
+// No only from a sound refutation: a negative cycle among the difference
+// constraints (x - y <= c over Int variables and constants, read off the
+// top-level Le/Lt/Eq facts and their negations), or a fact next to its own
+// negation. Yes only with a witness that every formula evaluates to true
+// under (integers: the difference constraints' shortest-path solution;
+// strings: fresh tags, or the constants the variable is compared with, in
+// strong and weak form). Anything else: Unknown, and the caller asks Z3.
+#pragma once
+
+#include <vector>
+
+#include "dualfuzz/oracle/solver.h"
+#include "dualfuzz/oracle/symbolic.h"
+
+namespace dualfuzz::oracle::detail {
+
+Sat decide_cheaply(const std::vector<Sym>& formulas);
+
+}  // namespace dualfuzz::oracle::detail

@@ -1,0 +1,225 @@
+#include "dualfuzz/oracle/detail/cheap_decision.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace dualfuzz::oracle::detail {
+namespace {
+
+// An Int term as (node, offset): node 0 is the constant zero, node i > 0 an
+// Int variable.
+struct Term {
+  std::size_t node;
+  std::int64_t offset;
+};
+// u - v <= w, stored as the edge v -> u of weight w (dist[u] <= dist[v] + w).
+struct Edge {
+  std::size_t from, to;
+  std::int64_t w;
+};
+// Beyond this, offsets could overflow in the sums below: such a fact is
+// simply not used for refutation (the witness check still sees it).
+constexpr std::int64_t kMaxMagnitude = std::int64_t{1} << 50;
+
+class Decider {
+ public:
+  explicit Decider(const std::vector<Sym>& formulas) {
+    for (const Sym& f : formulas) split(f);
+    for (const Sym& f : facts_) collect_vars(f);
+  }
+
+  Sat run() {
+    if (contradictory_pair()) return Sat::No;
+    for (const Sym& f : facts_)
+      if (!difference_fact(f)) return Sat::No;
+    std::vector<std::int64_t> dist(int_nodes_.size() + 1, 0);
+    if (!shortest_paths(dist)) return Sat::No;
+    return witness(dist) ? Sat::Yes : Sat::Unknown;
+  }
+
+ private:
+  void split(const Sym& f) {
+    if (f.is_true()) return;
+    if (f.op() == Op::And) {
+      split(f.args()[0]);
+      split(f.args()[1]);
+      return;
+    }
+    facts_.push_back(f);
+  }
+
+  void collect_vars(const Sym& s) {
+    if (s.ground()) return;
+    if (s.is_var()) {
+      switch (s.sort()) {
+        case Sort::Int:
+          if (!int_nodes_.count(s.var_id()))
+            int_nodes_.emplace(s.var_id(), int_nodes_.size() + 1);
+          break;
+        case Sort::Str:
+          str_vars_.emplace(s.var_id(), std::vector<std::string>{});
+          break;
+        case Sort::Bool:
+          bool_vars_.emplace(s.var_id(), false);
+          break;
+        case Sort::Json:
+          opaque_ = true;
+          break;
+      }
+      return;
+    }
+    // Constants a string variable is compared with are its likeliest values.
+    if ((s.op() == Op::StrongMatch || s.op() == Op::WeakMatch || s.op() == Op::Eq) &&
+        s.args().size() == 2) {
+      for (int i = 0; i < 2; ++i) {
+        const Sym& v = s.args()[i];
+        const Sym& c = s.args()[1 - i];
+        if (v.is_var() && v.sort() == Sort::Str && c.is_const() && c.value().is_string())
+          note_candidate(v.var_id(), c.value().get<std::string>());
+      }
+    }
+    for (const Sym& a : s.args()) collect_vars(a);
+  }
+
+  void note_candidate(VarId v, const std::string& c) {
+    auto& list = str_vars_[v];
+    std::string strong = c.rfind("W/", 0) == 0 ? c.substr(2) : c;
+    for (const std::string& x : {strong, "W/" + strong})
+      if (list.size() < 6 && std::find(list.begin(), list.end(), x) == list.end())
+        list.push_back(x);
+  }
+
+  // A fact and its negation (also with the arguments of a symmetric
+  // comparison swapped).
+  bool contradictory_pair() const {
+    for (std::size_t i = 0; i < facts_.size(); ++i) {
+      const Sym& f = facts_[i];
+      if (f.op() != Op::Not) continue;
+      const Sym& g = f.args()[0];
+      for (std::size_t j = 0; j < facts_.size(); ++j) {
+        const Sym& h = facts_[j];
+        if (h == g) return true;
+        if (h.op() == g.op() && h.args().size() == 2 &&
+            (g.op() == Op::Eq || g.op() == Op::StrongMatch || g.op() == Op::WeakMatch) &&
+            h.args()[0] == g.args()[1] && h.args()[1] == g.args()[0])
+          return true;
+      }
+    }
+    return false;
+  }
+
+  std::optional<Term> term(const Sym& s) const {
+    if (s.is_var() && s.sort() == Sort::Int) return Term{int_nodes_.at(s.var_id()), 0};
+    if (s.is_const() && s.value().is_number_integer()) {
+      std::int64_t k = s.value().get<std::int64_t>();
+      if (k > kMaxMagnitude || k < -kMaxMagnitude) return std::nullopt;
+      return Term{0, k};
+    }
+    return std::nullopt;
+  }
+
+  // a - b <= c; false if that alone is impossible.
+  bool add_le(const Term& a, const Term& b, std::int64_t c) {
+    const std::int64_t w = c - a.offset + b.offset;
+    if (a.node == b.node) return w >= 0;
+    edges_.push_back({b.node, a.node, w});
+    return true;
+  }
+
+  // Reads an order fact; false if it is unsatisfiable on its own.
+  bool difference_fact(const Sym& f) {
+    bool negated = f.op() == Op::Not;
+    const Sym& g = negated ? f.args()[0] : f;
+    if ((g.op() != Op::Le && g.op() != Op::Lt && g.op() != Op::Eq) || g.args().size() != 2)
+      return true;
+    auto a = term(g.args()[0]);
+    auto b = term(g.args()[1]);
+    if (!a || !b) return true;
+    switch (g.op()) {
+      case Op::Le:  // a <= b, or else b < a
+        return negated ? add_le(*b, *a, -1) : add_le(*a, *b, 0);
+      case Op::Lt:  // a < b, or else b <= a
+        return negated ? add_le(*b, *a, 0) : add_le(*a, *b, -1);
+      default:  // Eq: a disequality is left to the witness
+        return negated || (add_le(*a, *b, 0) && add_le(*b, *a, 0));
+    }
+  }
+
+  // Bellman-Ford from a virtual source at distance 0 to every node; false
+  // on a negative cycle (the difference constraints contradict each other).
+  bool shortest_paths(std::vector<std::int64_t>& dist) const {
+    const std::size_t n = dist.size();
+    for (std::size_t round = 0; round < n; ++round) {
+      bool changed = false;
+      for (const Edge& e : edges_)
+        if (dist[e.from] + e.w < dist[e.to]) {
+          dist[e.to] = dist[e.from] + e.w;
+          changed = true;
+        }
+      if (!changed) return true;
+    }
+    return false;
+  }
+
+  bool witness(const std::vector<std::int64_t>& dist) {
+    if (opaque_) return false;
+    // Per string variable: a fresh tag of its own, then its candidates.
+    std::vector<std::pair<VarId, std::vector<std::string>>> strs;
+    for (auto& [v, cands] : str_vars_) {
+      std::vector<std::string> all = {"\"#w" + std::to_string(v) + "\""};
+      all.insert(all.end(), cands.begin(), cands.end());
+      strs.emplace_back(v, std::move(all));
+    }
+    std::vector<std::size_t> pick(strs.size(), 0);
+    for (int tries = 0; tries < 64; ++tries) {
+      std::map<VarId, const std::string*> chosen;
+      for (std::size_t i = 0; i < strs.size(); ++i)
+        chosen[strs[i].first] = &strs[i].second[pick[i]];
+      for (bool b : {true, false}) {
+        bool ok = true;
+        for (const Sym& f : facts_) {
+          Sym r = substitute(f, [&](const Sym& v) -> Sym {
+            switch (v.sort()) {
+              case Sort::Int:
+                return Sym::lit(dist[int_nodes_.at(v.var_id())] - dist[0]);
+              case Sort::Str:
+                return Sym::lit(*chosen.at(v.var_id()));
+              case Sort::Bool:
+                return Sym::lit(b);
+              case Sort::Json:
+                return v;
+            }
+            return v;
+          });
+          if (!r.is_true()) {
+            ok = false;
+            break;
+          }
+        }
+        if (ok) return true;
+        if (bool_vars_.empty()) break;
+      }
+      // Next combination (odometer).
+      std::size_t i = 0;
+      while (i < strs.size() && ++pick[i] == strs[i].second.size()) pick[i++] = 0;
+      if (i == strs.size()) return false;
+    }
+    return false;
+  }
+
+  std::vector<Sym> facts_;
+  std::map<VarId, std::size_t> int_nodes_;
+  std::map<VarId, std::vector<std::string>> str_vars_;
+  std::map<VarId, bool> bool_vars_;
+  bool opaque_ = false;
+  std::vector<Edge> edges_;
+};
+
+}  // namespace
+
+Sat decide_cheaply(const std::vector<Sym>& formulas) { return Decider(formulas).run(); }
+
+}  // namespace dualfuzz::oracle::detail
