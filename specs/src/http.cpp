@@ -2,7 +2,6 @@
 
 #include <ctime>
 #include <map>
-#include <regex>
 
 #include "dualfuzz/specs/detail/sym_state.h"
 
@@ -195,65 +194,92 @@ Tree malformed_or(const Json& r, const char* name, const Request& q, const PathS
       oracle::choose(ignore(), respond(q, Sym::object({{"status", Sym::lit(400)}}), st)));
 }
 
+// What the steps of one precondition evaluation share: one allocation,
+// captured by pointer, instead of a copy of the state per closure (the
+// oracle runs this for every request in every hypothesis).
+struct Evaluation {
+  Request q;
+  PathState st;
+  std::string method;
+  bool safe;  // GET or HEAD
+  const Resource* file() const { return st.file ? &*st.file : nullptr; }
+};
+using Ev = std::shared_ptr<const Evaluation>;
+
+// The method itself, once the preconditions hold.
+Tree proceed(const Ev& e) {
+  const Request& q = e->q;
+  const PathState& st = e->st;
+  if (e->safe) return get(q, st, e->method == "HEAD");
+  if (e->method == "PUT") {
+    const Json& body = q.json().contains("body") ? q.json()["body"] : Json("");
+    return put(q, st, body.is_string() ? body.get<std::string>() : body.dump());
+  }
+  // POST and other methods: a 2xx that changes nothing (see handle).
+  if (e->method != "DELETE")
+    return respond(q, Sym::object({{"status", status({200, 204})}}), st);
+  // DELETE of an existing resource.
+  PathState gone = st;
+  gone.file.reset();
+  return oracle::choose(respond(q, Sym::object({{"status", status({200, 204})}}), gone),
+                        respond(q, Sym::object({{"status", Sym::lit(202)}}), st));
+}
+
+Tree fail412(const Ev& e) {
+  return respond(e->q, Sym::object({{"status", Sym::lit(412)}}), e->st);
+}
+
+// Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
+Tree step4(const Ev& e) {
+  const Resource* file = e->file();
+  if (auto d = parse_http_date(header(e->q.json(), "if-modified-since"));
+      d && e->safe && file) {
+    Sym not_since = oracle::le(file->modified, Sym::lit(*d));
+    return oracle::choose(
+        proceed(e), oracle::ifx(
+                        not_since, [e] { return not_modified(e->q, e->st); },
+                        [e] { return proceed(e); }));
+  }
+  return proceed(e);
+}
+
+// Step 3: If-None-Match (weak comparison).
+Tree step3(const Ev& e) {
+  const Json& r = e->q.json();
+  if (!has_header(r, "if-none-match")) return step4(e);
+  return malformed_or(
+      r, "if-none-match", e->q, e->st, [e] { return step4(e); },
+      [e] {
+        return oracle::ifx(
+            list_matches(header(e->q.json(), "if-none-match"), e->file(), false),
+            [e] { return e->safe ? not_modified(e->q, e->st) : fail412(e); },
+            [e] { return proceed(e); });
+      });
+}
+
 // RFC 9110 §13.2.2: evaluate preconditions in order, then the method.
 Tree preconditions(const Request& q, const PathState& st, const std::string& method) {
+  const Ev e = std::make_shared<const Evaluation>(
+      Evaluation{q, st, method, method == "GET" || method == "HEAD"});
   const Json& r = q.json();
-  const Resource* file = st.file ? &*st.file : nullptr;
-  const bool safe = method == "GET" || method == "HEAD";
-  auto proceed = [q, st, method]() -> Tree {
-    if (method == "GET" || method == "HEAD") return get(q, st, method == "HEAD");
-    if (method == "PUT") {
-      const Json& body = q.json().contains("body") ? q.json()["body"] : Json("");
-      return put(q, st, body.is_string() ? body.get<std::string>() : body.dump());
-    }
-    // POST and other methods: a 2xx that changes nothing (see handle).
-    if (method != "DELETE")
-      return respond(q, Sym::object({{"status", status({200, 204})}}), st);
-    // DELETE of an existing resource.
-    PathState gone = st;
-    gone.file.reset();
-    return oracle::choose(respond(q, Sym::object({{"status", status({200, 204})}}), gone),
-                          respond(q, Sym::object({{"status", Sym::lit(202)}}), st));
-  };
-  auto fail412 = [q, st]() {
-    return respond(q, Sym::object({{"status", Sym::lit(412)}}), st);
-  };
-  auto step4 = [=]() -> Tree {
-    // Points into this closure's own copy of the state (it may outlive the caller's).
-    const Resource* file = st.file ? &*st.file : nullptr;
-    // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
-    if (auto d = parse_http_date(header(r, "if-modified-since")); d && safe && file) {
-      Sym not_since = oracle::le(file->modified, Sym::lit(*d));
-      return oracle::choose(proceed(),
-                            oracle::ifx(
-                                not_since, [=] { return not_modified(q, st); }, proceed));
-    }
-    return proceed();
-  };
-  auto after_step2 = [=]() -> Tree {
-    const Resource* file = st.file ? &*st.file : nullptr;
-    // Step 3: If-None-Match (weak comparison).
-    if (has_header(r, "if-none-match"))
-      return malformed_or(r, "if-none-match", q, st, step4, [=] {
-        return oracle::ifx(
-            list_matches(header(r, "if-none-match"), file, false),
-            [=] { return safe ? not_modified(q, st) : fail412(); }, proceed);
-      });
-    return step4();
-  };
+  const Resource* file = e->file();
   // Step 1: If-Match (strong comparison); when true, go on to step 3.
   if (has_header(r, "if-match"))
-    return malformed_or(r, "if-match", q, st, after_step2, [=] {
-      return oracle::ifx(list_matches(header(r, "if-match"), file, true), after_step2,
-                         fail412);
-    });
+    return malformed_or(
+        r, "if-match", q, st, [e] { return step3(e); },
+        [e] {
+          return oracle::ifx(
+              list_matches(header(e->q.json(), "if-match"), e->file(), true),
+              [e] { return step3(e); }, [e] { return fail412(e); });
+        });
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
   if (auto d = parse_http_date(header(r, "if-unmodified-since")); d && file)
     unmodified = oracle::le(file->modified, Sym::lit(*d));
   else if (d)  // no representation, no date: either way (§13.1.4; Apache: 412)
-    return oracle::choose(after_step2(), fail412());
-  return oracle::ifx(unmodified, after_step2, fail412);
+    return oracle::choose(step3(e), fail412(e));
+  return oracle::ifx(
+      unmodified, [e] { return step3(e); }, [e] { return fail412(e); });
 }
 
 Tree handle_method(const Request& q, const PathState& st, const std::string& method) {
@@ -325,8 +351,16 @@ Tree serve(const PathState& st) {
 }  // namespace
 
 bool plain_path(const std::string& path) {
-  static const std::regex plain("(/[A-Za-z0-9._~-]+)+");
-  if (path.size() > 512 || !std::regex_match(path, plain)) return false;
+  // (/[A-Za-z0-9._~-]+)+ : RFC 3986 unreserved characters only.
+  if (path.empty() || path.size() > 512 || path.front() != '/' || path.back() == '/')
+    return false;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                            (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '~' ||
+                            c == '-';
+    if (!unreserved && !(c == '/' && (i == 0 || path[i - 1] != '/'))) return false;
+  }
   // No dot segments: servers normalise them.
   return path.find("/./") == std::string::npos &&
          path.find("/../") == std::string::npos && !path.ends_with("/.") &&
