@@ -42,6 +42,8 @@ class Run {
         break;
       }
     for (ConnId c : std::set<ConnId>(open_)) t_.close(c);
+    if (o_.oracle && o_.oracle_options.limits.record_decisions)
+      res_.explanations = oracle_.explanations();
     return std::move(res_);
   }
 

@@ -159,6 +159,7 @@ class SubsumptionSet {
 struct HypothesisSearch::Ctx {
   std::size_t max_reasons;
   const std::set<ConnId>* closed;  // connections closed at this point
+  Label current = 0;               // the request the server is processing
   std::vector<std::string> reasons;
   bool gave_up = false;
   std::string gave_up_why;
@@ -186,9 +187,13 @@ struct HypothesisSearch::Ctx {
   // When the states rarely repeat (e.g. a store whose state is the whole
   // history of appends), the memo only costs: it turns itself off.
   std::unordered_map<std::size_t, std::vector<Step>> steps;
-  std::size_t step_lookups = 0, step_hits = 0;
+  std::size_t step_lookups = 0, step_hits = 0, steps_seen = 0;
+  static constexpr std::size_t kStepsUnmemoized = 32;
   Tree step(const Tree& server, const Request& r) {
     if (step_lookups == kStepsOff) return server.step(r);
+    // A small search meets few states twice: the table would cost more
+    // than it saves (most responses need a handful of steps).
+    if (++steps_seen <= kStepsUnmemoized) return server.step(r);
     const ModelState& st = server.event().state;
     std::size_t key = st.hash() ^ (std::hash<const void*>{}(r.body.get()) +
                                    0x9e3779b97f4a7c15ULL + (r.label << 6) + r.conn);
@@ -235,7 +240,7 @@ HypothesisSearch::HypothesisSearch(const Tree& initial, Solver& solver,
     : solver_(&solver), limits_(limits) {
   Hypothesis h;
   h.server = initial;
-  Ctx ctx{limits_.max_reasons, &closed_, {}, false, {}, {}, 0, 0};
+  Ctx ctx{limits_.max_reasons, &closed_, 0, {}, false, {}, {}};
   settle(std::move(h), live_, ctx);
 }
 
@@ -271,11 +276,23 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
         }
         case EventKind::Decide: {
           Sym c = cur.store.resolve(ev.sym);
+          // A branch on hidden choices is worth recording even when this
+          // explanation already knows its outcome (the tag was observed).
+          auto note = [&](bool taken) {
+            return std::make_shared<const DecisionTrail>(
+                DecisionTrail{{ctx.current, ev.sym, taken}, cur.decisions});
+          };
           if (c.is_true() || c.is_false()) {
+            if (limits_.record_decisions && !ev.sym.ground())
+              cur.decisions = note(c.is_true());
             cur.server = cur.server.step(c.is_true());
             continue;
           }
           Hypothesis alt = cur;
+          if (limits_.record_decisions) {
+            alt.decisions = note(false);
+            cur.decisions = note(true);
+          }
           if (alt.store.add(not_(c), *solver_) != Sat::No) {
             alt.server = alt.server.step(false);
             work.push_back(std::move(alt));
@@ -402,6 +419,7 @@ void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
     std::optional<Hypothesis> base;
     if (dead_conn) base = stepped;
     stepped.server = ctx.step(h.server, r);
+    ctx.current = r.label;
     const std::size_t first = succ.size();
     settle(std::move(stepped), succ, ctx);
     if (dead_conn)
@@ -428,8 +446,23 @@ StepOutcome HypothesisSearch::finish(Ctx& ctx) {
 }
 
 StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Json& v) {
+  // Explanations (server states as JSON, mismatch texts) cost more than the
+  // search itself and are only read when every hypothesis dies: search
+  // without them, and again with them from a copy of the hypotheses only
+  // then.
+  std::vector<Hypothesis> before = live_;
+  StepOutcome o = response_received(c, label, v, 0);
+  if (o.status == StepOutcome::Status::Dead && limits_.max_reasons > 0) {
+    live_ = std::move(before);
+    o = response_received(c, label, v, limits_.max_reasons);
+  }
+  return o;
+}
+
+StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Json& v,
+                                                std::size_t max_reasons) {
   (void)label;
-  Ctx ctx{limits_.max_reasons, &closed_, {}, false, {}, {}, 0, 0};
+  Ctx ctx{max_reasons, &closed_, 0, {}, false, {}, {}};
   if (closed_.count(c)) {
     ctx.give_up("response observed on connection " + std::to_string(c) +
                 " after the tester closed it");
@@ -514,7 +547,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
     dfs_ = std::make_unique<Dfs>();
     Dfs& d = *dfs_;
     d.trace = &trace;
-    d.ctx = Ctx{limits_.max_reasons, &closed_, {}, false, {}, {}, 0, 0};
+    d.ctx = Ctx{limits_.max_reasons, &closed_, 0, {}, false, {}, {}};
     d.closed_at.reserve(trace.size() + 1);
     d.closed_at.push_back(std::make_shared<const std::set<ConnId>>(closed_));
     for (std::size_t i = 0; i < trace.size(); ++i) {

@@ -130,6 +130,23 @@ Verdict Oracle::observe(const Event& e) {
   return verdict_;
 }
 
+std::vector<Explanation> Oracle::explanations(std::size_t max) const {
+  std::vector<Explanation> out;
+  for (const auto& [key, part] : parts_) {
+    std::size_t n = 0;
+    for (const Hypothesis& h : part.hypotheses()) {
+      if (n++ == max) break;
+      Explanation e;
+      for (const DecisionTrail* t = h.decisions.get(); t; t = t->earlier.get())
+        e.decisions.push_back(t->decision);
+      std::reverse(e.decisions.begin(), e.decisions.end());
+      e.facts = h.store.formulas();
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
 OracleStats Oracle::stats() const {
   OracleStats s;
   s.events = events_;

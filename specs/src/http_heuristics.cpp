@@ -5,6 +5,8 @@
 
 #include <cctype>
 
+#include "dualfuzz/specs/http.h"
+
 namespace dualfuzz::specs {
 using harness::Jexp;
 using harness::Jpath;
@@ -174,6 +176,46 @@ Jexp http_mutate_request(std::mt19937_64& rng, const Jexp& req,
       break;
   }
   return Jexp::object(std::move(f));
+}
+
+std::optional<harness::Protocol::Retarget> http_retarget(const Json& request_ir,
+                                                         const Json& old_value,
+                                                         const Json& new_value) {
+  if (!request_ir.is_object() || !request_ir.contains("headers") ||
+      !request_ir["headers"].is_object())
+    return std::nullopt;
+  const Json& headers = request_ir["headers"];
+  auto text_of = [&](const char* name) -> const std::string* {
+    auto it = headers.find(name);
+    return it != headers.end() && it->is_string() ? &it->get_ref<const std::string&>()
+                                                  : nullptr;
+  };
+  // An entity tag: the list element equal to it is replaced (RFC 9110 §8.8.3).
+  if (old_value.is_string() && new_value.is_string()) {
+    const std::string& from = old_value.get_ref<const std::string&>();
+    const std::string& to = new_value.get_ref<const std::string&>();
+    // A tag must stay one header value (no CR/LF/NUL, RFC 9110 §5.5).
+    if (from.empty() || to.find_first_of(std::string("\r\n\0", 3)) != std::string::npos)
+      return std::nullopt;
+    for (const char* name : {"if-match", "if-none-match"})
+      if (const std::string* v = text_of(name))
+        if (auto at = v->find(from); at != std::string::npos) {
+          std::string out = *v;
+          out.replace(at, from.size(), to);
+          return harness::Protocol::Retarget{name, out};
+        }
+    return std::nullopt;
+  }
+  // A date: the model compares seconds (RFC 9110 §5.6.7 IMF-fixdate).
+  if (old_value.is_number_integer() && new_value.is_number_integer()) {
+    const long long to = new_value.get<long long>();
+    if (to < 0 || to > 253402300799LL) return std::nullopt;  // years 1970-9999
+    for (const char* name : {"if-modified-since", "if-unmodified-since"})
+      if (const std::string* v = text_of(name))
+        if (parse_http_date(*v) == old_value.get<long long>())
+          return harness::Protocol::Retarget{name, format_http_date(to)};
+  }
+  return std::nullopt;
 }
 
 }  // namespace dualfuzz::specs

@@ -43,6 +43,7 @@ harness::Protocol http_protocol() {
   p.model = http_model;
   p.generate_request = http_generate_request;
   p.mutate_request = http_mutate_request;
+  p.retarget = http_retarget;
   // Trace-based heuristic functions (thesis §5.2.2): reuse a tag weakly or
   // strongly.
   p.functions.add("weak", [](const harness::Json& j) -> Result<harness::Json> {

@@ -50,6 +50,9 @@ struct RunResult {
   std::string detail;  // why, for a server author
   LabelledTrace trace;
   std::vector<oracle::Event> events;  // what the oracle saw
+  // The oracle's live explanations at the end, when
+  // oracle_options.limits.record_decisions is set (targeted mutation).
+  std::vector<oracle::Explanation> explanations;
   bool inconclusive() const {
     return verdict.status == oracle::Verdict::Status::Inconclusive;
   }

@@ -50,6 +50,16 @@ struct Protocol {
   };
   std::function<Jexp(std::mt19937_64&, const Context&)> generate_request;
   std::function<Jexp(std::mt19937_64&, const Jexp&, const Context&)> mutate_request;
+  // Targeted mutation (optional): in `request_ir` as sent, the field that
+  // carried `old_value` as the model read it (an entity tag, a date as
+  // seconds), rewritten to carry `new_value`: {field name, new text}.
+  struct Retarget {
+    std::string field;
+    std::string text;
+  };
+  std::function<std::optional<Retarget>(const Json& request_ir, const Json& old_value,
+                                        const Json& new_value)>
+      retarget;
 };
 
 }  // namespace dualfuzz::harness

@@ -7,10 +7,13 @@
 //   std::string next = m.mutate(current, /*max_size=*/4096, rng);
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
 
+#include "dualfuzz/harness/executor.h"
 #include "dualfuzz/harness/protocol.h"
 #include "dualfuzz/harness/script.h"
 
@@ -18,7 +21,20 @@ namespace dualfuzz::mutator {
 
 class ScriptMutator {
  public:
+  // Plays a script with the oracle's decisions recorded
+  // (oracle_options.limits.record_decisions), deterministically.
+  using Runner = std::function<harness::RunResult(const harness::Script&)>;
+
   explicit ScriptMutator(harness::Protocol protocol) : protocol_(std::move(protocol)) {}
+  // With a runner, one mutation in kTargetedOneIn plays the input and lets
+  // the solver pick a header value that flips one of the model's branches
+  // (targeted_mutation.h).
+  ScriptMutator(harness::Protocol protocol, Runner runner,
+                std::shared_ptr<oracle::Solver> solver)
+      : protocol_(std::move(protocol)),
+        runner_(std::move(runner)),
+        solver_(std::move(solver)) {}
+  static constexpr std::size_t kTargetedOneIn = 8;
 
   // One to four structural mutations; unparseable input is replaced by a
   // generated script. The result never exceeds max_size (steps are dropped
@@ -41,6 +57,8 @@ class ScriptMutator {
  private:
   harness::Protocol::Context context(const harness::Script& s, std::size_t before) const;
   harness::Protocol protocol_;
+  Runner runner_;
+  std::shared_ptr<oracle::Solver> solver_;
 };
 
 }  // namespace dualfuzz::mutator

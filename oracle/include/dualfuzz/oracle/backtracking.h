@@ -34,6 +34,8 @@ struct SearchLimits {
   std::size_t max_hypotheses = 1'000'000;  // beyond: inconclusive, never reject
   std::size_t max_model_steps = 100'000;   // per request absorbed (divergence guard)
   std::size_t max_reasons = 8;
+  // Keep each hypothesis's symbolic branches (Hypothesis::decisions).
+  bool record_decisions = false;
 };
 
 struct StepOutcome {
@@ -88,6 +90,8 @@ class HypothesisSearch {
   Delivery deliver_in_place(Hypothesis& h, ConnId c, const Json& v, Ctx& ctx);
   void expand(const Hypothesis& h, ConnId c, std::vector<Hypothesis>& succ, Ctx& ctx);
   StepOutcome finish(Ctx& ctx);
+  StepOutcome response_received(ConnId conn, Label label, const Json& response,
+                                std::size_t max_reasons);
   std::shared_ptr<const Json> intern(std::shared_ptr<const Json> body);
 
   Solver* solver_;

@@ -63,6 +63,13 @@ struct OracleStats {
   SolverStats solver;
 };
 
+// One live explanation of the trace (of one partition), for targeted
+// mutation: the symbolic branches it took and what it knows.
+struct Explanation {
+  std::vector<Decision> decisions;  // oldest first (SearchLimits::record_decisions)
+  std::vector<Sym> facts;           // its constraint store
+};
+
 class Oracle {
  public:
   explicit Oracle(ServerModel model, OracleOptions options = {});
@@ -74,6 +81,8 @@ class Oracle {
   OracleStats stats() const;
   // Model states of (up to `max`) live hypotheses, for state-based heuristics.
   std::vector<Json> model_states(std::size_t max = 16) const;
+  // Up to `max` live explanations of each partition.
+  std::vector<Explanation> explanations(std::size_t max = 4) const;
   const ServerModel& model() const { return model_; }
 
  private:

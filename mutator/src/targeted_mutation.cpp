@@ -1,0 +1,141 @@
+#include "dualfuzz/mutator/targeted_mutation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace dualfuzz::mutator {
+using harness::Jexp;
+using harness::RequestStep;
+using oracle::Sym;
+
+namespace {
+
+// String and integer constants of a condition: the candidates for request
+// literals (the protocol's retarget tells which really came from a field).
+void literals(const Sym& s, std::vector<oracle::Json>& out) {
+  if (s.is_const()) {
+    const auto& v = s.value();
+    if ((v.is_string() || v.is_number_integer()) &&
+        std::find(out.begin(), out.end(), v) == out.end())
+      out.push_back(v);
+    return;
+  }
+  for (const Sym& a : s.args()) literals(a, out);
+}
+
+void max_var(const Sym& s, oracle::VarId& m) {
+  if (s.ground()) return;
+  if (s.is_var()) {
+    m = std::max(m, s.var_id());
+    return;
+  }
+  for (const Sym& a : s.args()) max_var(a, m);
+}
+
+// `s` with the constant `k` replaced by `x`, folded again.
+Sym replace_const(const Sym& s, const oracle::Json& k, const Sym& x) {
+  if (s.is_const()) return s.value() == k ? x : s;
+  if (s.args().empty()) return s;
+  std::vector<Sym> args;
+  for (const Sym& a : s.args()) args.push_back(replace_const(a, k, x));
+  return oracle::detail::rebuild(s, std::move(args));
+}
+
+bool iequal(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The request with header `name` (any case) set to `text`; nullopt when the
+// request is not an object of fields.
+std::optional<Jexp> with_header(const Jexp& request, const std::string& name,
+                                const std::string& text) {
+  if (request.kind() != Jexp::Kind::Object) return std::nullopt;
+  std::vector<std::pair<std::string, Jexp>> fields;
+  bool placed = false;
+  for (std::size_t i = 0; i < request.keys().size(); ++i) {
+    const Jexp& v = request.items()[i];
+    if (request.keys()[i] != "headers") {
+      fields.emplace_back(request.keys()[i], v);
+      continue;
+    }
+    if (v.kind() != Jexp::Kind::Object) return std::nullopt;
+    std::vector<std::pair<std::string, Jexp>> hs;
+    for (std::size_t j = 0; j < v.keys().size(); ++j)
+      if (!iequal(v.keys()[j], name)) hs.emplace_back(v.keys()[j], v.items()[j]);
+    hs.emplace_back(name, Jexp::scalar(text));
+    fields.emplace_back("headers", Jexp::object(std::move(hs)));
+    placed = true;
+  }
+  if (!placed)
+    fields.emplace_back("headers", Jexp::object({{name, Jexp::scalar(text)}}));
+  return Jexp::object(std::move(fields));
+}
+
+}  // namespace
+
+std::optional<harness::Script> targeted_mutation(const harness::Script& script,
+                                                 const harness::RunResult& run,
+                                                 const harness::Protocol& protocol,
+                                                 oracle::Solver& solver,
+                                                 std::mt19937_64& rng) {
+  if (!protocol.retarget) return std::nullopt;
+  std::map<harness::Label, std::size_t> step_of;
+  for (std::size_t i = 0; i < script.steps.size(); ++i)
+    if (const auto* r = std::get_if<RequestStep>(&script.steps[i])) step_of[r->label] = i;
+
+  struct Candidate {
+    const oracle::Explanation* why;
+    const oracle::Decision* d;
+    bool disputed;
+  };
+  // Branches the explanations took both ways (same request, same condition).
+  std::map<std::pair<harness::Label, std::size_t>, std::set<bool>> ways;
+  for (const auto& e : run.explanations)
+    for (const auto& d : e.decisions) ways[{d.label, d.condition.hash()}].insert(d.taken);
+  std::vector<Candidate> cands;
+  for (const auto& e : run.explanations)
+    for (const auto& d : e.decisions)
+      if (step_of.count(d.label) && run.trace.find(d.label))
+        cands.push_back({&e, &d, ways[{d.label, d.condition.hash()}].size() > 1});
+  std::shuffle(cands.begin(), cands.end(), rng);
+  std::stable_partition(cands.begin(), cands.end(),
+                        [](const Candidate& c) { return c.disputed; });
+
+  for (std::size_t tries = 0; tries < cands.size() && tries < 8; ++tries) {
+    const Candidate& c = cands[tries];
+    const oracle::Json& ir = *run.trace.find(c.d->label);
+    std::vector<oracle::Json> ks;
+    literals(c.d->condition, ks);
+    std::shuffle(ks.begin(), ks.end(), rng);
+    for (const oracle::Json& k : ks) {
+      if (!protocol.retarget(ir, k, k)) continue;  // not a request field's value
+      oracle::VarId top = 0;
+      max_var(c.d->condition, top);
+      for (const Sym& f : c.why->facts) max_var(f, top);
+      const Sym x = Sym::var(top + 1, k.is_string() ? oracle::Sort::Str : oracle::Sort::Int);
+      const Sym flipped = replace_const(c.d->condition, k, x);
+      std::vector<Sym> goal = c.why->facts;
+      goal.push_back(c.d->taken ? oracle::not_(flipped) : flipped);
+      oracle::Json value;
+      for (const auto& [id, v] : solver.model(goal))
+        if (id == x.var_id()) value = v;
+      if (value.is_null() || value == k) continue;
+      auto field = protocol.retarget(ir, k, value);
+      if (!field) continue;
+      harness::Script out = script;
+      auto& step = std::get<RequestStep>(out.steps[step_of[c.d->label]]);
+      auto body = with_header(step.body, field->field, field->text);
+      if (!body) continue;
+      step.body = std::move(*body);
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace dualfuzz::mutator
