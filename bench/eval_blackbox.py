@@ -67,6 +67,7 @@ def run_fuzz(exe, target, seed, seconds, connections, log):
         summary = {"target": target, "seed": seed, "error": f"exit {p.returncode}: "
                    + (p.stderr.strip().splitlines() or ["no output"])[-1]}
     summary["exit"] = p.returncode
+    summary["budget"] = seconds
     summary["cmd"] = " ".join(cmd)
     if log is not None:
         log.write(json.dumps(summary) + "\n")
@@ -196,7 +197,7 @@ def write_section(path, text, section=SECTION):
         f.write(new.rstrip("\n") + "\n")
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/harness/cli/dualfuzz"))
     ap.add_argument("--seeds", type=int, default=5)
@@ -214,7 +215,11 @@ def main():
                     help="how the dualfuzz binary was built (default: this checkout's commit)")
     ap.add_argument("--reuse", action="store_true",
                     help="take runs already in --raw instead of re-running them")
-    args = ap.parse_args()
+    ap.add_argument("--render-only", action="store_true",
+                    help="run nothing: render the section from the runs in --raw")
+    args = ap.parse_args(argv)
+    if args.render_only:
+        args.reuse = True
     exe = args.dualfuzz
     if not os.access(exe, os.X_OK):
         sys.exit(f"eval_blackbox: no dualfuzz at {exe} (build it or pass --dualfuzz)")
@@ -237,7 +242,8 @@ def main():
     m = machine()
 
     fa = []
-    for k in range(1, args.false_alarm_connections + 1) if args.false_alarm_seconds else []:
+    for k in range(1, args.false_alarm_connections + 1) \
+            if args.false_alarm_seconds and not args.render_only else []:
         r = run_fuzz(exe, "inprocess", args.false_alarm_seed, args.false_alarm_seconds, k, log)
         fa.append(r)
         print(f"correct server, {k} connection(s): "
@@ -252,7 +258,10 @@ def main():
             target = f"inprocess:{name}"
             old = [r for r in previous if r.get("target") == target and r.get("seed") == seed
                    and r.get("connections") == args.connections and "error" not in r
-                   and (r.get("violation") or r.get("seconds", 0) >= args.seconds - 1)]
+                   and (r.get("violation") and r.get("seconds", 0) <= args.seconds
+                        or not r.get("violation") and r.get("seconds", 0) >= args.seconds - 1)]
+            if args.render_only and not old:
+                continue
             r = old[-1] if old and args.reuse else run_fuzz(exe, target, seed, args.seconds,
                                              args.connections, log)
             r["bug"] = name
@@ -279,6 +288,9 @@ def main():
         results = [r for k, r in sorted(latest.items()) if k[1] <= args.seeds]
         names = {r["bug"] for r in results}
         bugs = [b for b in all_bugs if b[0] in names]
+    if args.render_only:
+        names = {r["bug"] for r in results}
+        bugs = [b for b in bugs if b[0] in names]
     rows = bug_rows(results, bugs, args.seeds, args.seconds)
     write_section(args.out, render(m, args, rows, fa))
     print(f"wrote {args.out}", file=sys.stderr)

@@ -48,6 +48,8 @@ ROOT = eval_blackbox.ROOT
 SECTION = "## Coverage-guided fuzzing (libFuzzer + custom mutator)"
 VIOLATION_MARK = "==dualfuzz== functional violation"
 STATUS = re.compile(r"^#(\d+)\s+(\w+)\s+(.*)$")
+# Printed by the fuzz target just before a violation report.
+PLAYED = re.compile(r"^==dualfuzz== played since start: (\d+) scripts, (\d+) messages")
 
 
 def first_existing(paths):
@@ -111,6 +113,10 @@ def run_libfuzzer(args, bug, seed, seconds):
         for line in p.stderr:
             log.write(line)
             s = line.rstrip("\n")
+            pm = PLAYED.match(s)
+            if pm and "messages" not in rec:
+                rec["scripts_played"] = int(pm.group(1))
+                rec["messages"] = int(pm.group(2))
             if s.startswith(VIOLATION_MARK) and crash_at is None:
                 crash_at = time.monotonic() - t0
                 in_report = True
@@ -443,7 +449,7 @@ def render(m, args, bugs, results, correct, bb, bb_source):
     return "\n".join(out)
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fuzzer", default=first_existing([
         os.path.join(ROOT, d, "tests/fuzz/http_inprocess_fuzzer")
@@ -479,14 +485,19 @@ def main():
                     help="how the fuzz target was built (default: this checkout's commit)")
     ap.add_argument("--reuse", action="store_true",
                     help="take runs already in --raw instead of re-running them")
+    ap.add_argument("--render-only", action="store_true",
+                    help="run nothing: render the section from the runs in --raw")
     ap.add_argument("--deadline", default="",
                     help="UTC HH:MM: start no run that could end after it; render what exists")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    if args.render_only:  # the latest runs of every bug and seed, nothing run
+        args.reuse = args.correct_only = True
+        args.correct_seconds = 0
     args.fuzzer = os.path.abspath(args.fuzzer)
     args.dualfuzz = os.path.abspath(args.dualfuzz)
     args.corpus = os.path.abspath(args.corpus)
     args.replay_with = os.path.abspath(args.replay_with or args.dualfuzz)
-    if not os.access(args.fuzzer, os.X_OK):
+    if not args.render_only and not os.access(args.fuzzer, os.X_OK):
         sys.exit(f"eval_libfuzzer: no fuzz target at {args.fuzzer} (build it or pass --fuzzer)")
     if not os.path.isdir(args.corpus):
         args.corpus = os.path.join(ROOT, "corpora/http")
