@@ -159,7 +159,8 @@ def run_afl(args, bug, seed, seconds, until_crash=True):
     stats = fuzzer_stats(out)
     for k in ("execs_done", "execs_per_sec", "stability", "corpus_count", "saved_crashes",
               "saved_hangs", "run_time", "bitmap_cvg", "cycles_done", "slowest_exec_ms",
-              "exec_timeout", "peak_rss_mb"):
+              "exec_timeout", "peak_rss_mb", "execs_ps_last_min", "edges_found", "total_edges",
+              "corpus_variable"):
         if k in stats:
             v = stats[k]
             try:
@@ -253,29 +254,32 @@ def minimize(args, bug, crash):
         rec["afl_tmin"].update(describe(args, bug, out))
         rec["afl_tmin"]["file"] = os.path.relpath(out, ROOT)
     # 2. afl-fuzz's trim stage with afl_custom_trim: the crash is the only
-    # seed of a crash-exploration run (-C) that processes one queue entry.
+    # seed of a crash-exploration run (-C); AFL_FORCE_UI=1 so that the status
+    # screen's "trim/eff" line (bytes trimmed / trim executions) is printed.
+    # The trim stage runs once per queue entry before any mutation, so a few
+    # seconds suffice (AFL_BENCH_JUST_ONE does not end a -C run early).
     seeds = os.path.join(tmp, "seeds")
     os.makedirs(seeds)
     shutil.copy(crash, os.path.join(seeds, "crash.txt"))
     aout = os.path.join(tmp, "out")
-    env2 = dict(env, AFL_BENCH_JUST_ONE="1")
+    env2 = dict(env, AFL_BENCH_JUST_ONE="1", AFL_FORCE_UI="1")
+    env2.pop("AFL_NO_UI", None)
     t0 = time.monotonic()
-    p = subprocess.run(["nice", "-n", str(args.nice), "afl-fuzz", "-C", "-s", "1", "-V", "120",
-                        "-i", seeds, "-o", aout, "--", args.target], env=env2,
-                       capture_output=True, text=True, timeout=1800)
-    log = re.sub(r"\x1b\[[0-9;]*m", "", p.stdout + p.stderr)
+    p = subprocess.run(["nice", "-n", str(args.nice), "afl-fuzz", "-C", "-s", "1", "-V",
+                        f"{args.trim_seconds:g}", "-i", seeds, "-o", aout, "--", args.target],
+                       env=env2, capture_output=True, text=True, errors="replace", timeout=1800)
+    ui = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b\([0B]", "", p.stdout + p.stderr)
+    effs = re.findall(r"trim/eff : ([0-9.]+%)/(\d+)", ui)
     trimmed = sorted(glob.glob(os.path.join(aout, "*", "queue", "id:000000*")))
-    rec["afl_custom_trim"] = {"exit": p.returncode, "seconds": round(time.monotonic() - t0, 1),
-                              "log_tail": [l for l in log.strip().splitlines()
-                                           if "trim" in l.lower() or "PROGRAM ABORT" in l
-                                           or "crash" in l.lower()][-6:]}
+    rec["afl_custom_trim"] = {"exit": p.returncode, "seconds": round(time.monotonic() - t0, 1)}
+    if effs:
+        rec["afl_custom_trim"]["trim_removed"] = effs[-1][0]
+        rec["afl_custom_trim"]["trim_execs"] = int(effs[-1][1])
     if trimmed:
         dst = os.path.join(args.keep, f"{bug}-afl-custom-trim.txt")
         shutil.copy(trimmed[0], dst)
         rec["afl_custom_trim"].update(describe(args, bug, dst))
         rec["afl_custom_trim"]["file"] = os.path.relpath(dst, ROOT)
-        stats = fuzzer_stats(aout)
-        rec["afl_custom_trim"]["execs_done"] = int(stats.get("execs_done", 0) or 0)
     # 3. dualfuzz minimize (structural, keeps the same violation).
     out = os.path.join(args.keep, f"{bug}-dualfuzz-minimize.txt")
     t0 = time.monotonic()
@@ -371,15 +375,46 @@ def render(m, args, bugs, latest, correct, tmins):
                    f"{len(rows)} bugs; by some seeds: {some}; by none: "
                    f"{len(rows) - every - some}.")
         out.append("")
+        runs = [r for _, _, rs in rows for r in rs]
+        tmo = [r["exec_timeout"] for r in runs if r.get("exec_timeout")]
+        rates = [r["execs_per_sec"] for r in runs if r.get("execs_per_sec")]
+        stab = [float(str(r["stability"]).rstrip("%")) for r in runs if r.get("stability")]
+        if tmo and rates:
+            out.append(f"Over the {len(runs)} bug runs: afl-fuzz's `execs_per_sec` median "
+                       f"{eval_blackbox.median(rates):.0f} (range {min(rates):.0f}–"
+                       f"{max(rates):.0f}); the execution timeout afl-fuzz calibrated "
+                       f"(`exec_timeout`) median {eval_blackbox.median(tmo):g} ms (range "
+                       f"{min(tmo)}–{max(tmo)} ms): an input that runs longer (a long script, "
+                       "an expensive oracle judgement) is a timeout, not kept in the queue "
+                       "(and a *hang* if its coverage is new), so AFL++ keeps to cheap inputs "
+                       "where libFuzzer (`-timeout=1200` s) keeps every input that adds "
+                       "coverage"
+                       + (f"; stability median {eval_blackbox.median(stab):.1f} %" if stab
+                          else "") + ".")
+            out.append("")
+    out.append("### AFL++: how to reproduce")
+    out.append("")
+    out.append("```sh")
+    out.append("scripts/afl/fuzz.sh build            # build-afl/ (mutator library) + "
+               "build-afl-target/ (afl-clang-fast++)")
+    out.append("bench/eval_afl.py                     # 32 bugs x 5 seeds x 60 s "
+               "(= scripts/afl/fuzz.sh eval 60)")
+    out.append("bench/eval_afl.py --correct-seconds 600 --bugs none --reuse   "
+               "# the correct server, 10 min")
+    out.append("bench/eval_afl.py --tmin lost-update --reuse   # minimize seed 1's crash file")
+    out.append("scripts/afl/fuzz.sh tmin lost-update CRASH      # the same by hand")
+    out.append("```")
+    out.append("")
     if tmins:
         out.append("### Minimizing AFL++ crash files")
         out.append("")
         out.append("For each crash file (the first crash of seed 1): `afl-tmin -i CRASH -o "
                    "MIN -- http_inprocess_fuzzer` with `AFL_CUSTOM_MUTATOR_LIBRARY` set; "
                    "afl-fuzz's own trim stage with the library's `afl_custom_trim` "
-                   "(`AFL_BENCH_JUST_ONE=1 afl-fuzz -C -i DIR-WITH-CRASH ...`: crash "
-                   "exploration mode accepts the crashing seed, trims it and stops after that "
-                   "one queue entry; the trimmed seed is `queue/id:000000`); and "
+                   f"(`AFL_FORCE_UI=1 afl-fuzz -C -V {args.trim_seconds:g} -i DIR-WITH-CRASH "
+                   "...`: crash exploration mode accepts the crashing seed and trims it "
+                   "before mutating; the trimmed seed is `queue/id:000000`, *trim/eff* the "
+                   "status screen's share of bytes trimmed / trim executions); and "
                    "`dualfuzz minimize --target inprocess:<bug> CRASH -o MIN`. Sizes are "
                    "bytes / requests / steps (requests, waits, closes); *replay* is "
                    "`dualfuzz replay` with the bug (1 = violation) / on the correct server "
@@ -394,6 +429,8 @@ def render(m, args, bugs, latest, correct, tmins):
                 return "no output" + (f" (exit {d.get('exit')})" if d else "")
             return (f"{d['bytes']} B / {d['requests']} / {d['steps']}; replay "
                     f"{d.get('replay_exit')}/{d.get('replay_correct_exit')} {d.get('kind') or ''}"
+                    + (f"; trim/eff {d['trim_removed']}/{d['trim_execs']}"
+                       if "trim_execs" in d else "")
                     + (f"; {d['seconds']:g} s" if "seconds" in d else ""))
         for t in tmins:
             out.append(f"| `{t['bug']}` | {cell(t['original'])} | {cell(t.get('afl_tmin'))} | "
@@ -406,17 +443,38 @@ def render(m, args, bugs, latest, correct, tmins):
         shrunk_trim = sum(1 for t in tmins if t.get("afl_custom_trim", {}).get("bytes")
                           and t["afl_custom_trim"]["bytes"] < t["original"]["bytes"])
         mentions = any(t.get("afl_tmin", {}).get("mentions_custom_mutator") for t in tmins)
+        tmin_bin = shutil.which("afl-tmin") or ""
+        # afl-fuzz imports dlopen and names the afl_custom_* hooks; afl-tmin?
+        hooks = subprocess.run(f"(nm -D {tmin_bin} | grep -w -e dlopen -e dlsym; strings "
+                               f"{tmin_bin} | grep afl_custom_) | wc -l", shell=True,
+                               capture_output=True, text=True).stdout.strip()
         out.append(f"afl-tmin: {ok_tmin} of {len(tmins)} results still a violation with the "
                    f"bug and no violation on the correct server; {same_kind} of {len(tmins)} "
                    "the same kind as the original. afl-tmin 4.04c "
                    + ("printed something about a custom mutator" if mentions else
                       "never mentions the custom mutator") + ": it has no "
-                   "`AFL_CUSTOM_MUTATOR_LIBRARY` support (no `dlopen`, no `afl_custom_*` "
-                   "strings in the binary; trimming through custom mutators came to afl-tmin "
+                   "`AFL_CUSTOM_MUTATOR_LIBRARY` support ("
+                   + (f"`{tmin_bin}` imports no `dlopen`/`dlsym` (`nm -D`) and contains no "
+                      "`afl_custom_` name, where afl-fuzz has both; the variable's name is "
+                      "there only in the list of known AFL variables; " if hooks == "0" else
+                      f"note: `nm -D`/`strings {tmin_bin}` matched {hooks} hook-related "
+                      "symbols, check by hand; ")
+                   + "trimming through custom mutators came to afl-tmin "
                    "only in 2025, AFLplusplus/AFLplusplus#2243 and #2336), so it removes and "
                    "normalizes bytes blindly; a candidate that no longer parses as a script "
-                   "does not crash and is rejected, so the result is still a script. "
-                   f"afl-fuzz custom trim shrank {shrunk_trim} of {len(tmins)} crash files.")
+                   "does not crash and is rejected, so the result is still a script — fewer "
+                   "bytes (names and values blanked or replaced by `0`) but, as the "
+                   "requests / steps columns show, hardly fewer steps. "
+                   f"afl-fuzz's trim stage shrank {shrunk_trim} of {len(tmins)} crash files "
+                   "with the library's `afl_custom_trim`"
+                   + (f" (it did call the hooks: {', '.join(str(t['afl_custom_trim'].get('trim_execs')) for t in tmins)} trim executions)"
+                      if all("trim_execs" in t.get("afl_custom_trim", {}) for t in tmins) else "")
+                   + ": afl-fuzz keeps a trimmed candidate only when its coverage "
+                   "checksum equals the original's (`trim_case_custom`), which is the right "
+                   "test for queue entries but not for crashes — deleting a step of a crash "
+                   "file changes the coverage (fewer requests parsed and played), so the "
+                   "step stays. For a small counterexample use `dualfuzz minimize` (same "
+                   "violation, structural) or afl-tmin (same crash, bytes).")
         out.append("")
     return "\n".join(out)
 
@@ -440,6 +498,8 @@ def main(argv=None):
     ap.add_argument("--correct-seed", type=int, default=1)
     ap.add_argument("--tmin", default="",
                     help="comma-separated bugs whose seed-1 crash file to minimize")
+    ap.add_argument("--trim-seconds", type=float, default=15,
+                    help="length of the afl-fuzz -C run that trims a crash file")
     ap.add_argument("--nice", type=int, default=10)
     ap.add_argument("--extra", default="", help="more afl-fuzz flags")
     ap.add_argument("--work", default=os.path.join(ROOT, "build-afl-target"),
