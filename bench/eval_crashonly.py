@@ -174,7 +174,7 @@ def render(m, args, bugs, latest, bb):
     n_every = n_some = 0
     past_total = past_runs = 0
     dump_checked = dump_rejected = 0
-    bb_max = 0.0
+    bb_max, bb_max_at, bb_meds = 0.0, "", {}
     for name, cat in bugs:
         rs = [latest[(name, s)] for s in range(1, args.seeds + 1) if (name, s) in latest]
         if not rs:
@@ -194,10 +194,12 @@ def render(m, args, bugs, latest, bb):
             if r.get("dump_oracle_exit") is not None:
                 dump_checked += 1
                 dump_rejected += r["dump_oracle_exit"] == 1
-        for s in range(1, args.seeds + 1):
-            b = bb.get((name, s))
-            if b and b.get("violation"):
-                bb_max = max(bb_max, b.get("seconds", 0))
+        bbs = [bb[(name, s)] for s in range(1, args.seeds + 1) if (name, s) in bb]
+        for b in bbs:
+            if b.get("violation") and b.get("seconds", 0) > bb_max:
+                bb_max, bb_max_at = b["seconds"], f"`{name}` seed {b.get('seed')}"
+        if bbs:
+            bb_meds[name] = med([b["seconds"] for b in bbs if b.get("violation")], len(bbs))
         ex_miss = [r["executions"] for r in misses if r.get("executions") is not None]
         verdict = ", ".join(kinds) or "—"
         if false:
@@ -217,22 +219,39 @@ def render(m, args, bugs, latest, bb):
                f"{ran} bugs; by some seeds: {n_some}; by none: {ran - n_every - n_some}.")
     out.append("")
     if bb:
-        out.append(f"Budget: {args.seconds:g} s per run. The slowest detection of "
-                   f"`dualfuzz fuzz` (engine (c), same seeds, raw log "
-                   f"`bench/results/blackbox.jsonl`) took {bb_max:.2f} s"
-                   + (f", so the budget is {args.seconds / bb_max:.1f} times longer than "
-                      "any run of (c) needed" if bb_max and args.seconds > bb_max
-                      else " — **not** shorter than the budget") + ". "
-                   f"In {past_total} of the {past_runs} missed runs whose bug `dualfuzz fuzz` "
+        known = {k: v for k, v in bb_meds.items() if v is not None}
+        worst = max(known.items(), key=lambda kv: kv[1]) if known else None
+        out.append(f"Budget: {args.seconds:g} s per run (the 60 s of the other engines, for "
+                   "32 bugs x 5 seeds of mostly misses, would take hours). "
+                   + (f"`dualfuzz fuzz` (engine (c), same seeds; raw log "
+                      f"`bench/results/blackbox.jsonl`) needed at most {worst[1]:.2f} s as the "
+                      f"median of a bug (`{worst[0]}`), so the budget is "
+                      + ("longer" if args.seconds > worst[1] else "**not** longer")
+                      + " than (c)'s median time for every bug; its slowest single run took "
+                      f"{bb_max:.2f} s ({bb_max_at}), "
+                      + ("also shorter than the budget. " if bb_max < args.seconds else
+                         "longer than the budget (wall clock on the shared machine), so the "
+                         "executions are the fair measure: ") if worst else "")
+                   +                    f"{'in' if worst and bb_max >= args.seconds else 'In'} {past_total} of the {past_runs} missed runs whose bug `dualfuzz fuzz` "
                    "found with the same seed, the crash-only run executed at least as many "
                    "scripts as `dualfuzz fuzz` needed: it played the very script the oracle "
-                   "rejected (the same seed gives the same scripts) and saw nothing wrong."
+                   "rejected (the same seed gives the same scripts) and saw nothing wrong"
+                   + (f"; in the other {past_runs - past_total} it stopped earlier, so those "
+                      "misses say less" if past_runs > past_total else "") + "."
                    + (f" Checked directly in {dump_checked} missed runs: the bench saved the "
                       "script it played at the execution where `dualfuzz fuzz` reported the "
                       "bug (`--dump N FILE`), and `dualfuzz run --target inprocess:<bug> FILE` "
                       f"(the oracle on) rejected {dump_rejected} of them."
                       if dump_checked else ""))
         out.append("")
+    out.append("```sh")
+    out.append("cmake --build build --target crash_only_bench dualfuzz")
+    out.append(f"bench/eval_crashonly.py --seconds {args.seconds:g}      "
+               "# every bug x 5 seeds, and the correct server")
+    out.append("build/bench/crash_only_bench --bug head-with-body --seconds 10 --seed 1   "
+               "# one run, a JSON line")
+    out.append("```")
+    out.append("")
     return "\n".join(out)
 
 
