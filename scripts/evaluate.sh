@@ -7,7 +7,7 @@
 #   scripts/evaluate.sh --all            # everything: 4 engines x 32 bugs x 5 seeds, the
 #                                        # correct server 10 min under libFuzzer and AFL++,
 #                                        # afl-tmin, throughput and Jepsen benchmarks (~2-3 h)
-#   scripts/evaluate.sh                  # the 4 engines only (60 s per run; crash-only 10 s)
+#   scripts/evaluate.sh                  # the 4 engines only (60 s per run; crash-only 15 s)
 #   scripts/evaluate.sh --bugs lost-update,etag-reuse,head-with-body --seeds 2 --seconds 20 \
 #                       --crashonly-seconds 20          # a quick subset
 #   scripts/evaluate.sh --engines libfuzzer            # re-run (a), re-render the table
