@@ -6,9 +6,14 @@
 #   scripts/afl/fuzz.sh build                        # both build trees (below)
 #   scripts/afl/fuzz.sh run lost-update 60           # one afl-fuzz, 60 s; out: afl-out/lost-update
 #   scripts/afl/fuzz.sh parallel lost-update 4 300   # -M main + 3 -S secondaries, 300 s
-#   scripts/afl/fuzz.sh eval 60 lost-update etag-reuse ...   # time-to-first-crash table
+#   scripts/afl/fuzz.sh eval 60 lost-update etag-reuse ...   # 5 seeds each (afl-fuzz -s):
+#                                      # time and executions to the first crash, replayed;
+#                                      # bench/eval_afl.py, into docs/EVALUATION.md
 #   scripts/afl/fuzz.sh eval 60                      # ... for every planted bug
-#   scripts/afl/fuzz.sh table                        # that table again from afl-out/
+#   scripts/afl/fuzz.sh correct 600                  # the correct server, 10 min: no crash
+#   scripts/afl/fuzz.sh tmin lost-update CRASH       # afl-tmin, afl-fuzz custom trim, and
+#                                                    # dualfuzz minimize on one crash file
+#   scripts/afl/fuzz.sh table                        # run/parallel results again from afl-out/
 #
 # What it runs, by hand:
 #   export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/build-afl/mutator/libdualfuzz_afl_mutator.so
@@ -30,7 +35,18 @@
 # (--liveness: the target counts an unanswered request as a violation).
 #
 # Environment: JOBS (default 2), DUALFUZZ_CLI (lists the bugs), SEEDS (seed directory, default
-# corpora/fuzz/http_inprocess_fuzzer), AFL_OUT (default afl-out).
+# corpora/fuzz/http_inprocess_fuzzer), AFL_OUT (default afl-out), SEED (afl-fuzz -s, run
+# and parallel; default: afl-fuzz's own random seed), EVAL_SEEDS (eval: seeds 1..N, default 5).
+# The mutator library is build-afl/'s, else build/'s (any tree with
+# DUALFUZZ_BUILD_AFL_MUTATOR=ON, the default, builds it).
+#
+# afl-tmin 4.04c cannot use the custom mutator: it never loads
+# AFL_CUSTOM_MUTATOR_LIBRARY (support for custom trimming reached afl-tmin in
+# 2025, AFLplusplus/AFLplusplus#2243). It shrinks bytes blindly; candidates
+# that no longer parse do not crash and are rejected. afl-fuzz's trim stage
+# does call afl_custom_trim: `tmin` runs it on a crash file through crash
+# exploration mode (AFL_BENCH_JUST_ONE=1 afl-fuzz -C -i DIR-WITH-THE-CRASH:
+# the trimmed seed is queue/id:000000), next to afl-tmin and dualfuzz minimize.
 # Seeds that already trigger the planted bug are left out (afl-fuzz refuses
 # crashing seeds, and a bug found by a seed is not found by fuzzing).
 set -euo pipefail
@@ -40,6 +56,8 @@ JOBS=${JOBS:-2}
 SEEDS=${SEEDS:-corpora/fuzz/http_inprocess_fuzzer}
 AFL_OUT=${AFL_OUT:-afl-out}
 MUTATOR=$ROOT/build-afl/mutator/libdualfuzz_afl_mutator.so
+[ -f "$MUTATOR" ] || [ ! -f "$ROOT/build/mutator/libdualfuzz_afl_mutator.so" ] ||
+  MUTATOR=$ROOT/build/mutator/libdualfuzz_afl_mutator.so
 TARGET=$ROOT/build-afl-target/tests/fuzz/http_inprocess_fuzzer
 CLI=${DUALFUZZ_CLI:-$ROOT/build-afl/harness/cli/dualfuzz}
 [ -x "$CLI" ] || CLI=$ROOT/build/harness/cli/dualfuzz  # any build lists the bugs
@@ -89,7 +107,8 @@ run() {
   need_build
   rm -rf "$out" && mkdir -p "$out"
   seeds_for "$bug" "$out/seeds"
-  DUALFUZZ_BUG=$bug nice -n 5 afl-fuzz -V "$secs" -i "$out/seeds" -o "$out/afl" "$@" -- "$TARGET" \
+  DUALFUZZ_BUG=$bug nice -n 5 afl-fuzz ${SEED:+-s "$SEED"} -V "$secs" -i "$out/seeds" \
+    -o "$out/afl" "$@" -- "$TARGET" \
     >"$out/afl-fuzz.log" 2>&1 || { tail -20 "$out/afl-fuzz.log"; return 1; }
 }
 
@@ -146,25 +165,47 @@ case "$cmd" in
     pids=()
     for ((i = 0; i < n; i++)); do
       role=(-S "s$i"); [ "$i" -eq 0 ] && role=(-M main)
-      DUALFUZZ_BUG=$bug nice -n 5 afl-fuzz -V "$secs" -i "$out/seeds" -o "$out/afl" "${role[@]}" \
+      DUALFUZZ_BUG=$bug nice -n 5 afl-fuzz ${SEED:+-s "$((SEED + i))"} -V "$secs" \
+        -i "$out/seeds" -o "$out/afl" "${role[@]}" \
         -- "$TARGET" >"$out/afl-fuzz.$i.log" 2>&1 &
       pids+=($!)
     done
     wait "${pids[@]}" || true
     summary "$bug" "$out"
     ;;
-  eval)
+  eval)  # 5 seeds per bug, replayed, written into docs/EVALUATION.md
     secs=${2:-60}; shift 2 || shift $#
-    bugs=("$@")
-    if [ ${#bugs[@]} -eq 0 ]; then mapfile -t bugs < <("$CLI" bugs | cut -f1); fi
-    printf '%-28s %10s %10s %8s  %s\n' bug first_crash_s execs crashes replayed
-    found=0
-    for bug in "${bugs[@]}"; do
-      run "$bug" "$secs" "$AFL_OUT/$bug" >/dev/null || true
-      line=$(summary "$bug" "$AFL_OUT/$bug"); echo "$line"
-      [[ "$line" == *" yes" ]] && found=$((found + 1))
+    need_build
+    bugs=$(IFS=,; echo "$*")
+    exec python3 bench/eval_afl.py --seconds "$secs" --seeds "${EVAL_SEEDS:-5}" \
+      --mutator "$MUTATOR" --target "$TARGET" ${bugs:+--bugs "$bugs"}
+    ;;
+  correct)  # the correct server: no crash expected
+    secs=${2:-600}
+    need_build
+    exec python3 bench/eval_afl.py --seconds "${EVAL_SECONDS:-60}" --seeds "${EVAL_SEEDS:-5}" \
+      --mutator "$MUTATOR" --target "$TARGET" --correct-seconds "$secs" --bugs none
+    ;;
+  tmin)  # tmin BUG CRASHFILE [OUTDIR]
+    bug=${2:?bug}; crash=${3:?crash file}; dir=${4:-$AFL_OUT/tmin-$bug}
+    need_build
+    mkdir -p "$dir/seeds"
+    DUALFUZZ_BUG=$bug nice -n 5 afl-tmin -i "$crash" -o "$dir/afl-tmin.txt" -- "$TARGET" \
+      >"$dir/afl-tmin.log" 2>&1 || true
+    cp "$crash" "$dir/seeds/crash.txt"; rm -rf "$dir/trim"
+    AFL_BENCH_JUST_ONE=1 DUALFUZZ_BUG=$bug nice -n 5 afl-fuzz -C -V 120 -i "$dir/seeds" \
+      -o "$dir/trim" -- "$TARGET" >"$dir/afl-fuzz-trim.log" 2>&1 || true
+    cp "$dir"/trim/default/queue/id:000000* "$dir/custom-trim.txt" 2>/dev/null || true
+    "$CLI" minimize --target "inprocess:$bug" "$crash" -o "$dir/dualfuzz-minimize.txt" \
+      >"$dir/minimize.log" 2>&1 || true
+    for f in "$crash" "$dir/afl-tmin.txt" "$dir/custom-trim.txt" "$dir/dualfuzz-minimize.txt"; do
+      [ -f "$f" ] || { echo "$f: none"; continue; }
+      with=0; without=0
+      "$CLI" replay --target "inprocess:$bug" "$f" >/dev/null 2>&1 || with=$?
+      "$CLI" replay --target inprocess "$f" >/dev/null 2>&1 || without=$?
+      printf '%-60s %6d bytes %3d requests  replay: bug %d, correct %d\n' "$f" \
+        "$(wc -c <"$f")" "$(grep -c '^req ' "$f" || true)" "$with" "$without"
     done
-    echo "afl: $found of ${#bugs[@]} planted bugs found (crash replayed) within ${secs}s each"
     ;;
   table)  # the eval table again, from the outputs already under $AFL_OUT
     shift
@@ -178,5 +219,5 @@ case "$cmd" in
     done
     echo "afl: $found of ${#bugs[@]} planted bugs found (crash replayed)"
     ;;
-  *) sed -n '2,35p' "$0"; exit 2 ;;
+  *) awk 'NR > 1 && /^set /{exit} NR > 1' "$0"; exit 2 ;;
 esac

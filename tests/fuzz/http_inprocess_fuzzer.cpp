@@ -4,6 +4,10 @@
 // $DUALFUZZ_TARGET=HOST:PORT — and judged by the oracle. A violation prints
 // the report and aborts, so every engine saves it as a crash;
 // `dualfuzz replay --target inprocess:BUG CRASHFILE` prints the same report.
+// Just before the report, one line counts what this process played since it
+// started (bench/eval_libfuzzer.py reads it: messages to detection):
+//   ==dualfuzz== played since start: 120 scripts, 2311 messages
+// It is not part of the report, which stays identical on replay.
 //   DUALFUZZ_BUG=lost-update ./http_inprocess_fuzzer corpus/
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +18,10 @@
 #include "../../harness/cli/player.h"
 
 namespace {
+// Scripts played and messages (requests sent + responses received) since the
+// process started, the violating script included.
+std::uint64_t played_scripts = 0, played_messages = 0;
+
 dualfuzz::cli::Player& player() {
   static std::unique_ptr<dualfuzz::cli::Player> p = [] {
     auto made = dualfuzz::cli::Player::make(dualfuzz::cli::Player::spec_from_env());
@@ -38,7 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto script = p.parse(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!script) return 0;  // not a script: nothing to play
   auto r = p.play(*script);
+  ++played_scripts;
+  played_messages += r.trace.size();
   if (r.violation()) {
+    std::fprintf(stderr, "==dualfuzz== played since start: %llu scripts, %llu messages\n",
+                 static_cast<unsigned long long>(played_scripts),
+                 static_cast<unsigned long long>(played_messages));
     std::fputs(p.report(*script, r).c_str(), stderr);
     std::abort();
   }
