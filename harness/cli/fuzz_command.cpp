@@ -1,24 +1,265 @@
 // `dualfuzz fuzz --spec http --target inprocess[:BUG] [--seconds N] [--seed S]
-// [--connections K] [--json]`: black-box generate-and-check (no coverage, the
-// seed paper's mode). On a violation: shrink the script, print it, its trace
-// and the explanation, exit 1. Nothing found: exit 0. `--json` ends stdout
-// with one summary line for scripts (bench/eval_blackbox.py):
+// [--connections K] [--keep-going] [--json]`: black-box generate-and-check (no
+// coverage, the seed paper's mode). On a violation: shrink the script, print
+// it, its trace and the explanation, exit 1. Nothing found: exit 0.
+//
+// A violation the server does not show again when its script is replayed (a
+// race) is not minimized: the original script and its run are printed, marked
+// "not reproduced" (a shrunk script that passes would be a false claim).
+//
+// `--keep-going`: after a violation, record its signature (see
+// `signature_of`), print it if it is new, and go on fuzzing until --seconds;
+// each distinct violation is printed once and its repeats are counted. Exit 1
+// if any violation was found.
+//
+// `--json` ends stdout with one summary line for scripts
+// (bench/eval_blackbox.py, bench/eval_realservers.py):
 //   {"target":"inprocess:BUG","violation":true,"kind":"model","seconds":..,
 //    "executions":..,"messages":..,"requests_sent":..,"steps":..,
-//    "min_steps":..,"min_requests":..,"min_messages":..,...}
+//    "min_steps":..,"min_requests":..,"min_messages":..,"reproduced":..,...}
+// With --keep-going, "seconds" is the whole run and the line also has
+//   "violations":[{"signature":..,"kind":..,"first_seconds":..,
+//                  "first_execution":..,"count":..,"script":..,"report":..,
+//                  "reproduced":..,"min_steps":..,"min_requests":..,
+//                  "min_messages":..},...]
+#include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "commands.h"
 #include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/sequence_chart.h"
 #include "dualfuzz/mutator/minimize.h"
 #include "dualfuzz/mutator/script_mutator.h"
+#include "dualfuzz/specs/http.h"
 #include "dualfuzz/specs/http_protocol.h"
 #include "target.h"
 
 namespace dualfuzz::cli {
+namespace {
+
+using harness::Json;
+using harness::RunResult;
+
+const char* kind_name(RunResult::Outcome o) {
+  switch (o) {
+    case RunResult::Outcome::ModelViolation:
+      return "model";
+    case RunResult::Outcome::ProtocolViolation:
+      return "protocol";
+    case RunResult::Outcome::LivenessViolation:
+      return "liveness";
+    default:
+      return "none";
+  }
+}
+
+std::size_t count_requests(const harness::Script& s) {
+  std::size_t n = 0;
+  for (const auto& st : s.steps) n += std::holds_alternative<harness::RequestStep>(st);
+  return n;
+}
+
+// Is `v` a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1, §8.8.3)?
+bool valid_etag_field(const std::string& v) {
+  std::size_t i = 0, tags = 0;
+  auto skip = [&] {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
+  };
+  skip();
+  if (v.substr(i) == "*") return true;
+  while (i < v.size()) {
+    if (v.compare(i, 2, "W/") == 0) i += 2;
+    if (i >= v.size() || v[i] != '"') return false;
+    std::size_t close = v.find('"', i + 1);
+    if (close == std::string::npos) return false;
+    for (std::size_t k = i + 1; k < close; ++k)
+      if (static_cast<unsigned char>(v[k]) < 0x21 || v[k] == 0x7f) return false;
+    i = close + 1;
+    ++tags;
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t')) ++i;
+    if (i < v.size() && v[i] != ',') return false;
+    skip();
+  }
+  return tags > 0;
+}
+
+// A request's shape: its method and which precondition fields it carries,
+// each marked "(invalid)" when its value is malformed — the RFC treats a
+// malformed precondition differently from a false one (§13.1.4: ignore an
+// invalid If-Unmodified-Since), so the two are different bugs. Values are
+// left out: `If-Match: *` and `If-Match: "x"` ignored are one bug.
+std::string request_shape(const Json& q) {
+  std::string s = q.is_object() && q.contains("method") && q["method"].is_string()
+                      ? q["method"].get<std::string>()
+                      : "?";
+  if (!q.is_object() || !q.contains("headers") || !q["headers"].is_object()) return s;
+  const Json& h = q["headers"];
+  for (const char* name : {"if-match", "if-none-match", "if-modified-since",
+                           "if-unmodified-since", "if-range"}) {
+    if (!h.contains(name)) continue;
+    const std::string v = h[name].is_string() ? h[name].get<std::string>() : "";
+    const bool date = std::string_view(name).ends_with("since");
+    const bool ok = h[name].is_string() &&
+                    (date ? specs::parse_http_date(v).has_value() : valid_etag_field(v));
+    s += std::string(" ") + name + (ok ? "" : "(invalid)");
+  }
+  return s;
+}
+
+// The request (in the trace) whose response killed the last explanation, or
+// nullptr (a protocol or liveness violation, or a kill at a request).
+const Json* killing_request(const RunResult& r) {
+  if (r.verdict.event_index >= r.events.size()) return nullptr;
+  const oracle::Event& e = r.events[r.verdict.event_index];
+  if (e.kind != oracle::Event::Kind::Response) return nullptr;
+  return r.trace.find(harness::request_of(e.label));
+}
+
+std::string path_of(const Json& q) {
+  return q.is_object() && q.contains("path") && q["path"].is_string()
+             ? q["path"].get<std::string>()
+             : "";
+}
+
+// What makes two violations "the same" before shrinking, and what shrinking
+// must keep: the outcome kind and, for a model violation, the shape of the
+// request whose response no explanation survived and that response's
+// status (harness::violation_key also keeps the reasons the explanations
+// died for, but those depend on which explanations happened to be alive, so
+// they would stop the shrinker from removing irrelevant requests). Protocol
+// and liveness violations: violation_key (what was malformed).
+std::string model_key(const std::string& shape, const RunResult& r) {
+  const Json& answer = r.events[r.verdict.event_index].payload;
+  return std::string(kind_name(r.outcome)) + ": " + shape + " -> " +
+         (answer.is_object() && answer.contains("status") ? answer["status"].dump()
+                                                          : "?");
+}
+std::string quick_key(const RunResult& r) {
+  const Json* q = killing_request(r);
+  if (r.outcome != RunResult::Outcome::ModelViolation || !q)
+    return harness::violation_key(r);
+  return model_key(request_shape(*q), r);
+}
+
+// The signature of a (minimized) violating run, to deduplicate findings.
+// A bug is a wrong answer to a kind of interaction, so the signature is:
+//  - the outcome kind (model / protocol / liveness);
+//  - the shapes of the requests on the killing request's path, in the order
+//    the server saw them (method + which preconditions, see request_shape):
+//    the model treats paths as independent, so these are the interaction
+//    that matters, and after shrinking they are the counterexample's
+//    skeleton ("PUT ; PUT if-none-match" is not "PUT if-match");
+//  - whether two of them were in flight at once on different connections
+//    ("concurrent"): two racing PUTs is a different bug from the same two
+//    PUTs in sequence (a shrunk script is first tried serialized, see
+//    `serialized`, so this is only said when the race is needed);
+//  - the status of the response no explanation survived.
+// Left out: values (ETags, dates, bodies differ between occurrences), labels,
+// requests on other paths, and the reasons the explanations died (which of
+// them were alive depends on incidentals, e.g. a nested path keeps a
+// "409: no parent collection" explanation alive until the status is seen).
+// So two bugs that give the same status to the same request sequence and
+// differ only in a header value are counted as one; the printed
+// counterexample is the first one's.
+// Protocol and liveness violations: violation_key (what was malformed).
+std::string signature_of(const RunResult& r) {
+  const Json* kill = killing_request(r);
+  if (r.outcome != RunResult::Outcome::ModelViolation || !kill)
+    return harness::violation_key(r);
+  const std::string path = path_of(*kill);
+  std::string shapes;
+  std::map<harness::Label, harness::ConnId> in_flight;  // same-path requests
+  bool concurrent = false;
+  const Json& answer = r.events[r.verdict.event_index].payload;
+  const std::string status =
+      answer.is_object() && answer.contains("status") ? answer["status"].dump() : "?";
+  for (const auto& m : r.trace.messages()) {
+    if (!harness::is_request_label(m.label)) {
+      in_flight.erase(harness::request_of(m.label));
+      continue;
+    }
+    if (path_of(m.ir) != path) continue;
+    shapes += (shapes.empty() ? "" : " ; ") + request_shape(m.ir);
+    for (const auto& [label, conn] : in_flight) concurrent |= conn != m.conn;
+    in_flight[m.label] = m.conn;
+  }
+  return std::string(kind_name(r.outcome)) + ": " + shapes + " -> " + status +
+         (concurrent ? " (concurrent)" : "");
+}
+
+// The script with every request on connection 0, each followed by a wait for
+// its response (closes dropped): the same interaction without concurrency.
+std::optional<harness::Script> serialized(const harness::Script& s,
+                                          const harness::FunctionRegistry& fns) {
+  harness::Script out;
+  for (const auto& st : s.steps) {
+    if (const auto* q = std::get_if<harness::RequestStep>(&st)) {
+      harness::RequestStep r = *q;
+      r.conn = 0;
+      out.steps.emplace_back(std::move(r));
+      out.steps.emplace_back(harness::WaitStep{q->label});
+    } else if (std::holds_alternative<harness::CommentStep>(st)) {
+      out.steps.push_back(st);
+    }
+  }
+  if (out == s || harness::validate(out, fns)) return std::nullopt;
+  return out;
+}
+
+// The precondition fields of a request step's "headers" (as the script
+// spells them), and the step without one of them.
+bool is_precondition(std::string name) {
+  std::erase_if(name, [](char c) { return c <= ' ' || c == ':' || c >= 0x7f; });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return name == "if-match" || name == "if-none-match" || name == "if-modified-since" ||
+         name == "if-unmodified-since" || name == "if-range";
+}
+std::vector<std::string> precondition_keys(const harness::Jexp& body) {
+  std::vector<std::string> out;
+  if (body.kind() != harness::Jexp::Kind::Object) return out;
+  for (std::size_t i = 0; i < body.keys().size(); ++i)
+    if (body.keys()[i] == "headers" &&
+        body.items()[i].kind() == harness::Jexp::Kind::Object)
+      for (const std::string& k : body.items()[i].keys())
+        if (is_precondition(k)) out.push_back(k);
+  return out;
+}
+harness::Jexp without_header(const harness::Jexp& body, const std::string& name) {
+  std::vector<std::pair<std::string, harness::Jexp>> fields;
+  for (std::size_t i = 0; i < body.keys().size(); ++i) {
+    const harness::Jexp& v = body.items()[i];
+    if (body.keys()[i] != "headers" || v.kind() != harness::Jexp::Kind::Object) {
+      fields.emplace_back(body.keys()[i], v);
+      continue;
+    }
+    std::vector<std::pair<std::string, harness::Jexp>> headers;
+    for (std::size_t j = 0; j < v.keys().size(); ++j)
+      if (v.keys()[j] != name) headers.emplace_back(v.keys()[j], v.items()[j]);
+    fields.emplace_back("headers", harness::Jexp::object(std::move(headers)));
+  }
+  return harness::Jexp::object(std::move(fields));
+}
+
+// One distinct violation (--keep-going).
+struct Finding {
+  std::string signature;
+  std::string kind;
+  double first_seconds = 0;
+  std::uint64_t first_execution = 0;
+  std::uint64_t count = 0;  // occurrences, incl. repeats attributed via quick_key
+  bool reproduced = true;
+  harness::Script script;  // minimized (or the original when not reproduced)
+  RunResult run;           // of `script`
+  std::size_t original_steps = 0;
+};
+
+}  // namespace
 
 void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   struct Opts {
@@ -30,6 +271,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
     bool liveness = false;
     bool quiet = false;
     bool json = false;
+    bool keep_going = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub =
@@ -44,6 +286,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("-q,--quiet", o->quiet, "no progress lines");
   sub->add_flag("--json", o->json,
                 "end with a one-line JSON summary (time, messages, sizes)");
+  sub->add_flag(
+      "--keep-going", o->keep_going,
+      "after a violation, go on until --seconds; report each distinct one once");
   sub->callback([o, &run] {
     run = [o]() -> int {
       auto target = Target::make(o->target);
@@ -78,12 +323,116 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                             {"inconclusive", inconclusive}};
         return j;
       };
-      auto requests = [](const harness::Script& s) {
-        std::size_t n = 0;
-        for (const auto& st : s.steps)
-          n += std::holds_alternative<harness::RequestStep>(st);
-        return n;
+
+      // Shrinks a violating run's script. Without --keep-going any violation
+      // of the same kind may be kept (as before, so bench/eval_blackbox.py's
+      // figures stay comparable); with it, the same violation (quick_key),
+      // so that the shrunk script is a counterexample for *this* finding.
+      struct Shrunk {
+        harness::Script script;
+        RunResult run;
+        bool reproduced;
       };
+      auto shrink = [&](const harness::Script& original, const RunResult& r) -> Shrunk {
+        std::string key = quick_key(r);
+        auto same = [&](const RunResult& x) {
+          return o->keep_going ? x.violation() && quick_key(x) == key
+                               : x.outcome == r.outcome;
+        };
+        // A real server may show a violation only under one timing (two
+        // racing PUTs): replay a few times before trusting it.
+        auto shows = [&](const harness::Script& s, RunResult& out) {
+          for (int i = 0; i < 3; ++i) {
+            out = play(s);
+            if (same(out)) return true;
+          }
+          return false;
+        };
+        RunResult replayed;
+        if (!shows(original, replayed)) return {original, r, false};
+        harness::Script small = mutator::minimize(
+            original, [&](const harness::Script& s) { return same(play(s)); });
+        RunResult again;
+        if (!shows(small, again)) {
+          // The shrunk script failed by luck during shrinking; the original
+          // did show it again, so report that.
+          return {original, replayed, true};
+        }
+        if (!o->keep_going) return {small, again, true};
+        // quick_key keeps the killing request's preconditions, so the
+        // shrinker above could not drop one the violation does not need (a
+        // reused ETag shows with or without If-Modified-Since): try without
+        // each, then shrink again under the smaller key.
+        for (bool dropped = true; dropped;) {
+          dropped = false;
+          const Json* kill = killing_request(again);
+          if (!kill) break;
+          for (std::size_t i = 0; i < small.steps.size() && !dropped; ++i) {
+            auto* q = std::get_if<harness::RequestStep>(&small.steps[i]);
+            if (!q || !again.trace.find(q->label) || again.trace.find(q->label) != kill)
+              continue;
+            for (const std::string& name : precondition_keys(q->body)) {
+              harness::Script cand = small;
+              std::get<harness::RequestStep>(cand.steps[i]).body =
+                  without_header(q->body, name);
+              // The same violation, killed at the same request without it.
+              Json lighter = *kill;
+              std::string lower = name;
+              std::transform(lower.begin(), lower.end(), lower.begin(),
+                             [](unsigned char c) { return std::tolower(c); });
+              std::erase_if(lower, [](char c) { return c <= ' ' || c >= 0x7f; });
+              if (lighter.contains("headers") && lighter["headers"].is_object())
+                lighter["headers"].erase(lower);
+              const std::string want = model_key(request_shape(lighter), again);
+              const std::string before = key;
+              RunResult x = play(cand);
+              if (!x.violation() || quick_key(x) != want) continue;
+              key = quick_key(x);
+              harness::Script smaller = mutator::minimize(
+                  cand, [&](const harness::Script& s) { return same(play(s)); });
+              RunResult y;
+              if (shows(smaller, y)) {
+                small = std::move(smaller);
+                again = std::move(y);
+                dropped = true;
+                break;
+              }
+              key = before;
+            }
+          }
+        }
+        // The signature says "concurrent" only when the race is needed: try
+        // the interaction in sequence.
+        if (auto seq = serialized(small, http.functions))
+          if (shows(*seq, again)) return {*seq, again, true};
+        if (!shows(small, again)) return {original, replayed, true};
+        return {small, again, true};
+      };
+      auto print_finding = [&](const harness::Script& original, const Shrunk& s,
+                               double found) {
+        std::cout << "dualfuzz fuzz: violation after " << found << " s, " << execs
+                  << " executions, " << messages << " messages (seed " << o->seed
+                  << ")\n";
+        if (s.reproduced)
+          std::cout << "--- minimized script (" << s.script.steps.size()
+                    << " steps, from " << original.steps.size() << ")\n";
+        else
+          std::cout << "--- original script (" << original.steps.size()
+                    << " steps; NOT minimized: the violation did not re-occur in 3 "
+                       "replays, e.g. a race)\n";
+        std::cout << harness::print_script(s.script) << "--- " << s.run.report();
+      };
+
+      std::map<std::string, Finding> findings;  // by signature
+      std::vector<std::string> order;           // signatures, in order found
+      // quick_key -> how often seen, and which signatures its minimized
+      // occurrences had (repeats are attributed to the most frequent).
+      struct Quick {
+        std::uint64_t seen = 0;
+        std::map<std::string, std::uint64_t> signatures;
+      };
+      std::map<std::string, Quick> quick;
+
       double next_report = 5;
       while (elapsed() < o->seconds) {
         std::string parent = pool.empty() ? std::string() : pool[rng() % pool.size()];
@@ -94,59 +443,133 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           if (auto* r = std::get_if<harness::RequestStep>(&st)) r->conn %= o->connections;
           if (auto* c = std::get_if<harness::CloseStep>(&st)) c->conn %= o->connections;
         }
-        harness::RunResult r = play(*script);
+        RunResult r = play(*script);
         ++execs;
         messages += r.trace.size();
         for (const auto& m : r.trace.messages())
           sent += harness::is_request_label(m.label);
         inconclusive += r.inconclusive();
-        if (r.violation()) {
+        if (r.violation() && !o->keep_going) {
           const double found = elapsed();
-          const auto kind = r.outcome;
-          harness::Script small = mutator::minimize(
-              *script, [&](const harness::Script& s) { return play(s).outcome == kind; });
+          const Shrunk s = shrink(*script, r);
           const double shrunk = elapsed() - found;
-          harness::RunResult again = play(small);
-          std::cout << "dualfuzz fuzz: violation after " << found << " s, " << execs
-                    << " executions, " << messages << " messages (seed " << o->seed
-                    << ")\n"
-                    << "--- minimized script (" << small.steps.size() << " steps, from "
-                    << script->steps.size() << ")\n"
-                    << harness::print_script(small) << "--- " << again.report();
+          print_finding(*script, s, found);
           if (o->json) {
             nlohmann::json j = summary(true);
             j["seconds"] = found;
-            j["kind"] = kind == harness::RunResult::Outcome::ModelViolation ? "model"
-                        : kind == harness::RunResult::Outcome::ProtocolViolation
-                            ? "protocol"
-                            : "liveness";
+            j["kind"] = kind_name(r.outcome);
             j["steps"] = script->steps.size();
-            j["requests"] = requests(*script);
-            j["min_steps"] = small.steps.size();
-            j["min_requests"] = requests(small);
-            j["min_messages"] = again.trace.size();
+            j["requests"] = count_requests(*script);
+            j["min_steps"] = s.script.steps.size();
+            j["min_requests"] = count_requests(s.script);
+            j["min_messages"] = s.run.trace.size();
             j["minimize_seconds"] = shrunk;
+            j["reproduced"] = s.reproduced;
             std::cout << "\n" << j.dump() << "\n";
           }
           return kViolation;
         }
-        if (pool.size() < 256)
+        if (r.violation()) {
+          // Shrinking every occurrence would spend the budget on the most
+          // frequent bug, so occurrences with a known quick_key are shrunk
+          // only at the 1st, 4th, 16th, 64th, ... time (a sample, in case
+          // one quick_key covers two bugs); the others count as repeats of
+          // the quick_key's most frequent signature.
+          const double found = elapsed();
+          Quick& qk = quick[quick_key(r)];
+          const std::uint64_t n = ++qk.seen;
+          if ((n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0) {  // a power of 4
+            const Shrunk s = shrink(*script, r);
+            const std::string sig = signature_of(s.run);
+            ++qk.signatures[sig];
+            auto [it, fresh] = findings.try_emplace(sig);
+            Finding& f = it->second;
+            ++f.count;
+            if (fresh) {
+              f.signature = sig;
+              f.kind = kind_name(r.outcome);
+              f.first_seconds = found;
+              f.first_execution = execs;
+              f.reproduced = s.reproduced;
+              f.script = s.script;
+              f.run = s.run;
+              f.original_steps = script->steps.size();
+              order.push_back(sig);
+              std::cout << "=== violation " << order.size() << ": " << sig << "\n";
+              print_finding(*script, s, found);
+              std::cout << "\n" << std::flush;
+            } else if (!f.reproduced && s.reproduced) {
+              // A later occurrence that does reproduce gives a better report.
+              f.reproduced = true;
+              f.script = s.script;
+              f.run = s.run;
+              f.original_steps = script->steps.size();
+            }
+          } else {
+            auto best = std::max_element(
+                qk.signatures.begin(), qk.signatures.end(),
+                [](const auto& a, const auto& b) { return a.second < b.second; });
+            ++findings[best->first].count;
+          }
+        } else if (pool.size() < 256) {
+          // Violating scripts are not mutated further: with --keep-going
+          // they would mostly find the same bug again.
           pool.push_back(text);
-        else
+        } else {
           pool[rng() % pool.size()] = text;
+        }
         if (!o->quiet && elapsed() >= next_report) {
           std::cerr << "dualfuzz fuzz: " << static_cast<int>(elapsed()) << " s, " << execs
                     << " executions (" << static_cast<int>(execs / elapsed()) << "/s), "
-                    << messages << " messages, no violation (" << inconclusive
-                    << " inconclusive)\n";
+                    << messages << " messages, "
+                    << (order.empty()
+                            ? std::string("no violation")
+                            : std::to_string(order.size()) + " distinct violations")
+                    << " (" << inconclusive << " inconclusive)\n";
           next_report += 5;
         }
       }
-      std::cout << "dualfuzz fuzz: no violation in " << elapsed() << " s, " << execs
-                << " executions, " << messages << " messages, " << inconclusive
-                << " inconclusive (oracle budget)\n";
-      if (o->json) std::cout << summary(false).dump() << "\n";
-      return kNoViolation;
+      if (!order.empty()) {
+        std::cout << "dualfuzz fuzz: " << order.size() << " distinct violation"
+                  << (order.size() == 1 ? "" : "s") << " in " << elapsed() << " s, "
+                  << execs << " executions, " << messages << " messages, " << inconclusive
+                  << " inconclusive (oracle budget):\n";
+        for (std::size_t i = 0; i < order.size(); ++i) {
+          const Finding& f = findings[order[i]];
+          std::cout << "  " << i + 1 << ". " << f.count << " x " << f.signature
+                    << (f.reproduced ? "" : " (not reproduced)") << "\n";
+        }
+      } else {
+        std::cout << "dualfuzz fuzz: no violation in " << elapsed() << " s, " << execs
+                  << " executions, " << messages << " messages, " << inconclusive
+                  << " inconclusive (oracle budget)\n";
+      }
+      if (o->json) {
+        nlohmann::json j = summary(!order.empty());
+        if (o->keep_going) {
+          nlohmann::json list = nlohmann::json::array();
+          for (const std::string& sig : order) {
+            const Finding& f = findings[sig];
+            list.push_back({{"signature", f.signature},
+                            {"kind", f.kind},
+                            {"first_seconds", f.first_seconds},
+                            {"first_execution", f.first_execution},
+                            {"count", f.count},
+                            {"reproduced", f.reproduced},
+                            {"steps", f.original_steps},
+                            {"min_steps", f.script.steps.size()},
+                            {"min_requests", count_requests(f.script)},
+                            {"min_messages", f.run.trace.size()},
+                            {"script", harness::print_script(f.script)},
+                            {"report", f.run.report()}});
+          }
+          j["violations"] = list;
+        }
+        std::cout << nlohmann::json(j).dump(-1, ' ', false,
+                                            nlohmann::json::error_handler_t::replace)
+                  << "\n";
+      }
+      return order.empty() ? kNoViolation : kViolation;
     };
   });
 }
