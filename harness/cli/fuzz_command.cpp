@@ -146,19 +146,22 @@ std::string quick_key(const RunResult& r) {
   return model_key(request_shape(*q), r);
 }
 
-// The signature of a (minimized) violating run, to deduplicate findings.
+// The signature of a (minimized) violating run, to deduplicate findings:
+//   "model: PUT if-none-match -> 204 after PUT"
+//   "model: GET -> 200 after PUT ; PUT (concurrent)"
 // A bug is a wrong answer to a kind of interaction, so the signature is:
 //  - the outcome kind (model / protocol / liveness);
-//  - the shapes of the requests on the killing request's path, in the order
-//    the server saw them (method + which preconditions, see request_shape):
-//    the model treats paths as independent, so these are the interaction
-//    that matters, and after shrinking they are the counterexample's
-//    skeleton ("PUT ; PUT if-none-match" is not "PUT if-match");
+//  - the request whose answer no explanation survived, by its shape (method
+//    + which preconditions, see request_shape), and that answer's status;
+//  - the shapes of the other requests on its path, in the order the server
+//    saw them, before it ("after ...") and sent while it was in flight
+//    ("then ..."): the model treats paths as independent, so these are the
+//    interaction that matters, and after shrinking they are the
+//    counterexample's skeleton;
 //  - whether two of them were in flight at once on different connections
 //    ("concurrent"): two racing PUTs is a different bug from the same two
 //    PUTs in sequence (a shrunk script is first tried serialized, see
-//    `serialized`, so this is only said when the race is needed);
-//  - the status of the response no explanation survived.
+//    `serialized`, so this is only said when the race is needed).
 // Left out: values (ETags, dates, bodies differ between occurrences), labels,
 // requests on other paths, and the reasons the explanations died (which of
 // them were alive depends on incidentals, e.g. a nested path keeps a
@@ -172,24 +175,29 @@ std::string signature_of(const RunResult& r) {
   if (r.outcome != RunResult::Outcome::ModelViolation || !kill)
     return harness::violation_key(r);
   const std::string path = path_of(*kill);
-  std::string shapes;
+  std::string before, after;  // shapes of the other requests on the path
+  bool seen_kill = false;
   std::map<harness::Label, harness::ConnId> in_flight;  // same-path requests
   bool concurrent = false;
-  const Json& answer = r.events[r.verdict.event_index].payload;
-  const std::string status =
-      answer.is_object() && answer.contains("status") ? answer["status"].dump() : "?";
   for (const auto& m : r.trace.messages()) {
     if (!harness::is_request_label(m.label)) {
       in_flight.erase(harness::request_of(m.label));
       continue;
     }
     if (path_of(m.ir) != path) continue;
-    shapes += (shapes.empty() ? "" : " ; ") + request_shape(m.ir);
     for (const auto& [label, conn] : in_flight) concurrent |= conn != m.conn;
     in_flight[m.label] = m.conn;
+    if (&m.ir == kill) {
+      seen_kill = true;
+      continue;
+    }
+    std::string& list = seen_kill ? after : before;
+    list += (list.empty() ? "" : " ; ") + request_shape(m.ir);
   }
-  return std::string(kind_name(r.outcome)) + ": " + shapes + " -> " + status +
-         (concurrent ? " (concurrent)" : "");
+  // "model: PUT if-none-match -> 204 after PUT": the killing request and its
+  // answer first, then what led to it.
+  return quick_key(r) + (before.empty() ? "" : " after " + before) +
+         (after.empty() ? "" : "; then " + after) + (concurrent ? " (concurrent)" : "");
 }
 
 // The script with every request on connection 0, each followed by a wait for
@@ -315,6 +323,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
             .count();
       };
       std::uint64_t execs = 0, messages = 0, sent = 0, inconclusive = 0;
+      double shrink_seconds = 0;  // --keep-going: time spent shrinking, not fuzzing
       auto summary = [&](bool violation) {
         nlohmann::json j = {{"target", o->target},           {"seed", o->seed},
                             {"connections", o->connections}, {"violation", violation},
@@ -333,6 +342,99 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         RunResult run;
         bool reproduced;
       };
+      // --keep-going shrinking: the counterexample should show the bug and
+      // nothing else, so that its signature (signature_of) names the bug.
+      // `key` (a quick_key) is what must stay; it changes when a
+      // precondition field or the concurrency turns out to be unneeded.
+      auto settle_keep_going = [&](const harness::Script& original,
+                                   const RunResult& replayed, std::string key) -> Shrunk {
+        auto same = [&](const RunResult& x) {
+          return x.violation() && quick_key(x) == key;
+        };
+        auto shows = [&](const harness::Script& s, RunResult& out) {
+          for (int i = 0; i < 3; ++i) {
+            out = play(s);
+            if (same(out)) return true;
+          }
+          return false;
+        };
+        // quick_key keeps the killing request's preconditions, so the
+        // shrinker cannot drop one the violation does not need (a reused
+        // ETag shows with or without If-Modified-Since): try without each.
+        auto drop_one = [&](harness::Script& s, RunResult& run) {
+          const Json* kill = killing_request(run);
+          if (!kill) return false;
+          for (std::size_t i = 0; i < s.steps.size(); ++i) {
+            auto* q = std::get_if<harness::RequestStep>(&s.steps[i]);
+            if (!q || run.trace.find(q->label) != kill) continue;
+            for (const std::string& name : precondition_keys(q->body)) {
+              harness::Script cand = s;
+              std::get<harness::RequestStep>(cand.steps[i]).body =
+                  without_header(q->body, name);
+              // The same violation, killed at the same request without it.
+              Json lighter = *kill;
+              std::string lower = name;
+              std::transform(lower.begin(), lower.end(), lower.begin(),
+                             [](unsigned char c) { return std::tolower(c); });
+              std::erase_if(lower, [](char c) { return c <= ' ' || c >= 0x7f; });
+              if (lighter.contains("headers") && lighter["headers"].is_object())
+                lighter["headers"].erase(lower);
+              const std::string want = model_key(request_shape(lighter), run);
+              RunResult x;
+              bool ok = false;
+              for (int t = 0; t < 3 && !ok; ++t) {
+                x = play(cand);
+                ok = x.violation() && quick_key(x) == want;
+              }
+              if (!ok) continue;
+              key = want;
+              s = std::move(cand);
+              run = std::move(x);
+              return true;
+            }
+            break;
+          }
+          return false;
+        };
+        auto settle = [&](harness::Script s, RunResult run) -> Shrunk {
+          while (drop_one(s, run)) {
+          }
+          for (int round = 0; round < 4; ++round) {
+            harness::Script m = mutator::minimize(
+                s, [&](const harness::Script& c) { return same(play(c)); });
+            RunResult mr;
+            if (m != s) {
+              if (!shows(m, mr)) break;  // shrunk by luck (a race): keep s
+              s = std::move(m);
+              run = std::move(mr);
+            }
+            if (!drop_one(s, run)) break;
+            while (drop_one(s, run)) {
+            }
+          }
+          return {s, run, true};
+        };
+        Shrunk out = settle(original, replayed);
+        // The signature says "concurrent" only when the race is needed: try
+        // the interaction in sequence. If the sequence shows a violation,
+        // even another one (a DELETE that ignored If-None-Match, seen
+        // concurrently as a later HEAD's 404), that is the bug to report.
+        if (auto seq = serialized(out.script, http.functions))
+          for (int i = 0; i < 3; ++i) {
+            RunResult x = play(*seq);
+            if (same(x)) return {*seq, x, true};
+            if (x.outcome == RunResult::Outcome::ModelViolation && killing_request(x)) {
+              const std::string before = key;
+              key = quick_key(x);
+              Shrunk s = settle(*seq, x);
+              RunResult check;
+              if (shows(s.script, check)) return {s.script, check, true};
+              key = before;
+              break;
+            }
+          }
+        return out;
+      };
       auto shrink = [&](const harness::Script& original, const RunResult& r) -> Shrunk {
         std::string key = quick_key(r);
         auto same = [&](const RunResult& x) {
@@ -350,6 +452,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         };
         RunResult replayed;
         if (!shows(original, replayed)) return {original, r, false};
+        if (o->keep_going) return settle_keep_going(original, replayed, key);
         harness::Script small = mutator::minimize(
             original, [&](const harness::Script& s) { return same(play(s)); });
         RunResult again;
@@ -358,54 +461,6 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           // did show it again, so report that.
           return {original, replayed, true};
         }
-        if (!o->keep_going) return {small, again, true};
-        // quick_key keeps the killing request's preconditions, so the
-        // shrinker above could not drop one the violation does not need (a
-        // reused ETag shows with or without If-Modified-Since): try without
-        // each, then shrink again under the smaller key.
-        for (bool dropped = true; dropped;) {
-          dropped = false;
-          const Json* kill = killing_request(again);
-          if (!kill) break;
-          for (std::size_t i = 0; i < small.steps.size() && !dropped; ++i) {
-            auto* q = std::get_if<harness::RequestStep>(&small.steps[i]);
-            if (!q || !again.trace.find(q->label) || again.trace.find(q->label) != kill)
-              continue;
-            for (const std::string& name : precondition_keys(q->body)) {
-              harness::Script cand = small;
-              std::get<harness::RequestStep>(cand.steps[i]).body =
-                  without_header(q->body, name);
-              // The same violation, killed at the same request without it.
-              Json lighter = *kill;
-              std::string lower = name;
-              std::transform(lower.begin(), lower.end(), lower.begin(),
-                             [](unsigned char c) { return std::tolower(c); });
-              std::erase_if(lower, [](char c) { return c <= ' ' || c >= 0x7f; });
-              if (lighter.contains("headers") && lighter["headers"].is_object())
-                lighter["headers"].erase(lower);
-              const std::string want = model_key(request_shape(lighter), again);
-              const std::string before = key;
-              RunResult x = play(cand);
-              if (!x.violation() || quick_key(x) != want) continue;
-              key = quick_key(x);
-              harness::Script smaller = mutator::minimize(
-                  cand, [&](const harness::Script& s) { return same(play(s)); });
-              RunResult y;
-              if (shows(smaller, y)) {
-                small = std::move(smaller);
-                again = std::move(y);
-                dropped = true;
-                break;
-              }
-              key = before;
-            }
-          }
-        }
-        // The signature says "concurrent" only when the race is needed: try
-        // the interaction in sequence.
-        if (auto seq = serialized(small, http.functions))
-          if (shows(*seq, again)) return {*seq, again, true};
-        if (!shows(small, again)) return {original, replayed, true};
         return {small, again, true};
       };
       auto print_finding = [&](const harness::Script& original, const Shrunk& s,
@@ -480,6 +535,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           const std::uint64_t n = ++qk.seen;
           if ((n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0) {  // a power of 4
             const Shrunk s = shrink(*script, r);
+            shrink_seconds += elapsed() - found;
             const std::string sig = signature_of(s.run);
             ++qk.signatures[sig];
             auto [it, fresh] = findings.try_emplace(sig);
@@ -524,7 +580,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                     << messages << " messages, "
                     << (order.empty()
                             ? std::string("no violation")
-                            : std::to_string(order.size()) + " distinct violations")
+                            : std::to_string(order.size()) + " distinct violations, " +
+                                  std::to_string(static_cast<int>(shrink_seconds)) +
+                                  " s shrinking")
                     << " (" << inconclusive << " inconclusive)\n";
           next_report += 5;
         }
@@ -564,6 +622,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                             {"report", f.run.report()}});
           }
           j["violations"] = list;
+          j["shrink_seconds"] = shrink_seconds;
         }
         std::cout << nlohmann::json(j).dump(-1, ' ', false,
                                             nlohmann::json::error_handler_t::replace)
