@@ -21,7 +21,8 @@
 //   "violations":[{"signature":..,"kind":..,"first_seconds":..,
 //                  "first_execution":..,"count":..,"script":..,"report":..,
 //                  "reproduced":..,"min_steps":..,"min_requests":..,
-//                  "min_messages":..},...]
+//                  "min_messages":..,"explanation":..,"trace":[{"conn":..,
+//                  "label":..,"ir":{..}},...]},...]
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -252,6 +253,21 @@ harness::Jexp without_header(const harness::Jexp& body, const std::string& name)
     fields.emplace_back("headers", harness::Jexp::object(std::move(headers)));
   }
   return harness::Jexp::object(std::move(fields));
+}
+
+// The run's messages for the --json summary (bench/eval_realservers.py
+// renders them), with long string values (error pages) cut to 80 bytes.
+Json trace_json(const RunResult& r) {
+  Json out = Json::array();
+  for (const auto& m : r.trace.messages()) {
+    Json ir = m.ir;
+    if (ir.is_object())
+      for (auto& [k, v] : ir.items())
+        if (v.is_string() && v.get<std::string>().size() > 80)
+          v = v.get<std::string>().substr(0, 77) + "...";
+    out.push_back({{"conn", m.conn}, {"label", m.label}, {"ir", ir}});
+  }
+  return out;
 }
 
 // One distinct violation (--keep-going).
@@ -619,7 +635,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                             {"min_requests", count_requests(f.script)},
                             {"min_messages", f.run.trace.size()},
                             {"script", harness::print_script(f.script)},
-                            {"report", f.run.report()}});
+                            {"report", f.run.report()},
+                            {"explanation", f.run.detail},
+                            {"trace", trace_json(f.run)}});
           }
           j["violations"] = list;
           j["shrink_seconds"] = shrink_seconds;
