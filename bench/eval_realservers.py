@@ -44,150 +44,633 @@ CONFIG = {
 
 # Judgements, keyed by signature. A signature (harness/cli/fuzz_command.cpp,
 # signature_of) is "model: <killing request shape> -> <status>[ after
-# <earlier requests on the path>][; then <later ones>][ (concurrent)]", a
-# shape being the method and the precondition fields it carries, marked
-# "(invalid)" when malformed. Each entry: a regular expression the whole
-# signature must match, optionally one the oracle's explanation must contain
-# (what the model expected instead), the verdict, the clause, and why. The
-# first entry that matches decides; a violation none matches is listed as
-# "unclassified — needs a look". A "model gap" entry would mean a false
-# alarm: fix specs/src/http.cpp instead of leaving it here.
-H = r"(?: [a-z-]+(?:\(invalid\))?)*"  # any further precondition fields
-REST = r"(?: after .*?)?(?:; then .*?)?(?: \(concurrent\))?"
+# <earlier requests on the path>][; then <later ones>]" or, when a race was
+# needed, "model: <killing request shape> -> <status> (concurrent)"; a
+# shape is the method and the precondition fields it carries, "(invalid)"
+# when malformed. Each entry: a regular expression the whole signature must
+# match, optionally one the oracle's explanation must contain (what the
+# model expected instead), optionally evidence the counterexample's trace
+# must show (`evidence`, described in `shows`), the verdict, the clause, and
+# why. The first entry that matches decides; a violation none matches is
+# listed as "unclassified — needs a look". A "model gap" entry would mean a
+# false alarm: fix specs/src/http.cpp instead of leaving it here.
+IMS = r"(?: if-modified-since(?:\(invalid\))?)?"  # If-Modified-Since, ignored by non-GET
+IUS = r"(?: if-unmodified-since(?:\(invalid\))?)?"
+SEQ = r"(?: after .*?)?(?:; then .*?)?"  # the rest of a signature without a race
+# ... or with one: a race-dependent violation is judged by its killing
+# request only when every interleaving the oracle tried expected the same
+# kind of answer (`expects`: all reasons are a wrong status, expected one of
+# these), so the race did not matter to the verdict.
+END = rf"(?:{SEQ}| \(concurrent\))"
 SERVER_BUG = "server bug"
+
+Q_IF_MATCH = ("§13.1.1: \"An origin server MUST NOT perform the requested method if a "
+              "received If-Match condition evaluates to false.\"")
+Q_INM = ("§13.1.2: \"An origin server MUST NOT perform the requested method if the "
+         "condition evaluates to false; instead, the origin server MUST respond with either "
+         "a) the 304 (Not Modified) status code if the request method is GET or HEAD or b) "
+         "the 412 (Precondition Failed) status code for all other request methods.\"")
+Q_IUS_INVALID = ("§13.1.4: \"A recipient MUST ignore the If-Unmodified-Since header field "
+                 "if the received field value is not a valid HTTP-date\".")
+
+
+def wire(m):
+    """The TCP connection of a trace message (a script's `close cN` and a
+    later request on cN make a new one)."""
+    return m.get("wire_conn", m["conn"])
+
+
+def trace_requests(v):
+    """(label, conn, ir) of each request of the counterexample, and
+    label -> status of each response."""
+    reqs = [(m["label"], wire(m), m["ir"]) for m in v.get("trace", []) if m["label"] % 2]
+    status = {m["label"] - 1: m["ir"].get("status") for m in v.get("trace", [])
+              if m["label"] % 2 == 0 and m["label"]}
+    return reqs, status
+
+
+def kill_path(v):
+    m = KILL_RE.search(v.get("explanation", ""))
+    if not m:
+        return None
+    reqs, _ = trace_requests(v)
+    return next((ir.get("path") for l, _, ir in reqs if l == int(m.group(1)) - 1), None)
+
+
+def all_states_missing(v):
+    states = re.findall(r"\(server state (\{.*\})\)$", v.get("explanation", ""), re.M)
+    return bool(states) and all(x == '{"missing":true}' for x in states)
+
+
+def racing_creates(v):
+    """Two PUTs of the killing path both answered 201, the second sent before
+    the first was answered, on another connection, and no DELETE of the path
+    succeeded: a creation race."""
+    path, (reqs, status) = kill_path(v), trace_requests(v)
+    order = {m["label"]: i for i, m in enumerate(v.get("trace", []))}
+    puts = [(l, c) for l, c, ir in reqs if ir.get("path") == path and ir.get("method") == "PUT"
+            and status.get(l) == 201]
+    if any(ir.get("path") == path and ir.get("method") == "DELETE"
+           and str(status.get(l, "")).startswith("2") for l, _, ir in reqs):
+        return False
+    for l1, c1 in puts:
+        for l2, c2 in puts:
+            if c1 != c2 and order[l1] < order[l2] < order.get(l1 + 1, 1 << 30):
+                return True
+    return False
+
+
+def racing_request(v):
+    """Another request on the killing path was in flight on another
+    connection while the killing request was."""
+    m = KILL_RE.search(v.get("explanation", ""))
+    if not m:
+        return False
+    kill = int(m.group(1)) - 1
+    path = kill_path(v)
+    trace = v.get("trace", [])
+    order = {x["label"]: i for i, x in enumerate(trace)}
+    conn = next(wire(x) for x in trace if x["label"] == kill)
+    lo, hi = order[kill], order.get(kill + 1, len(trace))
+    for x in trace:
+        if x["label"] % 2 and wire(x) != conn and x["ir"].get("path") == path:
+            a, b = order[x["label"]], order.get(x["label"] + 1, len(trace))
+            if a < hi and lo < b:
+                return True
+    return False
+
+
+def path_requests(v):
+    """[(label, wire conn, request ir, response ir or None, index sent,
+    index answered)] of the killing path, in trace order."""
+    path, trace = kill_path(v), v.get("trace", [])
+    idx = {m["label"]: i for i, m in enumerate(trace)}
+    out = []
+    for i, m in enumerate(trace):
+        if m["label"] % 2 and m["ir"].get("path") == path:
+            j = idx.get(m["label"] + 1)
+            out.append((m["label"], wire(m), m["ir"], trace[j]["ir"] if j is not None else None,
+                        i, j if j is not None else len(trace)))
+    return out
+
+
+def kill_label(v):
+    m = KILL_RE.search(v.get("explanation", ""))
+    return int(m.group(1)) - 1 if m else None
+
+
+def torn_read(v):
+    """The killing GET returned a body that no PUT of the path sent."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if not kill or kill[2].get("method") != "GET" or not kill[3]:
+        return False
+    bodies = {r[2].get("body", "") for r in reqs if r[2].get("method") == "PUT"}
+    return kill[3].get("body") not in bodies and kill[3].get("body") is not None
+
+
+def overlapping(a, b):
+    return a[1] != b[1] and a[4] < b[5] and b[4] < a[5]
+
+
+def racing_deletes(v):
+    """Two DELETEs of the path overlapping on different connections, both 2xx."""
+    ds = [r for r in path_requests(v) if r[2].get("method") == "DELETE" and r[3]
+          and str(r[3].get("status", "")).startswith("2")]
+    return any(overlapping(a, b) for a in ds for b in ds if a is not b)
+
+
+def racing_writes(v):
+    """A PUT or DELETE of the path overlapped, on another connection, with
+    another request of the path."""
+    reqs = path_requests(v)
+    return any(overlapping(a, b) for a in reqs for b in reqs
+               if a is not b and a[2].get("method") in ("PUT", "DELETE"))
+
+
+def created_by_conditional_put(v):
+    """The killing GET or HEAD found the resource (200) where every
+    explanation had it missing, and every PUT of the path carried If-Match,
+    which is false on a missing resource."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    puts = [r for r in reqs if r[2].get("method") == "PUT"]
+    return (kill is not None and kill[2].get("method") in ("GET", "HEAD") and
+            kill[3] is not None and kill[3].get("status") == 200 and
+            all_states_missing(v) and puts and
+            all("if-match" in r[2].get("headers", {}) for r in puts))
+
+
+def removed_by_conditional_delete(v):
+    """The killing request found the resource gone (404) where every
+    explanation had it present, and every DELETE of the path carried
+    If-Match or If-None-Match: one of them was performed although the model
+    could explain none of them succeeding."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    dels = [r for r in reqs if r[2].get("method") == "DELETE"]
+    states = re.findall(r"\(server state (\{.*\})\)$", v.get("explanation", ""), re.M)
+    return (kill is not None and kill[3] is not None and kill[3].get("status") == 404 and
+            states and all(x != '{"missing":true}' for x in states) and dels and
+            all({"if-match", "if-none-match"} & set(r[2].get("headers", {})) for r in dels))
+
+
+def inm_matched_but_performed(v):
+    """A request of the path whose If-None-Match names a tag T was answered
+    2xx with the very content the server had tagged T (the content of the PUT
+    or GET whose answer carried ETag T): the server served the
+    representation the field named, so the condition was false."""
+    reqs = path_requests(v)
+    tagged = {}  # ETag -> content it was given to
+    for r in reqs:
+        resp = r[3]
+        if resp and isinstance(resp.get("headers"), dict) and "etag" in resp["headers"]:
+            if r[2].get("method") == "PUT":
+                tagged[resp["headers"]["etag"]] = r[2].get("body", "")
+            elif r[2].get("method") == "GET" and resp.get("status") == 200:
+                tagged[resp["headers"]["etag"]] = resp.get("body")
+    for r in reqs:
+        inm, resp = r[2].get("headers", {}).get("if-none-match"), r[3]
+        if (isinstance(inm, str) and resp and str(resp.get("status", "")).startswith("2")
+                and r[2].get("method") != "HEAD"):
+            for t in (x.strip() for x in inm.split(",")):
+                if t in tagged and resp.get("body") == tagged[t] and tagged[t] is not None:
+                    return True
+    return False
+
+
+def if_match_guess_performed(v):
+    """A request of the path whose If-Match lists only tags that no response
+    of the path ever carried (guesses like "1", or another path's tag) was
+    answered 2xx: the model could explain that only by a representation whose
+    tag it never saw having that tag, which the oracle found contradicted."""
+    reqs = path_requests(v)
+    seen = {r[3]["headers"]["etag"] for r in reqs
+            if r[3] and isinstance(r[3].get("headers"), dict) and "etag" in r[3]["headers"]}
+    for r in reqs:
+        im, resp = r[2].get("headers", {}).get("if-match"), r[3]
+        if not (isinstance(im, str) and resp and str(resp.get("status", "")).startswith("2")):
+            continue
+        tags = [t.strip() for t in im.split(",") if t.strip()]
+        if tags and "*" not in tags and not any(t in seen for t in tags):
+            return True
+    return False
+
+
+def valid_precondition_in_kill(v):
+    head = v["signature"].split(" -> ")[0]
+    return re.search(r" if-[a-z-]+(?!\()(?: |$)", head) is not None
+
+
+def invalid_ius_answered_412(v):
+    """A request of the killing path with an invalid If-Unmodified-Since was
+    answered 412: that answer already breaks §13.1.4, and the model took it as
+    evidence about the resource's state."""
+    path, (reqs, status) = kill_path(v), trace_requests(v)
+    return any(ir.get("path") == path and status.get(l) == 412 and
+               "if-unmodified-since" in ir.get("headers", {}) and
+               re.fullmatch(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT",
+                            ir["headers"]["if-unmodified-since"]) is None
+               for l, _, ir in reqs)
+
+
+def weak_if_match_performed(v):
+    """A request of the killing path whose If-Match lists only weak tags
+    (which never match: §13.1.1 uses the strong comparison) was answered 2xx."""
+    path, (reqs, status) = kill_path(v), trace_requests(v)
+    for l, _, ir in reqs:
+        im = ir.get("headers", {}).get("if-match")
+        if (ir.get("path") == path and isinstance(im, str) and
+                str(status.get(l, "")).startswith("2")):
+            tags = [t.strip() for t in im.split(",") if t.strip()]
+            if tags and all(re.fullmatch(r'W/"[^"]*"', t) for t in tags):
+                return True
+    return False
+
+
 JUDGEMENTS = [
     {
         "id": "if-match-ignored",
-        "signature": rf"model: [A-Z]+ if-match -> 20[0-6]{REST}",
-        "explanation": r"expected 412, observed 20\d",
+        "signature": rf"model: [A-Z]+ if-match{IMS} -> 20[0-6]{END}",
+        "expects": {412},
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.1",
         "why": "The If-Match condition is false (`*` on a missing resource, or no listed "
-               "tag strongly matches the current one: a weak tag never does), and the "
-               "server performed the method anyway. §13.1.1: \"An origin server MUST NOT "
-               "perform the requested method if a received If-Match condition evaluates "
-               "to false.\"",
+               "tag strongly matches the current one; a weak tag never does), and the "
+               "server performed the method anyway (If-Modified-Since, when present, does "
+               "not matter: it cannot make a request fail with 412). " + Q_IF_MATCH,
+    },
+    {
+        "id": "if-match-ignored",
+        "signature": rf"model: [A-Z]+ if-match(?!\()[^>]* -> 20[0-6]{END}",
+        "expects": {412},
+        "evidence": lambda v: all_states_missing(v),
+        "shows": "every surviving explanation had the resource missing",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "The resource does not exist, so the If-Match condition is false whatever "
+               "it lists (the other preconditions cannot fail on a missing resource: "
+               "If-None-Match is true, If-Unmodified-Since has no date to compare), and "
+               "the server performed the method. " + Q_IF_MATCH,
     },
     {
         "id": "if-none-match-ignored",
-        "signature": rf"model: (?:PUT|DELETE|POST) if-none-match -> 20[0-6]{REST}",
-        "explanation": r"expected 412, observed 20\d",
-        "verdict": SERVER_BUG,
-        "clause": "RFC 9110 §13.1.2",
-        "why": "If-None-Match is `*` on an existing resource or names its current tag "
-               "(weak comparison), so the condition is false, and the state-changing "
-               "method was performed. §13.1.2: \"An origin server MUST NOT perform the "
-               "requested method if the condition evaluates to false; instead, the origin "
-               "server MUST respond with either a) the 304 (Not Modified) status code if "
-               "the request method is GET or HEAD or b) the 412 (Precondition Failed) "
-               "status code for all other request methods.\" and \"A recipient MUST use "
-               "the weak comparison function when comparing entity tags for "
-               "If-None-Match\" (RFC 2616 §14.26 allowed only strong comparison for "
-               "methods other than GET and HEAD; RFC 7232 and 9110 changed that).",
-    },
-    {
-        "id": "if-none-match-ignored-get",
-        "signature": rf"model: (?:GET|HEAD) if-none-match -> 200{REST}",
-        "explanation": r"expected 304, observed 200",
+        "signature": rf"model: (?:PUT|DELETE|POST) if-none-match{IMS} -> 20[0-6]{END}",
+        "expects": {412},
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.2",
         "why": "If-None-Match is `*` on an existing resource or names its current tag, so "
-               "the condition is false: a GET or HEAD MUST then be answered 304 (Not "
-               "Modified) (§13.1.2, quoted above), not 200 with the representation.",
+               "the condition is false, and the state-changing method was performed. "
+               + Q_INM + " §13.1.2 also says \"A recipient MUST use the weak comparison "
+               "function when comparing entity tags for If-None-Match\": a server that "
+               "compares strongly for methods other than GET and HEAD, as RFC 2616 §14.26 "
+               "said, misses a matching weak tag.",
     },
     {
-        "id": "ims-despite-if-none-match",
-        "signature": rf"model: (?:GET|HEAD) if-none-match if-modified-since(?:\(invalid\))? -> 200{REST}",
-        "explanation": r"expected 304, observed 200",
+        "id": "if-none-match-ignored-get",
+        "signature": rf"model: (?:GET|HEAD) if-none-match -> 200{END}",
+        "expects": {304},
         "verdict": SERVER_BUG,
-        "clause": "RFC 9110 §13.1.3, §13.2.2",
-        "why": "If-None-Match is false (so 304), but the server let If-Modified-Since "
-               "decide and sent 200. §13.1.3: \"A recipient MUST ignore If-Modified-Since "
-               "if the request contains an If-None-Match header field; the condition in "
-               "If-None-Match is considered to be a more accurate replacement for the "
-               "condition in If-Modified-Since\" (and an invalid date MUST be ignored too).",
+        "clause": "RFC 9110 §13.1.2",
+        "why": "If-None-Match is `*` on an existing resource or names its current tag "
+               "(weak comparison), so the condition is false: a GET or HEAD must be "
+               "answered 304, not 200 with the representation. " + Q_INM,
+    },
+    {
+        "id": "if-none-match-overridden",
+        "signature": rf"model: (?:GET|HEAD) if-none-match{IMS}{IUS} -> 200{END}",
+        "expects": {304, 412},
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.3, §13.1.4, §13.2.2",
+        "why": "If-None-Match is false, so the answer is 304 (or 412 if an accompanying "
+               "If-Unmodified-Since is false), never 200; the server let the "
+               "accompanying date precondition decide instead and sent 200. §13.1.3: \"A "
+               "recipient MUST ignore If-Modified-Since if the request contains an "
+               "If-None-Match header field\"; an If-Unmodified-Since that is invalid MUST be "
+               "ignored (§13.1.4), and one that is true (the date is not earlier than the "
+               "last modification) only passes the request on to step 3 of §13.2.2, "
+               "If-None-Match.",
     },
     {
         "id": "invalid-ius-not-ignored",
-        "signature": rf"model: [A-Z]+ if-unmodified-since\(invalid\) -> 412{REST}",
+        "signature": rf"model: [A-Z]+(?:(?: if-match)?(?: if-none-match)?{IMS} "
+                     rf"if-unmodified-since\(invalid\) -> 412{SEQ}"
+                     rf"| if-unmodified-since\(invalid\) -> 412 \(concurrent\))",
         "explanation": r"observed 412",
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.4",
         "why": "If-Unmodified-Since is not an HTTP-date, so it must be ignored; the server "
-               "answered 412 instead. §13.1.4: \"A recipient MUST ignore the "
-               "If-Unmodified-Since header field if the received field value is not a "
-               "valid HTTP-date (including when the field value appears to be a list of "
-               "dates).\"",
+               "answered 412 although no other precondition of the request was false. "
+               + Q_IUS_INVALID,
     },
     {
         "id": "ius-despite-if-match",
-        "signature": rf"model: [A-Z]+ if-match if-unmodified-since -> 412{REST}",
-        "explanation": r"expected 20\d, observed 412",
+        "signature": rf"model: [A-Z]+ if-match{IMS} if-unmodified-since -> 412{SEQ}",
+        "explanation": r"expected (?:20\d|304), observed 412",
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.4, §13.2.2",
-        "why": "If-Match is true, and If-Unmodified-Since (a date before the last "
-               "modification) must then not be evaluated; the server answered 412. "
-               "§13.1.4: \"A recipient MUST ignore If-Unmodified-Since if the request "
-               "contains an If-Match header field; the condition in If-Match is considered "
-               "to be a more accurate replacement for the condition in "
-               "If-Unmodified-Since\"; §13.2.2 step 2 applies only \"when If-Match is not "
-               "present\".",
+        "why": "If-Match is true, and If-Unmodified-Since must then not be evaluated; the "
+               "server answered 412. §13.1.4: \"A recipient MUST ignore "
+               "If-Unmodified-Since if the request contains an If-Match header field; the "
+               "condition in If-Match is considered to be a more accurate replacement for "
+               "the condition in If-Unmodified-Since\".",
     },
     {
         "id": "ius-ignored",
-        "signature": rf"model: (?:PUT|DELETE|POST) if-unmodified-since -> 20[0-6]{REST}",
-        "explanation": r"expected 412, observed 20\d",
+        "signature": rf"model: (?:PUT|DELETE|POST) if-unmodified-since -> 20[0-6]{END}",
+        "expects": {412},
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.4",
-        "why": "The resource was modified after the If-Unmodified-Since date (or has no "
-               "representation), so the condition is false, and the method was performed. "
-               "§13.1.4: \"An origin server that receives an If-Unmodified-Since header "
-               "field MUST evaluate the condition as per Section 13.2 prior to performing "
-               "the method\" and \"MUST NOT perform the requested method if the condition "
-               "evaluates to false\".",
+        "why": "The resource was modified after the If-Unmodified-Since date, so the "
+               "condition is false, and the method was performed. §13.1.4: \"An origin "
+               "server MUST NOT perform the requested method if the condition evaluates to "
+               "false.\"",
+    },
+    {
+        "id": "ius-ignored-get",
+        "signature": rf"model: (?:GET|HEAD) if-unmodified-since -> 200{END}",
+        "expects": {412},
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "The If-Unmodified-Since date is before the last modification (the model "
+               "knows it from Last-Modified, or from the same server answering the same "
+               "date with 412 on another method), so the condition is false and a GET or "
+               "HEAD must not be performed. §13.1.4 lets a recipient ignore the field only "
+               "\"if the resource does not have a modification date available\"; a server "
+               "that evaluates it for DELETE has one.",
+    },
+    {
+        "id": "strong-etag-reused",
+        "signature": rf"model: (?:GET|HEAD) -> 200{SEQ}",
+        # The oracle found the tag and date it saw equal to the previous
+        # representation's (an ETag value holds escaped quotes).
+        "explanation": r'contradicts what earlier messages revealed: \(\(\$\d+ == '
+                       r'"(?:[^"\\]|\\.)*"\) && \(\$\d+ == \d+\)\) is impossible',
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §8.8.1, §8.8.3",
+        "why": "The server gave a different content the same strong ETag (and "
+               "Last-Modified) as the previous one: both were written in the same second "
+               "with the same length, and the tag is made of the modification second and "
+               "the length. §8.8.1: a strong validator \"changes value whenever a change "
+               "occurs to the representation data that would be observable in the content "
+               "of a 200 (OK) response to GET\".",
+    },
+    {
+        "id": "precondition-ignored",
+        "signature": rf"model: [A-Z]+(?: if-[a-z-]+(?:\(invalid\))?)+ -> 20\d{END}",
+        "expects": {412, 304},
+        "evidence": valid_precondition_in_kill,
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1, §13.2.2",
+        "why": "The request carries several preconditions, and in every explanation one of "
+               "them is false (every explanation expected 412 or 304, or a refusal, never a "
+               "success); the server performed the request anyway. Each precondition field "
+               "of §13.1 says the origin server \"MUST NOT perform the requested method if "
+               "the condition evaluates to false\"; the counterexample shows which.",
+    },
+    {
+        "id": "after-if-none-match-ignored",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": inm_matched_but_performed,
+        "shows": "a request with If-None-Match naming tag T was answered 2xx with the content "
+                 "tagged T",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.2",
+        "why": "Earlier in the counterexample the server performed a request whose "
+               "If-None-Match names the tag of the very content it then served, so the "
+               "condition was false; the model can only explain the answer by the tag "
+               "having changed, which a later answer contradicts. " + Q_INM,
+    },
+    {
+        "id": "after-if-match-ignored",
+        "signature": r"model: (?:GET|HEAD)[^>]* -> 200.*",
+        "evidence": created_by_conditional_put,
+        "shows": "every explanation had the resource missing and every PUT of the path "
+                 "carried If-Match",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "The resource exists although the only requests that could have created it "
+               "were PUTs with If-Match, which is false on a missing resource: the server "
+               "performed one of them (its answer may not even have arrived before the "
+               "read). " + Q_IF_MATCH,
+    },
+    {
+        "id": "after-if-match-ignored",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": if_match_guess_performed,
+        "shows": "a request with If-Match listing only tags no response of the path carried "
+                 "was answered 2xx",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "Earlier in the counterexample the server performed a request whose If-Match "
+               "lists only tags the resource never showed; the model could explain that only "
+               "by a representation whose tag it had not seen having one of them, which "
+               "later answers contradict. " + Q_IF_MATCH,
+    },
+    {
+        "id": "after-delete-precondition-ignored",
+        "signature": r"model: [A-Z]+[^>]* -> 404.*",
+        "evidence": removed_by_conditional_delete,
+        "shows": "every explanation had the resource present and every DELETE of the path "
+                 "carried If-Match or If-None-Match",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1, §13.1.2",
+        "why": "The resource is gone although every order of the requests has it present: "
+               "the only requests that could remove it were DELETEs whose precondition the "
+               "model found false in every order, so the server performed a DELETE whose "
+               "precondition had failed. " + Q_INM,
+    },
+    {
+        "id": "torn-read",
+        "signature": r"model: GET[^>]* -> 200 \(concurrent\)",
+        "evidence": torn_read,
+        "shows": "the GET returned a body that no PUT of the path sent",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §9.3.1, §9.3.4",
+        "why": "A GET racing with a PUT of the same path returned content that no request "
+               "ever stored (e.g. the new content's first byte followed by NUL bytes): the "
+               "file is replaced in place, and a reader sees it half-written. §9.3.1: GET "
+               "transfers \"a current selected representation\"; §9.3.4: PUT replaces the "
+               "state with \"the state defined by the representation enclosed\" — no "
+               "order of the requests yields this body.",
     },
     {
         "id": "concurrent-creates",
-        "signature": r"model: PUT -> 201(?: after PUT(?: ; PUT)*)?(?:; then PUT(?: ; PUT)*)?"
-                     r" \(concurrent\)",
+        "signature": r"model: PUT[^>]* -> 201 \(concurrent\)",
         "explanation": r"expected 20[04], observed 201",
+        "evidence": racing_creates,
+        "shows": "two overlapping PUTs of the path both answered 201, no DELETE",
         "verdict": SERVER_BUG + " (race)",
         "clause": "RFC 9110 §9.3.4",
-        "why": "Concurrent PUTs of one new path are each answered 201 Created, so no "
-               "order of them explains the answers: only the first can have created the "
-               "resource (§9.3.4: 201 \"if the target resource does not have a current "
-               "representation and the PUT successfully creates one\", 200 or 204 when "
-               "an existing one was modified). The server checks for existence and "
-               "replaces the file in separate steps. In sequence the same requests pass.",
+        "why": "Two PUTs of one new path, in flight at the same time on two connections, "
+               "are both answered 201 Created; no order of them explains that, since only "
+               "the first can have created the resource (§9.3.4: 201 when \"the target "
+               "resource does not have a current representation and the PUT successfully "
+               "creates one\", 200 or 204 when an existing one was modified). Existence "
+               "check and file replacement are separate steps. In sequence the same "
+               "requests pass. (With If-None-Match: * on both, this is the lost update "
+               "that precondition exists to prevent.)",
+    },
+    {
+        "id": "race-403",
+        "signature": r"model: [A-Z]+[^>]* -> 403 \(concurrent\)",
+        "evidence": racing_request,
+        "shows": "another request of the path was in flight on another connection",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §15.5.4",
+        "why": "A request racing with a PUT or DELETE of the same path is answered 403 "
+               "Forbidden: the file was there when the server looked it up and gone (or "
+               "being replaced) when it opened it, and that failure is reported as a "
+               "permission refusal. Any order of the two requests gives 200 or 404; 403 "
+               "(\"the server understood the request but refuses to fulfill it\") is not "
+               "what happened.",
+    },
+    {
+        "id": "after-concurrent-creates",
+        "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
+        "evidence": racing_creates,
+        "shows": "two overlapping PUTs of the path both answered 201, no DELETE",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §9.3.4",
+        "why": "The counterexample contains the creation race above (two overlapping PUTs "
+               "of the path both answered 201); no order of the requests explains the "
+               "answers, and the oracle gives up at a later response of the same "
+               "interleaving.",
+    },
+    {
+        "id": "after-invalid-ius-412",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": invalid_ius_answered_412,
+        "shows": "a request of the path with an invalid If-Unmodified-Since answered 412",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "Earlier in the counterexample the server answered 412 to a request whose "
+               "only possibly false precondition was an invalid If-Unmodified-Since (the "
+               "bug above); the model can only explain that 412 by some other state of the "
+               "resource, which a later answer contradicts. " + Q_IUS_INVALID,
+    },
+    {
+        "id": "after-weak-if-match-performed",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": weak_if_match_performed,
+        "shows": "a request of the path with only weak If-Match tags answered 2xx",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "Earlier in the counterexample the server performed a request whose If-Match "
+               "lists only weak tags, which never match (If-Match uses the strong "
+               "comparison); the model can only explain that by the tag matching, which a "
+               "later answer contradicts. " + Q_IF_MATCH,
+    },
+    {
+        "id": "racing-deletes",
+        "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
+        "evidence": racing_deletes,
+        "shows": "two DELETEs of the path overlapped on two connections, both answered 2xx",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §9.3.5",
+        "why": "Two DELETEs of one resource, in flight at the same time, are both answered "
+               "as successful deletions, and no order of the requests explains the answers "
+               "(the second of any order finds nothing to delete: 404). The deletion and "
+               "the check that there is something to delete are separate steps.",
+    },
+    {
+        "id": "not-linearizable",
+        "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
+        "evidence": racing_writes,
+        # Only for a server that, in the same campaign, was caught in a race
+        # for certain (the entries above): a single-threaded server's
+        # race-dependent violation is the late effect of another bug.
+        "needs": {"concurrent-creates", "racing-deletes", "torn-read", "race-403"},
+        "shows": "a PUT or DELETE of the path overlapped, on another connection, with another "
+                 "request of the path, on a server caught in a race for certain (creates, "
+                 "deletes, torn read or 403 above)",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §9.3.4, §9.3.5",
+        "why": "Requests of one path overlapped in time on two connections, and no order of "
+               "them explains the answers: the server's PUT and DELETE do not take effect at "
+               "one instant (checks, writes and renames of a file are separate steps), so "
+               "answers reflect a mixture of states. The oracle tries every order of "
+               "overlapping requests; the same requests in sequence pass; and the reference "
+               "server gives no violation with up to 8 connections (black-box section "
+               "above), so the model's handling of concurrency is not the suspect. Judged "
+               "by this generic rule only after the specific ones above did not apply.",
+    },
+    {
+        "id": "content-length-then-close",
+        "signature": r"protocol: connection closed in the middle of a response at byte N: S",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9112 §6.3, RFC 9110 §8.6",
+        "why": "The response header announced a Content-Length, and the server closed the "
+               "connection before sending that many bytes. RFC 9112 §6.3: with a valid "
+               "Content-Length, \"If the sender closes the connection or the recipient "
+               "times out before the indicated number of octets are received, the "
+               "recipient MUST consider the message to be incomplete\"; RFC 9110 §8.6: a "
+               "sender MUST NOT send a Content-Length that differs from the content's "
+               "length. (lighttpd 1.4.69, checked by hand with curl: after a PUT truncates "
+               "a file within the same second, GET answers with the old file's "
+               "Content-Length and closes without a body.)",
     },
 ]
 
-JUDGEMENTS.append({
-    "id": "content-length-then-close",
-    "signature": r"protocol: connection closed in the middle of a response at byte N: S",
-    "verdict": SERVER_BUG,
-    "clause": "RFC 9112 §6.3, RFC 9110 §8.6",
-    "why": "The response header announced a Content-Length, and the server closed the "
-           "connection before sending that many bytes. RFC 9112 §6.3: with a valid "
-           "Content-Length, \"If the sender closes the connection or the recipient times "
-           "out before the indicated number of octets are received, the recipient MUST "
-           "consider the message to be incomplete\"; RFC 9110 §8.6: a sender MUST NOT "
-           "send a Content-Length that differs from the content's length. (lighttpd "
-           "1.4.69, checked by hand with curl: after a PUT truncates a file within the "
-           "same second, GET answers with the old file's Content-Length from its stat "
-           "cache and closes without a body.)",
-})
-
 KILL_RE = re.compile(r"response (\d+) received")
 PREFIX_RE = re.compile(r"^/dualfuzz-\d+-\d+-")
+VERSION_RE = re.compile(r"(Apache/\S+(?: \(\w+\))?|nginx/\S+|lighttpd/\S+)")
 
 
-def judge(v):
+def short_version(v):
+    m = VERSION_RE.search(v or "")
+    return m.group(1) if m else (v or "?")
+
+
+# Refusals the model allows instead of performing a request (content on a
+# GET or DELETE: 400/413/415; POST: 405/501; a missing resource: 404).
+REFUSALS = {400, 404, 405, 413, 415, 501}
+STATUS_REASON = re.compile(r"response\.status: expected (\d+), observed \d+")
+
+
+def expected_statuses(v):
+    """The statuses the explanations expected instead, when every reason the
+    oracle gave is a wrong status or a validator that contradicts the
+    explanation (else None; None too when no reason is about the status)."""
+    out = set()
+    for line in v.get("explanation", "").splitlines():
+        line = line.strip()
+        if not line.startswith("- "):
+            continue
+        reason = re.sub(r" \(server state .*\)$", "", line[2:])
+        # An explanation refuted by the response's own validators (its ETag
+        # or date contradicts what the explanation assumed) says nothing
+        # about the status.
+        if reason.startswith("the response contradicts what earlier messages revealed") \
+                or reason.startswith("response.headers.etag:") \
+                or reason.startswith("response.dates.last-modified:"):
+            continue
+        alts = reason.split("; or ")
+        if not all(STATUS_REASON.fullmatch(a) for a in alts):
+            return None
+        out |= {int(STATUS_REASON.fullmatch(a).group(1)) for a in alts}
+    return out or None
+
+
+def judge(v, proven=frozenset()):
+    """The first entry that applies; `proven`: the ids already judged, without
+    context, for the same server (for entries with "needs")."""
     for j in JUDGEMENTS:
-        if re.fullmatch(j["signature"], v["signature"]) and (
-                not j.get("explanation") or re.search(j["explanation"],
-                                                      v.get("explanation", ""))):
-            return j
+        if j.get("needs") and not j["needs"] & proven:
+            continue
+        if not re.fullmatch(j["signature"], v["signature"]):
+            continue
+        if j.get("explanation") and not re.search(j["explanation"], v.get("explanation", "")):
+            continue
+        if "expects" in j:
+            # Every surviving explanation expected the precondition's answer
+            # or a refusal the model also allows, never a success.
+            exp = expected_statuses(v) or {0}
+            if not exp <= j["expects"] | REFUSALS or not exp & j["expects"]:
+                continue
+        if j.get("evidence") and not j["evidence"](v):
+            continue
+        return j
     return None
 
 
@@ -249,7 +732,10 @@ def show_path(p):
 def message_line(m, kill_label):
     ir = m["ir"]
     arrow = ">" if m["label"] % 2 else "<"
-    parts = [f"c{m['conn']} {arrow} {m['label']}"]
+    # A reopened connection (a `close cN` then a request on cN) is marked
+    # with the oracle's number for it.
+    c = f"c{m['conn']}" + (f"#{wire(m)}" if wire(m) != m["conn"] else "")
+    parts = [f"{c} {arrow} {m['label']}"]
     h = ir.get("headers", {}) if isinstance(ir.get("headers"), dict) else {}
     if arrow == ">":
         parts.append(f"{ir.get('method', '?')} {show_path(ir.get('path', '?'))}")
@@ -313,7 +799,8 @@ def render(m, args, runs):
     for r in runs:
         if r["server"] not in seen:
             seen.add(r["server"])
-            out.append(f"| {r['server']} | {r['version']} | {CONFIG.get(r['server'], '')} |")
+            out.append(f"| {r['server']} | {short_version(r['version'])} (`{r['version']}`) | "
+                       f"{CONFIG.get(r['server'], '')} |")
     out.append("")
     out.append("| server | connections | seed | seconds | executions | exec/s | messages "
                "| inconclusive | seconds shrinking | distinct violations | server bugs "
@@ -321,6 +808,13 @@ def render(m, args, runs):
     out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
                "| ---: | ---: |")
     findings = {}  # server -> signature -> merged finding
+    proven = {}  # server -> ids judged without context (see judge)
+    for r in runs:
+        ids = proven.setdefault(r["server"], set())
+        for v in r.get("summary", {}).get("violations", []):
+            j = judge(v)
+            if j:
+                ids.add(j["id"])
     for r in runs:
         if "error" in r:
             out.append(f"| {r['server']} | {r['connections']} | {r['seed']} | — | — | — | — "
@@ -328,7 +822,8 @@ def render(m, args, runs):
             continue
         s = r["summary"]
         vs = s.get("violations", [])
-        verdicts = [(judge(v) or {}).get("verdict", "unclassified") for v in vs]
+        verdicts = [(judge(v, proven[r["server"]]) or {}).get("verdict", "unclassified")
+                    for v in vs]
         bugs = sum(1 for x in verdicts if x.startswith(SERVER_BUG))
         gaps = sum(1 for x in verdicts if x == "model gap")
         out.append(f"| {r['server']} | {r['connections']} | {r['seed']} | "
@@ -350,16 +845,17 @@ def render(m, args, runs):
     total = {"bug": 0, "gap": 0, "unclassified": 0}
     for server in [x for x in SERVERS if x in findings] + \
             [x for x in findings if x not in SERVERS]:
+        pv = proven[server]
         fs = sorted(findings[server].values(),
-                    key=lambda f: (judge(f) is None, (judge(f) or {}).get("id", ""),
+                    key=lambda f: (judge(f, pv) is None, (judge(f, pv) or {}).get("id", ""),
                                    -f["count"]))
-        version = next(r["version"] for r in runs if r["server"] == server)
+        version = short_version(next(r["version"] for r in runs if r["server"] == server))
         out.append(f"### {version}: {len(fs)} distinct violations")
         out.append("")
         # A summary first: one line per judgement.
         by = {}
         for f in fs:
-            j = judge(f)
+            j = judge(f, pv)
             by.setdefault(j["id"] if j else "unclassified", []).append(f)
         for key, group in by.items():
             j = next((x for x in JUDGEMENTS if x["id"] == key), None)
@@ -372,7 +868,7 @@ def render(m, args, runs):
                            f"{n} occurrences")
         out.append("")
         for f in fs:
-            j = judge(f)
+            j = judge(f, pv)
             if j is None:
                 total["unclassified"] += 1
             elif j["verdict"] == "model gap":
@@ -383,6 +879,8 @@ def render(m, args, runs):
             out.append("")
             verdict = (f"**{j['verdict']}** ({j['clause']}). {j['why']}" if j else
                        "**unclassified — needs a look.**")
+            if j and j.get("shows"):
+                verdict += f" (Checked in the trace: {j['shows']}.)"
             out.append(verdict)
             out.append("")
             lines, why = counterexample(f)
@@ -396,7 +894,8 @@ def render(m, args, runs):
             out.append("")
             out.append("```")
             out.append(f["script"].rstrip("\n"))
-            out.append("--- trace (the path prefix of the run's namespace removed)")
+            out.append("--- trace (the run's namespace prefix removed; the harness sends /a/b "
+                       "as /a~b)")
             out.extend(lines)
             if why:
                 out.append("--- why no explanation survived (first reasons)")
@@ -406,6 +905,23 @@ def render(m, args, runs):
     out.append(f"Total: {total['bug']} distinct violations judged server bugs, "
                f"{total['gap']} model gaps (false alarms), {total['unclassified']} "
                "unclassified.")
+    out.append("")
+    out.append("**Reproduce.** `cmake --build build --target dualfuzz && "
+               "scripts/subjects/campaign.sh` (= `bench/eval_realservers.py`; "
+               "`--seconds 600 --connections 2` by default, `--connections 1,2` for both, "
+               "`--reuse` to re-render from `bench/results/realservers.jsonl`). A single "
+               "counterexample: `scripts/subjects/subject.sh start nginx 18080 DIR`, save "
+               "its script to a file, `dualfuzz replay --target 127.0.0.1:18080 FILE`.")
+    out.append("")
+    out.append("**How the judgements are made.** The table `JUDGEMENTS` in "
+               "`bench/eval_realservers.py` maps signatures (regular expressions over them, "
+               "plus what the oracle expected instead) to a verdict, the clause and the "
+               "reason; it names behaviours, never servers, and a signature it does not "
+               "cover is printed as *unclassified — needs a look*. Every entry was written "
+               "after reading the counterexamples it covers. A violation that needs a race "
+               "(*(concurrent)*) is never judged by its killing request's preconditions, "
+               "since a race can be the cause. A *model gap* would be a false alarm: the "
+               "fix belongs in `specs/src/http.cpp` (with the RFC text), not in this table.")
     out.append("")
     return "\n".join(out)
 

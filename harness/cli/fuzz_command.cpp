@@ -22,7 +22,7 @@
 //                  "first_execution":..,"count":..,"script":..,"report":..,
 //                  "reproduced":..,"min_steps":..,"min_requests":..,
 //                  "min_messages":..,"explanation":..,"trace":[{"conn":..,
-//                  "label":..,"ir":{..}},...]},...]
+//                  "label":..,"wire_conn":..,"ir":{..}},...]},...]
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -189,18 +189,35 @@ std::string signature_of(const RunResult& r);
 
 // Were two requests on the killing request's path in flight at once, on
 // different connections?
+// The TCP connection a message went over, as the oracle numbers them: a
+// script's `close cN` followed by a request on cN opens a new one, and
+// requests already sent on the closed one may still be processed by the
+// server, concurrently.
+std::map<harness::Label, oracle::ConnId> wire_conns(const RunResult& r) {
+  std::map<harness::Label, oracle::ConnId> out;
+  for (const oracle::Event& e : r.events)
+    if (e.kind == oracle::Event::Kind::Request || e.kind == oracle::Event::Kind::Response)
+      out.emplace(e.label, e.conn);
+  return out;
+}
+
 bool concurrent(const RunResult& r) {
   const Json* kill = killing_request(r);
   if (!kill) return false;
   const std::string path = path_of(*kill);
-  std::map<harness::Label, harness::ConnId> in_flight;  // same-path requests
+  const auto wire = wire_conns(r);
+  auto conn_of = [&](const harness::LabelledTrace::Message& m) -> std::uint64_t {
+    auto it = wire.find(m.label);
+    return it == wire.end() ? m.conn : it->second;
+  };
+  std::map<harness::Label, std::uint64_t> in_flight;  // same-path requests
   for (const auto& m : r.trace.messages()) {
     if (!harness::is_request_label(m.label)) {
       in_flight.erase(harness::request_of(m.label));
     } else if (path_of(m.ir) == path) {
       for (const auto& [label, conn] : in_flight)
-        if (conn != m.conn) return true;
-      in_flight[m.label] = m.conn;
+        if (conn != conn_of(m)) return true;
+      in_flight[m.label] = conn_of(m);
     }
   }
   return false;
@@ -290,13 +307,16 @@ harness::Jexp without_header(const harness::Jexp& body, const std::string& name)
 // renders them), with long string values (error pages) cut to 80 bytes.
 Json trace_json(const RunResult& r) {
   Json out = Json::array();
+  const auto wire = wire_conns(r);
   for (const auto& m : r.trace.messages()) {
     Json ir = m.ir;
     if (ir.is_object())
       for (auto& [k, v] : ir.items())
         if (v.is_string() && v.get<std::string>().size() > 80)
           v = v.get<std::string>().substr(0, 77) + "...";
-    out.push_back({{"conn", m.conn}, {"label", m.label}, {"ir", ir}});
+    Json msg = {{"conn", m.conn}, {"label", m.label}, {"ir", ir}};
+    if (auto it = wire.find(m.label); it != wire.end()) msg["wire_conn"] = it->second;
+    out.push_back(std::move(msg));
   }
   return out;
 }
