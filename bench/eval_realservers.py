@@ -850,58 +850,76 @@ def render(m, args, runs):
                     key=lambda f: (judge(f, pv) is None, (judge(f, pv) or {}).get("id", ""),
                                    -f["count"]))
         version = short_version(next(r["version"] for r in runs if r["server"] == server))
-        out.append(f"### {version}: {len(fs)} distinct violations")
-        out.append("")
-        # A summary first: one line per judgement.
-        by = {}
+        by = {}  # judgement id -> findings, most frequent first
         for f in fs:
             j = judge(f, pv)
             by.setdefault(j["id"] if j else "unclassified", []).append(f)
+        # Judgements by occurrences, the unclassified last.
+        by = dict(sorted(by.items(), key=lambda kv: (kv[0] == "unclassified",
+                                                     -sum(f["count"] for f in kv[1]))))
+        out.append(f"### {version}: {len(fs)} distinct violations, {len(by)} judgements")
+        out.append("")
+        out.append("| judgement | verdict | clause | signatures | occurrences |")
+        out.append("| --- | --- | --- | ---: | ---: |")
         for key, group in by.items():
             j = next((x for x in JUDGEMENTS if x["id"] == key), None)
             n = sum(f["count"] for f in group)
-            if j:
-                out.append(f"- **{j['verdict']}**, {j['clause']} (`{key}`): "
-                           f"{len(group)} signature(s), {n} occurrences")
-            else:
-                out.append(f"- **unclassified — needs a look**: {len(group)} signature(s), "
-                           f"{n} occurrences")
+            out.append(f"| `{key}` | {j['verdict'] if j else '**unclassified — needs a look**'} "
+                       f"| {j['clause'] if j else ''} | {len(group)} | {n} |")
         out.append("")
-        for f in fs:
-            j = judge(f, pv)
-            if j is None:
-                total["unclassified"] += 1
-            elif j["verdict"] == "model gap":
-                total["gap"] += 1
+        for key, group in by.items():
+            j = next((x for x in JUDGEMENTS if x["id"] == key), None)
+            for f in group:
+                total["unclassified" if j is None else
+                      "gap" if j["verdict"] == "model gap" else "bug"] += 1
+            out.append(f"#### {version}: `{key}`")
+            out.append("")
+            if j:
+                text = f"**{j['verdict']}** ({j['clause']}). {j['why']}"
+                if j.get("shows"):
+                    text += f" (Checked in each counterexample's trace: {j['shows']}.)"
             else:
-                total["bug"] += 1
-            out.append(f"#### `{f['signature']}`")
+                text = ("**Unclassified — needs a look**: no entry of `JUDGEMENTS` covers "
+                        "these; each counterexample follows.")
+            out.append(text)
             out.append("")
-            verdict = (f"**{j['verdict']}** ({j['clause']}). {j['why']}" if j else
-                       "**unclassified — needs a look.**")
-            if j and j.get("shows"):
-                verdict += f" (Checked in the trace: {j['shows']}.)"
-            out.append(verdict)
-            out.append("")
-            lines, why = counterexample(f)
-            n = len(f.get("trace", []))
-            out.append(f"{f['count']} occurrences ({'; '.join(f['runs'])}). "
-                       + ("Minimized" if f.get("reproduced") else
-                          "**Not reproduced** on replay (a race), so not minimized: the "
-                          "original")
-                       + f" counterexample, {f.get('min_steps', '?')} script steps, "
-                       f"{n} messages" + (" (more than 6)" if n > 6 else "") + ":")
-            out.append("")
-            out.append("```")
-            out.append(f["script"].rstrip("\n"))
-            out.append("--- trace (the run's namespace prefix removed; the harness sends /a/b "
-                       "as /a~b)")
-            out.extend(lines)
-            if why:
-                out.append("--- why no explanation survived (first reasons)")
-                out.extend(why)
-            out.append("```")
-            out.append("")
+            # One counterexample per judgement: the shortest reproduced one
+            # (every one for unclassified violations).
+            shown = group if j is None else [min(
+                group, key=lambda f: (not f.get("reproduced"), len(f.get("trace", [])),
+                                      -f["count"]))]
+            for f in shown:
+                lines, why = counterexample(f)
+                n = len(f.get("trace", []))
+                out.append(f"`{f['signature']}`: {f['count']} occurrences "
+                           f"({'; '.join(f['runs'])}). "
+                           + ("Minimized" if f.get("reproduced") else
+                              "**Not reproduced** on replay (a race), so not minimized: the "
+                              "original")
+                           + f" counterexample, {f.get('min_steps', '?')} script steps, "
+                           f"{n} messages" + (" (more than 6)" if n > 6 else "") + ":")
+                out.append("")
+                out.append("```")
+                out.append(f["script"].rstrip("\n"))
+                out.append("--- trace (the run's namespace prefix removed; the harness sends "
+                           "/a/b as /a~b)")
+                out.extend(lines)
+                if why:
+                    out.append("--- why no explanation survived (first reasons)")
+                    out.extend(why[:3])
+                out.append("```")
+                out.append("")
+            rest = [f for f in group if f not in shown]
+            if rest:
+                out.append(f"The other {len(rest)} signature(s) judged `{key}`:")
+                out.append("")
+                out.append("| signature | occurrences | messages | reproduced |")
+                out.append("| --- | ---: | ---: | --- |")
+                for f in rest:
+                    out.append(f"| `{f['signature']}` | {f['count']} | "
+                               f"{len(f.get('trace', []))} | "
+                               f"{'yes' if f.get('reproduced') else 'no'} |")
+                out.append("")
     out.append(f"Total: {total['bug']} distinct violations judged server bugs, "
                f"{total['gap']} model gaps (false alarms), {total['unclassified']} "
                "unclassified.")
