@@ -227,7 +227,7 @@ def inm_matched_but_performed(v):
         if resp and isinstance(resp.get("headers"), dict) and "etag" in resp["headers"]:
             if r[2].get("method") == "PUT":
                 tagged[resp["headers"]["etag"]] = r[2].get("body", "")
-            elif r[2].get("method") == "GET" and resp.get("status") == 200:
+            elif r[2].get("method") in ("GET", "POST") and resp.get("status") == 200:
                 tagged[resp["headers"]["etag"]] = resp.get("body")
     for r in reqs:
         inm, resp = r[2].get("headers", {}).get("if-none-match"), r[3]
@@ -257,6 +257,25 @@ def if_match_guess_performed(v):
         if tags and "*" not in tags and not any(t in seen for t in tags):
             return True
     return False
+
+
+def one_tag_two_contents(v):
+    """Two answers of the path carrying the same ETag with different content
+    (a GET or POST answered 200 with the content, or a PUT answered with the
+    tag of what it stored)."""
+    contents = {}
+    for r in path_requests(v):
+        resp = r[3]
+        if not (resp and isinstance(resp.get("headers"), dict) and "etag" in resp["headers"]):
+            continue
+        if r[2].get("method") == "PUT":
+            body = r[2].get("body", "")
+        elif r[2].get("method") in ("GET", "POST") and resp.get("status") == 200:
+            body = resp.get("body")
+        else:
+            continue
+        contents.setdefault(resp["headers"]["etag"], set()).add(body)
+    return any(len(b) > 1 for b in contents.values())
 
 
 def valid_precondition_in_kill(v):
@@ -408,6 +427,8 @@ JUDGEMENTS = [
         # representation's (an ETag value holds escaped quotes).
         "explanation": r'contradicts what earlier messages revealed: \(\(\$\d+ == '
                        r'"(?:[^"\\]|\\.)*"\) && \(\$\d+ == \d+\)\) is impossible',
+        "evidence": one_tag_two_contents,
+        "shows": "two answers of the path carry the same ETag with different content",
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §8.8.1, §8.8.3",
         "why": "The server gave a different content the same strong ETag (and "
