@@ -189,15 +189,27 @@ def racing_writes(v):
 
 
 def created_by_conditional_put(v):
-    """The killing GET or HEAD found the resource (200) where every
-    explanation had it missing, and every PUT of the path carried If-Match,
-    which is false on a missing resource."""
+    """The killing answer shows the resource existing (200 to a GET, HEAD or
+    POST, 200 or 204 to a PUT or DELETE) where every explanation had it
+    missing, and every other PUT of the path since it was last deleted
+    carried If-Match, which is false on a missing resource."""
     reqs = path_requests(v)
     kill = next((r for r in reqs if r[0] == kill_label(v)), None)
-    puts = [r for r in reqs if r[2].get("method") == "PUT"]
-    return (kill is not None and kill[2].get("method") in ("GET", "HEAD") and
-            kill[3] is not None and kill[3].get("status") == 200 and
-            all_states_missing(v) and puts and
+    if kill is None or kill[3] is None:
+        return False
+    method, status = kill[2].get("method"), kill[3].get("status")
+    exists = (status == 200 and method in ("GET", "HEAD", "POST")) or \
+        (status in (200, 204) and method in ("PUT", "DELETE"))
+    # Missing in every explanation: the states say so, or (a PUT's states are
+    # those after it) only 201 Created was expected.
+    missing = all_states_missing(v) or (method == "PUT" and expected_statuses(v) == {201})
+    # The PUTs that could have created it: those after the last DELETE of the
+    # path that was answered 2xx.
+    deleted = [r[5] for r in reqs if r[2].get("method") == "DELETE" and r[3]
+               and str(r[3].get("status", "")).startswith("2")]
+    since = max(deleted, default=-1)
+    puts = [r for r in reqs if r[2].get("method") == "PUT" and r is not kill and r[4] > since]
+    return (exists and missing and bool(puts) and
             all("if-match" in r[2].get("headers", {}) for r in puts))
 
 
@@ -260,18 +272,30 @@ def if_match_guess_performed(v):
 
 
 def one_tag_two_contents(v):
-    """Two answers of the path carrying the same ETag with different content
-    (a GET or POST answered 200 with the content, or a PUT answered with the
-    tag of what it stored)."""
+    """Two answers of the path carry the same ETag for different content.
+    An answer's content: the body of a GET or POST answered 200, the body a
+    PUT stored, or, for a HEAD or a 304, the body of the last PUT of the path
+    answered 2xx before the request was sent (when no other request of the
+    path was in flight then)."""
     contents = {}
-    for r in path_requests(v):
+    reqs = path_requests(v)
+    for r in reqs:
         resp = r[3]
         if not (resp and isinstance(resp.get("headers"), dict) and "etag" in resp["headers"]):
             continue
-        if r[2].get("method") == "PUT":
+        method, status = r[2].get("method"), resp.get("status")
+        if method == "PUT":
             body = r[2].get("body", "")
-        elif r[2].get("method") in ("GET", "POST") and resp.get("status") == 200:
+        elif method in ("GET", "POST") and status == 200:
             body = resp.get("body")
+        elif (method == "HEAD" and status == 200) or status == 304:
+            if any(x[4] < r[4] < x[5] for x in reqs if x is not r):
+                continue  # another request of the path in flight
+            done = [x for x in reqs if x[2].get("method") in ("PUT", "DELETE") and x[3]
+                    and str(x[3].get("status", "")).startswith("2") and x[5] < r[4]]
+            if not done or done[-1][2].get("method") != "PUT":
+                continue
+            body = done[-1][2].get("body", "")
         else:
             continue
         contents.setdefault(resp["headers"]["etag"], set()).add(body)
@@ -422,11 +446,10 @@ JUDGEMENTS = [
     },
     {
         "id": "strong-etag-reused",
-        "signature": rf"model: (?:GET|HEAD) -> 200{SEQ}",
-        # The oracle found the tag and date it saw equal to the previous
-        # representation's (an ETag value holds escaped quotes).
-        "explanation": r'contradicts what earlier messages revealed: \(\(\$\d+ == '
-                       r'"(?:[^"\\]|\\.)*"\) && \(\$\d+ == \d+\)\) is impossible',
+        "signature": rf"model: (?:GET|HEAD)(?: if-none-match)? -> (?:200|304){SEQ}",
+        # The oracle found the tag it saw equal to the previous
+        # representation's.
+        "explanation": r"contradicts what earlier messages revealed: \(*\$\d+ == ",
         "evidence": one_tag_two_contents,
         "shows": "two answers of the path carry the same ETag with different content",
         "verdict": SERVER_BUG,
@@ -434,7 +457,7 @@ JUDGEMENTS = [
         "why": "The server gave a different content the same strong ETag (and "
                "Last-Modified) as the previous one: both were written in the same second "
                "with the same length, and the tag is made of the modification second and "
-               "the length. §8.8.1: a strong validator \"changes value whenever a change "
+               "the length (so an If-None-Match with the old tag is also answered 304). §8.8.1: a strong validator \"changes value whenever a change "
                "occurs to the representation data that would be observable in the content "
                "of a 200 (OK) response to GET\".",
     },
@@ -466,16 +489,16 @@ JUDGEMENTS = [
     },
     {
         "id": "after-if-match-ignored",
-        "signature": r"model: (?:GET|HEAD)[^>]* -> 200.*",
+        "signature": r"model: [A-Z]+[^>]* -> 20\d.*",
         "evidence": created_by_conditional_put,
-        "shows": "every explanation had the resource missing and every PUT of the path "
-                 "carried If-Match",
+        "shows": "every explanation had the resource missing, the answer shows it exists, "
+                 "and every other PUT of the path since its last deletion carried If-Match",
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.1",
         "why": "The resource exists although the only requests that could have created it "
                "were PUTs with If-Match, which is false on a missing resource: the server "
                "performed one of them (its answer may not even have arrived before the "
-               "read). " + Q_IF_MATCH,
+               "request that shows it). " + Q_IF_MATCH,
     },
     {
         "id": "after-if-match-ignored",
