@@ -1,24 +1,340 @@
 // `dualfuzz fuzz --spec http --target inprocess[:BUG] [--seconds N] [--seed S]
-// [--connections K] [--json]`: black-box generate-and-check (no coverage, the
-// seed paper's mode). On a violation: shrink the script, print it, its trace
-// and the explanation, exit 1. Nothing found: exit 0. `--json` ends stdout
-// with one summary line for scripts (bench/eval_blackbox.py):
+// [--connections K] [--keep-going] [--json]`: black-box generate-and-check (no
+// coverage, the seed paper's mode). On a violation: shrink the script, print
+// it, its trace and the explanation, exit 1. Nothing found: exit 0.
+//
+// A violation the server does not show again when its script is replayed (a
+// race) is not minimized: the original script and its run are printed, marked
+// "not reproduced" (a shrunk script that passes would be a false claim).
+//
+// `--keep-going`: after a violation, record its signature (see
+// `signature_of`), print it if it is new, and go on fuzzing until --seconds;
+// each distinct violation is printed once and its repeats are counted. Exit 1
+// if any violation was found.
+//
+// `--json` ends stdout with one summary line for scripts
+// (bench/eval_blackbox.py, bench/eval_realservers.py):
 //   {"target":"inprocess:BUG","violation":true,"kind":"model","seconds":..,
 //    "executions":..,"messages":..,"requests_sent":..,"steps":..,
-//    "min_steps":..,"min_requests":..,"min_messages":..,...}
+//    "min_steps":..,"min_requests":..,"min_messages":..,"reproduced":..,...}
+// With --keep-going, "seconds" is the whole run and the line also has
+//   "violations":[{"signature":..,"kind":..,"first_seconds":..,
+//                  "first_execution":..,"count":..,"script":..,"report":..,
+//                  "reproduced":..,"min_steps":..,"min_requests":..,
+//                  "min_messages":..,"explanation":..,"trace":[{"conn":..,
+//                  "label":..,"wire_conn":..,"ir":{..}},...]},...]
+#include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "commands.h"
 #include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/sequence_chart.h"
 #include "dualfuzz/mutator/minimize.h"
 #include "dualfuzz/mutator/script_mutator.h"
+#include "dualfuzz/specs/http.h"
 #include "dualfuzz/specs/http_protocol.h"
 #include "target.h"
 
 namespace dualfuzz::cli {
+namespace {
+
+using harness::Json;
+using harness::RunResult;
+
+const char* kind_name(RunResult::Outcome o) {
+  switch (o) {
+    case RunResult::Outcome::ModelViolation:
+      return "model";
+    case RunResult::Outcome::ProtocolViolation:
+      return "protocol";
+    case RunResult::Outcome::LivenessViolation:
+      return "liveness";
+    default:
+      return "none";
+  }
+}
+
+std::size_t count_requests(const harness::Script& s) {
+  std::size_t n = 0;
+  for (const auto& st : s.steps) n += std::holds_alternative<harness::RequestStep>(st);
+  return n;
+}
+
+// Is `v` a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1, §8.8.3)?
+bool valid_etag_field(const std::string& v) {
+  std::size_t i = 0, tags = 0;
+  auto skip = [&] {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
+  };
+  skip();
+  if (v.substr(i) == "*") return true;
+  while (i < v.size()) {
+    if (v.compare(i, 2, "W/") == 0) i += 2;
+    if (i >= v.size() || v[i] != '"') return false;
+    std::size_t close = v.find('"', i + 1);
+    if (close == std::string::npos) return false;
+    for (std::size_t k = i + 1; k < close; ++k)
+      if (static_cast<unsigned char>(v[k]) < 0x21 || v[k] == 0x7f) return false;
+    i = close + 1;
+    ++tags;
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t')) ++i;
+    if (i < v.size() && v[i] != ',') return false;
+    skip();
+  }
+  return tags > 0;
+}
+
+// A request's shape: its method and which precondition fields it carries,
+// each marked "(invalid)" when its value is malformed — the RFC treats a
+// malformed precondition differently from a false one (§13.1.4: ignore an
+// invalid If-Unmodified-Since), so the two are different bugs. Values are
+// left out: `If-Match: *` and `If-Match: "x"` ignored are one bug.
+std::string request_shape(const Json& q) {
+  std::string s = q.is_object() && q.contains("method") && q["method"].is_string()
+                      ? q["method"].get<std::string>()
+                      : "?";
+  if (!q.is_object() || !q.contains("headers") || !q["headers"].is_object()) return s;
+  const Json& h = q["headers"];
+  for (const char* name : {"if-match", "if-none-match", "if-modified-since",
+                           "if-unmodified-since", "if-range"}) {
+    if (!h.contains(name)) continue;
+    const std::string v = h[name].is_string() ? h[name].get<std::string>() : "";
+    const bool date = std::string_view(name).ends_with("since");
+    const bool ok = h[name].is_string() &&
+                    (date ? specs::parse_http_date(v).has_value() : valid_etag_field(v));
+    s += std::string(" ") + name + (ok ? "" : "(invalid)");
+  }
+  return s;
+}
+
+// The request (in the trace) whose response killed the last explanation, or
+// nullptr (a protocol or liveness violation, or a kill at a request).
+const Json* killing_request(const RunResult& r) {
+  if (r.verdict.event_index >= r.events.size()) return nullptr;
+  const oracle::Event& e = r.events[r.verdict.event_index];
+  if (e.kind != oracle::Event::Kind::Response) return nullptr;
+  return r.trace.find(harness::request_of(e.label));
+}
+
+std::string path_of(const Json& q) {
+  return q.is_object() && q.contains("path") && q["path"].is_string()
+             ? q["path"].get<std::string>()
+             : "";
+}
+
+// What makes two violations "the same" before shrinking, and what shrinking
+// must keep: the outcome kind and, for a model violation, the shape of the
+// request whose response no explanation survived and that response's
+// status (harness::violation_key also keeps the reasons the explanations
+// died for, but those depend on which explanations happened to be alive, so
+// they would stop the shrinker from removing irrelevant requests). Protocol
+// and liveness violations: violation_key (what was malformed).
+std::string model_key(const std::string& shape, const RunResult& r) {
+  const Json& answer = r.events[r.verdict.event_index].payload;
+  return std::string(kind_name(r.outcome)) + ": " + shape + " -> " +
+         (answer.is_object() && answer.contains("status") ? answer["status"].dump()
+                                                          : "?");
+}
+std::string quick_key(const RunResult& r) {
+  const Json* q = killing_request(r);
+  if (r.outcome != RunResult::Outcome::ModelViolation || !q)
+    return harness::violation_key(r);
+  return model_key(request_shape(*q), r);
+}
+
+// Where the explanations went wrong ("response.status",
+// "response.headers.etag", ...), from violation_key.
+std::set<std::string> reasons(const RunResult& r) {
+  std::set<std::string> out;
+  const std::string key = harness::violation_key(r);
+  for (std::size_t at = key.find('\n'); at != std::string::npos;) {
+    std::size_t end = key.find('\n', at + 1);
+    out.insert(key.substr(at + 1, end == std::string::npos ? end : end - at - 1));
+    at = end;
+  }
+  return out;
+}
+
+// The signature of a (minimized) violating run, to deduplicate findings:
+//   "model: PUT if-none-match -> 204 after PUT"
+//   "model: PUT -> 201 (concurrent)"
+// A bug is a wrong answer to a kind of interaction, so the signature is:
+//  - the outcome kind (model / protocol / liveness);
+//  - the request whose answer no explanation survived, by its shape (method
+//    + which preconditions, see request_shape), and that answer's status;
+//  - the shapes of the other requests on its path, in the order the server
+//    saw them, before it ("after ...") and sent while it was in flight
+//    ("then ..."): the model treats paths as independent, so these are the
+//    interaction that matters, and after shrinking they are the
+//    counterexample's skeleton;
+//  - or, when two of them were in flight at once on different connections,
+//    "(concurrent)" instead of the lists: two racing PUTs is a different bug
+//    from the same two PUTs in sequence (a shrunk script is first tried
+//    serialized, see `serialized`, so this is only said when the race is
+//    needed), and what else a race's counterexample holds is noise.
+// Left out: values (ETags, dates, bodies differ between occurrences), labels,
+// requests on other paths, and the reasons the explanations died (which of
+// them were alive depends on incidentals, e.g. a nested path keeps a
+// "409: no parent collection" explanation alive until the status is seen).
+// So two bugs that give the same status to the same request sequence and
+// differ only in a header value are counted as one; the printed
+// counterexample is the first one's.
+// Protocol and liveness violations: violation_key (what was malformed).
+std::string signature_of(const RunResult& r);
+
+// Were two requests on the killing request's path in flight at once, on
+// different connections?
+// The TCP connection a message went over, as the oracle numbers them: a
+// script's `close cN` followed by a request on cN opens a new one, and
+// requests already sent on the closed one may still be processed by the
+// server, concurrently.
+std::map<harness::Label, oracle::ConnId> wire_conns(const RunResult& r) {
+  std::map<harness::Label, oracle::ConnId> out;
+  for (const oracle::Event& e : r.events)
+    if (e.kind == oracle::Event::Kind::Request || e.kind == oracle::Event::Kind::Response)
+      out.emplace(e.label, e.conn);
+  return out;
+}
+
+bool concurrent(const RunResult& r) {
+  const Json* kill = killing_request(r);
+  if (!kill) return false;
+  const std::string path = path_of(*kill);
+  const auto wire = wire_conns(r);
+  auto conn_of = [&](const harness::LabelledTrace::Message& m) -> std::uint64_t {
+    auto it = wire.find(m.label);
+    return it == wire.end() ? m.conn : it->second;
+  };
+  std::map<harness::Label, std::uint64_t> in_flight;  // same-path requests
+  for (const auto& m : r.trace.messages()) {
+    if (!harness::is_request_label(m.label)) {
+      in_flight.erase(harness::request_of(m.label));
+    } else if (path_of(m.ir) == path) {
+      for (const auto& [label, conn] : in_flight)
+        if (conn != conn_of(m)) return true;
+      in_flight[m.label] = conn_of(m);
+    }
+  }
+  return false;
+}
+
+std::string signature_of(const RunResult& r) {
+  const Json* kill = killing_request(r);
+  if (r.outcome != RunResult::Outcome::ModelViolation || !kill)
+    return harness::violation_key(r);
+  // A race is shrunk unreliably (each try may or may not hit it), so the
+  // other requests left in its counterexample are noise: it is named by
+  // its killing request alone.
+  if (concurrent(r)) return quick_key(r) + " (concurrent)";
+  const std::string path = path_of(*kill);
+  std::string before, after;  // shapes of the other requests on the path
+  bool seen_kill = false;
+  for (const auto& m : r.trace.messages()) {
+    if (!harness::is_request_label(m.label) || path_of(m.ir) != path) continue;
+    if (&m.ir == kill) {
+      seen_kill = true;
+      continue;
+    }
+    std::string& list = seen_kill ? after : before;
+    list += (list.empty() ? "" : " ; ") + request_shape(m.ir);
+  }
+  // "model: PUT if-none-match -> 204 after PUT": the killing request and its
+  // answer first, then what led to it.
+  return quick_key(r) + (before.empty() ? "" : " after " + before) +
+         (after.empty() ? "" : "; then " + after);
+}
+
+// The script with every request on connection 0, each followed by a wait for
+// its response (closes dropped): the same interaction without concurrency.
+std::optional<harness::Script> serialized(const harness::Script& s,
+                                          const harness::FunctionRegistry& fns) {
+  harness::Script out;
+  for (const auto& st : s.steps) {
+    if (const auto* q = std::get_if<harness::RequestStep>(&st)) {
+      harness::RequestStep r = *q;
+      r.conn = 0;
+      out.steps.emplace_back(std::move(r));
+      out.steps.emplace_back(harness::WaitStep{q->label});
+    } else if (std::holds_alternative<harness::CommentStep>(st)) {
+      out.steps.push_back(st);
+    }
+  }
+  if (out == s || harness::validate(out, fns)) return std::nullopt;
+  return out;
+}
+
+// The precondition fields of a request step's "headers" (as the script
+// spells them), and the step without one of them.
+bool is_precondition(std::string name) {
+  std::erase_if(name, [](char c) { return c <= ' ' || c == ':' || c >= 0x7f; });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return name == "if-match" || name == "if-none-match" || name == "if-modified-since" ||
+         name == "if-unmodified-since" || name == "if-range";
+}
+std::vector<std::string> precondition_keys(const harness::Jexp& body) {
+  std::vector<std::string> out;
+  if (body.kind() != harness::Jexp::Kind::Object) return out;
+  for (std::size_t i = 0; i < body.keys().size(); ++i)
+    if (body.keys()[i] == "headers" &&
+        body.items()[i].kind() == harness::Jexp::Kind::Object)
+      for (const std::string& k : body.items()[i].keys())
+        if (is_precondition(k)) out.push_back(k);
+  return out;
+}
+harness::Jexp without_header(const harness::Jexp& body, const std::string& name) {
+  std::vector<std::pair<std::string, harness::Jexp>> fields;
+  for (std::size_t i = 0; i < body.keys().size(); ++i) {
+    const harness::Jexp& v = body.items()[i];
+    if (body.keys()[i] != "headers" || v.kind() != harness::Jexp::Kind::Object) {
+      fields.emplace_back(body.keys()[i], v);
+      continue;
+    }
+    std::vector<std::pair<std::string, harness::Jexp>> headers;
+    for (std::size_t j = 0; j < v.keys().size(); ++j)
+      if (v.keys()[j] != name) headers.emplace_back(v.keys()[j], v.items()[j]);
+    fields.emplace_back("headers", harness::Jexp::object(std::move(headers)));
+  }
+  return harness::Jexp::object(std::move(fields));
+}
+
+// The run's messages for the --json summary (bench/eval_realservers.py
+// renders them), with long string values (error pages) cut to 80 bytes.
+Json trace_json(const RunResult& r) {
+  Json out = Json::array();
+  const auto wire = wire_conns(r);
+  for (const auto& m : r.trace.messages()) {
+    Json ir = m.ir;
+    if (ir.is_object())
+      for (auto& [k, v] : ir.items())
+        if (v.is_string() && v.get<std::string>().size() > 80)
+          v = v.get<std::string>().substr(0, 77) + "...";
+    Json msg = {{"conn", m.conn}, {"label", m.label}, {"ir", ir}};
+    if (auto it = wire.find(m.label); it != wire.end()) msg["wire_conn"] = it->second;
+    out.push_back(std::move(msg));
+  }
+  return out;
+}
+
+// One distinct violation (--keep-going).
+struct Finding {
+  std::string signature;
+  std::string kind;
+  double first_seconds = 0;
+  std::uint64_t first_execution = 0;
+  std::uint64_t count = 0;  // occurrences, incl. repeats attributed via quick_key
+  bool reproduced = true;
+  harness::Script script;  // minimized (or the original when not reproduced)
+  RunResult run;           // of `script`
+  std::size_t original_steps = 0;
+};
+
+}  // namespace
 
 void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   struct Opts {
@@ -30,6 +346,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
     bool liveness = false;
     bool quiet = false;
     bool json = false;
+    bool keep_going = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub =
@@ -44,6 +361,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("-q,--quiet", o->quiet, "no progress lines");
   sub->add_flag("--json", o->json,
                 "end with a one-line JSON summary (time, messages, sizes)");
+  sub->add_flag(
+      "--keep-going", o->keep_going,
+      "after a violation, go on until --seconds; report each distinct one once");
   sub->callback([o, &run] {
     run = [o]() -> int {
       auto target = Target::make(o->target);
@@ -70,6 +390,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
             .count();
       };
       std::uint64_t execs = 0, messages = 0, sent = 0, inconclusive = 0;
+      double shrink_seconds = 0;  // --keep-going: time spent shrinking, not fuzzing
       auto summary = [&](bool violation) {
         nlohmann::json j = {{"target", o->target},           {"seed", o->seed},
                             {"connections", o->connections}, {"violation", violation},
@@ -78,12 +399,172 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                             {"inconclusive", inconclusive}};
         return j;
       };
-      auto requests = [](const harness::Script& s) {
-        std::size_t n = 0;
-        for (const auto& st : s.steps)
-          n += std::holds_alternative<harness::RequestStep>(st);
-        return n;
+
+      // Shrinks a violating run's script. Without --keep-going any violation
+      // of the same kind may be kept (as before, so bench/eval_blackbox.py's
+      // figures stay comparable); with it, the same violation (quick_key),
+      // so that the shrunk script is a counterexample for *this* finding.
+      struct Shrunk {
+        harness::Script script;
+        RunResult run;
+        bool reproduced;
       };
+      // --keep-going shrinking: the counterexample should show the bug and
+      // nothing else, so that its signature (signature_of) names the bug.
+      // `key` (a quick_key) is what must stay; it changes when a
+      // precondition field or the concurrency turns out to be unneeded.
+      auto settle_keep_going = [&](const harness::Script& original,
+                                   const RunResult& replayed, std::string key) -> Shrunk {
+        auto same = [&](const RunResult& x) {
+          return x.violation() && quick_key(x) == key;
+        };
+        auto shows = [&](const harness::Script& s, RunResult& out) {
+          for (int i = 0; i < 3; ++i) {
+            out = play(s);
+            if (same(out)) return true;
+          }
+          return false;
+        };
+        // A race shows on some runs only: the shrinker gives each candidate
+        // two chances, or it would keep whatever happened to be in the
+        // first run that lost the race.
+        const bool flaky = concurrent(replayed);
+        auto still_fails = [&](const harness::Script& c) {
+          return same(play(c)) || (flaky && same(play(c)));
+        };
+        // quick_key keeps the killing request's preconditions, so the
+        // shrinker cannot drop one the violation does not need (a reused
+        // ETag shows with or without If-Modified-Since): try without each.
+        auto drop_one = [&](harness::Script& s, RunResult& run) {
+          const Json* kill = killing_request(run);
+          if (!kill) return false;
+          for (std::size_t i = 0; i < s.steps.size(); ++i) {
+            auto* q = std::get_if<harness::RequestStep>(&s.steps[i]);
+            if (!q || run.trace.find(q->label) != kill) continue;
+            for (const std::string& name : precondition_keys(q->body)) {
+              harness::Script cand = s;
+              std::get<harness::RequestStep>(cand.steps[i]).body =
+                  without_header(q->body, name);
+              // The same violation, killed at the same request without it.
+              Json lighter = *kill;
+              std::string lower = name;
+              std::transform(lower.begin(), lower.end(), lower.begin(),
+                             [](unsigned char c) { return std::tolower(c); });
+              std::erase_if(lower, [](char c) { return c <= ' ' || c >= 0x7f; });
+              if (lighter.contains("headers") && lighter["headers"].is_object())
+                lighter["headers"].erase(lower);
+              const std::string want = model_key(request_shape(lighter), run);
+              RunResult x;
+              bool ok = false;
+              // ... and for no new reason: without If-Match, a PUT that
+              // ignored it may still fail for reusing an ETag, which is
+              // another bug.
+              for (int t = 0; t < 3 && !ok; ++t) {
+                x = play(cand);
+                ok = x.violation() && quick_key(x) == want &&
+                     std::ranges::includes(reasons(run), reasons(x));
+              }
+              if (!ok) continue;
+              key = want;
+              s = std::move(cand);
+              run = std::move(x);
+              return true;
+            }
+            break;
+          }
+          return false;
+        };
+        auto settle = [&](harness::Script s, RunResult run) -> Shrunk {
+          while (drop_one(s, run)) {
+          }
+          for (int round = 0; round < 4; ++round) {
+            harness::Script m = mutator::minimize(s, still_fails);
+            RunResult mr;
+            if (m != s) {
+              if (!shows(m, mr)) break;  // shrunk by luck (a race): keep s
+              s = std::move(m);
+              run = std::move(mr);
+            }
+            if (!drop_one(s, run)) break;
+            while (drop_one(s, run)) {
+            }
+          }
+          return {s, run, true};
+        };
+        Shrunk out = settle(original, replayed);
+        // The signature says "concurrent" only when the race is needed: try
+        // the interaction in sequence. If the sequence shows a violation,
+        // even another one (a DELETE that ignored If-None-Match, seen
+        // concurrently as a later HEAD's 404), that is the bug to report.
+        if (auto seq = serialized(out.script, http.functions))
+          for (int i = 0; i < 3; ++i) {
+            RunResult x = play(*seq);
+            if (same(x)) return {*seq, x, true};
+            if (x.outcome == RunResult::Outcome::ModelViolation && killing_request(x)) {
+              const std::string before = key;
+              key = quick_key(x);
+              Shrunk s = settle(*seq, x);
+              RunResult check;
+              if (shows(s.script, check)) return {s.script, check, true};
+              key = before;
+              break;
+            }
+          }
+        return out;
+      };
+      auto shrink = [&](const harness::Script& original, const RunResult& r) -> Shrunk {
+        std::string key = quick_key(r);
+        auto same = [&](const RunResult& x) {
+          return o->keep_going ? x.violation() && quick_key(x) == key
+                               : x.outcome == r.outcome;
+        };
+        // A real server may show a violation only under one timing (two
+        // racing PUTs): replay a few times before trusting it.
+        auto shows = [&](const harness::Script& s, RunResult& out) {
+          for (int i = 0; i < 3; ++i) {
+            out = play(s);
+            if (same(out)) return true;
+          }
+          return false;
+        };
+        RunResult replayed;
+        if (!shows(original, replayed)) return {original, r, false};
+        if (o->keep_going) return settle_keep_going(original, replayed, key);
+        harness::Script small = mutator::minimize(
+            original, [&](const harness::Script& s) { return same(play(s)); });
+        RunResult again;
+        if (!shows(small, again)) {
+          // The shrunk script failed by luck during shrinking; the original
+          // did show it again, so report that.
+          return {original, replayed, true};
+        }
+        return {small, again, true};
+      };
+      auto print_finding = [&](const harness::Script& original, const Shrunk& s,
+                               double found) {
+        std::cout << "dualfuzz fuzz: violation after " << found << " s, " << execs
+                  << " executions, " << messages << " messages (seed " << o->seed
+                  << ")\n";
+        if (s.reproduced)
+          std::cout << "--- minimized script (" << s.script.steps.size()
+                    << " steps, from " << original.steps.size() << ")\n";
+        else
+          std::cout << "--- original script (" << original.steps.size()
+                    << " steps; NOT minimized: the violation did not re-occur in 3 "
+                       "replays, e.g. a race)\n";
+        std::cout << harness::print_script(s.script) << "--- " << s.run.report();
+      };
+
+      std::map<std::string, Finding> findings;  // by signature
+      std::vector<std::string> order;           // signatures, in order found
+      // quick_key -> how often seen, and which signatures its minimized
+      // occurrences had (repeats are attributed to the most frequent).
+      struct Quick {
+        std::uint64_t seen = 0;
+        std::map<std::string, std::uint64_t> signatures;
+      };
+      std::map<std::string, Quick> quick;
+
       double next_report = 5;
       while (elapsed() < o->seconds) {
         std::string parent = pool.empty() ? std::string() : pool[rng() % pool.size()];
@@ -94,59 +575,139 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           if (auto* r = std::get_if<harness::RequestStep>(&st)) r->conn %= o->connections;
           if (auto* c = std::get_if<harness::CloseStep>(&st)) c->conn %= o->connections;
         }
-        harness::RunResult r = play(*script);
+        RunResult r = play(*script);
         ++execs;
         messages += r.trace.size();
         for (const auto& m : r.trace.messages())
           sent += harness::is_request_label(m.label);
         inconclusive += r.inconclusive();
-        if (r.violation()) {
+        if (r.violation() && !o->keep_going) {
           const double found = elapsed();
-          const auto kind = r.outcome;
-          harness::Script small = mutator::minimize(
-              *script, [&](const harness::Script& s) { return play(s).outcome == kind; });
+          const Shrunk s = shrink(*script, r);
           const double shrunk = elapsed() - found;
-          harness::RunResult again = play(small);
-          std::cout << "dualfuzz fuzz: violation after " << found << " s, " << execs
-                    << " executions, " << messages << " messages (seed " << o->seed
-                    << ")\n"
-                    << "--- minimized script (" << small.steps.size() << " steps, from "
-                    << script->steps.size() << ")\n"
-                    << harness::print_script(small) << "--- " << again.report();
+          print_finding(*script, s, found);
           if (o->json) {
             nlohmann::json j = summary(true);
             j["seconds"] = found;
-            j["kind"] = kind == harness::RunResult::Outcome::ModelViolation ? "model"
-                        : kind == harness::RunResult::Outcome::ProtocolViolation
-                            ? "protocol"
-                            : "liveness";
+            j["kind"] = kind_name(r.outcome);
             j["steps"] = script->steps.size();
-            j["requests"] = requests(*script);
-            j["min_steps"] = small.steps.size();
-            j["min_requests"] = requests(small);
-            j["min_messages"] = again.trace.size();
+            j["requests"] = count_requests(*script);
+            j["min_steps"] = s.script.steps.size();
+            j["min_requests"] = count_requests(s.script);
+            j["min_messages"] = s.run.trace.size();
             j["minimize_seconds"] = shrunk;
+            j["reproduced"] = s.reproduced;
             std::cout << "\n" << j.dump() << "\n";
           }
           return kViolation;
         }
-        if (pool.size() < 256)
+        if (r.violation()) {
+          // Shrinking every occurrence would spend the budget on the most
+          // frequent bug, so occurrences with a known quick_key are shrunk
+          // only at the 1st, 4th, 16th, 64th, ... time (a sample, in case
+          // one quick_key covers two bugs); the others count as repeats of
+          // the quick_key's most frequent signature.
+          const double found = elapsed();
+          Quick& qk = quick[quick_key(r)];
+          const std::uint64_t n = ++qk.seen;
+          if ((n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0) {  // a power of 4
+            const Shrunk s = shrink(*script, r);
+            shrink_seconds += elapsed() - found;
+            const std::string sig = signature_of(s.run);
+            ++qk.signatures[sig];
+            auto [it, fresh] = findings.try_emplace(sig);
+            Finding& f = it->second;
+            ++f.count;
+            if (fresh) {
+              f.signature = sig;
+              f.kind = kind_name(r.outcome);
+              f.first_seconds = found;
+              f.first_execution = execs;
+              f.reproduced = s.reproduced;
+              f.script = s.script;
+              f.run = s.run;
+              f.original_steps = script->steps.size();
+              order.push_back(sig);
+              std::cout << "=== violation " << order.size() << ": " << sig << "\n";
+              print_finding(*script, s, found);
+              std::cout << "\n" << std::flush;
+            } else if (!f.reproduced && s.reproduced) {
+              // A later occurrence that does reproduce gives a better report.
+              f.reproduced = true;
+              f.script = s.script;
+              f.run = s.run;
+              f.original_steps = script->steps.size();
+            }
+          } else {
+            auto best = std::max_element(
+                qk.signatures.begin(), qk.signatures.end(),
+                [](const auto& a, const auto& b) { return a.second < b.second; });
+            ++findings[best->first].count;
+          }
+        } else if (pool.size() < 256) {
+          // Violating scripts are not mutated further: with --keep-going
+          // they would mostly find the same bug again.
           pool.push_back(text);
-        else
+        } else {
           pool[rng() % pool.size()] = text;
+        }
         if (!o->quiet && elapsed() >= next_report) {
           std::cerr << "dualfuzz fuzz: " << static_cast<int>(elapsed()) << " s, " << execs
                     << " executions (" << static_cast<int>(execs / elapsed()) << "/s), "
-                    << messages << " messages, no violation (" << inconclusive
-                    << " inconclusive)\n";
+                    << messages << " messages, "
+                    << (order.empty()
+                            ? std::string("no violation")
+                            : std::to_string(order.size()) + " distinct violations, " +
+                                  std::to_string(static_cast<int>(shrink_seconds)) +
+                                  " s shrinking")
+                    << " (" << inconclusive << " inconclusive)\n";
           next_report += 5;
         }
       }
-      std::cout << "dualfuzz fuzz: no violation in " << elapsed() << " s, " << execs
-                << " executions, " << messages << " messages, " << inconclusive
-                << " inconclusive (oracle budget)\n";
-      if (o->json) std::cout << summary(false).dump() << "\n";
-      return kNoViolation;
+      if (!order.empty()) {
+        std::cout << "dualfuzz fuzz: " << order.size() << " distinct violation"
+                  << (order.size() == 1 ? "" : "s") << " in " << elapsed() << " s, "
+                  << execs << " executions, " << messages << " messages, " << inconclusive
+                  << " inconclusive (oracle budget):\n";
+        for (std::size_t i = 0; i < order.size(); ++i) {
+          const Finding& f = findings[order[i]];
+          std::cout << "  " << i + 1 << ". " << f.count << " x " << f.signature
+                    << (f.reproduced ? "" : " (not reproduced)") << "\n";
+        }
+      } else {
+        std::cout << "dualfuzz fuzz: no violation in " << elapsed() << " s, " << execs
+                  << " executions, " << messages << " messages, " << inconclusive
+                  << " inconclusive (oracle budget)\n";
+      }
+      if (o->json) {
+        nlohmann::json j = summary(!order.empty());
+        if (o->keep_going) {
+          nlohmann::json list = nlohmann::json::array();
+          for (const std::string& sig : order) {
+            const Finding& f = findings[sig];
+            list.push_back({{"signature", f.signature},
+                            {"kind", f.kind},
+                            {"first_seconds", f.first_seconds},
+                            {"first_execution", f.first_execution},
+                            {"count", f.count},
+                            {"reproduced", f.reproduced},
+                            {"steps", f.original_steps},
+                            {"min_steps", f.script.steps.size()},
+                            {"min_requests", count_requests(f.script)},
+                            {"min_messages", f.run.trace.size()},
+                            {"script", harness::print_script(f.script)},
+                            {"report", f.run.report()},
+                            {"explanation", f.run.detail},
+                            {"trace", trace_json(f.run)}});
+          }
+          j["violations"] = list;
+          j["shrink_seconds"] = shrink_seconds;
+        }
+        std::cout << nlohmann::json(j).dump(-1, ' ', false,
+                                            nlohmann::json::error_handler_t::replace)
+                  << "\n";
+      }
+      return order.empty() ? kNoViolation : kViolation;
     };
   });
 }

@@ -43,9 +43,20 @@ version() {
 
 start() {
   mkdir -p "$WORK/root" "$WORK/logs" "$WORK/tmp"
-  # The servers run as root here only because the session is root; the docroot
-  # must be writable by the worker user either way.
+  # The servers run as root here only because the session is root; their
+  # workers do not (Apache: www-data, nginx: nobody), so the docroot must be
+  # writable and every directory above it searchable by them (a WORK made
+  # by `mktemp -d` is 0700: every GET would be 403 and every PUT 500).
   chmod 777 "$WORK/root" "$WORK/tmp" "$WORK/logs"
+  chmod 755 "$WORK"
+  local d=$WORK
+  while [ "$d" != / ]; do
+    d=$(dirname "$d")
+    if [ "$(id -u)" -eq 0 ] && ! runuser -u nobody -- test -x "$d" 2>/dev/null; then
+      echo "subject.sh: $d is not searchable by the server's worker user" >&2
+      exit 2
+    fi
+  done
   case $NAME in
     apache2)
       local mods=/usr/lib/apache2/modules
@@ -106,13 +117,29 @@ webdav.is-readonly = "disable"
 CONF
       lighttpd -f "$WORK/lighttpd.conf" ;;
   esac
+  local up=""
   for _ in $(seq 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then echo "$NAME: $(version) on 127.0.0.1:$PORT, root $WORK/root"; return 0; fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then up=1; break; fi
     sleep 0.1
   done
-  echo "subject.sh: $NAME did not answer on port $PORT" >&2
-  cat "$WORK/logs/error.log" >&2 || true
-  exit 2
+  if [ -z "$up" ]; then
+    echo "subject.sh: $NAME did not answer on port $PORT" >&2
+    cat "$WORK/logs/error.log" >&2 || true
+    exit 2
+  fi
+  # Answering is not enough: a misconfigured subject (unwritable docroot)
+  # would make every finding an artefact. PUT, GET back, DELETE.
+  local base="http://127.0.0.1:$PORT/dualfuzz-smoke-$$" put get del
+  put=$(curl -s -o /dev/null -w '%{http_code}' -X PUT --data-binary smoke "$base")
+  get=$(curl -s "$base")
+  del=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$base")
+  if [[ $put != 2?? || $get != smoke || $del != 2?? ]]; then
+    echo "subject.sh: $NAME failed the smoke test (PUT $put, GET '$get', DELETE $del)" >&2
+    cat "$WORK/logs/error.log" >&2 || true
+    stop
+    exit 2
+  fi
+  echo "$NAME: $(version) on 127.0.0.1:$PORT, root $WORK/root"
 }
 
 stop() {

@@ -79,6 +79,49 @@ case $t in
     [ "$(code "$dualfuzz" replay --target inprocess --chart /nonexistent/c.svg "$script")" = 2 ] ||
       fail "unwritable chart"
     ;;
+  fuzz_keep_going)
+    # --keep-going reports the first violation and goes on until --seconds.
+    [ "$(code "$dualfuzz" fuzz --target inprocess:etag-reuse --seconds 4 --seed 1 \
+         --connections 2 --keep-going --json -q)" = 1 ] || fail "exit code: $(cat err.txt)"
+    tail -1 out.txt > summary.json
+    python3 - summary.json <<'PY' || fail "summary: $(cat summary.json)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+v = j["violations"]
+assert j["violation"] is True and len(v) >= 1, "no violation listed"
+sigs = [x["signature"] for x in v]
+assert len(set(sigs)) == len(sigs), "a signature listed twice"
+first = min(x["first_seconds"] for x in v)
+# It went on: the run lasted its budget, well past the first violation,
+# and executed more scripts after it.
+assert j["seconds"] >= 3.5 and first < 3, (j["seconds"], first)
+assert j["executions"] > max(x["first_execution"] for x in v), "stopped at a violation"
+for x in v:
+    assert x["kind"] in ("model", "protocol", "liveness"), x["kind"]
+    assert x["count"] >= 1 and x["reproduced"] is True
+    assert x["script"].startswith("req ") or "\nreq " in x["script"], x["script"]
+    assert 0 < x["min_steps"] <= x["steps"]
+# The minimized etag-reuse counterexample is found more than once in 4 s.
+assert sum(x["count"] for x in v) > len(v), "no repeat counted"
+PY
+    # Each distinct violation is printed once, with its minimized script.
+    n=$(grep -c '^=== violation ' out.txt)
+    [ "$n" = "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["violations"]))' summary.json)" ] ||
+      fail "$n reports"
+    grep -q '^--- minimized script' out.txt || fail "no minimized script"
+    # Without --keep-going the run stops at the first violation, as before.
+    [ "$(code "$dualfuzz" fuzz --target inprocess:etag-reuse --seconds 30 --seed 1 \
+         --connections 2 --json -q)" = 1 ] || fail "exit code without --keep-going"
+    tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["violation"] and "violations" not in j and j["seconds"] < 10, j
+assert j["reproduced"] is True and j["min_steps"] <= j["steps"], j' || fail "single: $(tail -1 out.txt)"
+    # The correct server: no violation, an empty list.
+    [ "$(code "$dualfuzz" fuzz --target inprocess --seconds 2 --keep-going --json -q)" = 0 ] ||
+      fail "false alarm: $(cat out.txt)"
+    tail -1 out.txt | grep -q '"violations":\[\]' || fail "list: $(tail -1 out.txt)"
+    ;;
   *) fail "unknown test $t" ;;
 esac
 echo "PASS $t"

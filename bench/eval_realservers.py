@@ -1,0 +1,1050 @@
+#!/usr/bin/env python3
+"""Real servers as black boxes: `dualfuzz fuzz --keep-going` against Apache
+httpd (mod_dav), nginx (dav module) and lighttpd (mod_webdav).
+
+For each server and connection count: start it on a free loopback port with
+a private document root (scripts/subjects/subject.sh), fuzz it for --seconds
+with `dualfuzz fuzz --keep-going --json`, stop it; then write the section
+"## Real servers (black box)" of docs/EVALUATION.md (the other sections are
+kept): versions, machine, executions and messages per run, and every
+distinct violation with its minimized counterexample, the RFC clause it
+breaks and a judgement (JUDGEMENTS below; anything they do not cover is
+listed as "unclassified — needs a look").
+
+  bench/eval_realservers.py                        # 3 servers x 600 s, 2 connections
+  bench/eval_realservers.py --seconds 60 --servers nginx --connections 1,2
+  bench/eval_realservers.py --reuse                # re-render from the raw log
+
+Raw results (one JSON object per run, the fuzz summary line with its
+violations) go to --raw (default bench/results/realservers.jsonl); the
+section is rendered from the latest run of each (server, connections, seed)
+found there, so runs can be added one at a time.
+"""
+import argparse
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import eval_blackbox  # noqa: E402  (machine(), write_section())
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SECTION = "## Real servers (black box)"
+SUBJECT = os.path.join(ROOT, "scripts/subjects/subject.sh")
+SERVERS = ["apache2", "nginx", "lighttpd"]
+CONFIG = {
+    "apache2": "mpm_event, mod_dav + mod_dav_fs (`Dav On`), `MaxKeepAliveRequests 0`",
+    "nginx": "1 worker, `dav_methods PUT DELETE`, `create_full_put_path on`",
+    "lighttpd": "mod_webdav (`webdav.activate`, not read-only)",
+}
+
+# Judgements, keyed by signature. A signature (harness/cli/fuzz_command.cpp,
+# signature_of) is "model: <killing request shape> -> <status>[ after
+# <earlier requests on the path>][; then <later ones>]" or, when a race was
+# needed, "model: <killing request shape> -> <status> (concurrent)"; a
+# shape is the method and the precondition fields it carries, "(invalid)"
+# when malformed. Each entry: a regular expression the whole signature must
+# match, optionally one the oracle's explanation must contain (what the
+# model expected instead), optionally evidence the counterexample's trace
+# must show (`evidence`, described in `shows`), the verdict, the clause, and
+# why. The first entry that matches decides; a violation none matches is
+# listed as "unclassified — needs a look". A "model gap" entry would mean a
+# false alarm: fix specs/src/http.cpp instead of leaving it here.
+IMS = r"(?: if-modified-since(?:\(invalid\))?)?"  # If-Modified-Since, ignored by non-GET
+IUS = r"(?: if-unmodified-since(?:\(invalid\))?)?"
+SEQ = r"(?: after .*?)?(?:; then .*?)?"  # the rest of a signature without a race
+# ... or with one: a race-dependent violation is judged by its killing
+# request only when every interleaving the oracle tried expected the same
+# kind of answer (`expects`: all reasons are a wrong status, expected one of
+# these), so the race did not matter to the verdict.
+END = rf"(?:{SEQ}| \(concurrent\))"
+SERVER_BUG = "server bug"
+
+Q_IF_MATCH = ("§13.1.1: \"An origin server MUST NOT perform the requested method if a "
+              "received If-Match condition evaluates to false.\"")
+Q_INM = ("§13.1.2: \"An origin server MUST NOT perform the requested method if the "
+         "condition evaluates to false; instead, the origin server MUST respond with either "
+         "a) the 304 (Not Modified) status code if the request method is GET or HEAD or b) "
+         "the 412 (Precondition Failed) status code for all other request methods.\"")
+Q_IUS_INVALID = ("§13.1.4: \"A recipient MUST ignore the If-Unmodified-Since header field "
+                 "if the received field value is not a valid HTTP-date\".")
+
+
+def wire(m):
+    """The TCP connection of a trace message (a script's `close cN` and a
+    later request on cN make a new one)."""
+    return m.get("wire_conn", m["conn"])
+
+
+def trace_requests(v):
+    """(label, conn, ir) of each request of the counterexample, and
+    label -> status of each response."""
+    reqs = [(m["label"], wire(m), m["ir"]) for m in v.get("trace", []) if m["label"] % 2]
+    status = {m["label"] - 1: m["ir"].get("status") for m in v.get("trace", [])
+              if m["label"] % 2 == 0 and m["label"]}
+    return reqs, status
+
+
+def kill_path(v):
+    m = KILL_RE.search(v.get("explanation", ""))
+    if not m:
+        return None
+    reqs, _ = trace_requests(v)
+    return next((ir.get("path") for l, _, ir in reqs if l == int(m.group(1)) - 1), None)
+
+
+def all_states_missing(v):
+    states = re.findall(r"\(server state (\{.*\})\)$", v.get("explanation", ""), re.M)
+    return bool(states) and all(x == '{"missing":true}' for x in states)
+
+
+def racing_creates(v):
+    """Two PUTs of the killing path both answered 201, the second sent before
+    the first was answered, on another connection, and no DELETE of the path
+    succeeded: a creation race."""
+    path, (reqs, status) = kill_path(v), trace_requests(v)
+    order = {m["label"]: i for i, m in enumerate(v.get("trace", []))}
+    puts = [(l, c) for l, c, ir in reqs if ir.get("path") == path and ir.get("method") == "PUT"
+            and status.get(l) == 201]
+    if any(ir.get("path") == path and ir.get("method") == "DELETE"
+           and str(status.get(l, "")).startswith("2") for l, _, ir in reqs):
+        return False
+    for l1, c1 in puts:
+        for l2, c2 in puts:
+            if c1 != c2 and order[l1] < order[l2] < order.get(l1 + 1, 1 << 30):
+                return True
+    return False
+
+
+def racing_request(v):
+    """Another request on the killing path was in flight on another
+    connection while the killing request was."""
+    m = KILL_RE.search(v.get("explanation", ""))
+    if not m:
+        return False
+    kill = int(m.group(1)) - 1
+    path = kill_path(v)
+    trace = v.get("trace", [])
+    order = {x["label"]: i for i, x in enumerate(trace)}
+    conn = next(wire(x) for x in trace if x["label"] == kill)
+    lo, hi = order[kill], order.get(kill + 1, len(trace))
+    for x in trace:
+        if x["label"] % 2 and wire(x) != conn and x["ir"].get("path") == path:
+            a, b = order[x["label"]], order.get(x["label"] + 1, len(trace))
+            if a < hi and lo < b:
+                return True
+    return False
+
+
+def path_requests(v):
+    """[(label, wire conn, request ir, response ir or None, index sent,
+    index answered)] of the killing path, in trace order."""
+    path, trace = kill_path(v), v.get("trace", [])
+    idx = {m["label"]: i for i, m in enumerate(trace)}
+    out = []
+    for i, m in enumerate(trace):
+        if m["label"] % 2 and m["ir"].get("path") == path:
+            j = idx.get(m["label"] + 1)
+            out.append((m["label"], wire(m), m["ir"], trace[j]["ir"] if j is not None else None,
+                        i, j if j is not None else len(trace)))
+    return out
+
+
+def kill_label(v):
+    m = KILL_RE.search(v.get("explanation", ""))
+    return int(m.group(1)) - 1 if m else None
+
+
+def torn_read(v):
+    """The killing GET returned a body that no PUT of the path sent."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if not kill or kill[2].get("method") != "GET" or not kill[3]:
+        return False
+    bodies = {r[2].get("body", "") for r in reqs if r[2].get("method") == "PUT"}
+    return kill[3].get("body") not in bodies and kill[3].get("body") is not None
+
+
+def overlapping(a, b):
+    return a[1] != b[1] and a[4] < b[5] and b[4] < a[5]
+
+
+def racing_deletes(v):
+    """Two DELETEs of the path overlapping on different connections, both 2xx."""
+    ds = [r for r in path_requests(v) if r[2].get("method") == "DELETE" and r[3]
+          and str(r[3].get("status", "")).startswith("2")]
+    return any(overlapping(a, b) for a in ds for b in ds if a is not b)
+
+
+def racing_writes(v):
+    """A PUT or DELETE of the path overlapped, on another connection, with
+    another request of the path."""
+    reqs = path_requests(v)
+    return any(overlapping(a, b) for a in reqs for b in reqs
+               if a is not b and a[2].get("method") in ("PUT", "DELETE"))
+
+
+def created_by_conditional_put(v):
+    """The killing answer shows the resource existing (200 to a GET, HEAD or
+    POST, 200 or 204 to a PUT or DELETE) where every explanation had it
+    missing, and every other PUT of the path since it was last deleted
+    carried If-Match, which is false on a missing resource."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if kill is None or kill[3] is None:
+        return False
+    method, status = kill[2].get("method"), kill[3].get("status")
+    exists = (status == 200 and method in ("GET", "HEAD", "POST")) or \
+        (status in (200, 204) and method in ("PUT", "DELETE"))
+    # Missing in every explanation: the states say so, or (a PUT's states are
+    # those after it) only 201 Created was expected.
+    missing = all_states_missing(v) or (method == "PUT" and expected_statuses(v) == {201})
+    # The PUTs that could have created it: those after the last DELETE of the
+    # path that was answered 2xx.
+    deleted = [r[5] for r in reqs if r[2].get("method") == "DELETE" and r[3]
+               and str(r[3].get("status", "")).startswith("2")]
+    since = max(deleted, default=-1)
+    puts = [r for r in reqs if r[2].get("method") == "PUT" and r is not kill and r[4] > since]
+    return (exists and missing and bool(puts) and
+            all("if-match" in r[2].get("headers", {}) for r in puts))
+
+
+def removed_by_conditional_delete(v):
+    """The killing request found the resource gone (404) where every
+    explanation had it present, and every DELETE of the path carried
+    If-Match or If-None-Match: one of them was performed although the model
+    could explain none of them succeeding."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    dels = [r for r in reqs if r[2].get("method") == "DELETE"]
+    states = re.findall(r"\(server state (\{.*\})\)$", v.get("explanation", ""), re.M)
+    return (kill is not None and kill[3] is not None and kill[3].get("status") == 404 and
+            states and all(x != '{"missing":true}' for x in states) and dels and
+            all({"if-match", "if-none-match"} & set(r[2].get("headers", {})) for r in dels))
+
+
+def inm_matched_but_performed(v):
+    """A GET or POST of the path whose If-None-Match names a tag T was answered
+    200 with the very content the server had tagged T (the content of the PUT
+    or GET whose answer carried ETag T): the server served the
+    representation the field named, so the condition was false."""
+    reqs = path_requests(v)
+    tagged = {}  # ETag -> content it was given to
+    for r in reqs:
+        resp = r[3]
+        if resp and isinstance(resp.get("headers"), dict) and "etag" in resp["headers"]:
+            if r[2].get("method") == "PUT":
+                tagged[resp["headers"]["etag"]] = r[2].get("body", "")
+            elif r[2].get("method") in ("GET", "POST") and resp.get("status") == 200:
+                tagged[resp["headers"]["etag"]] = resp.get("body")
+    for r in reqs:
+        inm, resp = r[2].get("headers", {}).get("if-none-match"), r[3]
+        # Only an answer that carries the representation (GET, or POST
+        # answered with the resource as a static file) shows which one it was.
+        if (isinstance(inm, str) and resp and resp.get("status") == 200
+                and r[2].get("method") in ("GET", "POST")):
+            for t in (x.strip() for x in inm.split(",")):
+                if t in tagged and resp.get("body") == tagged[t] and tagged[t] is not None:
+                    return True
+    return False
+
+
+def if_match_guess_performed(v):
+    """A request of the path whose If-Match lists only tags that no response
+    of the path ever carried (guesses like "1", or another path's tag) was
+    answered 2xx: the model could explain that only by a representation whose
+    tag it never saw having that tag, which the oracle found contradicted."""
+    reqs = path_requests(v)
+    seen = {r[3]["headers"]["etag"] for r in reqs
+            if r[3] and isinstance(r[3].get("headers"), dict) and "etag" in r[3]["headers"]}
+    for r in reqs:
+        im, resp = r[2].get("headers", {}).get("if-match"), r[3]
+        if not (isinstance(im, str) and resp and str(resp.get("status", "")).startswith("2")):
+            continue
+        tags = [t.strip() for t in im.split(",") if t.strip()]
+        if tags and "*" not in tags and not any(t in seen for t in tags):
+            return True
+    return False
+
+
+def one_tag_two_contents(v):
+    """Two answers of the path carry the same ETag for different content.
+    An answer's content: the body of a GET or POST answered 200, the body a
+    PUT stored, or, for a HEAD or a 304, the body of the last PUT of the path
+    answered 2xx before the request was sent (when no other request of the
+    path was in flight then)."""
+    contents = {}
+    reqs = path_requests(v)
+    for r in reqs:
+        resp = r[3]
+        if not (resp and isinstance(resp.get("headers"), dict) and "etag" in resp["headers"]):
+            continue
+        method, status = r[2].get("method"), resp.get("status")
+        if method == "PUT":
+            body = r[2].get("body", "")
+        elif method in ("GET", "POST") and status == 200:
+            body = resp.get("body")
+        elif (method == "HEAD" and status == 200) or status == 304:
+            if any(x[4] < r[4] < x[5] for x in reqs if x is not r):
+                continue  # another request of the path in flight
+            done = [x for x in reqs if x[2].get("method") in ("PUT", "DELETE") and x[3]
+                    and str(x[3].get("status", "")).startswith("2") and x[5] < r[4]]
+            if not done or done[-1][2].get("method") != "PUT":
+                continue
+            body = done[-1][2].get("body", "")
+        else:
+            continue
+        contents.setdefault(resp["headers"]["etag"], set()).add(body)
+    return any(len(b) > 1 for b in contents.values())
+
+
+def valid_precondition_in_kill(v):
+    head = v["signature"].split(" -> ")[0]
+    return re.search(r" if-[a-z-]+(?!\()(?: |$)", head) is not None
+
+
+def invalid_ius_answered_412(v):
+    """A request of the killing path with an invalid If-Unmodified-Since was
+    answered 412: that answer already breaks §13.1.4, and the model took it as
+    evidence about the resource's state."""
+    path, (reqs, status) = kill_path(v), trace_requests(v)
+    return any(ir.get("path") == path and status.get(l) == 412 and
+               "if-unmodified-since" in ir.get("headers", {}) and
+               re.fullmatch(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT",
+                            ir["headers"]["if-unmodified-since"]) is None
+               for l, _, ir in reqs)
+
+
+def weak_if_match_performed(v):
+    """A request of the killing path whose If-Match lists only weak tags
+    (which never match: §13.1.1 uses the strong comparison) was answered 2xx."""
+    path, (reqs, status) = kill_path(v), trace_requests(v)
+    for l, _, ir in reqs:
+        im = ir.get("headers", {}).get("if-match")
+        if (ir.get("path") == path and isinstance(im, str) and
+                str(status.get(l, "")).startswith("2")):
+            tags = [t.strip() for t in im.split(",") if t.strip()]
+            if tags and all(re.fullmatch(r'W/"[^"]*"', t) for t in tags):
+                return True
+    return False
+
+
+JUDGEMENTS = [
+    {
+        "id": "if-match-ignored",
+        "signature": rf"model: [A-Z]+ if-match{IMS} -> 20[0-6]{END}",
+        "expects": {412},
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "The If-Match condition is false (`*` on a missing resource, or no listed "
+               "tag strongly matches the current one; a weak tag never does), and the "
+               "server performed the method anyway (If-Modified-Since, when present, does "
+               "not matter: it cannot make a request fail with 412). " + Q_IF_MATCH,
+    },
+    {
+        "id": "if-match-ignored",
+        "signature": rf"model: [A-Z]+ if-match(?!\()[^>]* -> 20[0-6]{END}",
+        "expects": {412},
+        "evidence": lambda v: all_states_missing(v),
+        "shows": "every surviving explanation had the resource missing",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "The resource does not exist, so the If-Match condition is false whatever "
+               "it lists (the other preconditions cannot fail on a missing resource: "
+               "If-None-Match is true, If-Unmodified-Since has no date to compare), and "
+               "the server performed the method. " + Q_IF_MATCH,
+    },
+    {
+        "id": "if-none-match-ignored",
+        "signature": rf"model: (?:PUT|DELETE|POST) if-none-match{IMS} -> 20[0-6]{END}",
+        "expects": {412},
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.2",
+        "why": "If-None-Match is `*` on an existing resource or names its current tag, so "
+               "the condition is false, and the state-changing method was performed. "
+               + Q_INM + " §13.1.2 also says \"A recipient MUST use the weak comparison "
+               "function when comparing entity tags for If-None-Match\": a server that "
+               "compares strongly for methods other than GET and HEAD, as RFC 2616 §14.26 "
+               "said, misses a matching weak tag.",
+    },
+    {
+        "id": "if-none-match-ignored-get",
+        "signature": rf"model: (?:GET|HEAD) if-none-match -> 200{END}",
+        "expects": {304},
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.2",
+        "why": "If-None-Match is `*` on an existing resource or names its current tag "
+               "(weak comparison), so the condition is false: a GET or HEAD must be "
+               "answered 304, not 200 with the representation. " + Q_INM,
+    },
+    {
+        "id": "if-none-match-overridden",
+        "signature": rf"model: (?:GET|HEAD) if-none-match{IMS}{IUS} -> 200{END}",
+        "expects": {304, 412},
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.3, §13.1.4, §13.2.2",
+        "why": "If-None-Match is false, so the answer is 304 (or 412 if an accompanying "
+               "If-Unmodified-Since is false), never 200; the server let the "
+               "accompanying date precondition decide instead and sent 200. §13.1.3: \"A "
+               "recipient MUST ignore If-Modified-Since if the request contains an "
+               "If-None-Match header field\"; an If-Unmodified-Since that is invalid MUST be "
+               "ignored (§13.1.4), and one that is true (the date is not earlier than the "
+               "last modification) only passes the request on to step 3 of §13.2.2, "
+               "If-None-Match.",
+    },
+    {
+        "id": "invalid-ius-not-ignored",
+        "signature": rf"model: [A-Z]+(?:(?: if-match)?(?: if-none-match)?{IMS} "
+                     rf"if-unmodified-since\(invalid\) -> 412{SEQ}"
+                     rf"| if-unmodified-since\(invalid\) -> 412 \(concurrent\))",
+        "explanation": r"observed 412",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "If-Unmodified-Since is not an HTTP-date, so it must be ignored; the server "
+               "answered 412 although no other precondition of the request was false. "
+               + Q_IUS_INVALID,
+    },
+    {
+        "id": "ius-despite-if-match",
+        "signature": rf"model: [A-Z]+ if-match{IMS} if-unmodified-since -> 412{SEQ}",
+        "explanation": r"expected (?:20\d|304), observed 412",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4, §13.2.2",
+        "why": "If-Match is true, and If-Unmodified-Since must then not be evaluated; the "
+               "server answered 412. §13.1.4: \"A recipient MUST ignore "
+               "If-Unmodified-Since if the request contains an If-Match header field; the "
+               "condition in If-Match is considered to be a more accurate replacement for "
+               "the condition in If-Unmodified-Since\".",
+    },
+    {
+        "id": "ius-ignored",
+        "signature": rf"model: (?:PUT|DELETE|POST) if-unmodified-since -> 20[0-6]{END}",
+        "expects": {412},
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "The resource was modified after the If-Unmodified-Since date, so the "
+               "condition is false, and the method was performed. §13.1.4: \"An origin "
+               "server MUST NOT perform the requested method if the condition evaluates to "
+               "false.\"",
+    },
+    {
+        "id": "ius-ignored-get",
+        "signature": rf"model: (?:GET|HEAD) if-unmodified-since -> 200{END}",
+        "expects": {412},
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "The If-Unmodified-Since date is before the last modification (the model "
+               "knows it from Last-Modified, or from the same server answering the same "
+               "date with 412 on another method), so the condition is false and a GET or "
+               "HEAD must not be performed. §13.1.4 lets a recipient ignore the field only "
+               "\"if the resource does not have a modification date available\"; a server "
+               "that evaluates it for DELETE has one.",
+    },
+    {
+        "id": "strong-etag-reused",
+        "signature": rf"model: (?:GET|HEAD)(?: if-none-match)? -> (?:200|304){SEQ}",
+        # The oracle found the tag it saw equal to the previous
+        # representation's.
+        "explanation": r"contradicts what earlier messages revealed: \(*\$\d+ == ",
+        "evidence": one_tag_two_contents,
+        "shows": "two answers of the path carry the same ETag with different content",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §8.8.1, §8.8.3",
+        "why": "The server gave a different content the same strong ETag (and "
+               "Last-Modified) as the previous one: both were written in the same second "
+               "with the same length, and the tag is made of the modification second and "
+               "the length (so an If-None-Match with the old tag is also answered 304). §8.8.1: a strong validator \"changes value whenever a change "
+               "occurs to the representation data that would be observable in the content "
+               "of a 200 (OK) response to GET\".",
+    },
+    {
+        "id": "precondition-ignored",
+        "signature": rf"model: [A-Z]+(?: if-[a-z-]+(?:\(invalid\))?)+ -> 20\d{END}",
+        "expects": {412, 304},
+        "evidence": valid_precondition_in_kill,
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1, §13.2.2",
+        "why": "The request carries several preconditions, and in every explanation one of "
+               "them is false (every explanation expected 412 or 304, or a refusal, never a "
+               "success); the server performed the request anyway. Each precondition field "
+               "of §13.1 says the origin server \"MUST NOT perform the requested method if "
+               "the condition evaluates to false\"; the counterexample shows which.",
+    },
+    {
+        "id": "after-if-none-match-ignored",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": inm_matched_but_performed,
+        "shows": "a GET or POST with If-None-Match naming tag T was answered 200 with the "
+                 "content tagged T",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.2",
+        "why": "Earlier in the counterexample the server performed a request whose "
+               "If-None-Match names the tag of the very content it then served, so the "
+               "condition was false; the model can only explain the answer by the tag "
+               "having changed, which a later answer contradicts. " + Q_INM,
+    },
+    {
+        "id": "after-if-match-ignored",
+        "signature": r"model: [A-Z]+[^>]* -> 20\d.*",
+        "evidence": created_by_conditional_put,
+        "shows": "every explanation had the resource missing, the answer shows it exists, "
+                 "and every other PUT of the path since its last deletion carried If-Match",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "The resource exists although the only requests that could have created it "
+               "were PUTs with If-Match, which is false on a missing resource: the server "
+               "performed one of them (its answer may not even have arrived before the "
+               "request that shows it). " + Q_IF_MATCH,
+    },
+    {
+        "id": "after-if-match-ignored",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": if_match_guess_performed,
+        "shows": "a request with If-Match listing only tags no response of the path carried "
+                 "was answered 2xx",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "Earlier in the counterexample the server performed a request whose If-Match "
+               "lists only tags the resource never showed; the model could explain that only "
+               "by a representation whose tag it had not seen having one of them, which "
+               "later answers contradict. " + Q_IF_MATCH,
+    },
+    {
+        "id": "after-delete-precondition-ignored",
+        "signature": r"model: [A-Z]+[^>]* -> 404.*",
+        "evidence": removed_by_conditional_delete,
+        "shows": "every explanation had the resource present and every DELETE of the path "
+                 "carried If-Match or If-None-Match",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1, §13.1.2",
+        "why": "The resource is gone although every order of the requests has it present: "
+               "the only requests that could remove it were DELETEs whose precondition the "
+               "model found false in every order, so the server performed a DELETE whose "
+               "precondition had failed. " + Q_INM,
+    },
+    {
+        "id": "torn-read",
+        "signature": r"model: GET[^>]* -> 200 \(concurrent\)",
+        "evidence": torn_read,
+        "shows": "the GET returned a body that no PUT of the path sent",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §9.3.1, §9.3.4",
+        "why": "A GET racing with a PUT of the same path returned content that no request "
+               "ever stored (e.g. the new content's first byte followed by NUL bytes): the "
+               "file is replaced in place, and a reader sees it half-written. §9.3.1: GET "
+               "transfers \"a current selected representation\"; §9.3.4: PUT replaces the "
+               "state with \"the state defined by the representation enclosed\" — no "
+               "order of the requests yields this body.",
+    },
+    {
+        "id": "concurrent-creates",
+        "signature": r"model: PUT[^>]* -> 201 \(concurrent\)",
+        "explanation": r"expected 20[04], observed 201",
+        "evidence": racing_creates,
+        "shows": "two overlapping PUTs of the path both answered 201, no DELETE",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §9.3.4",
+        "why": "Two PUTs of one new path, in flight at the same time on two connections, "
+               "are both answered 201 Created; no order of them explains that, since only "
+               "the first can have created the resource (§9.3.4: 201 when \"the target "
+               "resource does not have a current representation and the PUT successfully "
+               "creates one\", 200 or 204 when an existing one was modified). Existence "
+               "check and file replacement are separate steps. In sequence the same "
+               "requests pass. (With If-None-Match: * on both, this is the lost update "
+               "that precondition exists to prevent.)",
+    },
+    {
+        "id": "race-403",
+        "signature": r"model: [A-Z]+[^>]* -> 403 \(concurrent\)",
+        "evidence": racing_request,
+        "shows": "another request of the path was in flight on another connection",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §15.5.4",
+        "why": "A request racing with a PUT or DELETE of the same path is answered 403 "
+               "Forbidden: the file was there when the server looked it up and gone (or "
+               "being replaced) when it opened it, and that failure is reported as a "
+               "permission refusal. Any order of the two requests gives 200 or 404; 403 "
+               "(\"the server understood the request but refuses to fulfill it\") is not "
+               "what happened.",
+    },
+    {
+        "id": "after-concurrent-creates",
+        "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
+        "evidence": racing_creates,
+        "shows": "two overlapping PUTs of the path both answered 201, no DELETE",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §9.3.4",
+        "why": "The counterexample contains the creation race above (two overlapping PUTs "
+               "of the path both answered 201); no order of the requests explains the "
+               "answers, and the oracle gives up at a later response of the same "
+               "interleaving.",
+    },
+    {
+        "id": "after-invalid-ius-412",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": invalid_ius_answered_412,
+        "shows": "a request of the path with an invalid If-Unmodified-Since answered 412",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "Earlier in the counterexample the server answered 412 to a request whose "
+               "only possibly false precondition was an invalid If-Unmodified-Since (the "
+               "bug above); the model can only explain that 412 by some other state of the "
+               "resource, which a later answer contradicts. " + Q_IUS_INVALID,
+    },
+    {
+        "id": "after-weak-if-match-performed",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": weak_if_match_performed,
+        "shows": "a request of the path with only weak If-Match tags answered 2xx",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "Earlier in the counterexample the server performed a request whose If-Match "
+               "lists only weak tags, which never match (If-Match uses the strong "
+               "comparison); the model can only explain that by the tag matching, which a "
+               "later answer contradicts. " + Q_IF_MATCH,
+    },
+    {
+        "id": "racing-deletes",
+        "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
+        "evidence": racing_deletes,
+        "shows": "two DELETEs of the path overlapped on two connections, both answered 2xx",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §9.3.5",
+        "why": "Two DELETEs of one resource, in flight at the same time, are both answered "
+               "as successful deletions, and no order of the requests explains the answers "
+               "(the second of any order finds nothing to delete: 404). The deletion and "
+               "the check that there is something to delete are separate steps.",
+    },
+    {
+        "id": "not-linearizable",
+        "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
+        "evidence": racing_writes,
+        # Only for a server that, in the same campaign, was caught in a race
+        # for certain (the entries above): a single-threaded server's
+        # race-dependent violation is the late effect of another bug.
+        "needs": {"concurrent-creates", "racing-deletes", "torn-read", "race-403"},
+        "shows": "a PUT or DELETE of the path overlapped, on another connection, with another "
+                 "request of the path, on a server caught in a race for certain (creates, "
+                 "deletes, torn read or 403 above)",
+        "verdict": SERVER_BUG + " (race)",
+        "clause": "RFC 9110 §9.3.4, §9.3.5",
+        "why": "Requests of one path overlapped in time on two connections, and no order of "
+               "them explains the answers: the server's PUT and DELETE do not take effect at "
+               "one instant (checks, writes and renames of a file are separate steps), so "
+               "answers reflect a mixture of states. The oracle tries every order of "
+               "overlapping requests; the same requests in sequence pass; and the reference "
+               "server gives no violation with up to 8 connections (black-box section "
+               "above), so the model's handling of concurrency is not the suspect. Judged "
+               "by this generic rule only after the specific ones above did not apply; one "
+               "of the server's precondition bugs can be involved too, the race hides which.",
+    },
+    {
+        "id": "content-length-then-close",
+        "signature": r"protocol: connection closed in the middle of a response at byte N: S",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9112 §6.3, RFC 9110 §8.6",
+        "why": "The response header announced a Content-Length, and the server closed the "
+               "connection before sending that many bytes. RFC 9112 §6.3: with a valid "
+               "Content-Length, \"If the sender closes the connection or the recipient "
+               "times out before the indicated number of octets are received, the "
+               "recipient MUST consider the message to be incomplete\"; RFC 9110 §8.6: a "
+               "sender MUST NOT send a Content-Length that differs from the content's "
+               "length. (lighttpd 1.4.69, checked by hand with curl: after a PUT truncates "
+               "a file within the same second, GET answers with the old file's "
+               "Content-Length and closes without a body.)",
+    },
+]
+
+KILL_RE = re.compile(r"response (\d+) received")
+PREFIX_RE = re.compile(r"^/dualfuzz-\d+-\d+-")
+VERSION_RE = re.compile(r"(Apache/\S+(?: \(\w+\))?|nginx/\S+|lighttpd/\S+)")
+
+
+def short_version(v):
+    m = VERSION_RE.search(v or "")
+    return m.group(1) if m else (v or "?")
+
+
+# Refusals the model allows instead of performing a request (content on a
+# GET or DELETE: 400/413/415; POST: 405/501; a missing resource: 404).
+REFUSALS = {400, 404, 405, 413, 415, 501}
+STATUS_REASON = re.compile(r"response\.status: expected (\d+), observed \d+")
+
+
+def expected_statuses(v):
+    """The statuses the explanations expected instead, when every reason the
+    oracle gave is a wrong status or a validator that contradicts the
+    explanation (else None; None too when no reason is about the status)."""
+    out = set()
+    for line in v.get("explanation", "").splitlines():
+        line = line.strip()
+        if not line.startswith("- "):
+            continue
+        reason = re.sub(r" \(server state .*\)$", "", line[2:])
+        # An explanation refuted by the response's own validators (its ETag
+        # or date contradicts what the explanation assumed) says nothing
+        # about the status.
+        # Not under a race, though: there the validators may be what is wrong.
+        if not v["signature"].endswith("(concurrent)") and (
+                reason.startswith("the response contradicts what earlier messages revealed")
+                or reason.startswith("response.headers.etag:")
+                or reason.startswith("response.dates.last-modified:")):
+            continue
+        alts = reason.split("; or ")
+        if not all(STATUS_REASON.fullmatch(a) for a in alts):
+            return None
+        out |= {int(STATUS_REASON.fullmatch(a).group(1)) for a in alts}
+    return out or None
+
+
+def judge(v, proven=frozenset()):
+    """The first entry that applies; `proven`: the ids already judged, without
+    context, for the same server (for entries with "needs")."""
+    for j in JUDGEMENTS:
+        if j.get("needs") and not j["needs"] & proven:
+            continue
+        if not re.fullmatch(j["signature"], v["signature"]):
+            continue
+        if j.get("explanation") and not re.search(j["explanation"], v.get("explanation", "")):
+            continue
+        if "expects" in j:
+            # Every surviving explanation expected the precondition's answer
+            # or a refusal the model also allows, never a success.
+            exp = expected_statuses(v) or {0}
+            if not exp <= j["expects"] | REFUSALS or not exp & j["expects"]:
+                continue
+        if j.get("evidence") and not j["evidence"](v):
+            continue
+        return j
+    return None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_server(exe, server, seconds, seed, connections, log):
+    port = free_port()
+    work = tempfile.mkdtemp(prefix=f"dualfuzz-{server}-")
+    os.chmod(work, 0o755)  # the server's workers must reach the docroot
+    subj = os.path.join(work, "subject")
+    version = subprocess.run([SUBJECT, "version", server], capture_output=True,
+                             text=True).stdout.strip().splitlines()
+    version = version[0] if version else "?"
+    start = subprocess.run([SUBJECT, "start", server, str(port), subj],
+                           capture_output=True, text=True)
+    rec = {"server": server, "version": version, "connections": connections,
+           "seed": seed, "budget": seconds}
+    if start.returncode != 0:
+        rec["error"] = "start: " + (start.stderr.strip().splitlines() or ["?"])[-1]
+        os.rmdir(work) if os.path.isdir(work) and not os.listdir(work) else None
+        return rec
+    try:
+        cmd = ["nice", "-n", "5", exe, "fuzz", "--target", f"127.0.0.1:{port}", "--seconds",
+               str(seconds), "--seed", str(seed), "--connections", str(connections),
+               "--keep-going", "--json", "-q"]
+        rec["cmd"] = " ".join(cmd[3:]).replace(f"127.0.0.1:{port}", "127.0.0.1:PORT")
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 1800)
+            rec["exit"] = p.returncode
+            for line in reversed(p.stdout.splitlines()):
+                if line.startswith("{"):
+                    rec["summary"] = json.loads(line)
+                    break
+            else:
+                rec["error"] = f"exit {p.returncode}: " + (p.stderr.strip().splitlines()
+                                                           or ["no summary"])[-1]
+        except subprocess.TimeoutExpired:
+            rec["error"] = "timeout"
+    finally:
+        subprocess.run([SUBJECT, "stop", server, str(port), subj], capture_output=True)
+        try:
+            os.rmdir(work)
+        except OSError:
+            pass
+    if log is not None:
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+    return rec
+
+
+def show_path(p):
+    return PREFIX_RE.sub("/", p) if isinstance(p, str) else str(p)
+
+
+def message_line(m, kill_label):
+    ir = m["ir"]
+    arrow = ">" if m["label"] % 2 else "<"
+    # A reopened connection (a `close cN` then a request on cN) is marked
+    # with the oracle's number for it.
+    c = f"c{m['conn']}" + (f"#{wire(m)}" if wire(m) != m["conn"] else "")
+    parts = [f"{c} {arrow} {m['label']}"]
+    h = ir.get("headers", {}) if isinstance(ir.get("headers"), dict) else {}
+    if arrow == ">":
+        parts.append(f"{ir.get('method', '?')} {show_path(ir.get('path', '?'))}")
+        for k, v in h.items():
+            parts.append(f"{k}: {v}")
+        body = ir.get("body", "")
+        if body:
+            parts.append(f"body {json.dumps(body)}")
+    else:
+        parts.append(str(ir.get("status", "?")))
+        for k in ("etag", "last-modified", "date"):
+            if k in h:
+                parts.append(f"{k}: {h[k]}")
+        body = ir.get("body", "")
+        if body and ir.get("status") == 200:
+            parts.append(f"body {json.dumps(body)}")
+    line = "  ".join(parts)
+    if m["label"] == kill_label:
+        line += "    <-- no correct server explains this"
+    return line
+
+
+def counterexample(v):
+    m = KILL_RE.search(v.get("explanation", ""))
+    kill = int(m.group(1)) if m else -1
+    lines = [message_line(x, kill) for x in v.get("trace", [])]
+    why = [l.strip() for l in v.get("explanation", "").splitlines()
+           if l.strip().startswith("- ")][:4]
+    return lines, why
+
+
+def fmt_s(x):
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
+
+
+def render(m, args, runs):
+    out = [SECTION, ""]
+    out.append(f"Generated by `bench/eval_realservers.py` on {m['date']}; dualfuzz "
+               + (args.build_note or f"built at commit `{m['commit']}`") + ".")
+    out.append("")
+    out.append(f"Machine: {m['nproc']} vCPU (`nproc` = {m['nproc']}), "
+               f"`lscpu | grep 'Model name'`: {m['cpu']}; {m['mem']} RAM; "
+               f"Linux {m['kernel']} (Firecracker VM). Server and fuzzer share the two "
+               "vCPUs (the fuzzer under `nice -n 5`), so executions per second are lower "
+               "bounds.")
+    out.append("")
+    out.append("Each server runs on loopback with a private document root "
+               "(`scripts/subjects/subject.sh`; a PUT/GET/DELETE smoke test must pass "
+               "first), and `dualfuzz fuzz --target 127.0.0.1:PORT --keep-going --json` "
+               "plays generated scripts against it, each run in its own path namespace. "
+               "After a violation it shrinks the script to the bug (same killing request "
+               "shape and status), tries it serialized on one connection, records a "
+               "signature and goes on; repeats are counted, not re-reported. "
+               "A *signature* names the request no correct server would answer that way, "
+               "its status, the other requests on that path before (*after*) and during "
+               "(*then*) it, and *(concurrent)* when the race is needed.")
+    out.append("")
+    out.append("| server | version | configuration |")
+    out.append("| --- | --- | --- |")
+    seen = set()
+    for r in runs:
+        if r["server"] not in seen:
+            seen.add(r["server"])
+            out.append(f"| {r['server']} | {short_version(r['version'])} (`{r['version']}`) | "
+                       f"{CONFIG.get(r['server'], '')} |")
+    out.append("")
+    out.append("| server | connections | seed | seconds | executions | exec/s | messages "
+               "| inconclusive | seconds shrinking | distinct violations | server bugs "
+               "| model gaps | unclassified |")
+    out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+               "| ---: | ---: |")
+    findings = {}  # server -> signature -> merged finding
+    proven = {}  # server -> ids judged without context (see judge)
+    for r in runs:
+        ids = proven.setdefault(r["server"], set())
+        for v in r.get("summary", {}).get("violations", []):
+            j = judge(v)
+            if j:
+                ids.add(j["id"])
+    for r in runs:
+        if "error" in r:
+            out.append(f"| {r['server']} | {r['connections']} | {r['seed']} | — | — | — | — "
+                       f"| — | — | error: {r['error']} | | | |")
+            continue
+        s = r["summary"]
+        vs = s.get("violations", [])
+        verdicts = [(judge(v, proven[r["server"]]) or {}).get("verdict", "unclassified")
+                    for v in vs]
+        bugs = sum(1 for x in verdicts if x.startswith(SERVER_BUG))
+        gaps = sum(1 for x in verdicts if x == "model gap")
+        out.append(f"| {r['server']} | {r['connections']} | {r['seed']} | "
+                   f"{s['seconds']:.0f} | {s['executions']} | "
+                   f"{s['executions'] / max(s['seconds'], 1e-9):.0f} | {s['messages']} | "
+                   f"{s['inconclusive']} | {fmt_s(s.get('shrink_seconds', 0))} | {len(vs)} "
+                   f"| {bugs} | {gaps} | {len(vs) - bugs - gaps} |")
+        for v in vs:
+            f = findings.setdefault(r["server"], {}).get(v["signature"])
+            if f is None:
+                f = findings[r["server"]][v["signature"]] = dict(v, count=0, runs=[])
+            f["count"] += v["count"]
+            f["runs"].append(f"{r['connections']} conn.: first after "
+                             f"{fmt_s(v['first_seconds'])} s")
+            if v.get("reproduced") and not f.get("reproduced"):
+                f.update({k: v[k] for k in ("script", "trace", "explanation", "reproduced",
+                                            "min_messages", "min_steps")})
+    out.append("")
+    total = {"bug": 0, "gap": 0, "unclassified": 0}
+    for server in [x for x in SERVERS if x in findings] + \
+            [x for x in findings if x not in SERVERS]:
+        pv = proven[server]
+        fs = sorted(findings[server].values(),
+                    key=lambda f: (judge(f, pv) is None, (judge(f, pv) or {}).get("id", ""),
+                                   -f["count"]))
+        version = short_version(next(r["version"] for r in runs if r["server"] == server))
+        by = {}  # judgement id -> findings, most frequent first
+        for f in fs:
+            j = judge(f, pv)
+            by.setdefault(j["id"] if j else "unclassified", []).append(f)
+        # Judgements by occurrences, the unclassified last.
+        by = dict(sorted(by.items(), key=lambda kv: (kv[0] == "unclassified",
+                                                     -sum(f["count"] for f in kv[1]))))
+        out.append(f"### {version}: {len(fs)} distinct violations, {len(by)} judgements")
+        out.append("")
+        out.append("| judgement | verdict | clause | signatures | occurrences |")
+        out.append("| --- | --- | --- | ---: | ---: |")
+        for key, group in by.items():
+            j = next((x for x in JUDGEMENTS if x["id"] == key), None)
+            n = sum(f["count"] for f in group)
+            out.append(f"| `{key}` | {j['verdict'] if j else '**unclassified — needs a look**'} "
+                       f"| {j['clause'] if j else ''} | {len(group)} | {n} |")
+        out.append("")
+        for key, group in by.items():
+            j = next((x for x in JUDGEMENTS if x["id"] == key), None)
+            for f in group:
+                total["unclassified" if j is None else
+                      "gap" if j["verdict"] == "model gap" else "bug"] += 1
+            out.append(f"#### {version}: `{key}`")
+            out.append("")
+            if j:
+                text = f"**{j['verdict']}** ({j['clause']}). {j['why']}"
+                if j.get("shows"):
+                    text += f" (Checked in each counterexample's trace: {j['shows']}.)"
+            else:
+                text = ("**Unclassified — needs a look**: no entry of `JUDGEMENTS` covers "
+                        "these; each counterexample follows.")
+            out.append(text)
+            out.append("")
+            # One counterexample per judgement: the shortest reproduced one
+            # (every one for unclassified violations).
+            shown = group if j is None else [min(
+                group, key=lambda f: (not f.get("reproduced"), len(f.get("trace", [])),
+                                      -f["count"]))]
+            for f in shown:
+                lines, why = counterexample(f)
+                n = len(f.get("trace", []))
+                out.append(f"`{f['signature']}`: {f['count']} occurrences "
+                           f"({'; '.join(f['runs'])}). "
+                           + ("Minimized" if f.get("reproduced") else
+                              "**Not reproduced** on replay (a race), so not minimized: the "
+                              "original")
+                           + f" counterexample, {f.get('min_steps', '?')} script steps, "
+                           f"{n} messages" + (" (more than 6)" if n > 6 else "") + ":")
+                out.append("")
+                out.append("```")
+                out.append(f["script"].rstrip("\n"))
+                out.append("--- trace (the run's namespace prefix removed; the harness sends "
+                           "/a/b as /a~b)")
+                out.extend(lines)
+                if why:
+                    out.append("--- why no explanation survived (first reasons)")
+                    out.extend(why[:3])
+                out.append("```")
+                out.append("")
+            rest = [f for f in group if f not in shown]
+            if rest:
+                out.append(f"The other {len(rest)} signature(s) judged `{key}`:")
+                out.append("")
+                out.append("| signature | occurrences | messages | reproduced |")
+                out.append("| --- | ---: | ---: | --- |")
+                for f in rest:
+                    out.append(f"| `{f['signature']}` | {f['count']} | "
+                               f"{len(f.get('trace', []))} | "
+                               f"{'yes' if f.get('reproduced') else 'no'} |")
+                out.append("")
+    out.append(f"Total: {total['bug']} distinct violations judged server bugs, "
+               f"{total['gap']} model gaps (false alarms), {total['unclassified']} "
+               "unclassified.")
+    out.append("")
+    out.append("**Reproduce.** `cmake --build build --target dualfuzz && "
+               "scripts/subjects/campaign.sh` (= `bench/eval_realservers.py`; "
+               "`--seconds 600 --connections 2` by default, `--connections 1,2` for both, "
+               "`--reuse` to re-render from `bench/results/realservers.jsonl`). A single "
+               "counterexample: `scripts/subjects/subject.sh start nginx 18080 DIR`, save "
+               "its script to a file, `dualfuzz replay --target 127.0.0.1:18080 FILE`.")
+    out.append("")
+    out.append("**How the judgements are made.** The table `JUDGEMENTS` in "
+               "`bench/eval_realservers.py` maps signatures (regular expressions over them, "
+               "plus what the oracle expected instead) to a verdict, the clause and the "
+               "reason; it names behaviours, never servers, and a signature it does not "
+               "cover is printed as *unclassified — needs a look*. Every entry was written "
+               "after reading the counterexamples it covers. A violation that needs a race "
+               "(*(concurrent)*) is never judged by its killing request's preconditions, "
+               "since a race can be the cause. A *model gap* would be a false alarm: the "
+               "fix belongs in `specs/src/http.cpp` (with the RFC text), not in this table.")
+    out.append("")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/harness/cli/dualfuzz"))
+    ap.add_argument("--servers", default=",".join(SERVERS))
+    ap.add_argument("--seconds", type=float, default=600, help="per server and run")
+    ap.add_argument("--connections", default="2", help="comma-separated, one run each")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
+    ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/realservers.jsonl"))
+    ap.add_argument("--build-note", default="",
+                    help="how the dualfuzz binary was built (default: this checkout's commit)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="run nothing; render the runs already in --raw")
+    args = ap.parse_args()
+    servers = [s for s in args.servers.split(",") if s]
+    conns = [int(c) for c in args.connections.split(",") if c]
+    os.makedirs(os.path.dirname(args.raw), exist_ok=True)
+    if not args.reuse:
+        if not os.access(args.dualfuzz, os.X_OK):
+            sys.exit(f"eval_realservers: no dualfuzz at {args.dualfuzz} "
+                     "(build it or pass --dualfuzz)")
+        with open(args.raw, "a") as log:
+            for server in servers:
+                for k in conns:
+                    print(f"{server}, {k} connection(s), {args.seconds:g} s ...",
+                          file=sys.stderr)
+                    r = run_server(args.dualfuzz, server, args.seconds, args.seed, k, log)
+                    if "error" in r:
+                        print(f"  error: {r['error']}", file=sys.stderr)
+                        continue
+                    s = r["summary"]
+                    print(f"  {s['executions']} executions, "
+                          f"{len(s.get('violations', []))} distinct violations",
+                          file=sys.stderr)
+                    for v in s.get("violations", []):
+                        j = judge(v)
+                        print(f"    {v['count']:5d} x {v['signature']}  "
+                              f"[{j['id'] if j else 'UNCLASSIFIED'}]", file=sys.stderr)
+    # The latest run of each (server, connections, seed) in the raw log.
+    latest = {}
+    if os.path.exists(args.raw):
+        for line in open(args.raw):
+            if line.strip():
+                r = json.loads(line)
+                latest[(r["server"], r["connections"], r["seed"])] = r
+    order = {s: i for i, s in enumerate(SERVERS)}
+    runs = [latest[k] for k in sorted(latest, key=lambda k: (order.get(k[0], 99), -k[1], k[2]))
+            if k[0] in servers]
+    eval_blackbox.write_section(args.out, render(eval_blackbox.machine(), args, runs), SECTION)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
