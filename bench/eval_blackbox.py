@@ -48,6 +48,18 @@ def machine():
     }
 
 
+def last_json(stdout):
+    """The last line of `stdout` that parses as a JSON object (the --json
+    summary `dualfuzz fuzz` and the bench programs end with), or None."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                pass
+    return None
+
+
 def run_fuzz(exe, target, seed, seconds, connections, log):
     cmd = [exe, "fuzz", "--target", target, "--seconds", str(seconds), "--seed", str(seed),
            "--connections", str(connections), "--json", "-q"]
@@ -55,14 +67,7 @@ def run_fuzz(exe, target, seed, seconds, connections, log):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 600)
     except subprocess.TimeoutExpired:
         return {"target": target, "seed": seed, "error": "timeout"}
-    summary = None
-    for line in reversed(p.stdout.splitlines()):
-        if line.startswith("{"):
-            try:
-                summary = json.loads(line)
-                break
-            except json.JSONDecodeError:
-                pass
+    summary = last_json(p.stdout)
     if summary is None:
         summary = {"target": target, "seed": seed, "error": f"exit {p.returncode}: "
                    + (p.stderr.strip().splitlines() or ["no output"])[-1]}

@@ -70,14 +70,7 @@ def run_one(args, bug, seed, seconds, bb_execs=None):
     except subprocess.TimeoutExpired:
         return {"bug": bug, "seed": seed, "budget": seconds, "error": "timeout"}
     wall = time.monotonic() - t0
-    rec = None
-    for line in reversed(p.stdout.splitlines()):
-        if line.startswith("{"):
-            try:
-                rec = json.loads(line)
-                break
-            except json.JSONDecodeError:
-                pass
+    rec = eval_blackbox.last_json(p.stdout)
     if rec is None:
         if p.returncode < 0:
             # The process died (the in-process server crashed): what a

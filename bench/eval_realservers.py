@@ -753,10 +753,9 @@ def run_server(exe, server, seconds, seed, connections, log):
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 1800)
             rec["exit"] = p.returncode
-            for line in reversed(p.stdout.splitlines()):
-                if line.startswith("{"):
-                    rec["summary"] = json.loads(line)
-                    break
+            summary = eval_blackbox.last_json(p.stdout)
+            if summary is not None:
+                rec["summary"] = summary
             else:
                 rec["error"] = f"exit {p.returncode}: " + (p.stderr.strip().splitlines()
                                                            or ["no summary"])[-1]

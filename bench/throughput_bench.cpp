@@ -170,20 +170,6 @@ int main(int argc, char** argv) {
     }
   }
   const double oracle_us = 1e6 * oracle_seconds / static_cast<double>(oracle_runs);
-  double dfs_seconds = 0;
-  std::size_t dfs_runs = 0;
-  {
-    const auto dstart = Clock::now();
-    while (seconds_since(dstart) < seconds / 2) {
-      for (const auto& evs : recorded) {
-        const double t = cpu_seconds();
-        oracle::check(model, evs, opts.oracle_options);
-        dfs_seconds += cpu_seconds() - t;
-        ++dfs_runs;
-      }
-    }
-  }
-  std::printf("whole-trace check: %.1f us/exec\n", 1e6 * dfs_seconds / dfs_runs);
   const double on_us = 1e6 / on.per_cpu_second();
   const double off_us = 1e6 / off.per_cpu_second();
 

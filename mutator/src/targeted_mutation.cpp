@@ -112,11 +112,11 @@ std::optional<harness::Script> targeted_mutation(const harness::Script& script,
     std::vector<oracle::Json> ks;
     literals(c.d->condition, ks);
     std::shuffle(ks.begin(), ks.end(), rng);
+    oracle::VarId top = 0;  // the unknown value gets the next free id
+    max_var(c.d->condition, top);
+    for (const Sym& f : c.why->facts) max_var(f, top);
     for (const oracle::Json& k : ks) {
       if (!protocol.retarget(ir, k, k)) continue;  // not a request field's value
-      oracle::VarId top = 0;
-      max_var(c.d->condition, top);
-      for (const Sym& f : c.why->facts) max_var(f, top);
       const Sym x = Sym::var(top + 1, k.is_string() ? oracle::Sort::Str : oracle::Sort::Int);
       const Sym flipped = replace_const(c.d->condition, k, x);
       std::vector<Sym> goal = c.why->facts;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace dualfuzz::oracle::detail {
@@ -63,7 +64,7 @@ class Decider {
           str_vars_.emplace(s.var_id(), std::vector<std::string>{});
           break;
         case Sort::Bool:
-          bool_vars_.emplace(s.var_id(), false);
+          bool_vars_.insert(s.var_id());
           break;
         case Sort::Json:
           opaque_ = true;
@@ -213,7 +214,7 @@ class Decider {
   std::vector<Sym> facts_;
   std::map<VarId, std::size_t> int_nodes_;
   std::map<VarId, std::vector<std::string>> str_vars_;
-  std::map<VarId, bool> bool_vars_;
+  std::set<VarId> bool_vars_;
   bool opaque_ = false;
   std::vector<Edge> edges_;
 };

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
+#include <string>
 
 namespace dualfuzz::oracle {
 namespace {
@@ -76,6 +78,30 @@ TEST(ConstraintStore, UntranslatableIsUnknownNeverNo) {
   EXPECT_NE(cs.add(lt(j, Sym::lit(3)), z3), Sat::No);
 }
 
+// One random conjunction of `n` formulas: what the store says after adding
+// them one by one (stopping at No), what Z3 says of the whole conjunction,
+// and whether the store needed Z3.
+struct Trial {
+  Sat store = Sat::Yes;
+  Sat truth = Sat::Unknown;
+  bool used_z3 = false;
+  std::string text;
+};
+Trial trial(int n, const std::function<Sym()>& formula) {
+  Solver z3, reference;
+  ConstraintStore cs;
+  std::vector<Sym> all;
+  Trial t;
+  for (int k = 0; k < n && t.store != Sat::No; ++k) {
+    all.push_back(formula());
+    t.store = cs.add(all.back(), z3);
+  }
+  t.truth = reference.check(all);
+  t.used_z3 = z3.stats().queries > 0;
+  for (const Sym& f : all) t.text += f.to_string() + " ; ";
+  return t;
+}
+
 // Random conjunctions over 3 string variables and 3 tags: the store (fast
 // path + Z3 residuals) must say No exactly when Z3 on the whole conjunction
 // does.
@@ -83,40 +109,21 @@ TEST(ConstraintStore, FastPathAgreesWithZ3OnRandomConjunctions) {
   std::mt19937_64 rng(42);
   const char* tags[] = {"\"a\"", "\"b\"", "W/\"a\""};
   auto term = [&]() { return rng() % 2 ? v(rng() % 3) : c(tags[rng() % 3]); };
-  int fast_unsat = 0, checked = 0;
-  for (int i = 0; i < 400; ++i) {
-    Solver z3, reference;
-    ConstraintStore cs;
-    std::vector<Sym> all;
-    Sat store = Sat::Yes;
-    int n = 1 + rng() % 4;
-    for (int k = 0; k < n && store != Sat::No; ++k) {
-      Sym f;
-      switch (rng() % 4) {
-        case 0:
-          f = eq(term(), term());
-          break;
-        case 1:
-          f = neq(term(), term());
-          break;
-        case 2:
-          f = strong_match(term(), term());
-          break;
-        default:
-          f = not_(weak_match(term(), term()));
-          break;
-      }
-      all.push_back(f);
-      store = cs.add(f, z3);
+  auto formula = [&]() {
+    switch (rng() % 4) {
+      case 0: return eq(term(), term());
+      case 1: return neq(term(), term());
+      case 2: return strong_match(term(), term());
+      default: return not_(weak_match(term(), term()));
     }
-    Sat truth = reference.check(all);
-    ASSERT_NE(truth, Sat::Unknown);
-    std::string fs;
-    for (const Sym& f : all) fs += f.to_string() + " ; ";
-    EXPECT_EQ(store == Sat::No, truth == Sat::No)
-        << "case " << i << ": " << fs << " store=" << int(store);
-    if (store == Sat::No && z3.stats().queries == 0) ++fast_unsat;
-    ++checked;
+  };
+  int fast_unsat = 0;
+  for (int i = 0; i < 400; ++i) {
+    Trial t = trial(1 + static_cast<int>(rng() % 4), formula);
+    ASSERT_NE(t.truth, Sat::Unknown);
+    EXPECT_EQ(t.store == Sat::No, t.truth == Sat::No)
+        << "case " << i << ": " << t.text << " store=" << int(t.store);
+    if (t.store == Sat::No && !t.used_z3) ++fast_unsat;
   }
   EXPECT_GT(fast_unsat, 20) << "the fast path should decide many conflicts alone";
 }
@@ -132,33 +139,22 @@ TEST(ConstraintStore, CheapDecisionAgreesWithZ3OnTimesAndTags) {
     return rng() % 2 ? Sym::var(2 + rng() % 3, Sort::Int)
                      : Sym::lit(static_cast<int>(rng() % 4) * 10);
   };
+  auto formula = [&]() {
+    switch (rng() % 6) {
+      case 0: return le(num(), num());
+      case 1: return lt(num(), num());
+      case 2: return not_(le(num(), num()));
+      case 3: return strong_match(tag(), tag());
+      case 4: return not_(strong_match(tag(), tag()));
+      default: return weak_match(tag(), tag());
+    }
+  };
   int decided_cheaply = 0;
   for (int i = 0; i < 300; ++i) {
-    Solver z3, reference;
-    ConstraintStore cs;
-    std::vector<Sym> all;
-    Sat store = Sat::Yes;
-    int n = 1 + rng() % 5;
-    for (int k = 0; k < n && store != Sat::No; ++k) {
-      Sym f;
-      switch (rng() % 6) {
-        case 0: f = le(num(), num()); break;
-        case 1: f = lt(num(), num()); break;
-        case 2: f = not_(le(num(), num())); break;
-        case 3: f = strong_match(tag(), tag()); break;
-        case 4: f = not_(strong_match(tag(), tag())); break;
-        default: f = weak_match(tag(), tag()); break;
-      }
-      all.push_back(f);
-      store = cs.add(f, z3);
-    }
-    Sat truth = reference.check(all);
-    ASSERT_NE(truth, Sat::Unknown);
-    std::string fs;
-    for (const Sym& f : all) fs += f.to_string() + " ; ";
-    if (store != Sat::Unknown)
-      EXPECT_EQ(store, truth) << "case " << i << ": " << fs;
-    if (store != Sat::Unknown && z3.stats().queries == 0) ++decided_cheaply;
+    Trial t = trial(1 + static_cast<int>(rng() % 5), formula);
+    ASSERT_NE(t.truth, Sat::Unknown);
+    if (t.store != Sat::Unknown) EXPECT_EQ(t.store, t.truth) << "case " << i << ": " << t.text;
+    if (t.store != Sat::Unknown && !t.used_z3) ++decided_cheaply;
   }
   EXPECT_GT(decided_cheaply, 250) << "most such conjunctions need no Z3";
 }
