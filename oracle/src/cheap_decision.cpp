@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -33,12 +34,15 @@ class Decider {
   }
 
   Sat run() {
+    for (const Sym& f : facts_)
+      if (f.is_false()) return Sat::No;
     if (contradictory_pair()) return Sat::No;
     for (const Sym& f : facts_)
       if (!difference_fact(f)) return Sat::No;
     std::vector<std::int64_t> dist(int_nodes_.size() + 1, 0);
     if (!shortest_paths(dist)) return Sat::No;
-    return witness(dist) ? Sat::Yes : Sat::Unknown;
+    if (witness(dist)) return Sat::Yes;
+    return enumerate_groups(dist);
   }
 
  private:
@@ -209,6 +213,163 @@ class Decider {
       if (i == strs.size()) return false;
     }
     return false;
+  }
+
+  // Entity tags and booleans are decided exhaustively, one group of facts
+  // sharing variables at a time (groups with no common variable are
+  // independent). A tag's value matters to eq, strong and weak comparison
+  // only through its weak flag and whether its opaque part is empty, equals
+  // a constant's, or equals another variable's. So the tags "o" and "W/o"
+  // for every opaque part o of the group's constants (and ""), plus one
+  // fresh opaque part per variable in both forms, stand for every value:
+  // if no such assignment satisfies the group, nothing does. Groups with an
+  // integer (left to the difference constraints) or a Json variable, or
+  // that need more than kMaxEvaluations fact evaluations (a Z3 query costs
+  // about as much as a few hundred), are not decided here.
+  static constexpr std::size_t kMaxEvaluations = 512;
+  struct VarKey {
+    VarId id;
+    Sort sort;
+    friend bool operator<(const VarKey& a, const VarKey& b) {
+      return a.id != b.id ? a.id < b.id : a.sort < b.sort;
+    }
+  };
+  static void vars_of(const Sym& s, std::set<VarKey>& out) {
+    if (s.ground()) return;
+    if (s.is_var()) {
+      out.insert({s.var_id(), s.sort()});
+      return;
+    }
+    for (const Sym& a : s.args()) vars_of(a, out);
+  }
+  static void string_constants(const Sym& s, std::set<std::string>& out) {
+    if (s.is_const()) {
+      if (s.value().is_string()) {
+        const auto& x = s.value().get_ref<const std::string&>();
+        out.insert(x.rfind("W/", 0) == 0 ? x.substr(2) : x);
+      }
+      return;
+    }
+    for (const Sym& a : s.args()) string_constants(a, out);
+  }
+
+  // No if some group is unsatisfiable; Yes if every group was enumerated
+  // and is satisfiable; else Unknown.
+  Sat enumerate_groups(const std::vector<std::int64_t>& dist) const {
+    // Group the facts: union-find over their variables.
+    std::vector<std::set<VarKey>> fact_vars(facts_.size());
+    std::map<VarKey, std::size_t> parent_of;
+    std::vector<std::size_t> parent;
+    auto find = [&](std::size_t x) {
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    for (std::size_t i = 0; i < facts_.size(); ++i) {
+      vars_of(facts_[i], fact_vars[i]);
+      std::optional<std::size_t> first;
+      for (const VarKey& k : fact_vars[i]) {
+        auto [it, fresh] = parent_of.emplace(k, parent.size());
+        if (fresh) parent.push_back(parent.size());
+        if (!first) first = find(it->second);
+        else parent[find(it->second)] = *first;
+      }
+    }
+    std::map<std::size_t, std::vector<std::size_t>> groups;  // root -> facts
+    bool all_decided = true;
+    for (std::size_t i = 0; i < facts_.size(); ++i) {
+      if (!fact_vars[i].empty())
+        groups[find(parent_of.at(*fact_vars[i].begin()))].push_back(i);
+      else if (!facts_[i].is_true())
+        all_decided = false;
+    }
+    for (const auto& [root, members] : groups) {
+      Sat g = enumerate_group(members, fact_vars, dist);
+      if (g == Sat::No) return Sat::No;
+      all_decided = all_decided && g == Sat::Yes;
+    }
+    return all_decided ? Sat::Yes : Sat::Unknown;
+  }
+
+  Sat enumerate_group(const std::vector<std::size_t>& members,
+                      const std::vector<std::set<VarKey>>& fact_vars,
+                      const std::vector<std::int64_t>& dist) const {
+    std::set<VarKey> vars;
+    std::set<std::string> opaques{""};
+    for (std::size_t i : members) {
+      vars.insert(fact_vars[i].begin(), fact_vars[i].end());
+      string_constants(facts_[i], opaques);
+    }
+    std::size_t strs = 0, ints = 0;
+    for (const VarKey& k : vars) {
+      if (k.sort == Sort::Json) return Sat::Unknown;
+      strs += k.sort == Sort::Str;
+      ints += k.sort == Sort::Int;
+    }
+    // Only integers: satisfiable if the difference constraints' solution
+    // satisfies every fact (it need not: a disequality), else undecided.
+    if (ints == vars.size()) {
+      for (std::size_t i : members) {
+        Sym r = substitute(facts_[i], [&](const Sym& v) -> Sym {
+          return Sym::lit(dist[int_nodes_.at(v.var_id())] - dist[0]);
+        });
+        if (!r.is_true()) return Sat::Unknown;
+      }
+      return Sat::Yes;
+    }
+    if (ints > 0) return Sat::Unknown;
+    std::vector<Json> tags;
+    for (const std::string& o : opaques) {
+      tags.emplace_back(o);
+      tags.emplace_back("W/" + o);
+    }
+    for (std::size_t f = 0; f < strs; ++f) {
+      std::string o = "\"#f" + std::to_string(f) + "\"";
+      if (opaques.count(o)) return Sat::Unknown;  // not with real tags; stay safe
+      tags.emplace_back(o);
+      tags.emplace_back("W/" + o);
+    }
+    const std::vector<Json> bools{Json(true), Json(false)};
+    std::vector<VarKey> order(vars.begin(), vars.end());
+    // Depth-first over the variables; a fact is checked as soon as all of
+    // its variables have values.
+    std::vector<std::vector<std::size_t>> ready(order.size());
+    for (std::size_t i : members) {
+      std::size_t last = 0;
+      for (std::size_t j = 0; j < order.size(); ++j)
+        if (fact_vars[i].count(order[j])) last = j;
+      ready[last].push_back(i);
+    }
+    std::map<VarKey, const Json*> value;
+    bool unfolded = false;
+    std::size_t evaluations = 0;
+    std::function<bool(std::size_t)> satisfiable = [&](std::size_t j) -> bool {
+      if (j == order.size()) return true;
+      const std::vector<Json>& domain = order[j].sort == Sort::Str ? tags : bools;
+      for (const Json& x : domain) {
+        value[order[j]] = &x;
+        bool ok = true;
+        for (std::size_t i : ready[j]) {
+          if (++evaluations > kMaxEvaluations) {
+            unfolded = true;  // out of budget: undecided
+            return true;      // stop the search
+          }
+          Sym r = substitute(facts_[i], [&](const Sym& v) -> Sym {
+            return Sym::lit(*value.at({v.var_id(), v.sort()}));
+          });
+          if (!r.is_true()) {
+            // Not folded to a constant: this group is beyond the enumeration.
+            if (!r.is_false()) unfolded = true;
+            ok = false;
+            break;
+          }
+        }
+        if (ok && satisfiable(j + 1)) return true;
+      }
+      return false;
+    };
+    const bool found = satisfiable(0);
+    if (unfolded) return Sat::Unknown;
+    return found ? Sat::Yes : Sat::No;
   }
 
   std::vector<Sym> facts_;

@@ -2,6 +2,8 @@
 
 #include <z3++.h>
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -34,7 +36,15 @@ struct Solver::Impl {
   };
   std::unordered_map<std::string, int> ids{{"", 0}};
   std::unordered_map<int, std::string> names{{0, ""}};
-  std::unordered_map<VarId, Term> vars;
+  // Keyed by (id, sort): variable ids are numbered per hypothesis, so one
+  // id is a string in one query and a number in the next. Keyed by id
+  // alone, the second query met a term of the wrong sort, dropped the
+  // conjunct as untranslatable and could only answer Unknown — hypotheses
+  // that contradict themselves lived on (slow searches, missed violations).
+  static std::uint64_t key(VarId id, Sort sort) {
+    return (static_cast<std::uint64_t>(id) << 2) | static_cast<std::uint64_t>(sort);
+  }
+  std::unordered_map<std::uint64_t, Term> vars;
   std::vector<z3::expr> side;  // encoding invariants (opaque ids >= 0)
 
   Term plain(z3::expr e) { return Term{false, e, e}; }
@@ -57,9 +67,10 @@ struct Solver::Impl {
         return std::nullopt;
       }
       case Op::Var: {
-        auto it = vars.find(s.var_id());
+        auto it = vars.find(key(s.var_id(), s.sort()));
         if (it != vars.end()) return it->second;
-        std::string name = "v" + std::to_string(s.var_id());
+        std::string name = "v" + std::to_string(s.var_id()) + "s" +
+                           std::to_string(static_cast<int>(s.sort()));
         std::optional<Term> t;
         switch (s.sort()) {
           case Sort::Str: {
@@ -77,7 +88,7 @@ struct Solver::Impl {
           case Sort::Json:
             return std::nullopt;
         }
-        vars.emplace(s.var_id(), *t);
+        vars.emplace(key(s.var_id(), s.sort()), *t);
         return t;
       }
       case Op::Eq: {
@@ -184,10 +195,20 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
   m.solver.push();
   for (const Sym& f : formulas) m.add(f);
   m.add_side_conditions();
+  // The variables of this query only (the cache also holds earlier ones).
+  std::map<VarId, Sort> mine;
+  std::function<void(const Sym&)> collect = [&](const Sym& s) {
+    if (s.op() == Op::Var) mine.emplace(s.var_id(), s.sort());
+    for (const Sym& a : s.args()) collect(a);
+  };
+  for (const Sym& f : formulas) collect(f);
   try {
     if (m.solver.check() == z3::sat) {
       z3::model mod = m.solver.get_model();
-      for (auto& [id, t] : m.vars) {
+      for (const auto& [id, sort] : mine) {
+        auto found = m.vars.find(Impl::key(id, sort));
+        if (found == m.vars.end()) continue;
+        const Impl::Term& t = found->second;
         z3::expr v = mod.eval(t.e, true);
         if (t.str) {
           // An opaque id no formula mentioned is a tag nobody has seen yet.

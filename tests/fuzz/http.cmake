@@ -2,10 +2,10 @@
 # bounded memory) and the request printer (always exactly one request).
 dualfuzz_fuzzer(http_response_parser_fuzzer
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_response_parser_fuzzer.cpp
-                LIBS dualfuzz::harness)
+                LIBS dualfuzz::harness_instrumented)
 dualfuzz_fuzzer(http_request_parser_fuzzer
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_request_parser_fuzzer.cpp
-                LIBS dualfuzz::harness)
+                LIBS dualfuzz::harness_instrumented)
 # The functional fuzz target (in-process reference server + oracle), with the
 # structure-aware custom mutator.
 if(TARGET dualfuzz_refserver AND TARGET dualfuzz_mutator)

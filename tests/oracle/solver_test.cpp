@@ -1,0 +1,52 @@
+// The Z3 back end on its own: one Solver serves every query of an oracle, and
+// each hypothesis numbers its variables from 0, so one variable id meets
+// different sorts in successive queries.
+#include "dualfuzz/oracle/solver.h"
+
+#include <gtest/gtest.h>
+
+namespace dualfuzz::oracle {
+namespace {
+
+Sym str(VarId i) { return Sym::var(i, Sort::Str); }
+Sym num(VarId i) { return Sym::var(i, Sort::Int); }
+
+TEST(Solver, DecidesContradictoryTags) {
+  Solver z3;
+  EXPECT_EQ(z3.check({strong_match(Sym::lit("\"8\""), str(0)),
+                      strong_match(Sym::lit("\"1\""), str(0))}),
+            Sat::No);
+  EXPECT_EQ(z3.check({strong_match(Sym::lit("\"8\""), str(0)),
+                      weak_match(Sym::lit("W/\"8\""), str(0))}),
+            Sat::Yes);
+}
+
+// Regression: the variable cache was keyed by id alone, so after a query in
+// which $0 was a date, a query in which $0 is a tag met an Int term, dropped
+// the conjunct as untranslatable and answered Unknown instead of No.
+TEST(Solver, SameIdDifferentSortsAcrossQueries) {
+  Solver z3;
+  EXPECT_EQ(z3.check({le(Sym::lit(1700000000), num(0)), le(num(0), num(1))}), Sat::Yes);
+  EXPECT_EQ(z3.check({strong_match(Sym::lit("\"8\""), str(0)),
+                      strong_match(Sym::lit("\"1\""), str(0))}),
+            Sat::No);
+  EXPECT_EQ(z3.check({le(num(1), num(0)), lt(num(0), num(1))}), Sat::No);
+  EXPECT_EQ(z3.check({not_(eq(str(1), Sym::lit(""))), eq(str(1), str(0)),
+                      strong_match(Sym::lit("\"x\""), str(0))}),
+            Sat::Yes);
+  EXPECT_EQ(z3.stats().unknown, 0u);
+}
+
+// A model names only the query's own variables, each with a value of its
+// sort, even when earlier queries used the same ids with other sorts.
+TEST(Solver, ModelHasOnlyThisQuerysVariables) {
+  Solver z3;
+  ASSERT_EQ(z3.check({le(Sym::lit(5), num(0)), le(Sym::lit(5), num(3))}), Sat::Yes);
+  auto m = z3.model({strong_match(Sym::lit("\"a\""), str(0))});
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].first, 0u);
+  EXPECT_EQ(m[0].second, Json("\"a\""));
+}
+
+}  // namespace
+}  // namespace dualfuzz::oracle
