@@ -41,8 +41,10 @@ class Decider {
       if (!difference_fact(f)) return Sat::No;
     std::vector<std::int64_t> dist(int_nodes_.size() + 1, 0);
     if (!shortest_paths(dist)) return Sat::No;
-    if (witness(dist)) return Sat::Yes;
-    return enumerate_groups(dist);
+    // Exact per group first; the joint witness search only for groups that
+    // mix integers with tags or booleans.
+    if (Sat g = enumerate_groups(dist); g != Sat::Unknown) return g;
+    return witness(dist) ? Sat::Yes : Sat::Unknown;
   }
 
  private:
