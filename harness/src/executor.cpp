@@ -219,7 +219,12 @@ std::string RunResult::report() const {
          std::to_string(m.label) + " " + brief(m.ir) + "\n";
   switch (outcome) {
     case Outcome::Pass:
-      s += "verdict: no violation\n";
+      if (inconclusive())
+        s += "verdict: inconclusive — no violation up to where the oracle stopped; the "
+             "rest of the trace is unchecked\n" +
+             verdict.explanation + (verdict.explanation.empty() ? "" : "\n");
+      else
+        s += "verdict: no violation\n";
       break;
     case Outcome::Trouble:
       s += "verdict: could not run: ";

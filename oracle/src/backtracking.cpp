@@ -485,6 +485,11 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
                   " hypotheses for one observation");
       break;
     }
+    if (limits_.max_explored && explored_ > limits_.max_explored) {
+      ctx.give_up("more than " + std::to_string(limits_.max_explored) +
+                  " configurations explored for this trace");
+      break;
+    }
     if (h.net.front_response(c)) {
       if (deliver_in_place(h, c, v, ctx) == Delivery::Matched) next.insert(h);
       continue;

@@ -29,12 +29,17 @@ struct RunOptions {
   // collections are not).
   std::string path_prefix;
   // A fuzz execution must stay cheap: past this many hypotheses for one
-  // observation the verdict is Inconclusive (never a violation).
+  // observation, or this many configurations explored over the whole run,
+  // the verdict is Inconclusive (never a violation). A typical 10-request
+  // script explores about 30; the budget only cuts the rare script whose
+  // interleavings explode (seconds each, which stalled coverage-guided runs).
   oracle::OracleOptions oracle_options = [] {
     oracle::OracleOptions o;
     o.limits.max_hypotheses = 20'000;
+    o.limits.max_explored = kMaxExploredPerRun;
     return o;
   }();
+  static constexpr std::size_t kMaxExploredPerRun = 5'000;
 };
 
 struct RunResult {

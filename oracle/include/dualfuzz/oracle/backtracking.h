@@ -32,6 +32,11 @@ namespace dualfuzz::oracle {
 
 struct SearchLimits {
   std::size_t max_hypotheses = 1'000'000;  // beyond: inconclusive, never reject
+  // Configurations explored over the whole trace by the incremental search
+  // (0: no limit); beyond: inconclusive, never reject. Fuzzing sets it so
+  // that a rare script with an explosive number of interleavings costs a
+  // bounded time instead of seconds.
+  std::size_t max_explored = 0;
   std::size_t max_model_steps = 100'000;   // per request absorbed (divergence guard)
   std::size_t max_reasons = 8;
   // Keep each hypothesis's symbolic branches (Hypothesis::decisions).
