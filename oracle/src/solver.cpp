@@ -2,6 +2,7 @@
 
 #include <z3++.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -34,7 +35,14 @@ struct Solver::Impl {
   };
   std::unordered_map<std::string, int> ids{{"", 0}};
   std::unordered_map<int, std::string> names{{0, ""}};
-  std::unordered_map<VarId, Term> vars;
+  // By id and sort: explanations number their hidden choices separately,
+  // so one id may be a date in one query and a tag in the next (a PUT that
+  // omits its ETag invents one variable fewer); sharing one Z3 constant
+  // would make such a query untranslatable.
+  static std::uint64_t key(VarId id, Sort sort) {
+    return (static_cast<std::uint64_t>(id) << 8) | static_cast<std::uint64_t>(sort);
+  }
+  std::unordered_map<std::uint64_t, Term> vars;
   std::vector<z3::expr> side;  // encoding invariants (opaque ids >= 0)
 
   Term plain(z3::expr e) { return Term{false, e, e}; }
@@ -57,9 +65,10 @@ struct Solver::Impl {
         return std::nullopt;
       }
       case Op::Var: {
-        auto it = vars.find(s.var_id());
+        auto it = vars.find(key(s.var_id(), s.sort()));
         if (it != vars.end()) return it->second;
-        std::string name = "v" + std::to_string(s.var_id());
+        std::string name = "v" + std::to_string(s.var_id()) + "_" +
+                           std::to_string(static_cast<int>(s.sort()));
         std::optional<Term> t;
         switch (s.sort()) {
           case Sort::Str: {
@@ -77,7 +86,7 @@ struct Solver::Impl {
           case Sort::Json:
             return std::nullopt;
         }
-        vars.emplace(s.var_id(), *t);
+        vars.emplace(key(s.var_id(), s.sort()), *t);
         return t;
       }
       case Op::Eq: {
@@ -187,7 +196,24 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
   try {
     if (m.solver.check() == z3::sat) {
       z3::model mod = m.solver.get_model();
-      for (auto& [id, t] : m.vars) {
+      // The variables of these formulas only (not every one seen before),
+      // in the order they first occur: the answer depends on the query.
+      std::vector<std::pair<VarId, Sort>> mentioned;
+      auto collect = [&](auto& self, const Sym& x) -> void {
+        if (x.ground()) return;
+        if (x.is_var()) {
+          if (std::find(mentioned.begin(), mentioned.end(),
+                        std::pair{x.var_id(), x.sort()}) == mentioned.end())
+            mentioned.emplace_back(x.var_id(), x.sort());
+          return;
+        }
+        for (const Sym& a : x.args()) self(self, a);
+      };
+      for (const Sym& f : formulas) collect(collect, f);
+      for (const auto& [id, sort] : mentioned) {
+        auto found = m.vars.find(Impl::key(id, sort));
+        if (found == m.vars.end()) continue;
+        const Impl::Term& t = found->second;
         z3::expr v = mod.eval(t.e, true);
         if (t.str) {
           // An opaque id no formula mentioned is a tag nobody has seen yet.
