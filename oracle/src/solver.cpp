@@ -3,7 +3,9 @@
 #include <z3++.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -197,9 +199,19 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
     if (m.solver.check() == z3::sat) {
       z3::model mod = m.solver.get_model();
       // The variables of these formulas only (not every one seen before),
-      // in the order they first occur: the answer depends on the query.
+      // in the order they first occur, and the strings they mention: the
+      // answer depends on the query, not on what this context saw before.
       std::vector<std::pair<VarId, Sort>> mentioned;
+      std::set<std::int64_t> constants{0};  // opaque ids; "" always counts
       auto collect = [&](auto& self, const Sym& x) -> void {
+        if (x.is_const()) {
+          if (x.value().is_string()) {
+            std::string v = x.value().get<std::string>();
+            if (v.rfind("W/", 0) == 0) v = v.substr(2);
+            if (auto it = m.ids.find(v); it != m.ids.end()) constants.insert(it->second);
+          }
+          return;
+        }
         if (x.ground()) return;
         if (x.is_var()) {
           if (std::find(mentioned.begin(), mentioned.end(),
@@ -210,17 +222,35 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
         for (const Sym& a : x.args()) self(self, a);
       };
       for (const Sym& f : formulas) collect(collect, f);
+      std::map<std::int64_t, std::string> unseen;  // opaque id -> name
       for (const auto& [id, sort] : mentioned) {
         auto found = m.vars.find(Impl::key(id, sort));
         if (found == m.vars.end()) continue;
         const Impl::Term& t = found->second;
         z3::expr v = mod.eval(t.e, true);
         if (t.str) {
-          // An opaque id no formula mentioned is a tag nobody has seen yet.
+          // An opaque id no formula of the query mentions is a tag nobody has
+          // seen yet: any such tag will do, so it gets a name from its rank
+          // among them ("z1", "z2", ...; Z3's choice of id and names
+          // interned by earlier queries would make the answer depend on
+          // this context's history).
           std::int64_t o = v.get_numeral_int64();
-          auto known = m.names.find(static_cast<int>(o));
-          std::string body =
-              known != m.names.end() ? known->second : "\"z" + std::to_string(o) + "\"";
+          std::string body;
+          if (constants.count(o)) {
+            body = m.names.at(static_cast<int>(o));
+          } else {
+            auto [it, fresh] = unseen.emplace(o, std::string());
+            if (fresh) {
+              std::string name;
+              for (std::size_t k = unseen.size();; ++k) {
+                name = "\"z" + std::to_string(k) + "\"";
+                auto id = m.ids.find(name);
+                if (id == m.ids.end() || !constants.count(id->second)) break;
+              }
+              it->second = name;
+            }
+            body = it->second;
+          }
           bool weak = mod.eval(t.w, true).is_true();
           out.emplace_back(id, (weak ? "W/" : "") + body);
         } else if (v.is_bool()) {

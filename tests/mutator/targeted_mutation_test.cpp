@@ -129,9 +129,8 @@ wait 3
 // requests left on it; the branches they took must survive that.
 TEST(TargetedMutation, BranchesSurviveAClosedConnection) {
   Bench b;
-  Script s = b.parse(
-      kPut +
-      R"(close c0
+  Script s = b.parse(kPut +
+                     R"(close c0
 req 3 on c1: {"method":"PUT","path":"/doc","body":"v2","headers":{"if-match":"\"wrong\""}}
 wait 3
 )");
@@ -294,6 +293,36 @@ wait 7
   }
   EXPECT_GE(outputs.size(), 2u) << "the seed should pick among the branches\n"
                                 << decisions(r) << *outputs.begin();
+}
+
+// A tag nobody has seen (to make a matching If-Match fail) is named by the
+// query alone, not by what the solver's context met before: a libFuzzer
+// mutation stays a function of (input, seed).
+TEST(TargetedMutation, UnseenTagsDoNotDependOnTheSolversHistory) {
+  const std::string text =
+      kPut +
+      R"(req 3 on c0: {"method":"PUT","path":"/doc","body":"v2","headers":{"if-match":2.(this@"headers"@"etag").id}}
+wait 3
+)";
+  Bench fresh, used;
+  // The used context has interned other tags and answered other queries.
+  for (const char* tag : {"\"z1\"", "\"q\"", "\"z2\"", "W/\"r\""}) {
+    Script other = used.parse(
+        kPut +
+        R"(req 3 on c0: {"method":"GET","path":"/doc","headers":{"if-none-match":")" +
+        harness::Json(tag).dump().substr(
+            1, std::string(harness::Json(tag).dump()).size() - 2) +
+        R"("}}
+wait 3
+)");
+    used.target(other, used.play(other), 5);
+  }
+  Script s = fresh.parse(text);
+  auto a = fresh.target(s, fresh.play(s), 1);
+  auto b = used.target(s, used.play(s), 1);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(harness::print_script(*a), harness::print_script(*b));
+  EXPECT_EQ(status(fresh.play(*a), 4), 412) << harness::print_script(*a);
 }
 
 // ScriptMutator with a runner: one call in kTargetedOneIn replays the input
