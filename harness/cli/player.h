@@ -56,7 +56,7 @@ class Player {
 
   // One execution on a fresh server (or a fresh path namespace).
   // `record_decisions` keeps the oracle's symbolic branches in
-  // RunResult::explanations, for targeted mutation (targeted_runner below).
+  // RunResult::explanations, for targeted mutation (engine_mutator below).
   harness::RunResult play(const harness::Script& s, bool oracle = true,
                           bool record_decisions = false) {
     harness::RunOptions o = fuzz_options();
