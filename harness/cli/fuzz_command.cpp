@@ -347,6 +347,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
     bool quiet = false;
     bool json = false;
     bool keep_going = false;
+    bool no_targeted = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub =
@@ -361,6 +362,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("-q,--quiet", o->quiet, "no progress lines");
   sub->add_flag("--json", o->json,
                 "end with a one-line JSON summary (time, messages, sizes)");
+  sub->add_flag("--no-targeted", o->no_targeted,
+                "no Z3-targeted mutation (structural mutations only)");
   sub->add_flag(
       "--keep-going", o->keep_going,
       "after a violation, go on until --seconds; report each distinct one once");
@@ -372,16 +375,24 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         return kTrouble;
       }
       const harness::Protocol http = specs::http_protocol();
-      const mutator::ScriptMutator mut(http);
       auto solver = std::make_shared<oracle::Solver>();
       harness::RunOptions opts;
       opts.check_liveness = o->liveness;
-      auto play = [&](const harness::Script& s) {
+      auto play = [&](const harness::Script& s, bool record_decisions = false) {
         harness::RunOptions run_opts = opts;
         run_opts.path_prefix = (*target)->reset();
+        run_opts.oracle_options.limits.record_decisions = record_decisions;
         harness::Executor ex(http, (*target)->transport(), run_opts, solver);
         return ex.run(s);
       };
+      // Targeted mutation replays a parent (one mutation in kTargetedOneIn)
+      // with the oracle's branches recorded; those replays are counted apart.
+      const mutator::ScriptMutator mut =
+          o->no_targeted
+              ? mutator::ScriptMutator(http)
+              : mutator::ScriptMutator(
+                    http, [&](const harness::Script& s) { return play(s, true); },
+                    solver);
       std::mt19937_64 rng(o->seed);
       std::vector<std::string> pool;  // recent scripts to mutate
       const auto start = std::chrono::steady_clock::now();
@@ -397,6 +408,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                             {"seconds", elapsed()},          {"executions", execs},
                             {"messages", messages},          {"requests_sent", sent},
                             {"inconclusive", inconclusive}};
+        j["mutator_replays"] = mut.targeted_stats().runs;  // not in "executions"
+        j["targeted_rewrites"] = mut.targeted_stats().rewrites;
         return j;
       };
 

@@ -14,6 +14,7 @@
 
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/harness/sequence_chart.h"
+#include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/specs/http_protocol.h"
 #include "target.h"
 
@@ -54,9 +55,13 @@ class Player {
   }
 
   // One execution on a fresh server (or a fresh path namespace).
-  harness::RunResult play(const harness::Script& s, bool oracle = true) {
+  // `record_decisions` keeps the oracle's symbolic branches in
+  // RunResult::explanations, for targeted mutation (engine_mutator below).
+  harness::RunResult play(const harness::Script& s, bool oracle = true,
+                          bool record_decisions = false) {
     harness::RunOptions o = fuzz_options();
     o.oracle = oracle;
+    o.oracle_options.limits.record_decisions = record_decisions;
     o.path_prefix = target_->reset();
     harness::Executor ex(http_, target_->transport(), o, solver_);
     return ex.run(s);
@@ -70,6 +75,25 @@ class Player {
   // "server bug: lost-update", "server bug: none planted", "server HOST:PORT".
   const std::string& description() const { return description_; }
   const harness::Protocol& protocol() const { return http_; }
+
+  // The custom mutator of the coverage-guided engines (libFuzzer hooks,
+  // AFL++ library): one call in kTargetedOneIn replays its input on a
+  // Player of its own for `spec` (the fuzz target's server, not its state)
+  // and lets the solver rewrite a precondition header (targeted_mutation.h).
+  // $DUALFUZZ_TARGETED=0, or a spec that does not make a Player, gives the
+  // plain structural mutator.
+  //   auto m = Player::engine_mutator(Player::spec_from_env());
+  static mutator::ScriptMutator engine_mutator(const std::string& spec) {
+    const char* env = std::getenv("DUALFUZZ_TARGETED");
+    if (env && std::string(env) == "0")
+      return mutator::ScriptMutator(specs::http_protocol());
+    auto made = make(spec);
+    if (!made) return mutator::ScriptMutator(specs::http_protocol());
+    std::shared_ptr<Player> p = std::move(*made);
+    return mutator::ScriptMutator(
+        p->http_, [p](const harness::Script& s) { return p->play(s, true, true); },
+        p->solver_);
+  }
 
  private:
   Player() = default;

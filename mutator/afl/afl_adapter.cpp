@@ -61,8 +61,9 @@ std::string_view AflAdapter::fuzz(std::string_view input, std::string_view splic
     out_ = mutator_.crossover(input, splice, max_size, rng_);
     last_op_ = "crossover";
   } else {
+    const std::uint64_t rewrites = mutator_.targeted_stats().rewrites;
     out_ = mutator_.mutate(input, max_size, rng_);
-    last_op_ = "mutate";
+    last_op_ = mutator_.targeted_stats().rewrites != rewrites ? "targeted" : "mutate";
   }
   // mutate() may delete the last step, or fit() drop every step of a big
   // script into a small max_size; an empty output would make afl-fuzz skip

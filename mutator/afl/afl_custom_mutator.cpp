@@ -9,8 +9,8 @@
 #include <new>
 #include <string_view>
 
+#include "../../harness/cli/player.h"
 #include "dualfuzz/mutator/afl_adapter.h"
-#include "dualfuzz/specs/http_protocol.h"
 
 using dualfuzz::mutator::AflAdapter;
 
@@ -34,7 +34,11 @@ uint8_t* empty_buffer() {
 extern "C" DUALFUZZ_AFL_API void* afl_custom_init(afl_state_t* /*afl*/,
                                                   unsigned int seed) {
   try {
-    return new AflAdapter(dualfuzz::specs::http_protocol(), seed);
+    // Targeted mutation replays inputs on a server of its own, from the
+    // environment afl-fuzz passes to the target too ($DUALFUZZ_BUG,
+    // $DUALFUZZ_TARGET; $DUALFUZZ_TARGETED=0 turns it off).
+    using dualfuzz::cli::Player;
+    return new AflAdapter(Player::engine_mutator(Player::spec_from_env()), seed);
   } catch (...) {
     return nullptr;
   }

@@ -216,11 +216,14 @@ std::string ScriptMutator::mutate(std::string_view input, std::size_t max_size,
                                   std::mt19937_64& rng) const {
   auto parsed = harness::parse_script(input, protocol_.functions);
   Script s = parsed ? std::move(*parsed) : generate(rng, 1 + pick(rng, 6));
-  if (parsed && runner_ && solver_ && pick(rng, kTargetedOneIn) == 0)
+  if (parsed && targeted() && pick(rng, kTargetedOneIn) == 0) {
+    ++targeted_stats_.runs;
     if (auto t = targeted_mutation(s, runner_(s), protocol_, *solver_, rng)) {
+      ++targeted_stats_.rewrites;
       fit(*t, max_size);
       return harness::print_script(*t);
     }
+  }
   for (std::size_t k = 1 + pick(rng, 4); k > 0; --k) mutate_once(s, rng);
   fit(s, max_size);
   return harness::print_script(s);

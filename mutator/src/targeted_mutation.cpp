@@ -44,7 +44,8 @@ Sym replace_const(const Sym& s, const oracle::Json& k, const Sym& x) {
 }
 
 bool iequal(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
@@ -71,9 +72,56 @@ std::optional<Jexp> with_header(const Jexp& request, const std::string& name,
     fields.emplace_back("headers", Jexp::object(std::move(hs)));
     placed = true;
   }
-  if (!placed)
-    fields.emplace_back("headers", Jexp::object({{name, Jexp::scalar(text)}}));
+  if (!placed) fields.emplace_back("headers", Jexp::object({{name, Jexp::scalar(text)}}));
   return Jexp::object(std::move(fields));
+}
+
+// A value for `x` that satisfies `goal`, other than `k`. The candidates
+// are the goal's own constants of x's sort (an entity tag the server sent,
+// a date it announced, one second either side of it) and, for a tag, one
+// nobody has seen; each is checked, in an order the rng picks. Checking
+// (sat or not is a property of the formulas) rather than taking Z3's model
+// keeps the answer independent of what the solver's context solved before,
+// so a fuzzer's mutation is a function of (input, seed). Z3's model is the
+// fallback. Never "" (an empty header).
+oracle::Json pick_value(const std::vector<Sym>& goal, const Sym& x, const oracle::Json& k,
+                        oracle::Solver& solver, std::mt19937_64& rng) {
+  std::vector<oracle::Json> consts;
+  for (const Sym& f : goal) literals(f, consts);
+  std::vector<oracle::Json> cands;
+  auto add = [&](oracle::Json v) {
+    if (v != k && v != "" && std::find(cands.begin(), cands.end(), v) == cands.end())
+      cands.push_back(std::move(v));
+  };
+  const bool str = x.sort() == oracle::Sort::Str;
+  for (const oracle::Json& v : consts) {
+    if (str && v.is_string()) {
+      const std::string& t = v.get_ref<const std::string&>();
+      add(v);
+      add(t.rfind("W/", 0) == 0 ? oracle::Json(t.substr(2)) : oracle::Json("W/" + t));
+    } else if (!str && v.is_number_integer()) {
+      const long long n = v.get<long long>();
+      for (long long d : {0LL, -1LL, 1LL}) add(n + d);
+    }
+  }
+  if (str) {
+    std::string unseen = "\"t\"";
+    while (std::find(consts.begin(), consts.end(), oracle::Json(unseen)) != consts.end())
+      unseen.insert(unseen.size() - 1, "t");
+    add(unseen);
+  }
+  std::shuffle(cands.begin(), cands.end(), rng);
+  constexpr std::size_t kMaxChecks = 12;  // a solver call each
+  for (std::size_t i = 0; i < cands.size() && i < kMaxChecks; ++i) {
+    std::vector<Sym> g = goal;
+    g.push_back(oracle::eq(x, Sym::lit(cands[i])));
+    if (solver.check(g) == oracle::Sat::Yes) return cands[i];
+  }
+  std::vector<Sym> g = goal;
+  if (str) g.push_back(oracle::neq(x, Sym::lit("")));
+  for (const auto& [id, v] : solver.model(g))
+    if (id == x.var_id()) return v;
+  return nullptr;
 }
 
 }  // namespace
@@ -117,13 +165,12 @@ std::optional<harness::Script> targeted_mutation(const harness::Script& script,
     for (const Sym& f : c.why->facts) max_var(f, top);
     for (const oracle::Json& k : ks) {
       if (!protocol.retarget(ir, k, k)) continue;  // not a request field's value
-      const Sym x = Sym::var(top + 1, k.is_string() ? oracle::Sort::Str : oracle::Sort::Int);
+      const Sym x =
+          Sym::var(top + 1, k.is_string() ? oracle::Sort::Str : oracle::Sort::Int);
       const Sym flipped = replace_const(c.d->condition, k, x);
       std::vector<Sym> goal = c.why->facts;
       goal.push_back(c.d->taken ? oracle::not_(flipped) : flipped);
-      oracle::Json value;
-      for (const auto& [id, v] : solver.model(goal))
-        if (id == x.var_id()) value = v;
+      const oracle::Json value = pick_value(goal, x, k, solver, rng);
       if (value.is_null() || value == k) continue;
       auto field = protocol.retarget(ir, k, value);
       if (!field) continue;

@@ -41,20 +41,27 @@ class SubsumptionSet {
     if (closed_.empty()) {  // plain dedupe: the hypothesis is its own core
       const std::size_t hash = h.hash();
       for (std::size_t i = probe(hash); slots_[i]; i = (i + 1) & mask_) {
-        const Entry& x = entries_[slots_[i] - 1];
-        if (x.hash == hash && x.core == h) return false;
+        Entry& x = entries_[slots_[i] - 1];
+        if (x.hash == hash && x.core == h) {
+          keep_longer_trail(x.core, h);
+          return false;
+        }
       }
       add(Entry{hash, h, {}, {}, true});
       return true;
     }
-    Entry e{0, Hypothesis{h.server, {}, h.store, h.next_var}, h.net, {}, true};
+    Entry e{
+        0, Hypothesis{h.server, {}, h.store, h.next_var, h.decisions}, h.net, {}, true};
     e.core.net = e.full.without_requests_of(closed_, e.dead);
     e.hash = e.core.hash();
     std::size_t same = 0;  // entries with an equal core
     for (std::size_t i = probe(e.hash); slots_[i]; i = (i + 1) & mask_) {
       const Entry& x = entries_[slots_[i] - 1];
       if (x.hash != e.hash || !x.alive || !(x.core == e.core)) continue;
-      if (covers(x.dead, e.dead)) return false;
+      if (covers(x.dead, e.dead)) {
+        keep_longer_trail(entries_[slots_[i] - 1].core, h);
+        return false;
+      }
       ++same;
     }
     if (same)
@@ -67,6 +74,20 @@ class SubsumptionSet {
     return true;
   }
   std::size_t size() const { return entries_.size(); }
+  // Merged explanations keep one decision trail (SearchLimits::
+  // record_decisions): the one with more symbolic branches, so that a
+  // branch one of them took is not lost to an equal twin that took none
+  // (e.g. If-Modified-Since, which a server may also ignore).
+  static void keep_longer_trail(Hypothesis& kept, const Hypothesis& dropped) {
+    if (!dropped.decisions || kept.decisions == dropped.decisions) return;
+    auto length = [](const DecisionTrail* t) {
+      std::size_t n = 0;
+      for (; t; t = t->earlier.get()) ++n;
+      return n;
+    };
+    if (length(dropped.decisions.get()) > length(kept.decisions.get()))
+      kept.decisions = dropped.decisions;
+  }
   // The inserted hypotheses that no later insertion subsumed (keep only).
   std::vector<Hypothesis> take() {
     std::vector<Hypothesis> out;
@@ -422,6 +443,17 @@ void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
     ctx.current = r.label;
     const std::size_t first = succ.size();
     settle(std::move(stepped), succ, ctx);
+    // Twins (e.g. a server that may ignore If-Modified-Since, and one that
+    // evaluated it to the same answer) would be merged by the visited set,
+    // keeping whichever came first; keep the one whose trail took the
+    // branch, so targeted mutation can flip it.
+    if (limits_.record_decisions)
+      for (std::size_t i = first; i < succ.size(); ++i)
+        for (std::size_t j = succ.size(); j-- > i + 1;)
+          if (succ[j] == succ[i]) {
+            SubsumptionSet::keep_longer_trail(succ[i], succ[j]);
+            succ.erase(succ.begin() + static_cast<std::ptrdiff_t>(j));
+          }
     if (dead_conn)
       succ.erase(
           std::remove_if(succ.begin() + static_cast<std::ptrdiff_t>(first), succ.end(),

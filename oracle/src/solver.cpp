@@ -2,9 +2,10 @@
 
 #include <z3++.h>
 
-#include <functional>
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -36,13 +37,12 @@ struct Solver::Impl {
   };
   std::unordered_map<std::string, int> ids{{"", 0}};
   std::unordered_map<int, std::string> names{{0, ""}};
-  // Keyed by (id, sort): variable ids are numbered per hypothesis, so one
-  // id is a string in one query and a number in the next. Keyed by id
-  // alone, the second query met a term of the wrong sort, dropped the
-  // conjunct as untranslatable and could only answer Unknown — hypotheses
-  // that contradict themselves lived on (slow searches, missed violations).
+  // By id and sort: explanations number their hidden choices separately,
+  // so one id may be a date in one query and a tag in the next (a PUT that
+  // omits its ETag invents one variable fewer); sharing one Z3 constant
+  // would make such a query untranslatable.
   static std::uint64_t key(VarId id, Sort sort) {
-    return (static_cast<std::uint64_t>(id) << 2) | static_cast<std::uint64_t>(sort);
+    return (static_cast<std::uint64_t>(id) << 8) | static_cast<std::uint64_t>(sort);
   }
   std::unordered_map<std::uint64_t, Term> vars;
   std::vector<z3::expr> side;  // encoding invariants (opaque ids >= 0)
@@ -69,7 +69,7 @@ struct Solver::Impl {
       case Op::Var: {
         auto it = vars.find(key(s.var_id(), s.sort()));
         if (it != vars.end()) return it->second;
-        std::string name = "v" + std::to_string(s.var_id()) + "s" +
+        std::string name = "v" + std::to_string(s.var_id()) + "_" +
                            std::to_string(static_cast<int>(s.sort()));
         std::optional<Term> t;
         switch (s.sort()) {
@@ -195,27 +195,62 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
   m.solver.push();
   for (const Sym& f : formulas) m.add(f);
   m.add_side_conditions();
-  // The variables of this query only (the cache also holds earlier ones).
-  std::map<VarId, Sort> mine;
-  std::function<void(const Sym&)> collect = [&](const Sym& s) {
-    if (s.op() == Op::Var) mine.emplace(s.var_id(), s.sort());
-    for (const Sym& a : s.args()) collect(a);
-  };
-  for (const Sym& f : formulas) collect(f);
   try {
     if (m.solver.check() == z3::sat) {
       z3::model mod = m.solver.get_model();
-      for (const auto& [id, sort] : mine) {
+      // The variables of these formulas only (not every one seen before),
+      // in the order they first occur, and the strings they mention: the
+      // answer depends on the query, not on what this context saw before.
+      std::vector<std::pair<VarId, Sort>> mentioned;
+      std::set<std::int64_t> constants{0};  // opaque ids; "" always counts
+      auto collect = [&](auto& self, const Sym& x) -> void {
+        if (x.is_const()) {
+          if (x.value().is_string()) {
+            std::string v = x.value().get<std::string>();
+            if (v.rfind("W/", 0) == 0) v = v.substr(2);
+            if (auto it = m.ids.find(v); it != m.ids.end()) constants.insert(it->second);
+          }
+          return;
+        }
+        if (x.ground()) return;
+        if (x.is_var()) {
+          if (std::find(mentioned.begin(), mentioned.end(),
+                        std::pair{x.var_id(), x.sort()}) == mentioned.end())
+            mentioned.emplace_back(x.var_id(), x.sort());
+          return;
+        }
+        for (const Sym& a : x.args()) self(self, a);
+      };
+      for (const Sym& f : formulas) collect(collect, f);
+      std::map<std::int64_t, std::string> unseen;  // opaque id -> name
+      for (const auto& [id, sort] : mentioned) {
         auto found = m.vars.find(Impl::key(id, sort));
         if (found == m.vars.end()) continue;
         const Impl::Term& t = found->second;
         z3::expr v = mod.eval(t.e, true);
         if (t.str) {
-          // An opaque id no formula mentioned is a tag nobody has seen yet.
+          // An opaque id no formula of the query mentions is a tag nobody has
+          // seen yet: any such tag will do, so it gets a name from its rank
+          // among them ("z1", "z2", ...; Z3's choice of id and names
+          // interned by earlier queries would make the answer depend on
+          // this context's history).
           std::int64_t o = v.get_numeral_int64();
-          auto known = m.names.find(static_cast<int>(o));
-          std::string body =
-              known != m.names.end() ? known->second : "\"z" + std::to_string(o) + "\"";
+          std::string body;
+          if (constants.count(o)) {
+            body = m.names.at(static_cast<int>(o));
+          } else {
+            auto [it, fresh] = unseen.emplace(o, std::string());
+            if (fresh) {
+              std::string name;
+              for (std::size_t k = unseen.size();; ++k) {
+                name = "\"z" + std::to_string(k) + "\"";
+                auto id = m.ids.find(name);
+                if (id == m.ids.end() || !constants.count(id->second)) break;
+              }
+              it->second = name;
+            }
+            body = it->second;
+          }
           bool weak = mod.eval(t.w, true).is_true();
           out.emplace_back(id, (weak ? "W/" : "") + body);
         } else if (v.is_bool()) {

@@ -6,8 +6,10 @@
 // `dualfuzz replay --target inprocess:BUG CRASHFILE` prints the same report.
 // Just before the report, one line counts what this process played since it
 // started (bench/eval_libfuzzer.py reads it: messages to detection):
-//   ==dualfuzz== played since start: 120 scripts, 2311 messages
-// It is not part of the report, which stays identical on replay.
+//   ==dualfuzz== played since start: 120 scripts, 2311 messages; mutator replays: 9 (4
+//   rewritten)
+// (the custom mutator's targeted-mutation replays are not in the first two
+// counts). It is not part of the report, which stays identical on replay.
 //   DUALFUZZ_BUG=lost-update ./http_inprocess_fuzzer corpus/
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +18,11 @@
 #include <memory>
 
 #include "../../harness/cli/player.h"
+
+// The custom mutator's targeted-mutation counters (http_mutator_hooks.cpp;
+// weak: the target also links without the hooks).
+extern "C" __attribute__((weak)) void dualfuzz_targeted_stats(std::uint64_t* runs,
+                                                              std::uint64_t* rewrites);
 
 namespace {
 // Scripts played and messages (requests sent + responses received) since the
@@ -49,9 +56,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ++played_scripts;
   played_messages += r.trace.size();
   if (r.violation()) {
-    std::fprintf(stderr, "==dualfuzz== played since start: %llu scripts, %llu messages\n",
+    std::uint64_t runs = 0, rewrites = 0;
+    if (dualfuzz_targeted_stats) dualfuzz_targeted_stats(&runs, &rewrites);
+    std::fprintf(stderr,
+                 "==dualfuzz== played since start: %llu scripts, %llu messages; "
+                 "mutator replays: %llu (%llu rewritten)\n",
                  static_cast<unsigned long long>(played_scripts),
-                 static_cast<unsigned long long>(played_messages));
+                 static_cast<unsigned long long>(played_messages),
+                 static_cast<unsigned long long>(runs),
+                 static_cast<unsigned long long>(rewrites));
     std::fputs(p.report(*script, r).c_str(), stderr);
     std::abort();
   }

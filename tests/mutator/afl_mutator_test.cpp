@@ -196,6 +196,38 @@ TEST_F(AflMutator, DescribesTheLastMutationForFileNames) {
   EXPECT_LE(std::string(hooks().describe(st, 3)).size(), 3u);
 }
 
+// Z3-targeted mutation: the library replays inputs on a reference server of
+// its own; some outputs are the solver's rewrite of a failing If-Match,
+// named so in the file names. DUALFUZZ_TARGETED=0 turns it off.
+TEST_F(AflMutator, SomeOutputsAreTargetedRewrites) {
+  const std::string input = R"(req 1 on c0: {"method":"PUT","path":"/doc","body":"v1"}
+wait 1
+req 3 on c0: {"method":"PUT","path":"/doc","body":"v2","headers":{"if-match":"\"wrong\""}}
+wait 3
+)";
+  auto count_targeted = [&](void* state) {
+    int n = 0;
+    for (int i = 0; i < 64; ++i) {
+      std::string out = fuzz_once(state, input, nullptr, 4096);
+      if (std::string(hooks().describe(state, 200)).rfind("targeted-", 0) == 0) {
+        ++n;
+        EXPECT_NE(out.find(R"("if-match":"\"1\"")"), std::string::npos) << out;
+      }
+    }
+    return n;
+  };
+  const int targeted = count_targeted(st);
+  EXPECT_GE(targeted, 2) << "about one call in 8";
+  EXPECT_LT(targeted, 24);
+
+  setenv("DUALFUZZ_TARGETED", "0", 1);
+  void* off = hooks().init(nullptr, 42);
+  unsetenv("DUALFUZZ_TARGETED");
+  ASSERT_NE(off, nullptr);
+  EXPECT_EQ(count_targeted(off), 0);
+  hooks().deinit(off);
+}
+
 TEST_F(AflMutator, TrimmingKeepsOnlyWhatTheCoverageNeeds) {
   // "Coverage" here: the conditional PUT must still be sent.
   auto needs_if_match = [](const std::string& s) {

@@ -7,6 +7,7 @@
 //   std::string next = m.mutate(current, /*max_size=*/4096, rng);
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <random>
@@ -28,13 +29,27 @@ class ScriptMutator {
   explicit ScriptMutator(harness::Protocol protocol) : protocol_(std::move(protocol)) {}
   // With a runner, one mutation in kTargetedOneIn plays the input and lets
   // the solver pick a header value that flips one of the model's branches
-  // (targeted_mutation.h).
+  // (targeted_mutation.h); when none can be flipped it mutates as usual.
+  // The runner must be deterministic (in-process server) for mutate() to
+  // stay a function of (input, rng state).
+  //
+  //   ScriptMutator m(http, [&](const Script& s) { return player.play(s, true, true); },
+  //                   solver);
   ScriptMutator(harness::Protocol protocol, Runner runner,
                 std::shared_ptr<oracle::Solver> solver)
       : protocol_(std::move(protocol)),
         runner_(std::move(runner)),
         solver_(std::move(solver)) {}
   static constexpr std::size_t kTargetedOneIn = 8;
+
+  // How often mutate() ran the runner, and how many of those runs gave a
+  // targeted rewrite (the rest fell back to structural mutation). Counters
+  // only: they never influence a mutation.
+  struct TargetedStats {
+    std::uint64_t runs = 0, rewrites = 0;
+  };
+  const TargetedStats& targeted_stats() const { return targeted_stats_; }
+  bool targeted() const { return runner_ && solver_; }
 
   // One to four structural mutations; unparseable input is replaced by a
   // generated script. The result never exceeds max_size (steps are dropped
@@ -59,6 +74,7 @@ class ScriptMutator {
   harness::Protocol protocol_;
   Runner runner_;
   std::shared_ptr<oracle::Solver> solver_;
+  mutable TargetedStats targeted_stats_;
 };
 
 }  // namespace dualfuzz::mutator

@@ -46,6 +46,10 @@ class AflAdapter {
  public:
   AflAdapter(harness::Protocol protocol, unsigned int seed)
       : mutator_(std::move(protocol)), rng_(seed) {}
+  // With a mutator of one's own, e.g. one with targeted mutation:
+  //   AflAdapter a(cli::Player::engine_mutator(cli::Player::spec_from_env()), seed);
+  AflAdapter(ScriptMutator mutator, unsigned int seed)
+      : mutator_(std::move(mutator)), rng_(seed) {}
 
   // Mutates `input` (or crosses it with `splice` when given): always a
   // parseable script of 1..max_size bytes (empty only if max_size is 0).
