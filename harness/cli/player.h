@@ -47,10 +47,15 @@ class Player {
   }
 
   // The options of every fuzz execution: in-process, silence means a
-  // dropped request, so liveness is checked.
+  // dropped request, so liveness is checked. DUALFUZZ_ORACLE_BUDGET sets the
+  // configurations the oracle may explore per execution (0: no limit) —
+  // replay a crash with the budget it was found with or a larger one: a
+  // violation found within a budget is found within every larger one.
   static harness::RunOptions fuzz_options() {
     harness::RunOptions o;
     o.check_liveness = true;
+    if (const char* b = std::getenv("DUALFUZZ_ORACLE_BUDGET"); b && *b)
+      o.oracle_options.limits.max_explored = std::strtoull(b, nullptr, 10);
     return o;
   }
 
