@@ -127,6 +127,21 @@ std::string path_of(const Json& q) {
              : "";
 }
 
+// What the shrinker learns from a failing run: its trace (to re-point or
+// inline references) and the requests on other paths than the killing
+// request's (the model keeps paths independent, so they are tried deleted
+// all at once; the same-violation check still decides).
+mutator::FailingRun failing_run(const RunResult& r) {
+  mutator::FailingRun out{r.trace, {}};
+  const Json* kill = killing_request(r);
+  if (r.outcome != RunResult::Outcome::ModelViolation || !kill) return out;
+  const std::string path = path_of(*kill);
+  for (const auto& m : r.trace.messages())
+    if (harness::is_request_label(m.label) && path_of(m.ir) != path)
+      out.unrelated.insert(m.label);
+  return out;
+}
+
 // What makes two violations "the same" before shrinking, and what shrinking
 // must keep: the outcome kind and, for a model violation, the shape of the
 // request whose response no explanation survived and that response's
@@ -429,8 +444,12 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         // two chances, or it would keep whatever happened to be in the
         // first run that lost the race.
         const bool flaky = concurrent(replayed);
-        auto still_fails = [&](const harness::Script& c) {
-          return same(play(c)) || (flaky && same(play(c)));
+        auto still_fails =
+            [&](const harness::Script& c) -> std::optional<mutator::FailingRun> {
+          RunResult x = play(c);
+          if (!same(x) && flaky) x = play(c);
+          if (!same(x)) return std::nullopt;
+          return failing_run(x);
         };
         // quick_key keeps the killing request's preconditions, so the
         // shrinker cannot drop one the violation does not need (a reused
@@ -478,7 +497,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           while (drop_one(s, run)) {
           }
           for (int round = 0; round < 4; ++round) {
-            harness::Script m = mutator::minimize(s, still_fails);
+            harness::Script m =
+                mutator::minimize(s, failing_run(run), http.functions, still_fails);
             RunResult mr;
             if (m != s) {
               if (!shows(m, mr)) break;  // shrunk by luck (a race): keep s
@@ -499,7 +519,14 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         if (auto seq = serialized(out.script, http.functions))
           for (int i = 0; i < 3; ++i) {
             RunResult x = play(*seq);
-            if (same(x)) return {*seq, x, true};
+            if (same(x)) {
+              // In sequence the shrinker may get further (no race to lose).
+              harness::Script m =
+                  mutator::minimize(*seq, failing_run(x), http.functions, still_fails);
+              RunResult mr;
+              if (m != *seq && shows(m, mr)) return {m, mr, true};
+              return {*seq, x, true};
+            }
             if (x.outcome == RunResult::Outcome::ModelViolation && killing_request(x)) {
               const std::string before = key;
               key = quick_key(x);
@@ -531,7 +558,12 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         if (!shows(original, replayed)) return {original, r, false};
         if (o->keep_going) return settle_keep_going(original, replayed, key);
         harness::Script small = mutator::minimize(
-            original, [&](const harness::Script& s) { return same(play(s)); });
+            original, failing_run(replayed), http.functions,
+            [&](const harness::Script& s) -> std::optional<mutator::FailingRun> {
+              RunResult x = play(s);
+              if (!same(x)) return std::nullopt;
+              return failing_run(x);
+            });
         RunResult again;
         if (!shows(small, again)) {
           // The shrunk script failed by luck during shrinking; the original
