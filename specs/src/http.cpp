@@ -206,15 +206,17 @@ struct Evaluation {
 };
 using Ev = std::shared_ptr<const Evaluation>;
 
+std::string put_body(const Request& q) {
+  const Json& body = q.json().contains("body") ? q.json()["body"] : Json("");
+  return body.is_string() ? body.get<std::string>() : body.dump();
+}
+
 // The method itself, once the preconditions hold.
 Tree proceed(const Ev& e) {
   const Request& q = e->q;
   const PathState& st = e->st;
   if (e->safe) return get(q, st, e->method == "HEAD");
-  if (e->method == "PUT") {
-    const Json& body = q.json().contains("body") ? q.json()["body"] : Json("");
-    return put(q, st, body.is_string() ? body.get<std::string>() : body.dump());
-  }
+  if (e->method == "PUT") return put(q, st, put_body(q));
   // POST and other methods: a 2xx that changes nothing (see handle).
   if (e->method != "DELETE")
     return respond(q, Sym::object({{"status", status({200, 204})}}), st);
@@ -229,16 +231,38 @@ Tree fail412(const Ev& e) {
   return respond(e->q, Sym::object({{"status", Sym::lit(412)}}), e->st);
 }
 
+// A false If-Match or If-Unmodified-Since: 412, or, for a state-changing
+// request whose change is already in place, a 2xx that changes nothing.
+// RFC 9110 §13.1.1 (and §13.1.4 in the same words): "An origin server MUST
+// NOT perform the requested method if a received If-Match condition
+// evaluates to false. Instead, the origin server MAY indicate that the
+// conditional request failed by responding with a 412 (Precondition Failed)
+// status code or, if the request is a state-changing operation that appears
+// to have already been applied to the selected representation, the origin
+// server MAY respond with a 2xx (Successful) status code". A PUT of the
+// content the resource already has is such a request; the representation,
+// and so its validators, stay as they are. (If-None-Match has no such
+// clause, §13.1.2.)
+Tree fail_precondition(const Ev& e) {
+  const Resource* file = e->file();
+  if (e->method != "PUT" || !file || file->body != put_body(e->q)) return fail412(e);
+  Sym applied = Sym::object(
+      {{"status", status({200, 204})},
+       {"headers", Sym::object({{"etag", validators(*file)}})},
+       {"dates", optional(Sym::object({{"last-modified", optional(file->modified)}}))}});
+  return oracle::choose(fail412(e), respond(e->q, std::move(applied), e->st));
+}
+
 // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
 Tree step4(const Ev& e) {
   const Resource* file = e->file();
   if (auto d = parse_http_date(header(e->q.json(), "if-modified-since"));
       d && e->safe && file) {
     Sym not_since = oracle::le(file->modified, Sym::lit(*d));
-    return oracle::choose(
-        proceed(e), oracle::ifx(
-                        not_since, [e] { return not_modified(e->q, e->st); },
-                        [e] { return proceed(e); }));
+    return oracle::choose(proceed(e),
+                          oracle::ifx(
+                              not_since, [e] { return not_modified(e->q, e->st); },
+                              [e] { return proceed(e); }));
   }
   return proceed(e);
 }
@@ -270,7 +294,7 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
         [e] {
           return oracle::ifx(
               list_matches(header(e->q.json(), "if-match"), e->file(), true),
-              [e] { return step3(e); }, [e] { return fail412(e); });
+              [e] { return step3(e); }, [e] { return fail_precondition(e); });
         });
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
@@ -279,7 +303,7 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
   else if (d)  // no representation, no date: either way (§13.1.4; Apache: 412)
     return oracle::choose(step3(e), fail412(e));
   return oracle::ifx(
-      unmodified, [e] { return step3(e); }, [e] { return fail412(e); });
+      unmodified, [e] { return step3(e); }, [e] { return fail_precondition(e); });
 }
 
 Tree handle_method(const Request& q, const PathState& st, const std::string& method) {

@@ -111,6 +111,42 @@ TEST(HttpModel, UnknownTagThen412Then200IsContradictory) {
                          {req("PUT", "/a", {{"if-match", "\"g\""}}, "y"), resp(204)}}));
 }
 
+// RFC 9110 §13.1.1 (and §13.1.4 in the same words): with a false If-Match
+// the server "MUST NOT perform the requested method", but "if the request is
+// a state-changing operation that appears to have already been applied to
+// the selected representation, the origin server MAY respond with a 2xx".
+// nginx 1.22 answered such a PUT (the same empty content again) 204.
+TEST(HttpModel, FalsePreconditionOnAChangeAlreadyInPlaceMayBe2xx) {
+  const auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"1\""), "x")}};
+  auto same = base;
+  same.push_back({req("PUT", "/a", {{"if-match", "\"2\""}}, "x"), resp(204)});
+  EXPECT_TRUE(accepted(same));
+  auto ius = base;
+  ius.push_back(
+      {req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0 - 10)}}, "x"),
+       resp(200)});
+  EXPECT_TRUE(accepted(ius));
+  // Not performed: the representation and its tag stay.
+  auto after = same;
+  after.push_back({req("GET", "/a"), resp(200, tagged("\"1\""), "x")});
+  EXPECT_TRUE(accepted(after));
+  // Performed anyway: a new tag for it afterwards gives it away.
+  after.back().second = resp(200, tagged("\"3\""), "x");
+  EXPECT_FALSE(accepted(after));
+  // Other content is not a change already in place.
+  auto other = base;
+  other.push_back({req("PUT", "/a", {{"if-match", "\"2\""}}, "y"), resp(204)});
+  EXPECT_FALSE(accepted(other));
+  // Nothing is in place on a missing resource.
+  EXPECT_FALSE(accepted({{req("PUT", "/b", {{"if-match", "\"1\""}}, ""), resp(204)}}));
+  // If-None-Match has no such clause (§13.1.2: 412 for other methods).
+  auto inm = base;
+  inm.push_back({req("PUT", "/a", {{"if-none-match", "*"}}, "x"), resp(204)});
+  EXPECT_FALSE(accepted(inm));
+}
+
 TEST(HttpModel, IfNoneMatchWeakComparison) {
   auto base = std::vector<std::pair<Json, Json>>{
       {req("PUT", "/a", {}, "x"), resp(201)},
