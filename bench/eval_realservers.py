@@ -21,6 +21,7 @@ section is rendered from the latest run of each (server, connections, seed)
 found there, so runs can be added one at a time.
 """
 import argparse
+import email.utils
 import json
 import os
 import re
@@ -302,6 +303,42 @@ def one_tag_two_contents(v):
     return any(len(b) > 1 for b in contents.values())
 
 
+def http_date(v):
+    """Seconds of an IMF-fixdate, or None."""
+    if not isinstance(v, str) or not re.fullmatch(
+            r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT", v):
+        return None
+    try:
+        return email.utils.parsedate_to_datetime(v).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def true_ius_answered_412(v):
+    """The killing request carries a valid If-Unmodified-Since date D (and no
+    If-Match, which would make it ignored) and was answered 412, while the
+    path's Last-Modified, shown by an answer received after every other PUT
+    or DELETE of the path was answered and before the killing request was
+    sent, is not after D: the condition was true."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if kill is None or not kill[3] or kill[3].get("status") != 412:
+        return False
+    h = kill[2].get("headers", {})
+    d = http_date(h.get("if-unmodified-since"))
+    if d is None or "if-match" in h:
+        return False
+    writes = [r for r in reqs if r is not kill and r[2].get("method") in ("PUT", "DELETE")]
+    if any(r[5] > kill[4] for r in writes):
+        return False  # a write of the path not answered before the request
+    settled = max((r[5] for r in writes), default=-1)
+    shown = [(r[5], http_date(r[3].get("headers", {}).get("last-modified")))
+             for r in reqs if r is not kill and r[3] and settled < r[5] < kill[4]
+             and isinstance(r[3].get("headers"), dict)]
+    shown = [lm for _, lm in sorted(shown) if lm is not None]
+    return bool(shown) and shown[-1] <= d
+
+
 def valid_precondition_in_kill(v):
     head = v["signature"].split(" -> ")[0]
     return re.search(r" if-[a-z-]+(?!\()(?: |$)", head) is not None
@@ -419,6 +456,27 @@ JUDGEMENTS = [
                "If-Unmodified-Since if the request contains an If-Match header field; the "
                "condition in If-Match is considered to be a more accurate replacement for "
                "the condition in If-Unmodified-Since\".",
+    },
+    {
+        "id": "true-ius-412",
+        "signature": r"model: [A-Z]+(?: if-none-match(?:\(invalid\))?)?(?: if-modified-since"
+                     r"(?:\(invalid\))?)? if-unmodified-since -> 412.*",
+        "expects": {200, 201, 202, 204, 304},
+        "evidence": true_ius_answered_412,
+        "shows": "the path's Last-Modified, shown after its last write and before the "
+                 "request, is not after the If-Unmodified-Since date",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "The resource was last modified at or before the If-Unmodified-Since date "
+               "(its Last-Modified says so, and nothing wrote it since), so the condition is "
+               "true, and the server answered 412. §13.1.4: \"If the selected "
+               "representation's last modification date is earlier or equal to the date "
+               "provided in the field value, the condition is true.\" (Apache 2.4.71, "
+               "checked by hand with curl: mod_dav compares the date with the current time, "
+               "not the file's modification time, for PUT and DELETE — a PUT with "
+               "`If-Unmodified-Since:` its own Last-Modified is 204 at once and 412 a second "
+               "later; GET compares correctly. So the counterexample needs the clock to "
+               "cross a second, and does not shrink reliably.)",
     },
     {
         "id": "ius-ignored",
