@@ -141,6 +141,15 @@ def racing_request(v):
     return False
 
 
+def racing_delete(v):
+    """A DELETE of the killing path was in flight on another connection while
+    the killing request was."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    return kill is not None and any(
+        r[2].get("method") == "DELETE" and overlapping(r, kill) for r in reqs if r is not kill)
+
+
 def path_requests(v):
     """[(label, wire conn, request ir, response ir or None, index sent,
     index answered)] of the killing path, in trace order."""
@@ -191,7 +200,7 @@ def racing_writes(v):
 
 def created_by_conditional_put(v):
     """The killing answer shows the resource existing (200 to a GET, HEAD or
-    POST, 200 or 204 to a PUT or DELETE) where every explanation had it
+    POST, 304 to a GET or HEAD, 200 or 204 to a PUT or DELETE) where every explanation had it
     missing, and every other PUT of the path since it was last deleted
     carried If-Match, which is false on a missing resource."""
     reqs = path_requests(v)
@@ -200,6 +209,7 @@ def created_by_conditional_put(v):
         return False
     method, status = kill[2].get("method"), kill[3].get("status")
     exists = (status == 200 and method in ("GET", "HEAD", "POST")) or \
+        (status == 304 and method in ("GET", "HEAD")) or \
         (status in (200, 204) and method in ("PUT", "DELETE"))
     # Missing in every explanation: the states say so, or (a PUT's states are
     # those after it) only 201 Created was expected.
@@ -547,7 +557,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-if-match-ignored",
-        "signature": r"model: [A-Z]+[^>]* -> 20\d.*",
+        "signature": r"model: [A-Z]+[^>]* -> (?:20\d|304).*",
         "evidence": created_by_conditional_put,
         "shows": "every explanation had the resource missing, the answer shows it exists, "
                  "and every other PUT of the path since its last deletion carried If-Match",
@@ -618,16 +628,21 @@ JUDGEMENTS = [
     {
         "id": "race-403",
         "signature": r"model: [A-Z]+[^>]* -> 403 \(concurrent\)",
-        "evidence": racing_request,
-        "shows": "another request of the path was in flight on another connection",
-        "verdict": SERVER_BUG + " (race)",
-        "clause": "RFC 9110 §15.5.4",
-        "why": "A request racing with a PUT or DELETE of the same path is answered 403 "
-               "Forbidden: the file was there when the server looked it up and gone (or "
-               "being replaced) when it opened it, and that failure is reported as a "
-               "permission refusal. Any order of the two requests gives 200 or 404; 403 "
-               "(\"the server understood the request but refuses to fulfill it\") is not "
-               "what happened.",
+        "evidence": racing_delete,
+        "shows": "a DELETE of the path was in flight on another connection",
+        "verdict": SERVER_BUG + " (race; a wrong status, no MUST broken)",
+        "clause": "RFC 9110 §15, §15.5.4, §15.5.5",
+        "why": "A request racing with a DELETE of the same path is answered 403 Forbidden: "
+               "the file was there when the server looked it up and gone when it opened it, "
+               "and that failure is reported as a permission refusal (Apache 2.4.71, "
+               "reproduced by hand with a GET loop against a PUT/DELETE loop: 20 of 1500 "
+               "GETs got 403, each logged as \"(2)No such file or directory: AH00132: file "
+               "permissions deny server access\"; a PUT loop alone gives none). Any order "
+               "of the two requests gives 200 or 404. No MUST of RFC 9110 forbids a 403, "
+               "but a status code \"describes the result of the request\" (§15), and the "
+               "result was not that \"the server understood the request but refuses to "
+               "fulfill it\" (§15.5.4) but that it \"did not find a current representation "
+               "for the target resource\" (404, §15.5.5).",
     },
     {
         "id": "after-concurrent-creates",
@@ -1046,6 +1061,29 @@ def render(m, args, runs):
                "(*(concurrent)*) is never judged by its killing request's preconditions, "
                "since a race can be the cause. A *model gap* would be a false alarm: the "
                "fix belongs in `specs/src/http.cpp` (with the RFC text), not in this table.")
+    out.append("")
+    out.append("**Races.** RFC 9110 never says \"atomic\", but it defines every method against "
+               "*the* current state of the target resource and no intermediate states: PUT "
+               "replaces the state with the enclosed one and answers 201 only \"if the target "
+               "resource does not have a current representation\" (§9.3.4); the content of a "
+               "200 to GET is \"a current selected representation\" (§9.3.1, §6.4.2); and "
+               "If-Match and If-None-Match exist to prevent the \"lost update\" problem "
+               "\"when multiple user agents might be acting in parallel on the same "
+               "resource\" (§13.1.1, §13.1.2), which they can only do if the condition is "
+               "evaluated and the method applied as one step. So the model lets each request "
+               "take effect at one instant between its arrival and its answer, in any order "
+               "the network allows; a *(concurrent)* violation means no such order explains "
+               "the answers, while the same requests in sequence pass (the shrinker tries "
+               "them serialized first). Judged as server bugs on that basis: two creations "
+               "of one resource (two 201s), two deletions (two 2xx), a PUT whose answer and "
+               "effect belong to different states, and a torn read (a body no request ever "
+               "stored is no representation of any state). A 403 during a concurrent DELETE "
+               "is Apache reporting `open()` failing with ENOENT as \"AH00132: file "
+               "permissions deny server access\" (its error log says so): no MUST forbids a "
+               "403, but the status code is there to describe \"the result of the request\" "
+               "(§15), and the result was not a refusal (§15.5.4) but a missing file (404, "
+               "§15.5.5) — judged a server bug of a lesser kind, a wrong status, not a "
+               "broken MUST.")
     out.append("")
     return "\n".join(out)
 
