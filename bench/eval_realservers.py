@@ -21,7 +21,7 @@ section is rendered from the latest run of each (server, connections, seed)
 found there, so runs can be added one at a time.
 """
 import argparse
-import email.utils
+import datetime
 import json
 import os
 import re
@@ -313,15 +313,24 @@ def one_tag_two_contents(v):
     return any(len(b) > 1 for b in contents.values())
 
 
+HTTP_DATES = [  # RFC 9110 §5.6.7: IMF-fixdate, rfc850-date, asctime-date
+    (r"[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT", "%a, %d %b %Y %H:%M:%S GMT"),
+    (r"[A-Z][a-z]+day, \d\d-[A-Z][a-z]{2}-\d\d \d\d:\d\d:\d\d GMT", "%A, %d-%b-%y %H:%M:%S GMT"),
+    (r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}", "%a %b %d %H:%M:%S %Y"),
+]
+
+
 def http_date(v):
-    """Seconds of an IMF-fixdate, or None."""
-    if not isinstance(v, str) or not re.fullmatch(
-            r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT", v):
-        return None
-    try:
-        return email.utils.parsedate_to_datetime(v).timestamp()
-    except (TypeError, ValueError):
-        return None
+    """Seconds of an HTTP-date (any of the three formats the model accepts),
+    or None."""
+    for pattern, fmt in HTTP_DATES:
+        if isinstance(v, str) and re.fullmatch(pattern, v):
+            try:
+                t = datetime.datetime.strptime(v.replace("  ", " 0"), fmt)
+            except ValueError:
+                return None
+            return t.replace(tzinfo=datetime.timezone.utc).timestamp()
+    return None
 
 
 def true_ius_answered_412(v):
@@ -361,8 +370,7 @@ def invalid_ius_answered_412(v):
     path, (reqs, status) = kill_path(v), trace_requests(v)
     return any(ir.get("path") == path and status.get(l) == 412 and
                "if-unmodified-since" in ir.get("headers", {}) and
-               re.fullmatch(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT",
-                            ir["headers"]["if-unmodified-since"]) is None
+               http_date(ir["headers"]["if-unmodified-since"]) is None
                for l, _, ir in reqs)
 
 

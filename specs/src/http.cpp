@@ -1,7 +1,9 @@
 #include "dualfuzz/specs/http.h"
 
+#include <algorithm>
 #include <ctime>
 #include <map>
+#include <string_view>
 
 #include "dualfuzz/specs/detail/sym_state.h"
 
@@ -391,11 +393,67 @@ bool plain_path(const std::string& path) {
          !path.ends_with("/..");
 }
 
-std::optional<long long> parse_http_date(const std::string& s) {
-  if (s.size() != 29 || s.compare(25, 4, " GMT") != 0) return std::nullopt;
-  std::tm tm{};
-  const char* end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+namespace {
+// Exactly the fixed-width shape `shape`: 'D' a digit, 'd' a digit or a
+// space, 'A' a letter, anything else itself.
+bool shaped(std::string_view s, std::string_view shape) {
+  if (s.size() != shape.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool digit = c >= '0' && c <= '9';
+    const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    switch (shape[i]) {
+      case 'D':
+        if (!digit) return false;
+        break;
+      case 'd':
+        if (!digit && c != ' ') return false;
+        break;
+      case 'A':
+        if (!letter) return false;
+        break;
+      default:
+        if (c != shape[i]) return false;
+    }
+  }
+  return true;
+}
+std::optional<long long> parsed(const std::string& s, const char* format, std::tm& tm) {
+  const char* end = strptime(s.c_str(), format, &tm);
   if (!end || *end != '\0') return std::nullopt;
+  return static_cast<long long>(timegm(&tm));
+}
+}  // namespace
+
+// RFC 9110 §5.6.7: "A recipient that parses a timestamp value in an HTTP
+// field MUST accept all three HTTP-date formats" — IMF-fixdate and the
+// obsolete rfc850-date and asctime-date.
+std::optional<long long> parse_http_date(const std::string& s) {
+  std::tm tm{};
+  // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"
+  if (shaped(s, "AAA, DD AAA DDDD DD:DD:DD GMT"))
+    return parsed(s, "%a, %d %b %Y %H:%M:%S GMT", tm);
+  // asctime-date: "Sun Nov  6 08:49:37 1994"
+  if (shaped(s, "AAA AAA dD DD:DD:DD DDDD")) return parsed(s, "%a %b %e %H:%M:%S %Y", tm);
+  // rfc850-date: "Sunday, 06-Nov-94 08:49:37 GMT"; a two-digit year more
+  // than 50 years in the future is the latest such year in the past.
+  static const char* const kDays[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
+                                      "Friday", "Saturday", "Sunday"};
+  const std::size_t comma = s.find(", ");
+  if (comma == std::string::npos ||
+      std::find(std::begin(kDays), std::end(kDays), s.substr(0, comma)) ==
+          std::end(kDays) ||
+      !shaped(std::string_view(s).substr(comma + 2), "DD-AAA-DD DD:DD:DD GMT"))
+    return std::nullopt;
+  auto t = parsed(s, "%A, %d-%b-%y %H:%M:%S GMT", tm);
+  if (!t) return std::nullopt;
+  std::tm now{};
+  const std::time_t clock = std::time(nullptr);
+  gmtime_r(&clock, &now);
+  const int year = 1900 + tm.tm_year, this_year = 1900 + now.tm_year;
+  int full = this_year / 100 * 100 + year % 100;
+  if (full > this_year + 50) full -= 100;
+  tm.tm_year = full - 1900;
   return static_cast<long long>(timegm(&tm));
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <map>
 #include <random>
 #include <set>
@@ -190,6 +191,15 @@ TEST(HttpModel, LastModifiedNeverGoesBackButMayRepeat) {
   EXPECT_FALSE(accepted(trace(kT0, kT0 - 1)));
 }
 
+std::string asctime_date(long long seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm);
+  return buf;
+}
+
 TEST(HttpModel, IfUnmodifiedSinceAndIfModifiedSince) {
   auto base = std::vector<std::pair<Json, Json>>{
       {req("PUT", "/a", {}, "x"), resp(201)},
@@ -201,6 +211,15 @@ TEST(HttpModel, IfUnmodifiedSinceAndIfModifiedSince) {
   EXPECT_FALSE(accepted(ius));
   ius.back().second = resp(412);
   EXPECT_TRUE(accepted(ius));
+  // An obsolete date format is a date (RFC 9110 §5.6.7: "A recipient that
+  // parses a timestamp value in an HTTP field MUST accept all three
+  // HTTP-date formats"), not an invalid value to ignore.
+  auto obs = base;
+  obs.push_back({req("PUT", "/a", {{"if-unmodified-since", asctime_date(kT0 - 10)}}, "y"),
+                 resp(204)});
+  EXPECT_FALSE(accepted(obs));
+  obs.back().second = resp(412);
+  EXPECT_TRUE(accepted(obs));
   auto ims = base;
   ims.push_back(
       {req("GET", "/a", {{"if-modified-since", format_http_date(kT0 + 10)}}), resp(304)});
@@ -336,8 +355,19 @@ TEST(HttpModel, ClosedConnectionQueueIsProcessedInOrderLater) {
 TEST(HttpModel, Dates) {
   EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
   EXPECT_EQ(format_http_date(784111777), "Sun, 06 Nov 1994 08:49:37 GMT");
-  EXPECT_FALSE(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"));
+  // RFC 9110 §5.6.7: the obsolete formats must be accepted too.
+  EXPECT_EQ(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), 784111777);
+  EXPECT_EQ(parse_http_date("Sun Nov  6 08:49:37 1994"), 784111777);
+  EXPECT_EQ(parse_http_date("Sun Nov 06 08:49:37 1994"), 784111777);
   EXPECT_FALSE(parse_http_date("garbage"));
+  EXPECT_FALSE(parse_http_date("not a date"));
+  EXPECT_FALSE(parse_http_date("Sun, 06 Nov 1994 08:49:37 UTC"));
+  EXPECT_FALSE(parse_http_date("Sun, 6 Nov 1994 08:49:37 GMT"));
+  EXPECT_FALSE(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT "));
+  EXPECT_FALSE(
+      parse_http_date("Sun, 06-Nov-94 08:49:37 GMT"));  // rfc850 needs the full name
+  EXPECT_FALSE(parse_http_date("Sunday, 06-Nov-1994 08:49:37 GMT"));
+  EXPECT_FALSE(parse_http_date("Sun Nov  6 08:49:37 1994 GMT"));
 }
 
 // Generation heuristics (http_heuristics.cpp): enough variety to reach
