@@ -433,21 +433,22 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         auto same = [&](const RunResult& x) {
           return x.violation() && quick_key(x) == key;
         };
+        // A race shows on some runs only: the shrinker gives each candidate
+        // four chances, or it would keep whatever happened to be in the
+        // first run that lost the race, and a shrunk race is confirmed with
+        // eight replays.
+        const bool flaky = concurrent(replayed);
         auto shows = [&](const harness::Script& s, RunResult& out) {
-          for (int i = 0; i < 3; ++i) {
+          for (int i = 0; i < (flaky ? 8 : 3); ++i) {
             out = play(s);
             if (same(out)) return true;
           }
           return false;
         };
-        // A race shows on some runs only: the shrinker gives each candidate
-        // two chances, or it would keep whatever happened to be in the
-        // first run that lost the race.
-        const bool flaky = concurrent(replayed);
         auto still_fails =
             [&](const harness::Script& c) -> std::optional<mutator::FailingRun> {
           RunResult x = play(c);
-          if (!same(x) && flaky) x = play(c);
+          for (int i = 1; i < 4 && flaky && !same(x); ++i) x = play(c);
           if (!same(x)) return std::nullopt;
           return failing_run(x);
         };
