@@ -198,10 +198,22 @@ def racing_writes(v):
                if a is not b and a[2].get("method") in ("PUT", "DELETE"))
 
 
+def may_follow(r, d):
+    """Could request r of the path have taken effect after request d? Not if
+    r was answered before d was sent, nor if r went before d on the same
+    connection (a connection's requests are processed in order)."""
+    return not (r[5] < d[4] or (r[1] == d[1] and r[4] < d[4]))
+
+
+def succeeded(r):
+    return r[3] is not None and str(r[3].get("status", "")).startswith("2")
+
+
 def created_by_conditional_put(v):
     """The killing answer shows the resource existing (200 to a GET, HEAD or
-    POST, 304 to a GET or HEAD, 200 or 204 to a PUT or DELETE) where every explanation had it
-    missing, and every other PUT of the path since it was last deleted
+    POST, 304 to a GET or HEAD, 200 or 204 to a PUT or DELETE) where every
+    explanation had it missing, and every other PUT of the path that may have
+    taken effect after a deletion of it (or at all, if it was never deleted)
     carried If-Match, which is false on a missing resource."""
     reqs = path_requests(v)
     kill = next((r for r in reqs if r[0] == kill_label(v)), None)
@@ -214,28 +226,39 @@ def created_by_conditional_put(v):
     # Missing in every explanation: the states say so, or (a PUT's states are
     # those after it) only 201 Created was expected.
     missing = all_states_missing(v) or (method == "PUT" and expected_statuses(v) == {201})
-    # The PUTs that could have created it: those after the last DELETE of the
-    # path that was answered 2xx.
-    deleted = [r[5] for r in reqs if r[2].get("method") == "DELETE" and r[3]
-               and str(r[3].get("status", "")).startswith("2")]
-    since = max(deleted, default=-1)
-    puts = [r for r in reqs if r[2].get("method") == "PUT" and r is not kill and r[4] > since]
+    deletes = [r for r in reqs if r[2].get("method") == "DELETE" and succeeded(r)]
+    puts = [r for r in reqs if r[2].get("method") == "PUT" and r is not kill and
+            (not deletes or any(may_follow(r, d) for d in deletes))]
     return (exists and missing and bool(puts) and
             all("if-match" in r[2].get("headers", {}) for r in puts))
 
 
 def removed_by_conditional_delete(v):
-    """The killing request found the resource gone (404) where every
-    explanation had it present, and every DELETE of the path carried
-    If-Match or If-None-Match: one of them was performed although the model
-    could explain none of them succeeding."""
+    """The killing answer shows the resource gone (404, or 201 to a PUT)
+    where every explanation had it present, and every other DELETE of the
+    path that may have removed it (not answered 4xx) carried If-Match or
+    If-None-Match: one of them was performed although the model could explain
+    none of them succeeding."""
     reqs = path_requests(v)
     kill = next((r for r in reqs if r[0] == kill_label(v)), None)
-    dels = [r for r in reqs if r[2].get("method") == "DELETE"]
+    if kill is None or kill[3] is None:
+        return False
+    status = kill[3].get("status")
     states = re.findall(r"\(server state (\{.*\})\)$", v.get("explanation", ""), re.M)
-    return (kill is not None and kill[3] is not None and kill[3].get("status") == 404 and
-            states and all(x != '{"missing":true}' for x in states) and dels and
-            all({"if-match", "if-none-match"} & set(r[2].get("headers", {})) for r in dels))
+    # Present in every explanation: for a PUT or DELETE (whose explanation
+    # states are those after it) every explanation expected an answer only an
+    # existing representation gets (replaced, removed, or a false If-Match).
+    expected = expected_statuses(v)
+    if kill[2].get("method") == "PUT":
+        gone = status == 201 and expected is not None and expected <= {200, 204, 412}
+    elif kill[2].get("method") == "DELETE":
+        gone = status == 404 and expected is not None and expected <= {200, 202, 204, 412}
+    else:
+        gone = status == 404 and states and all(x != '{"missing":true}' for x in states)
+    dels = [r for r in reqs if r[2].get("method") == "DELETE" and r is not kill and
+            not (r[3] is not None and str(r[3].get("status", "")).startswith("4"))]
+    return bool(gone and dels and
+                all({"if-match", "if-none-match"} & set(r[2].get("headers", {})) for r in dels))
 
 
 def inm_matched_but_performed(v):
@@ -591,7 +614,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-delete-precondition-ignored",
-        "signature": r"model: [A-Z]+[^>]* -> 404.*",
+        "signature": r"model: [A-Z]+[^>]* -> (?:404|201).*",
         "evidence": removed_by_conditional_delete,
         "shows": "every explanation had the resource present and every DELETE of the path "
                  "carried If-Match or If-None-Match",
