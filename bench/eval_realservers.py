@@ -539,9 +539,15 @@ JUDGEMENTS = [
         "why": "The If-Unmodified-Since date is before the last modification (the model "
                "knows it from Last-Modified, or from the same server answering the same "
                "date with 412 on another method), so the condition is false and a GET or "
-               "HEAD must not be performed. §13.1.4 lets a recipient ignore the field only "
-               "\"if the resource does not have a modification date available\"; a server "
-               "that evaluates it for DELETE has one.",
+               "HEAD must not be performed. §13.1.4: \"When an origin server receives a request "
+               "that selects a representation and that request includes an "
+               "If-Unmodified-Since header field without an If-Match header field, the origin "
+               "server MUST evaluate the If-Unmodified-Since condition per Section 13.2 prior "
+               "to performing the method\"; it lets a recipient ignore the field only \"if "
+               "the resource does not have a modification date available\", and a resource "
+               "the same server evaluates the field for on PUT or DELETE has one (lighttpd "
+               "1.4.69 with mod_webdav alone, checked with curl: GET sends no Last-Modified "
+               "and ignores the field, PUT answers 412 to a 2001 date).",
     },
     {
         "id": "strong-etag-reused",
