@@ -967,9 +967,10 @@ def render(m, args, runs):
     out.append("")
     out.append("| server | connections | seed | seconds | executions | exec/s | messages "
                "| inconclusive | seconds shrinking | distinct violations | server bugs "
-               "| model gaps | unclassified |")
+               "| model gaps | unclassified | counterexamples of ≤ 6 messages | not reproduced "
+               "(unshrunk) |")
     out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-               "| ---: | ---: |")
+               "| ---: | ---: | ---: | ---: |")
     findings = {}  # server -> signature -> merged finding
     proven = {}  # server -> ids judged without context (see judge)
     for r in runs:
@@ -981,7 +982,7 @@ def render(m, args, runs):
     for r in runs:
         if "error" in r:
             out.append(f"| {r['server']} | {r['connections']} | {r['seed']} | — | — | — | — "
-                       f"| — | — | error: {r['error']} | | | |")
+                       f"| — | — | error: {r['error']} | | | | | |")
             continue
         s = r["summary"]
         vs = s.get("violations", [])
@@ -993,7 +994,9 @@ def render(m, args, runs):
                    f"{s['seconds']:.0f} | {s['executions']} | "
                    f"{s['executions'] / max(s['seconds'], 1e-9):.0f} | {s['messages']} | "
                    f"{s['inconclusive']} | {fmt_s(s.get('shrink_seconds', 0))} | {len(vs)} "
-                   f"| {bugs} | {gaps} | {len(vs) - bugs - gaps} |")
+                   f"| {bugs} | {gaps} | {len(vs) - bugs - gaps} "
+                   f"| {sum(1 for v in vs if v.get('min_messages', 99) <= 6)} "
+                   f"| {sum(1 for v in vs if not v.get('reproduced', True))} |")
         for v in vs:
             f = findings.setdefault(r["server"], {}).get(v["signature"])
             if f is None:
