@@ -309,8 +309,8 @@ def one_tag_two_contents(v):
     """Two answers of the path carry the same ETag for different content.
     An answer's content: the body of a GET or POST answered 200, the body a
     PUT stored, or, for a HEAD or a 304, the body of the last PUT of the path
-    answered 2xx before the request was sent (when no other request of the
-    path was in flight then)."""
+    answered 2xx that certainly went before it (when no request of the path
+    on another connection overlapped it or that PUT)."""
     contents = {}
     reqs = path_requests(v)
     for r in reqs:
@@ -323,11 +323,18 @@ def one_tag_two_contents(v):
         elif method in ("GET", "POST") and status == 200:
             body = resp.get("body")
         elif (method == "HEAD" and status == 200) or status == 304:
-            if any(x[4] < r[4] < x[5] for x in reqs if x is not r):
-                continue  # another request of the path in flight
-            done = [x for x in reqs if x[2].get("method") in ("PUT", "DELETE") and x[3]
-                    and str(x[3].get("status", "")).startswith("2") and x[5] < r[4]]
-            if not done or done[-1][2].get("method") != "PUT":
+            # Another request of the path in flight on another connection:
+            # the order is unknown.
+            if any(overlapping(x, r) for x in reqs if x is not r):
+                continue
+            # The writes that certainly went before: answered before the
+            # request was sent, or sent before it on its connection (a
+            # connection's requests are processed in order).
+            done = [x for x in reqs if x is not r and x[2].get("method") in ("PUT", "DELETE")
+                    and succeeded(x) and (x[5] < r[4] or (x[1] == r[1] and x[4] < r[4]))]
+            done.sort(key=lambda x: x[5])
+            if not done or done[-1][2].get("method") != "PUT" or \
+                    any(overlapping(x, done[-1]) for x in done if x is not done[-1]):
                 continue
             body = done[-1][2].get("body", "")
         else:
