@@ -21,6 +21,7 @@ section is rendered from the latest run of each (server, connections, seed)
 found there, so runs can be added one at a time.
 """
 import argparse
+import datetime
 import json
 import os
 import re
@@ -140,6 +141,15 @@ def racing_request(v):
     return False
 
 
+def racing_delete(v):
+    """A DELETE of the killing path was in flight on another connection while
+    the killing request was."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    return kill is not None and any(
+        r[2].get("method") == "DELETE" and overlapping(r, kill) for r in reqs if r is not kill)
+
+
 def path_requests(v):
     """[(label, wire conn, request ir, response ir or None, index sent,
     index answered)] of the killing path, in trace order."""
@@ -188,10 +198,22 @@ def racing_writes(v):
                if a is not b and a[2].get("method") in ("PUT", "DELETE"))
 
 
+def may_follow(r, d):
+    """Could request r of the path have taken effect after request d? Not if
+    r was answered before d was sent, nor if r went before d on the same
+    connection (a connection's requests are processed in order)."""
+    return not (r[5] < d[4] or (r[1] == d[1] and r[4] < d[4]))
+
+
+def succeeded(r):
+    return r[3] is not None and str(r[3].get("status", "")).startswith("2")
+
+
 def created_by_conditional_put(v):
     """The killing answer shows the resource existing (200 to a GET, HEAD or
-    POST, 200 or 204 to a PUT or DELETE) where every explanation had it
-    missing, and every other PUT of the path since it was last deleted
+    POST, 304 to a GET or HEAD, 200 or 204 to a PUT or DELETE) where every
+    explanation had it missing, and every other PUT of the path that may have
+    taken effect after a deletion of it (or at all, if it was never deleted)
     carried If-Match, which is false on a missing resource."""
     reqs = path_requests(v)
     kill = next((r for r in reqs if r[0] == kill_label(v)), None)
@@ -199,32 +221,44 @@ def created_by_conditional_put(v):
         return False
     method, status = kill[2].get("method"), kill[3].get("status")
     exists = (status == 200 and method in ("GET", "HEAD", "POST")) or \
+        (status == 304 and method in ("GET", "HEAD")) or \
         (status in (200, 204) and method in ("PUT", "DELETE"))
     # Missing in every explanation: the states say so, or (a PUT's states are
     # those after it) only 201 Created was expected.
     missing = all_states_missing(v) or (method == "PUT" and expected_statuses(v) == {201})
-    # The PUTs that could have created it: those after the last DELETE of the
-    # path that was answered 2xx.
-    deleted = [r[5] for r in reqs if r[2].get("method") == "DELETE" and r[3]
-               and str(r[3].get("status", "")).startswith("2")]
-    since = max(deleted, default=-1)
-    puts = [r for r in reqs if r[2].get("method") == "PUT" and r is not kill and r[4] > since]
+    deletes = [r for r in reqs if r[2].get("method") == "DELETE" and succeeded(r)]
+    puts = [r for r in reqs if r[2].get("method") == "PUT" and r is not kill and
+            (not deletes or any(may_follow(r, d) for d in deletes))]
     return (exists and missing and bool(puts) and
             all("if-match" in r[2].get("headers", {}) for r in puts))
 
 
 def removed_by_conditional_delete(v):
-    """The killing request found the resource gone (404) where every
-    explanation had it present, and every DELETE of the path carried
-    If-Match or If-None-Match: one of them was performed although the model
-    could explain none of them succeeding."""
+    """The killing answer shows the resource gone (404, or 201 to a PUT)
+    where every explanation had it present, and every other DELETE of the
+    path that may have removed it (not answered 4xx) carried If-Match or
+    If-None-Match: one of them was performed although the model could explain
+    none of them succeeding."""
     reqs = path_requests(v)
     kill = next((r for r in reqs if r[0] == kill_label(v)), None)
-    dels = [r for r in reqs if r[2].get("method") == "DELETE"]
+    if kill is None or kill[3] is None:
+        return False
+    status = kill[3].get("status")
     states = re.findall(r"\(server state (\{.*\})\)$", v.get("explanation", ""), re.M)
-    return (kill is not None and kill[3] is not None and kill[3].get("status") == 404 and
-            states and all(x != '{"missing":true}' for x in states) and dels and
-            all({"if-match", "if-none-match"} & set(r[2].get("headers", {})) for r in dels))
+    # Present in every explanation: for a PUT or DELETE (whose explanation
+    # states are those after it) every explanation expected an answer only an
+    # existing representation gets (replaced, removed, or a false If-Match).
+    expected = expected_statuses(v)
+    if kill[2].get("method") == "PUT":
+        gone = status == 201 and expected is not None and expected <= {200, 204, 412}
+    elif kill[2].get("method") == "DELETE":
+        gone = status == 404 and expected is not None and expected <= {200, 202, 204, 412}
+    else:
+        gone = status == 404 and states and all(x != '{"missing":true}' for x in states)
+    dels = [r for r in reqs if r[2].get("method") == "DELETE" and r is not kill and
+            not (r[3] is not None and str(r[3].get("status", "")).startswith("4"))]
+    return bool(gone and dels and
+                all({"if-match", "if-none-match"} & set(r[2].get("headers", {})) for r in dels))
 
 
 def inm_matched_but_performed(v):
@@ -275,8 +309,8 @@ def one_tag_two_contents(v):
     """Two answers of the path carry the same ETag for different content.
     An answer's content: the body of a GET or POST answered 200, the body a
     PUT stored, or, for a HEAD or a 304, the body of the last PUT of the path
-    answered 2xx before the request was sent (when no other request of the
-    path was in flight then)."""
+    answered 2xx that certainly went before it (when no request of the path
+    on another connection overlapped it or that PUT)."""
     contents = {}
     reqs = path_requests(v)
     for r in reqs:
@@ -289,17 +323,69 @@ def one_tag_two_contents(v):
         elif method in ("GET", "POST") and status == 200:
             body = resp.get("body")
         elif (method == "HEAD" and status == 200) or status == 304:
-            if any(x[4] < r[4] < x[5] for x in reqs if x is not r):
-                continue  # another request of the path in flight
-            done = [x for x in reqs if x[2].get("method") in ("PUT", "DELETE") and x[3]
-                    and str(x[3].get("status", "")).startswith("2") and x[5] < r[4]]
-            if not done or done[-1][2].get("method") != "PUT":
+            # Another request of the path in flight on another connection:
+            # the order is unknown.
+            if any(overlapping(x, r) for x in reqs if x is not r):
+                continue
+            # The writes that certainly went before: answered before the
+            # request was sent, or sent before it on its connection (a
+            # connection's requests are processed in order).
+            done = [x for x in reqs if x is not r and x[2].get("method") in ("PUT", "DELETE")
+                    and succeeded(x) and (x[5] < r[4] or (x[1] == r[1] and x[4] < r[4]))]
+            done.sort(key=lambda x: x[5])
+            if not done or done[-1][2].get("method") != "PUT" or \
+                    any(overlapping(x, done[-1]) for x in done if x is not done[-1]):
                 continue
             body = done[-1][2].get("body", "")
         else:
             continue
         contents.setdefault(resp["headers"]["etag"], set()).add(body)
     return any(len(b) > 1 for b in contents.values())
+
+
+HTTP_DATES = [  # RFC 9110 §5.6.7: IMF-fixdate, rfc850-date, asctime-date
+    (r"[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT", "%a, %d %b %Y %H:%M:%S GMT"),
+    (r"[A-Z][a-z]+day, \d\d-[A-Z][a-z]{2}-\d\d \d\d:\d\d:\d\d GMT", "%A, %d-%b-%y %H:%M:%S GMT"),
+    (r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}", "%a %b %d %H:%M:%S %Y"),
+]
+
+
+def http_date(v):
+    """Seconds of an HTTP-date (any of the three formats the model accepts),
+    or None."""
+    for pattern, fmt in HTTP_DATES:
+        if isinstance(v, str) and re.fullmatch(pattern, v):
+            try:
+                t = datetime.datetime.strptime(v.replace("  ", " 0"), fmt)
+            except ValueError:
+                return None
+            return t.replace(tzinfo=datetime.timezone.utc).timestamp()
+    return None
+
+
+def true_ius_answered_412(v):
+    """The killing request carries a valid If-Unmodified-Since date D (and no
+    If-Match, which would make it ignored) and was answered 412, while the
+    path's Last-Modified, shown by an answer received after every other PUT
+    or DELETE of the path was answered and before the killing request was
+    sent, is not after D: the condition was true."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if kill is None or not kill[3] or kill[3].get("status") != 412:
+        return False
+    h = kill[2].get("headers", {})
+    d = http_date(h.get("if-unmodified-since"))
+    if d is None or "if-match" in h:
+        return False
+    writes = [r for r in reqs if r is not kill and r[2].get("method") in ("PUT", "DELETE")]
+    if any(r[5] > kill[4] for r in writes):
+        return False  # a write of the path not answered before the request
+    settled = max((r[5] for r in writes), default=-1)
+    shown = [(r[5], http_date(r[3].get("headers", {}).get("last-modified")))
+             for r in reqs if r is not kill and r[3] and settled < r[5] < kill[4]
+             and isinstance(r[3].get("headers"), dict)]
+    shown = [lm for _, lm in sorted(shown) if lm is not None]
+    return bool(shown) and shown[-1] <= d
 
 
 def valid_precondition_in_kill(v):
@@ -314,8 +400,7 @@ def invalid_ius_answered_412(v):
     path, (reqs, status) = kill_path(v), trace_requests(v)
     return any(ir.get("path") == path and status.get(l) == 412 and
                "if-unmodified-since" in ir.get("headers", {}) and
-               re.fullmatch(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT",
-                            ir["headers"]["if-unmodified-since"]) is None
+               http_date(ir["headers"]["if-unmodified-since"]) is None
                for l, _, ir in reqs)
 
 
@@ -421,6 +506,27 @@ JUDGEMENTS = [
                "the condition in If-Unmodified-Since\".",
     },
     {
+        "id": "true-ius-412",
+        "signature": r"model: [A-Z]+(?: if-none-match(?:\(invalid\))?)?(?: if-modified-since"
+                     r"(?:\(invalid\))?)? if-unmodified-since -> 412.*",
+        "expects": {200, 201, 202, 204, 304},
+        "evidence": true_ius_answered_412,
+        "shows": "the path's Last-Modified, shown after its last write and before the "
+                 "request, is not after the If-Unmodified-Since date",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "The resource was last modified at or before the If-Unmodified-Since date "
+               "(its Last-Modified says so, and nothing wrote it since), so the condition is "
+               "true, and the server answered 412. §13.1.4: \"If the selected "
+               "representation's last modification date is earlier or equal to the date "
+               "provided in the field value, the condition is true.\" (Apache 2.4.71, "
+               "checked by hand with curl: mod_dav compares the date with the current time, "
+               "not the file's modification time, for PUT and DELETE — a PUT with "
+               "`If-Unmodified-Since:` its own Last-Modified is 204 at once and 412 a second "
+               "later; GET compares correctly. So the counterexample needs the clock to "
+               "cross a second, and does not shrink reliably.)",
+    },
+    {
         "id": "ius-ignored",
         "signature": rf"model: (?:PUT|DELETE|POST) if-unmodified-since -> 20[0-6]{END}",
         "expects": {412},
@@ -440,9 +546,15 @@ JUDGEMENTS = [
         "why": "The If-Unmodified-Since date is before the last modification (the model "
                "knows it from Last-Modified, or from the same server answering the same "
                "date with 412 on another method), so the condition is false and a GET or "
-               "HEAD must not be performed. §13.1.4 lets a recipient ignore the field only "
-               "\"if the resource does not have a modification date available\"; a server "
-               "that evaluates it for DELETE has one.",
+               "HEAD must not be performed. §13.1.4: \"When an origin server receives a request "
+               "that selects a representation and that request includes an "
+               "If-Unmodified-Since header field without an If-Match header field, the origin "
+               "server MUST evaluate the If-Unmodified-Since condition per Section 13.2 prior "
+               "to performing the method\"; it lets a recipient ignore the field only \"if "
+               "the resource does not have a modification date available\", and a resource "
+               "the same server evaluates the field for on PUT or DELETE has one (lighttpd "
+               "1.4.69 with mod_webdav alone, checked with curl: GET sends no Last-Modified "
+               "and ignores the field, PUT answers 412 to a 2001 date).",
     },
     {
         "id": "strong-etag-reused",
@@ -489,7 +601,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-if-match-ignored",
-        "signature": r"model: [A-Z]+[^>]* -> 20\d.*",
+        "signature": r"model: [A-Z]+[^>]* -> (?:20\d|304).*",
         "evidence": created_by_conditional_put,
         "shows": "every explanation had the resource missing, the answer shows it exists, "
                  "and every other PUT of the path since its last deletion carried If-Match",
@@ -515,7 +627,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-delete-precondition-ignored",
-        "signature": r"model: [A-Z]+[^>]* -> 404.*",
+        "signature": r"model: [A-Z]+[^>]* -> (?:404|201).*",
         "evidence": removed_by_conditional_delete,
         "shows": "every explanation had the resource present and every DELETE of the path "
                  "carried If-Match or If-None-Match",
@@ -560,16 +672,21 @@ JUDGEMENTS = [
     {
         "id": "race-403",
         "signature": r"model: [A-Z]+[^>]* -> 403 \(concurrent\)",
-        "evidence": racing_request,
-        "shows": "another request of the path was in flight on another connection",
-        "verdict": SERVER_BUG + " (race)",
-        "clause": "RFC 9110 §15.5.4",
-        "why": "A request racing with a PUT or DELETE of the same path is answered 403 "
-               "Forbidden: the file was there when the server looked it up and gone (or "
-               "being replaced) when it opened it, and that failure is reported as a "
-               "permission refusal. Any order of the two requests gives 200 or 404; 403 "
-               "(\"the server understood the request but refuses to fulfill it\") is not "
-               "what happened.",
+        "evidence": racing_delete,
+        "shows": "a DELETE of the path was in flight on another connection",
+        "verdict": SERVER_BUG + " (race; a wrong status, no MUST broken)",
+        "clause": "RFC 9110 §15, §15.5.4, §15.5.5",
+        "why": "A request racing with a DELETE of the same path is answered 403 Forbidden: "
+               "the file was there when the server looked it up and gone when it opened it, "
+               "and that failure is reported as a permission refusal (Apache 2.4.71, "
+               "reproduced by hand with a GET loop against a PUT/DELETE loop: 20 of 1500 "
+               "GETs got 403, each logged as \"(2)No such file or directory: AH00132: file "
+               "permissions deny server access\"; a PUT loop alone gives none). Any order "
+               "of the two requests gives 200 or 404. No MUST of RFC 9110 forbids a 403, "
+               "but a status code \"describes the result of the request\" (§15), and the "
+               "result was not that \"the server understood the request but refuses to "
+               "fulfill it\" (§15.5.4) but that it \"did not find a current representation "
+               "for the target resource\" (404, §15.5.5).",
     },
     {
         "id": "after-concurrent-creates",
@@ -835,8 +952,13 @@ def render(m, args, runs):
                "first), and `dualfuzz fuzz --target 127.0.0.1:PORT --keep-going --json` "
                "plays generated scripts against it, each run in its own path namespace. "
                "After a violation it shrinks the script to the bug (same killing request "
-               "shape and status), tries it serialized on one connection, records a "
-               "signature and goes on; repeats are counted, not re-reported. "
+               "shape and status: the requests on other paths go at once, steps and header "
+               "fields one by one, and a reference is re-pointed at the message its "
+               "evaluation used or made literal so that the step it named can go), tries "
+               "it serialized on one connection, records a signature and goes on; repeats "
+               "are counted, not re-reported. A violation that needs a race is replayed up "
+               "to 8 times before it is reported *not reproduced* (then unshrunk), and its "
+               "shrinking gives each candidate 4 tries. "
                "A *signature* names the request no correct server would answer that way, "
                "its status, the other requests on that path before (*after*) and during "
                "(*then*) it, and *(concurrent)* when the race is needed.")
@@ -852,9 +974,10 @@ def render(m, args, runs):
     out.append("")
     out.append("| server | connections | seed | seconds | executions | exec/s | messages "
                "| inconclusive | seconds shrinking | distinct violations | server bugs "
-               "| model gaps | unclassified |")
+               "| model gaps | unclassified | counterexamples of ≤ 6 messages | not reproduced "
+               "(unshrunk) |")
     out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-               "| ---: | ---: |")
+               "| ---: | ---: | ---: | ---: |")
     findings = {}  # server -> signature -> merged finding
     proven = {}  # server -> ids judged without context (see judge)
     for r in runs:
@@ -866,7 +989,7 @@ def render(m, args, runs):
     for r in runs:
         if "error" in r:
             out.append(f"| {r['server']} | {r['connections']} | {r['seed']} | — | — | — | — "
-                       f"| — | — | error: {r['error']} | | | |")
+                       f"| — | — | error: {r['error']} | | | | | |")
             continue
         s = r["summary"]
         vs = s.get("violations", [])
@@ -878,7 +1001,9 @@ def render(m, args, runs):
                    f"{s['seconds']:.0f} | {s['executions']} | "
                    f"{s['executions'] / max(s['seconds'], 1e-9):.0f} | {s['messages']} | "
                    f"{s['inconclusive']} | {fmt_s(s.get('shrink_seconds', 0))} | {len(vs)} "
-                   f"| {bugs} | {gaps} | {len(vs) - bugs - gaps} |")
+                   f"| {bugs} | {gaps} | {len(vs) - bugs - gaps} "
+                   f"| {sum(1 for v in vs if v.get('min_messages', 99) <= 6)} "
+                   f"| {sum(1 for v in vs if not v.get('reproduced', True))} |")
         for v in vs:
             f = findings.setdefault(r["server"], {}).get(v["signature"])
             if f is None:
@@ -988,6 +1113,29 @@ def render(m, args, runs):
                "(*(concurrent)*) is never judged by its killing request's preconditions, "
                "since a race can be the cause. A *model gap* would be a false alarm: the "
                "fix belongs in `specs/src/http.cpp` (with the RFC text), not in this table.")
+    out.append("")
+    out.append("**Races.** RFC 9110 never says \"atomic\", but it defines every method against "
+               "*the* current state of the target resource and no intermediate states: PUT "
+               "replaces the state with the enclosed one and answers 201 only \"if the target "
+               "resource does not have a current representation\" (§9.3.4); the content of a "
+               "200 to GET is \"a current selected representation\" (§9.3.1, §6.4.2); and "
+               "If-Match and If-None-Match exist to prevent the \"lost update\" problem "
+               "\"when multiple user agents might be acting in parallel on the same "
+               "resource\" (§13.1.1, §13.1.2), which they can only do if the condition is "
+               "evaluated and the method applied as one step. So the model lets each request "
+               "take effect at one instant between its arrival and its answer, in any order "
+               "the network allows; a *(concurrent)* violation means no such order explains "
+               "the answers, while the same requests in sequence pass (the shrinker tries "
+               "them serialized first). Judged as server bugs on that basis: two creations "
+               "of one resource (two 201s), two deletions (two 2xx), a PUT whose answer and "
+               "effect belong to different states, and a torn read (a body no request ever "
+               "stored is no representation of any state). A 403 during a concurrent DELETE "
+               "is Apache reporting `open()` failing with ENOENT as \"AH00132: file "
+               "permissions deny server access\" (its error log says so): no MUST forbids a "
+               "403, but the status code is there to describe \"the result of the request\" "
+               "(§15), and the result was not a refusal (§15.5.4) but a missing file (404, "
+               "§15.5.5) — judged a server bug of a lesser kind, a wrong status, not a "
+               "broken MUST.")
     out.append("")
     return "\n".join(out)
 

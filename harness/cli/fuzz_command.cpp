@@ -127,6 +127,21 @@ std::string path_of(const Json& q) {
              : "";
 }
 
+// What the shrinker learns from a failing run: its trace (to re-point or
+// inline references) and the requests on other paths than the killing
+// request's (the model keeps paths independent, so they are tried deleted
+// all at once; the same-violation check still decides).
+mutator::FailingRun failing_run(const RunResult& r) {
+  mutator::FailingRun out{r.trace, {}};
+  const Json* kill = killing_request(r);
+  if (r.outcome != RunResult::Outcome::ModelViolation || !kill) return out;
+  const std::string path = path_of(*kill);
+  for (const auto& m : r.trace.messages())
+    if (harness::is_request_label(m.label) && path_of(m.ir) != path)
+      out.unrelated.insert(m.label);
+  return out;
+}
+
 // What makes two violations "the same" before shrinking, and what shrinking
 // must keep: the outcome kind and, for a model violation, the shape of the
 // request whose response no explanation survived and that response's
@@ -431,19 +446,24 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         auto same = [&](const RunResult& x) {
           return x.violation() && quick_key(x) == key;
         };
+        // A race shows on some runs only: the shrinker gives each candidate
+        // four chances, or it would keep whatever happened to be in the
+        // first run that lost the race, and a shrunk race is confirmed with
+        // eight replays.
+        const bool flaky = concurrent(replayed);
         auto shows = [&](const harness::Script& s, RunResult& out) {
-          for (int i = 0; i < 3; ++i) {
+          for (int i = 0; i < (flaky ? 8 : 3); ++i) {
             out = play(s);
             if (same(out)) return true;
           }
           return false;
         };
-        // A race shows on some runs only: the shrinker gives each candidate
-        // two chances, or it would keep whatever happened to be in the
-        // first run that lost the race.
-        const bool flaky = concurrent(replayed);
-        auto still_fails = [&](const harness::Script& c) {
-          return same(play(c)) || (flaky && same(play(c)));
+        auto still_fails =
+            [&](const harness::Script& c) -> std::optional<mutator::FailingRun> {
+          RunResult x = play(c);
+          for (int i = 1; i < 4 && flaky && !same(x); ++i) x = play(c);
+          if (!same(x)) return std::nullopt;
+          return failing_run(x);
         };
         // quick_key keeps the killing request's preconditions, so the
         // shrinker cannot drop one the violation does not need (a reused
@@ -487,11 +507,41 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           }
           return false;
         };
+        // A race: first try the requests on the killing request's path
+        // alone, a few more times than the shrinker gives a candidate (the
+        // other paths are most of a race's counterexample, and one unlucky
+        // timing would keep them all).
+        auto only_the_path = [&](harness::Script& s, RunResult& run) {
+          const mutator::FailingRun f = failing_run(run);
+          if (f.unrelated.empty()) return;
+          std::set<harness::Label> needed;
+          for (const auto& st : s.steps)
+            if (const auto* q = std::get_if<harness::RequestStep>(&st);
+                q && !f.unrelated.count(q->label))
+              for (const auto& ref : harness::references(q->body))
+                needed.insert(ref.label % 2 ? ref.label : ref.label - 1);
+          harness::Script cand = s;
+          std::erase_if(cand.steps, [&](const harness::Step& st) {
+            const auto* q = std::get_if<harness::RequestStep>(&st);
+            return q && f.unrelated.count(q->label) && !needed.count(q->label);
+          });
+          mutator::ScriptMutator::repair(cand);
+          for (int i = 0; i < 8; ++i) {
+            RunResult x = play(cand);
+            if (same(x)) {
+              s = std::move(cand);
+              run = std::move(x);
+              return;
+            }
+          }
+        };
         auto settle = [&](harness::Script s, RunResult run) -> Shrunk {
+          if (flaky) only_the_path(s, run);
           while (drop_one(s, run)) {
           }
           for (int round = 0; round < 4; ++round) {
-            harness::Script m = mutator::minimize(s, still_fails);
+            harness::Script m =
+                mutator::minimize(s, failing_run(run), http.functions, still_fails);
             RunResult mr;
             if (m != s) {
               if (!shows(m, mr)) break;  // shrunk by luck (a race): keep s
@@ -512,7 +562,14 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         if (auto seq = serialized(out.script, http.functions))
           for (int i = 0; i < 3; ++i) {
             RunResult x = play(*seq);
-            if (same(x)) return {*seq, x, true};
+            if (same(x)) {
+              // In sequence the shrinker may get further (no race to lose).
+              harness::Script m =
+                  mutator::minimize(*seq, failing_run(x), http.functions, still_fails);
+              RunResult mr;
+              if (m != *seq && shows(m, mr)) return {m, mr, true};
+              return {*seq, x, true};
+            }
             if (x.outcome == RunResult::Outcome::ModelViolation && killing_request(x)) {
               const std::string before = key;
               key = quick_key(x);
@@ -532,9 +589,12 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                                : x.outcome == r.outcome;
         };
         // A real server may show a violation only under one timing (two
-        // racing PUTs): replay a few times before trusting it.
+        // racing PUTs): replay a few times before trusting it (a race
+        // more often: a replay costs little next to losing the finding's
+        // shrinking).
+        const int tries = concurrent(r) ? 8 : 3;
         auto shows = [&](const harness::Script& s, RunResult& out) {
-          for (int i = 0; i < 3; ++i) {
+          for (int i = 0; i < tries; ++i) {
             out = play(s);
             if (same(out)) return true;
           }
@@ -544,7 +604,12 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         if (!shows(original, replayed)) return {original, r, false};
         if (o->keep_going) return settle_keep_going(original, replayed, key);
         harness::Script small = mutator::minimize(
-            original, [&](const harness::Script& s) { return same(play(s)); });
+            original, failing_run(replayed), http.functions,
+            [&](const harness::Script& s) -> std::optional<mutator::FailingRun> {
+              RunResult x = play(s);
+              if (!same(x)) return std::nullopt;
+              return failing_run(x);
+            });
         RunResult again;
         if (!shows(small, again)) {
           // The shrunk script failed by luck during shrinking; the original
@@ -564,7 +629,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         else
           std::cout << "--- original script (" << original.steps.size()
                     << " steps; NOT minimized: the violation did not re-occur in 3 "
-                       "replays, e.g. a race)\n";
+                       "replays (8 for a race))\n";
         std::cout << harness::print_script(s.script) << "--- " << s.run.report();
       };
 

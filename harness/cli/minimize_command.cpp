@@ -46,11 +46,14 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
                                                                      : kNoViolation;
       }
       std::size_t runs = 0;
+      // The trace lets the shrinker re-point or inline references.
       harness::Script small = mutator::minimize(
-          l->script,
-          [&](const harness::Script& s) {
+          l->script, mutator::FailingRun{first.trace, {}}, p.protocol().functions,
+          [&](const harness::Script& s) -> std::optional<mutator::FailingRun> {
             ++runs;
-            return harness::violation_key(p.play(s)) == key;
+            harness::RunResult r = p.play(s);
+            if (harness::violation_key(r) != key) return std::nullopt;
+            return mutator::FailingRun{r.trace, {}};
           },
           m->max_runs);
       harness::RunResult again = p.play(small);

@@ -1,9 +1,20 @@
 #include "dualfuzz/mutator/minimize.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "dualfuzz/harness/jexp.h"
 #include "dualfuzz/mutator/script_mutator.h"
 
 namespace dualfuzz::mutator {
 using harness::Jexp;
+using harness::JexpPos;
+using harness::Json;
+using harness::Label;
+using harness::LabelledTrace;
+using harness::RequestStep;
 using harness::Script;
 
 namespace {
@@ -27,28 +38,178 @@ std::vector<Jexp> smaller(const Jexp& e) {
     }
   return out;
 }
+
+// A reference in a request step, and what it evaluated to in the run.
+struct Site {
+  std::size_t step;  // index into Script::steps
+  JexpPos pos;       // in the step's body
+  Jexp::Ref ref;
+  Json value;   // what the (loose) evaluation gave when the request was sent
+  bool strict;  // the reference's own label gave it
+  // Other labels of messages seen before the request whose strict
+  // evaluation gives the same value, nearest to ref.label first.
+  std::vector<Label> same;
+};
+
+// The trace as it was when request `label` was sent (what its references
+// were evaluated against); nullopt when it was not sent.
+std::optional<LabelledTrace> before(const LabelledTrace& t, Label label) {
+  LabelledTrace out;
+  for (const auto& m : t.messages()) {
+    if (m.label == label) return out;
+    out.add(m.label, m.conn, m.ir);
+  }
+  return std::nullopt;
+}
+
+std::optional<Json> strict_at(Jexp::Ref r, Label l, const LabelledTrace& t,
+                              const harness::FunctionRegistry& fns) {
+  r.label = l;
+  auto v = harness::evaluate(Jexp::ref(std::move(r)), t, fns);
+  if (!v) return std::nullopt;
+  return *v;
+}
+
+std::vector<Site> sites(const Script& s, const LabelledTrace& t,
+                        const harness::FunctionRegistry& fns) {
+  std::vector<Site> out;
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const auto* q = std::get_if<RequestStep>(&s.steps[i]);
+    if (!q) continue;
+    std::optional<LabelledTrace> seen;
+    for (const JexpPos& pos : harness::leaf_positions(q->body)) {
+      const std::optional<Jexp> e = harness::jexp_at(q->body, pos);
+      if (!e || e->kind() != Jexp::Kind::Reference) continue;
+      if (!seen) seen = before(t, q->label);
+      if (!seen) break;  // not sent: nothing known
+      Site site{i,     pos, e->reference(), harness::evaluate_loose(*e, *seen, fns),
+                false, {}};
+      site.strict = strict_at(site.ref, site.ref.label, *seen, fns) == site.value;
+      std::vector<Label> labels;
+      for (const auto& m : seen->messages())
+        if (m.label != site.ref.label && m.label != 0) labels.push_back(m.label);
+      const Label at = site.ref.label;
+      auto dist = [at](Label x) { return x > at ? x - at : at - x; };
+      std::stable_sort(labels.begin(), labels.end(), [&](Label a, Label b) {
+        return dist(a) != dist(b) ? dist(a) < dist(b) : a < b;
+      });
+      labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+      for (Label l : labels)
+        if (strict_at(site.ref, l, *seen, fns) == site.value) site.same.push_back(l);
+      out.push_back(std::move(site));
+    }
+  }
+  return out;
+}
+
+void set_at(Script& s, const Site& site, Jexp by) {
+  auto& q = std::get<RequestStep>(s.steps[site.step]);
+  if (auto b = harness::replace_at(q.body, site.pos, std::move(by)))
+    q.body = std::move(*b);
+}
+Jexp repointed(const Site& site, Label l) {
+  Jexp::Ref r = site.ref;
+  r.label = l;
+  return Jexp::ref(std::move(r));
+}
+Label request_label(Label l) { return l % 2 ? l : l - 1; }
+
 }  // namespace
 
-Script minimize(const Script& failing, const std::function<bool(const Script&)>& still_fails,
+Script minimize(const Script& failing, FailingRun run,
+                const harness::FunctionRegistry& fns, const RunIfFails& still_fails,
                 std::size_t max_runs) {
   Script best = failing;
   std::size_t runs = 0;
+  std::set<std::string>
+      passed;  // candidates that did not fail (the run is deterministic)
   auto attempt = [&](Script cand) {
     ScriptMutator::repair(cand);
     if (runs >= max_runs || cand == best) return false;
+    std::string text = harness::print_script(cand);
+    if (passed.count(text)) return false;
     ++runs;
-    if (!still_fails(cand)) return false;
+    std::optional<FailingRun> r = still_fails(cand);
+    if (!r) {
+      passed.insert(std::move(text));
+      return false;
+    }
     best = std::move(cand);
+    run = std::move(*r);
     return true;
   };
   for (bool progress = true; progress && runs < max_runs;) {
     progress = false;
+    // Steps the caller says the failure does not involve, all at once
+    // (those a remaining reference points at stay).
+    if (!run.unrelated.empty()) {
+      std::set<Label> needed;
+      for (const Site& s : sites(best, run.trace, fns)) {
+        const auto& q = std::get<RequestStep>(best.steps[s.step]);
+        if (!run.unrelated.count(q.label)) needed.insert(request_label(s.ref.label));
+      }
+      Script cand = best;
+      std::erase_if(cand.steps, [&](const harness::Step& st) {
+        const auto* q = std::get_if<RequestStep>(&st);
+        return q && run.unrelated.count(q->label) && !needed.count(q->label);
+      });
+      if (cand.steps.size() < best.steps.size() && attempt(std::move(cand)))
+        progress = true;
+    }
+    // A step that only serves as the target of references: delete it, and
+    // point its references at another message that gave the same value, or
+    // make them the value.
+    for (std::size_t k = 0; k < best.steps.size(); ++k) {
+      const auto* target = std::get_if<RequestStep>(&best.steps[k]);
+      if (!target) continue;
+      const Label l = target->label;
+      Script cand = best;
+      bool any = false;
+      for (const Site& s : sites(best, run.trace, fns)) {
+        if (s.step == k || request_label(s.ref.label) != l) continue;
+        any = true;
+        auto alt = std::find_if(s.same.begin(), s.same.end(),
+                                [l](Label x) { return request_label(x) != l; });
+        set_at(cand, s,
+               alt != s.same.end() ? repointed(s, *alt) : Jexp::from_json(s.value));
+      }
+      if (!any) continue;
+      cand.steps.erase(cand.steps.begin() + static_cast<std::ptrdiff_t>(k));
+      if (attempt(std::move(cand))) {
+        progress = true;
+        k = static_cast<std::size_t>(-1);  // indices moved: start over
+      }
+    }
+    // Each reference on its own: point it at the message its evaluation
+    // fell back to (so deleting the step it names changes nothing), or make
+    // it the literal value it evaluated to.
+    for (bool again = true; again && runs < max_runs;) {
+      again = false;
+      for (const Site& s : sites(best, run.trace, fns)) {
+        Script cand = best;
+        if (!s.strict && !s.same.empty()) {
+          set_at(cand, s, repointed(s, s.same.front()));
+          if (attempt(std::move(cand))) {
+            again = progress = true;
+            break;
+          }
+          cand = best;
+        }
+        set_at(cand, s, Jexp::from_json(s.value));
+        if (attempt(std::move(cand))) {
+          again = progress = true;
+          break;
+        }
+      }
+    }
     // Delete chunks of steps, halving the chunk size (ddmin-style).
-    for (std::size_t chunk = std::max<std::size_t>(1, best.steps.size() / 2); chunk >= 1; chunk /= 2) {
+    for (std::size_t chunk = std::max<std::size_t>(1, best.steps.size() / 2); chunk >= 1;
+         chunk /= 2) {
       for (std::size_t at = 0; at < best.steps.size();) {
         Script cand = best;
-        cand.steps.erase(cand.steps.begin() + at,
-                         cand.steps.begin() + std::min(best.steps.size(), at + chunk));
+        cand.steps.erase(cand.steps.begin() + static_cast<std::ptrdiff_t>(at),
+                         cand.steps.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                  best.steps.size(), at + chunk)));
         if (attempt(std::move(cand)))
           progress = true;
         else
@@ -58,11 +219,11 @@ Script minimize(const Script& failing, const std::function<bool(const Script&)>&
     }
     // Simplify request bodies (drop headers, body fields).
     for (std::size_t i = 0; i < best.steps.size(); ++i) {
-      auto* r = std::get_if<harness::RequestStep>(&best.steps[i]);
+      auto* r = std::get_if<RequestStep>(&best.steps[i]);
       if (!r) continue;
       for (const Jexp& s : smaller(r->body)) {
         Script cand = best;
-        std::get<harness::RequestStep>(cand.steps[i]).body = s;
+        std::get<RequestStep>(cand.steps[i]).body = s;
         if (attempt(std::move(cand))) {
           progress = true;
           break;
@@ -71,6 +232,20 @@ Script minimize(const Script& failing, const std::function<bool(const Script&)>&
     }
   }
   return best;
+}
+
+Script minimize(const Script& failing,
+                const std::function<bool(const Script&)>& still_fails,
+                std::size_t max_runs) {
+  // Without a trace the reference passes find nothing to work on.
+  static const harness::FunctionRegistry no_functions;
+  return minimize(
+      failing, FailingRun{}, no_functions,
+      [&](const Script& s) -> std::optional<FailingRun> {
+        if (still_fails(s)) return FailingRun{};
+        return std::nullopt;
+      },
+      max_runs);
 }
 
 }  // namespace dualfuzz::mutator

@@ -1,7 +1,9 @@
 #include "dualfuzz/specs/http.h"
 
+#include <algorithm>
 #include <ctime>
 #include <map>
+#include <string_view>
 
 #include "dualfuzz/specs/detail/sym_state.h"
 
@@ -206,15 +208,17 @@ struct Evaluation {
 };
 using Ev = std::shared_ptr<const Evaluation>;
 
+std::string put_body(const Request& q) {
+  const Json& body = q.json().contains("body") ? q.json()["body"] : Json("");
+  return body.is_string() ? body.get<std::string>() : body.dump();
+}
+
 // The method itself, once the preconditions hold.
 Tree proceed(const Ev& e) {
   const Request& q = e->q;
   const PathState& st = e->st;
   if (e->safe) return get(q, st, e->method == "HEAD");
-  if (e->method == "PUT") {
-    const Json& body = q.json().contains("body") ? q.json()["body"] : Json("");
-    return put(q, st, body.is_string() ? body.get<std::string>() : body.dump());
-  }
+  if (e->method == "PUT") return put(q, st, put_body(q));
   // POST and other methods: a 2xx that changes nothing (see handle).
   if (e->method != "DELETE")
     return respond(q, Sym::object({{"status", status({200, 204})}}), st);
@@ -229,16 +233,38 @@ Tree fail412(const Ev& e) {
   return respond(e->q, Sym::object({{"status", Sym::lit(412)}}), e->st);
 }
 
+// A false If-Match or If-Unmodified-Since: 412, or, for a state-changing
+// request whose change is already in place, a 2xx that changes nothing.
+// RFC 9110 §13.1.1 (and §13.1.4 in the same words): "An origin server MUST
+// NOT perform the requested method if a received If-Match condition
+// evaluates to false. Instead, the origin server MAY indicate that the
+// conditional request failed by responding with a 412 (Precondition Failed)
+// status code or, if the request is a state-changing operation that appears
+// to have already been applied to the selected representation, the origin
+// server MAY respond with a 2xx (Successful) status code". A PUT of the
+// content the resource already has is such a request; the representation,
+// and so its validators, stay as they are. (If-None-Match has no such
+// clause, §13.1.2.)
+Tree fail_precondition(const Ev& e) {
+  const Resource* file = e->file();
+  if (e->method != "PUT" || !file || file->body != put_body(e->q)) return fail412(e);
+  Sym applied = Sym::object(
+      {{"status", status({200, 204})},
+       {"headers", Sym::object({{"etag", validators(*file)}})},
+       {"dates", optional(Sym::object({{"last-modified", optional(file->modified)}}))}});
+  return oracle::choose(fail412(e), respond(e->q, std::move(applied), e->st));
+}
+
 // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
 Tree step4(const Ev& e) {
   const Resource* file = e->file();
   if (auto d = parse_http_date(header(e->q.json(), "if-modified-since"));
       d && e->safe && file) {
     Sym not_since = oracle::le(file->modified, Sym::lit(*d));
-    return oracle::choose(
-        proceed(e), oracle::ifx(
-                        not_since, [e] { return not_modified(e->q, e->st); },
-                        [e] { return proceed(e); }));
+    return oracle::choose(proceed(e),
+                          oracle::ifx(
+                              not_since, [e] { return not_modified(e->q, e->st); },
+                              [e] { return proceed(e); }));
   }
   return proceed(e);
 }
@@ -270,7 +296,7 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
         [e] {
           return oracle::ifx(
               list_matches(header(e->q.json(), "if-match"), e->file(), true),
-              [e] { return step3(e); }, [e] { return fail412(e); });
+              [e] { return step3(e); }, [e] { return fail_precondition(e); });
         });
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
@@ -279,7 +305,7 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
   else if (d)  // no representation, no date: either way (§13.1.4; Apache: 412)
     return oracle::choose(step3(e), fail412(e));
   return oracle::ifx(
-      unmodified, [e] { return step3(e); }, [e] { return fail412(e); });
+      unmodified, [e] { return step3(e); }, [e] { return fail_precondition(e); });
 }
 
 Tree handle_method(const Request& q, const PathState& st, const std::string& method) {
@@ -367,11 +393,67 @@ bool plain_path(const std::string& path) {
          !path.ends_with("/..");
 }
 
-std::optional<long long> parse_http_date(const std::string& s) {
-  if (s.size() != 29 || s.compare(25, 4, " GMT") != 0) return std::nullopt;
-  std::tm tm{};
-  const char* end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+namespace {
+// Exactly the fixed-width shape `shape`: 'D' a digit, 'd' a digit or a
+// space, 'A' a letter, anything else itself.
+bool shaped(std::string_view s, std::string_view shape) {
+  if (s.size() != shape.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool digit = c >= '0' && c <= '9';
+    const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    switch (shape[i]) {
+      case 'D':
+        if (!digit) return false;
+        break;
+      case 'd':
+        if (!digit && c != ' ') return false;
+        break;
+      case 'A':
+        if (!letter) return false;
+        break;
+      default:
+        if (c != shape[i]) return false;
+    }
+  }
+  return true;
+}
+std::optional<long long> parsed(const std::string& s, const char* format, std::tm& tm) {
+  const char* end = strptime(s.c_str(), format, &tm);
   if (!end || *end != '\0') return std::nullopt;
+  return static_cast<long long>(timegm(&tm));
+}
+}  // namespace
+
+// RFC 9110 §5.6.7: "A recipient that parses a timestamp value in an HTTP
+// field MUST accept all three HTTP-date formats" — IMF-fixdate and the
+// obsolete rfc850-date and asctime-date.
+std::optional<long long> parse_http_date(const std::string& s) {
+  std::tm tm{};
+  // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"
+  if (shaped(s, "AAA, DD AAA DDDD DD:DD:DD GMT"))
+    return parsed(s, "%a, %d %b %Y %H:%M:%S GMT", tm);
+  // asctime-date: "Sun Nov  6 08:49:37 1994"
+  if (shaped(s, "AAA AAA dD DD:DD:DD DDDD")) return parsed(s, "%a %b %e %H:%M:%S %Y", tm);
+  // rfc850-date: "Sunday, 06-Nov-94 08:49:37 GMT"; a two-digit year more
+  // than 50 years in the future is the latest such year in the past.
+  static const char* const kDays[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
+                                      "Friday", "Saturday", "Sunday"};
+  const std::size_t comma = s.find(", ");
+  if (comma == std::string::npos ||
+      std::find(std::begin(kDays), std::end(kDays), s.substr(0, comma)) ==
+          std::end(kDays) ||
+      !shaped(std::string_view(s).substr(comma + 2), "DD-AAA-DD DD:DD:DD GMT"))
+    return std::nullopt;
+  auto t = parsed(s, "%A, %d-%b-%y %H:%M:%S GMT", tm);
+  if (!t) return std::nullopt;
+  std::tm now{};
+  const std::time_t clock = std::time(nullptr);
+  gmtime_r(&clock, &now);
+  const int year = 1900 + tm.tm_year, this_year = 1900 + now.tm_year;
+  int full = this_year / 100 * 100 + year % 100;
+  if (full > this_year + 50) full -= 100;
+  tm.tm_year = full - 1900;
   return static_cast<long long>(timegm(&tm));
 }
 

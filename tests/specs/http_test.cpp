@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <map>
 #include <random>
 #include <set>
@@ -111,6 +112,42 @@ TEST(HttpModel, UnknownTagThen412Then200IsContradictory) {
                          {req("PUT", "/a", {{"if-match", "\"g\""}}, "y"), resp(204)}}));
 }
 
+// RFC 9110 §13.1.1 (and §13.1.4 in the same words): with a false If-Match
+// the server "MUST NOT perform the requested method", but "if the request is
+// a state-changing operation that appears to have already been applied to
+// the selected representation, the origin server MAY respond with a 2xx".
+// nginx 1.22 answered such a PUT (the same empty content again) 204.
+TEST(HttpModel, FalsePreconditionOnAChangeAlreadyInPlaceMayBe2xx) {
+  const auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"1\""), "x")}};
+  auto same = base;
+  same.push_back({req("PUT", "/a", {{"if-match", "\"2\""}}, "x"), resp(204)});
+  EXPECT_TRUE(accepted(same));
+  auto ius = base;
+  ius.push_back(
+      {req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0 - 10)}}, "x"),
+       resp(200)});
+  EXPECT_TRUE(accepted(ius));
+  // Not performed: the representation and its tag stay.
+  auto after = same;
+  after.push_back({req("GET", "/a"), resp(200, tagged("\"1\""), "x")});
+  EXPECT_TRUE(accepted(after));
+  // Performed anyway: a new tag for it afterwards gives it away.
+  after.back().second = resp(200, tagged("\"3\""), "x");
+  EXPECT_FALSE(accepted(after));
+  // Other content is not a change already in place.
+  auto other = base;
+  other.push_back({req("PUT", "/a", {{"if-match", "\"2\""}}, "y"), resp(204)});
+  EXPECT_FALSE(accepted(other));
+  // Nothing is in place on a missing resource.
+  EXPECT_FALSE(accepted({{req("PUT", "/b", {{"if-match", "\"1\""}}, ""), resp(204)}}));
+  // If-None-Match has no such clause (§13.1.2: 412 for other methods).
+  auto inm = base;
+  inm.push_back({req("PUT", "/a", {{"if-none-match", "*"}}, "x"), resp(204)});
+  EXPECT_FALSE(accepted(inm));
+}
+
 TEST(HttpModel, IfNoneMatchWeakComparison) {
   auto base = std::vector<std::pair<Json, Json>>{
       {req("PUT", "/a", {}, "x"), resp(201)},
@@ -154,6 +191,15 @@ TEST(HttpModel, LastModifiedNeverGoesBackButMayRepeat) {
   EXPECT_FALSE(accepted(trace(kT0, kT0 - 1)));
 }
 
+std::string asctime_date(long long seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm);
+  return buf;
+}
+
 TEST(HttpModel, IfUnmodifiedSinceAndIfModifiedSince) {
   auto base = std::vector<std::pair<Json, Json>>{
       {req("PUT", "/a", {}, "x"), resp(201)},
@@ -165,6 +211,15 @@ TEST(HttpModel, IfUnmodifiedSinceAndIfModifiedSince) {
   EXPECT_FALSE(accepted(ius));
   ius.back().second = resp(412);
   EXPECT_TRUE(accepted(ius));
+  // An obsolete date format is a date (RFC 9110 §5.6.7: "A recipient that
+  // parses a timestamp value in an HTTP field MUST accept all three
+  // HTTP-date formats"), not an invalid value to ignore.
+  auto obs = base;
+  obs.push_back({req("PUT", "/a", {{"if-unmodified-since", asctime_date(kT0 - 10)}}, "y"),
+                 resp(204)});
+  EXPECT_FALSE(accepted(obs));
+  obs.back().second = resp(412);
+  EXPECT_TRUE(accepted(obs));
   auto ims = base;
   ims.push_back(
       {req("GET", "/a", {{"if-modified-since", format_http_date(kT0 + 10)}}), resp(304)});
@@ -300,8 +355,19 @@ TEST(HttpModel, ClosedConnectionQueueIsProcessedInOrderLater) {
 TEST(HttpModel, Dates) {
   EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
   EXPECT_EQ(format_http_date(784111777), "Sun, 06 Nov 1994 08:49:37 GMT");
-  EXPECT_FALSE(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"));
+  // RFC 9110 §5.6.7: the obsolete formats must be accepted too.
+  EXPECT_EQ(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), 784111777);
+  EXPECT_EQ(parse_http_date("Sun Nov  6 08:49:37 1994"), 784111777);
+  EXPECT_EQ(parse_http_date("Sun Nov 06 08:49:37 1994"), 784111777);
   EXPECT_FALSE(parse_http_date("garbage"));
+  EXPECT_FALSE(parse_http_date("not a date"));
+  EXPECT_FALSE(parse_http_date("Sun, 06 Nov 1994 08:49:37 UTC"));
+  EXPECT_FALSE(parse_http_date("Sun, 6 Nov 1994 08:49:37 GMT"));
+  EXPECT_FALSE(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT "));
+  EXPECT_FALSE(
+      parse_http_date("Sun, 06-Nov-94 08:49:37 GMT"));  // rfc850 needs the full name
+  EXPECT_FALSE(parse_http_date("Sunday, 06-Nov-1994 08:49:37 GMT"));
+  EXPECT_FALSE(parse_http_date("Sun Nov  6 08:49:37 1994 GMT"));
 }
 
 // Generation heuristics (http_heuristics.cpp): enough variety to reach

@@ -4,10 +4,26 @@
 // stays meaningful.
 //
 //   Script small = minimize(script, [&](const Script& s) { return run(s).violation(); });
+//
+// With the failing run's trace, references are shrunk too, so that the
+// steps they point at can go: a reference is re-pointed at the message its
+// (loose) evaluation actually used, or at a remaining message with the
+// same value when its own step is deleted, or replaced by the literal value
+// it evaluated to. Steps the caller names as unrelated (e.g. requests on
+// other paths) are first tried deleted all at once.
+//
+//   Script small = minimize(script, first_run, fns, [&](const Script& s) {
+//     RunResult r = run(s);
+//     return same_violation(r) ? std::optional(FailingRun{r.trace, {}}) : std::nullopt;
+//   });
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <set>
 
+#include "dualfuzz/harness/function_registry.h"
+#include "dualfuzz/harness/labelled_trace.h"
 #include "dualfuzz/harness/script.h"
 
 namespace dualfuzz::mutator {
@@ -16,5 +32,18 @@ namespace dualfuzz::mutator {
 harness::Script minimize(const harness::Script& failing,
                          const std::function<bool(const harness::Script&)>& still_fails,
                          std::size_t max_runs = 2000);
+
+// What the shrinker learns from a failing run of a candidate.
+struct FailingRun {
+  harness::LabelledTrace trace;        // the messages as sent and received
+  std::set<harness::Label> unrelated;  // request labels the failure does not involve
+};
+// The run of a candidate when it still fails (the same failure), else nullopt.
+using RunIfFails = std::function<std::optional<FailingRun>(const harness::Script&)>;
+
+// `run` is a failing run of `failing`; `fns` evaluates its references.
+harness::Script minimize(const harness::Script& failing, FailingRun run,
+                         const harness::FunctionRegistry& fns,
+                         const RunIfFails& still_fails, std::size_t max_runs = 2000);
 
 }  // namespace dualfuzz::mutator

@@ -1,0 +1,177 @@
+// mutator::minimize with the failing run's trace: references are re-pointed
+// or made literal so that the steps they name can be deleted.
+#include "dualfuzz/mutator/minimize.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "dualfuzz/harness/jexp.h"
+
+namespace dualfuzz::mutator {
+namespace {
+
+using harness::Json;
+using harness::LabelledTrace;
+using harness::RequestStep;
+using harness::Script;
+
+// A toy server played in script order on one connection. Every answer
+// about an existing path carries its tag, "<path>-<run>-<version>": tags
+// differ from run to run (like a real server's, made of modification
+// times), so a tag copied from an earlier run never matches. Its bug: a PUT
+// whose If-None-Match names the current tag is performed (it should fail)
+// — shown only while /b exists (a bug that needs two resources).
+struct ToyServer {
+  harness::FunctionRegistry fns = harness::FunctionRegistry::with_builtins();
+  int run_id = 0;
+  std::size_t runs = 0;
+
+  struct Played {
+    LabelledTrace trace;
+    bool failed = false;
+  };
+  Played play(const Script& s) {
+    ++run_id;
+    ++runs;
+    Played out;
+    std::map<std::string, int> version;  // existing paths
+    auto tag = [&](const std::string& p) {
+      return "\"" + p + "-" + std::to_string(run_id) + "-" + std::to_string(version[p]) +
+             "\"";
+    };
+    for (const auto& st : s.steps) {
+      const auto* q = std::get_if<RequestStep>(&st);
+      if (!q) continue;
+      Json ir = harness::evaluate_loose(q->body, out.trace, fns);
+      out.trace.add_request(q->label, q->conn, ir);
+      const std::string method = ir.value("method", ""), path = ir.value("path", "");
+      Json answer = {{"status", 404}, {"headers", Json::object()}};
+      const bool exists = version.count(path) > 0;
+      if (method == "PUT") {
+        const Json& h = ir.contains("headers") ? ir["headers"] : Json::object();
+        if (exists && h.contains("if-none-match") && h["if-none-match"] == tag(path) &&
+            version.count("/b"))
+          out.failed = true;
+        if (h.contains("x-token") && h["x-token"] == "\"secret\"") out.failed = true;
+        answer["status"] = exists ? 204 : 201;
+        ++version[path];
+        answer["headers"]["etag"] = tag(path);
+      } else if (exists) {
+        answer = {{"status", 200}, {"headers", {{"etag", tag(path)}}}};
+      }
+      if (method == "GET" && path == "/k")
+        answer = {{"status", 200}, {"headers", {{"etag", "\"secret\""}}}};
+      out.trace.add_response(q->label, q->conn, answer);
+    }
+    return out;
+  }
+  RunIfFails runner() {
+    return [this](const Script& s) -> std::optional<FailingRun> {
+      Played p = play(s);
+      if (!p.failed) return std::nullopt;
+      return FailingRun{p.trace, {}};
+    };
+  }
+};
+
+Script parse(const std::string& text, const harness::FunctionRegistry& fns) {
+  auto s = harness::parse_script(text, fns);
+  EXPECT_TRUE(s) << s.error();
+  return *s;
+}
+
+std::size_t requests(const Script& s) {
+  std::size_t n = 0;
+  for (const auto& st : s.steps) n += std::holds_alternative<RequestStep>(st);
+  return n;
+}
+
+// The If-None-Match names the HEAD's answer; the PUT of /b, which the bug
+// needs, carries another tag and is nearer to that label, so deleting the
+// HEAD alone makes the reference fall back to /b's tag. The PUT of /a's
+// answer carries the same tag as the HEAD's: pointing the reference there
+// lets the HEAD go.
+TEST(Minimize, RepointsAReferenceSoThatItsStepCanGo) {
+  ToyServer server;
+  const Script script = parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+      "req 7 on c0: {\"method\":\"HEAD\",\"path\":\"/a\"}\n"
+      "req 9 on c0: {\"method\":\"PUT\",\"path\":\"/b\"}\n"
+      "req 11 on c0: {\"headers\":{\"if-none-match\":8.(this@\"headers\"@\"etag\").id},"
+      "\"method\":\"PUT\",\"path\":\"/a\"}\n",
+      server.fns);
+  ToyServer::Played first = server.play(script);
+  ASSERT_TRUE(first.failed);
+  // Without the trace (plain deletion) the HEAD stays.
+  const Script plain =
+      minimize(script, [&](const Script& s) { return server.play(s).failed; });
+  EXPECT_EQ(requests(plain), 4u) << harness::print_script(plain);
+
+  const Script small =
+      minimize(script, FailingRun{first.trace, {}}, server.fns, server.runner());
+  EXPECT_EQ(
+      harness::print_script(small),
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+      "req 9 on c0: {\"method\":\"PUT\",\"path\":\"/b\"}\n"
+      "req 11 on c0: {\"headers\":{\"if-none-match\":2.(this@\"headers\"@\"etag\").id},"
+      "\"method\":\"PUT\",\"path\":\"/a\"}\n");
+  EXPECT_TRUE(server.play(small).failed);
+}
+
+// A value that is the same in every run (here a token another resource
+// hands out) can be written literally: the step it came from goes.
+TEST(Minimize, MakesAReferenceLiteral) {
+  ToyServer server;
+  const Script script = parse(
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/k\"}\n"
+      "wait 3\n"
+      "req 5 on c0: {\"headers\":{\"x-token\":4.(this@\"headers\"@\"etag\").id},"
+      "\"method\":\"PUT\",\"path\":\"/z\"}\n",
+      server.fns);
+  ToyServer::Played first = server.play(script);
+  ASSERT_TRUE(first.failed);
+  const Script plain =
+      minimize(script, [&](const Script& s) { return server.play(s).failed; });
+  EXPECT_EQ(requests(plain), 2u);
+  const Script small =
+      minimize(script, FailingRun{first.trace, {}}, server.fns, server.runner());
+  EXPECT_EQ(
+      harness::print_script(small),
+      "req 5 on c0: {\"headers\":{\"x-token\":\"\\\"secret\\\"\"},\"method\":\"PUT\","
+      "\"path\":\"/z\"}\n");
+}
+
+// Steps the caller names unrelated go in one run.
+TEST(Minimize, DropsUnrelatedStepsAtOnce) {
+  ToyServer server;
+  std::string text = "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n";
+  for (int l = 3; l <= 41; l += 2)
+    text += "req " + std::to_string(l) + " on c0: {\"method\":\"GET\",\"path\":\"/other" +
+            std::to_string(l) + "\"}\n";
+  text +=
+      "req 43 on c0: {\"method\":\"PUT\",\"path\":\"/b\"}\n"
+      "req 45 on c0: {\"headers\":{\"if-none-match\":2.(this@\"headers\"@\"etag\").id},"
+      "\"method\":\"PUT\",\"path\":\"/a\"}\n";
+  const Script script = parse(text, server.fns);
+  ToyServer::Played first = server.play(script);
+  ASSERT_TRUE(first.failed);
+  std::set<harness::Label> others;
+  for (int l = 3; l <= 41; l += 2) others.insert(l);
+  RunIfFails run = [&](const Script& s) -> std::optional<FailingRun> {
+    ToyServer::Played p = server.play(s);
+    if (!p.failed) return std::nullopt;
+    std::set<harness::Label> u;
+    for (const auto& st : s.steps)
+      if (const auto* q = std::get_if<RequestStep>(&st); q && others.count(q->label))
+        u.insert(q->label);
+    return FailingRun{p.trace, u};
+  };
+  // One run removes the twenty GETs (deleting them by halves takes more).
+  const Script small =
+      minimize(script, FailingRun{first.trace, others}, server.fns, run, /*max_runs=*/1);
+  EXPECT_EQ(requests(small), 3u) << harness::print_script(small);
+}
+
+}  // namespace
+}  // namespace dualfuzz::mutator
