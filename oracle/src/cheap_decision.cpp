@@ -93,7 +93,7 @@ class Decider {
 
   void note_candidate(VarId v, const std::string& c) {
     auto& list = str_vars_[v];
-    std::string strong = c.rfind("W/", 0) == 0 ? c.substr(2) : c;
+    std::string strong = etag_opaque(c);
     for (const std::string& x : {strong, "W/" + strong})
       if (list.size() < 6 && std::find(list.begin(), list.end(), x) == list.end())
         list.push_back(x);
@@ -155,6 +155,11 @@ class Decider {
     }
   }
 
+  // An Int variable's value in the difference constraints' solution.
+  Sym int_value(const Sym& v, const std::vector<std::int64_t>& dist) const {
+    return Sym::lit(dist[int_nodes_.at(v.var_id())] - dist[0]);
+  }
+
   // Bellman-Ford from a virtual source at distance 0 to every node; false
   // on a negative cycle (the difference constraints contradict each other).
   bool shortest_paths(std::vector<std::int64_t>& dist) const {
@@ -191,7 +196,7 @@ class Decider {
           Sym r = substitute(f, [&](const Sym& v) -> Sym {
             switch (v.sort()) {
               case Sort::Int:
-                return Sym::lit(dist[int_nodes_.at(v.var_id())] - dist[0]);
+                return int_value(v, dist);
               case Sort::Str:
                 return Sym::lit(*chosen.at(v.var_id()));
               case Sort::Bool:
@@ -247,8 +252,7 @@ class Decider {
   static void string_constants(const Sym& s, std::set<std::string>& out) {
     if (s.is_const()) {
       if (s.value().is_string()) {
-        const auto& x = s.value().get_ref<const std::string&>();
-        out.insert(x.rfind("W/", 0) == 0 ? x.substr(2) : x);
+        out.insert(etag_opaque(s.value().get_ref<const std::string&>()));
       }
       return;
     }
@@ -312,7 +316,7 @@ class Decider {
     if (ints == vars.size()) {
       for (std::size_t i : members) {
         Sym r = substitute(facts_[i], [&](const Sym& v) -> Sym {
-          return Sym::lit(dist[int_nodes_.at(v.var_id())] - dist[0]);
+          return int_value(v, dist);
         });
         if (!r.is_true()) return Sat::Unknown;
       }

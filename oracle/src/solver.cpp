@@ -50,7 +50,7 @@ struct Solver::Impl {
   Term plain(z3::expr e) { return Term{false, e, e}; }
   Term str_const(const std::string& v) {
     bool weak = v.rfind("W/", 0) == 0;
-    std::string opaque = weak ? v.substr(2) : v;
+    std::string opaque = etag_opaque(v);
     auto [it, fresh] = ids.emplace(opaque, static_cast<int>(ids.size()));
     if (fresh) names.emplace(it->second, opaque);
     return {true, ctx.int_val(it->second), ctx.bool_val(weak)};
@@ -206,8 +206,7 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
       auto collect = [&](auto& self, const Sym& x) -> void {
         if (x.is_const()) {
           if (x.value().is_string()) {
-            std::string v = x.value().get<std::string>();
-            if (v.rfind("W/", 0) == 0) v = v.substr(2);
+            const std::string v = etag_opaque(x.value().get<std::string>());
             if (auto it = m.ids.find(v); it != m.ids.end()) constants.insert(it->second);
           }
           return;

@@ -34,11 +34,11 @@ const char* op_name(Op op) {
   }
 }
 
-std::string opaque(const std::string& tag) {
+}  // namespace
+
+std::string etag_opaque(const std::string& tag) {
   return tag.rfind("W/", 0) == 0 ? tag.substr(2) : tag;
 }
-
-}  // namespace
 
 Sym Sym::build(Node n) {
   std::size_t h = mix(static_cast<std::size_t>(n.op), static_cast<std::size_t>(n.sort));
@@ -197,7 +197,7 @@ bool etag_strong_match(const std::string& a, const std::string& b) {
 }
 
 bool etag_weak_match(const std::string& a, const std::string& b) {
-  return !opaque(a).empty() && opaque(a) == opaque(b);
+  return !etag_opaque(a).empty() && etag_opaque(a) == etag_opaque(b);
 }
 
 Sym eq(const Sym& a, const Sym& b) {
@@ -241,7 +241,7 @@ Sym fold_match(const Sym& a, const Sym& b, Op op) {
   // tag never matches strongly.
   if (a.is_const() && !b.is_const()) {
     const auto& x = a.value().get_ref<const std::string&>();
-    if (opaque(x).empty() || (op == Op::StrongMatch && (x.empty() || x.rfind("W/", 0) == 0)))
+    if (etag_opaque(x).empty() || (op == Op::StrongMatch && (x.empty() || x.rfind("W/", 0) == 0)))
       return Sym::lit(false);
   }
   if (a.is_const() && b.is_const()) {

@@ -104,7 +104,9 @@ Sym lt(const Sym& a, const Sym& b);
 Sym le(const Sym& a, const Sym& b);
 Sym ite(const Sym& c, const Sym& a, const Sym& b);
 
-// Entity-tag comparisons on concrete tags (RFC 9110 §8.8.3.2).
+// Entity-tag comparisons on concrete tags (RFC 9110 §8.8.3.2), and a tag
+// without its weakness indicator ("W/\"x\"" -> "\"x\"").
+std::string etag_opaque(const std::string& tag);
 bool etag_strong_match(const std::string& a, const std::string& b);
 bool etag_weak_match(const std::string& a, const std::string& b);
 
