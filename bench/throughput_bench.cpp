@@ -9,7 +9,7 @@
 // thread (robust on a shared machine); wall-clock rates follow.
 //
 //   throughput_bench [--seconds S] [--scripts N] [--requests R] [--seed X] [--bug NAME]
-//                    [--profile on|off]   (one mode only, to run under perf)
+//                    [--profile on|off|oracle]   (one mode only, to run under perf)
 //   exec/s oracle on: 2712   exec/s oracle off: 3950   oracle share: 31.3% ...
 #include <time.h>
 
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: throughput_bench [--seconds S] [--scripts N] [--requests R] "
-                   "[--seed X] [--bug NAME] [--profile on|off]\n");
+                   "[--seed X] [--bug NAME] [--profile on|off|oracle]\n");
       return 2;
     }
   }
@@ -118,6 +118,24 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < scripts; ++i)
     corpus.push_back(harness::print_script(mut.generate(rng, requests)));
 
+  if (profile == "oracle") {  // the oracle alone, on recorded events
+    const oracle::ServerModel model = p.protocol().model();
+    auto solver = std::make_shared<oracle::Solver>();
+    std::vector<std::vector<oracle::Event>> recorded;
+    for (const auto& text : corpus) recorded.push_back(p.play(*p.parse(text), false).events);
+    std::size_t runs = 0;
+    const double cpu0 = cpu_seconds();
+    for (const auto start = Clock::now(); seconds_since(start) < seconds;)
+      for (const auto& evs : recorded) {
+        oracle::Oracle o(model, Player::fuzz_options().oracle_options, solver);
+        for (const auto& e : evs)
+          if (o.observe(e).status != oracle::Verdict::Status::Accept) break;
+        ++runs;
+      }
+    std::printf("oracle alone: %.1f us per execution\n",
+                1e6 * (cpu_seconds() - cpu0) / static_cast<double>(runs));
+    return 0;
+  }
   if (!profile.empty()) {
     Rate r = measure(p, corpus, seconds, profile == "on");
     std::printf("exec/s oracle %s: %.0f per CPU second\n", profile.c_str(),

@@ -184,6 +184,14 @@ struct HypothesisSearch::Ctx {
   std::vector<std::string> reasons;
   bool gave_up = false;
   std::string gave_up_why;
+  // Early delivery (response_received without explanations): the response
+  // observed on `observed_conn`. A hypothesis whose server sends its first
+  // response there while settling is matched against it at once, so a
+  // branch the response rules out dies before it is queued, copied and
+  // hashed; the survivors go to `delivered`.
+  const Json* observed = nullptr;
+  ConnId observed_conn = 0;
+  std::vector<Hypothesis>* delivered = nullptr;
   bool wants_reason() const { return reasons.size() < max_reasons; }
   void reason(std::string r) {
     if (reasons.size() >= max_reasons) return;
@@ -270,9 +278,12 @@ HypothesisSearch::HypothesisSearch(HypothesisSearch&&) noexcept = default;
 HypothesisSearch& HypothesisSearch::operator=(HypothesisSearch&&) noexcept = default;
 
 void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx) {
-  std::vector<Hypothesis> work;  // forks still to run (allocated only on a fork)
+  // Forks still to run (allocated only on a fork), each with whether it has
+  // already been matched against ctx.observed.
+  std::vector<std::pair<Hypothesis, bool>> work;
   std::size_t steps = 0;
   Hypothesis cur = std::move(h);
+  bool delivered = false;
   for (;;) {
     for (;;) {
       if (++steps > limits_.max_model_steps) {
@@ -281,13 +292,26 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
         return;
       }
       if (cur.server.is_ret() || cur.server.event().kind == EventKind::Recv) {
-        out.push_back(std::move(cur));
+        (delivered ? *ctx.delivered : out).push_back(std::move(cur));
         break;
       }
       const ServerEvent& ev = cur.server.event();
       switch (ev.kind) {
         case EventKind::Send:
-          if (!ctx.closed->count(ev.conn)) cur.net.push_response(ev.conn, ev.sym);
+          if (ctx.closed->count(ev.conn)) {
+            // never observed
+          } else if (ctx.observed && !delivered && ev.conn == ctx.observed_conn &&
+                     !cur.net.front_response(ev.conn)) {
+            // This response is the one observed: the same test as
+            // deliver_in_place, now instead of after queueing.
+            Guard g = guard(cur.store.resolve(ev.sym), *ctx.observed, false);
+            if (!g.ok()) break;  // dies
+            if (!g.constraint.is_true() && cur.store.add(g.constraint, *solver_) == Sat::No)
+              break;  // dies
+            delivered = true;
+          } else {
+            cur.net.push_response(ev.conn, ev.sym);
+          }
           cur.server = cur.server.step(std::monostate{});
           continue;
         case EventKind::Fresh: {
@@ -316,7 +340,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
           }
           if (alt.store.add(not_(c), *solver_) != Sat::No) {
             alt.server = alt.server.step(false);
-            work.push_back(std::move(alt));
+            work.emplace_back(std::move(alt), delivered);
           }
           if (cur.store.add(c, *solver_) == Sat::No) break;  // dies
           cur.server = cur.server.step(true);
@@ -330,7 +354,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
         case EventKind::Or: {
           Hypothesis alt = cur;
           alt.server = alt.server.step(false);
-          work.push_back(std::move(alt));
+          work.emplace_back(std::move(alt), delivered);
           cur.server = cur.server.step(true);
           continue;
         }
@@ -340,7 +364,8 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
       break;
     }
     if (work.empty()) return;
-    cur = std::move(work.back());
+    cur = std::move(work.back().first);
+    delivered = work.back().second;
     work.pop_back();
   }
 }
@@ -503,13 +528,17 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   // Breadth-first, so hypotheses that processed fewer requests come first and
   // subsume those that processed more closed-connection requests.
   SubsumptionSet next(closed_, true), visited(closed_, false);
-  std::deque<Hypothesis> queue(std::make_move_iterator(live_.begin()),
-                               std::make_move_iterator(live_.end()));
+  // A FIFO queue: a vector read from `head` on.
+  std::vector<Hypothesis> queue = std::move(live_);
   live_.clear();
-  std::vector<Hypothesis> succ;
-  while (!queue.empty()) {
-    Hypothesis h = std::move(queue.front());
-    queue.pop_front();
+  std::vector<Hypothesis> succ, delivered;
+  if (max_reasons == 0) {
+    ctx.observed = &v;
+    ctx.observed_conn = c;
+    ctx.delivered = &delivered;
+  }
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    Hypothesis h = std::move(queue[head]);
     if (!visited.insert(h)) continue;
     ++explored_;
     if (visited.size() > limits_.max_hypotheses) {
@@ -529,6 +558,8 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     succ.clear();
     expand(h, c, succ, ctx);
     for (Hypothesis& s : succ) queue.push_back(std::move(s));
+    for (Hypothesis& d : delivered) next.insert(d);
+    delivered.clear();
   }
   live_ = next.take();
   return finish(ctx);

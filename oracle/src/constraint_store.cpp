@@ -13,33 +13,50 @@ std::size_t mix(std::size_t h, std::size_t v) {
 }
 }  // namespace
 
+const ConstraintStore::Data& ConstraintStore::empty_data() {
+  static const Data empty;
+  return empty;
+}
+
+ConstraintStore::Data& ConstraintStore::edit() {
+  if (!d_)
+    d_ = std::make_shared<Data>();
+  else if (d_.use_count() > 1)
+    d_ = std::make_shared<Data>(*d_);
+  d_->hash.reset();
+  return *d_;
+}
+
 VarId ConstraintStore::find(VarId v) const {
-  if (v >= parent_.size()) return v;
-  while (parent_[v] != v) v = parent_[v];
+  const std::vector<VarId>& parent = data().parent;
+  if (v >= parent.size()) return v;
+  while (parent[v] != v) v = parent[v];
   return v;
 }
 
 void ConstraintStore::ensure(VarId v, Sort s) {
-  if (v < parent_.size()) return;
-  std::size_t old = parent_.size();
-  parent_.resize(v + 1);
-  sort_.resize(v + 1, Sort::Json);
-  value_.resize(v + 1);
-  for (std::size_t i = old; i <= v; ++i) parent_[i] = static_cast<VarId>(i);
-  sort_[v] = s;
+  if (v < data().parent.size()) return;
+  Data& d = edit();
+  std::size_t old = d.parent.size();
+  d.parent.resize(v + 1);
+  d.sort.resize(v + 1, Sort::Json);
+  d.value.resize(v + 1);
+  for (std::size_t i = old; i <= v; ++i) d.parent[i] = static_cast<VarId>(i);
+  d.sort[v] = s;
 }
 
 std::optional<Json> ConstraintStore::value_of(VarId v) const {
   VarId r = find(v);
-  if (r < value_.size()) return value_[r];
+  if (r < data().value.size()) return data().value[r];
   return std::nullopt;
 }
 
 Sym ConstraintStore::resolve(const Sym& s) const {
-  if (parent_.empty()) return s;
-  return substitute(s, [this](const Sym& v) {
+  if (data().parent.empty() || s.ground()) return s;
+  const Data& d = data();
+  return substitute(s, [this, &d](const Sym& v) {
     VarId r = find(v.var_id());
-    if (r < value_.size() && value_[r]) return Sym::lit(*value_[r]);
+    if (r < d.value.size() && d.value[r]) return Sym::lit(*d.value[r]);
     if (r == v.var_id()) return v;
     return Sym::var(r, v.sort());
   });
@@ -53,7 +70,7 @@ bool ConstraintStore::unify(const Sym& a0, const Sym& b0) {
   ensure(a.var_id(), a.sort());
   VarId ra = find(a.var_id());
   if (b.is_const()) {
-    value_[ra] = b.value();
+    edit().value[ra] = b.value();
     return true;
   }
   ensure(b.var_id(), b.sort());
@@ -61,7 +78,7 @@ bool ConstraintStore::unify(const Sym& a0, const Sym& b0) {
   if (ra == rb) return true;
   // Keep the smaller id as root so equal stores are equal values.
   if (rb < ra) std::swap(ra, rb);
-  parent_[rb] = ra;
+  edit().parent[rb] = ra;
   return true;
 }
 
@@ -79,9 +96,9 @@ Sat ConstraintStore::absorb(const Sym& formula, bool& needs_solver) {
       if (!unify(f.args()[0], f.args()[1])) return Sat::No;
     } else if (f.op() == Op::Not && f.args()[0].op() == Op::Eq &&
                atom(f.args()[0].args()[0]) && atom(f.args()[0].args()[1])) {
-      diseqs_.push_back(f);
+      edit().diseqs.push_back(f);
     } else {
-      residual_.push_back(f);
+      edit().residual.push_back(f);
       needs_solver = true;
     }
   }
@@ -89,6 +106,11 @@ Sat ConstraintStore::absorb(const Sym& formula, bool& needs_solver) {
 }
 
 Sat ConstraintStore::recheck(bool& needs_solver) {
+  if (data().diseqs.empty() && data().residual.empty()) {
+    needs_solver = false;
+    return Sat::Yes;
+  }
+  Data& d = edit();
   auto sweep = [&](std::vector<Sym>& list) {
     std::size_t out = 0;
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -100,8 +122,8 @@ Sat ConstraintStore::recheck(bool& needs_solver) {
     list.resize(out);
     return true;
   };
-  if (!sweep(diseqs_) || !sweep(residual_)) return Sat::No;
-  if (residual_.empty()) needs_solver = false;
+  if (!sweep(d.diseqs) || !sweep(d.residual)) return Sat::No;
+  if (d.residual.empty()) needs_solver = false;
   return Sat::Yes;
 }
 
@@ -122,7 +144,8 @@ void vars_of(const Sym& s, std::vector<VarId>& out) {
 // path's verdict on f's component (equalities and disequalities of atoms
 // over infinite sorts) is exact.
 bool ConstraintStore::touches_residuals(const Sym& f) const {
-  if (residual_.empty()) return false;
+  const Data& d = data();
+  if (d.residual.empty()) return false;
   std::vector<VarId> fv;
   vars_of(f, fv);
   if (fv.empty()) return false;
@@ -144,10 +167,10 @@ bool ConstraintStore::touches_residuals(const Sym& f) const {
       }
     }
   };
-  for (const Sym& d : diseqs_) link(d);
-  for (const Sym& r : residual_) link(r);
+  for (const Sym& x : d.diseqs) link(x);
+  for (const Sym& r : d.residual) link(r);
   std::vector<VarId> marks;
-  for (const Sym& r : residual_) {
+  for (const Sym& r : d.residual) {
     std::vector<VarId> vs;
     vars_of(r, vs);
     if (!vs.empty()) marks.push_back(root(vs[0]));
@@ -170,7 +193,8 @@ Sat ConstraintStore::add_fast(const Sym& formula) {
   if (recheck(needs_solver) == Sat::No) return Sat::No;
   // A new fact may contradict a residual the fast path cannot evaluate
   // (e.g. a disequality against a pending strong comparison).
-  return (needs_solver || touches) && !residual_.empty() ? Sat::Unknown : Sat::Yes;
+  return (needs_solver || touches) && !data().residual.empty() ? Sat::Unknown
+                                                             : Sat::Yes;
 }
 
 Sat ConstraintStore::add(const Sym& formula, Solver& solver) {
@@ -179,44 +203,50 @@ Sat ConstraintStore::add(const Sym& formula, Solver& solver) {
   // The residuals and disequalities, under the bindings, are the whole
   // problem (bound variables are substituted, classes renamed to roots).
   std::vector<Sym> open;
-  open.reserve(diseqs_.size() + residual_.size());
-  for (const Sym& f : diseqs_) open.push_back(resolve(f));
-  for (const Sym& f : residual_) open.push_back(resolve(f));
+  open.reserve(data().diseqs.size() + data().residual.size());
+  for (const Sym& f : data().diseqs) open.push_back(resolve(f));
+  for (const Sym& f : data().residual) open.push_back(resolve(f));
   if (Sat cheap = detail::decide_cheaply(open); cheap != Sat::Unknown) return cheap;
   Sat s = solver.check(formulas());
-  if (s == Sat::Unknown) undecided_ = true;
+  if (s == Sat::Unknown) edit().undecided = true;
   return s;
 }
 
 std::vector<Sym> ConstraintStore::formulas() const {
+  const Data& d = data();
   std::vector<Sym> out;
-  for (VarId v = 0; v < parent_.size(); ++v) {
+  for (VarId v = 0; v < d.parent.size(); ++v) {
     VarId r = find(v);
-    if (r != v) out.push_back(eq(Sym::var(v, sort_[v]), Sym::var(r, sort_[r])));
-    if (r == v && value_[v])
-      out.push_back(eq(Sym::var(v, sort_[v]), Sym::lit(*value_[v])));
+    if (r != v) out.push_back(eq(Sym::var(v, d.sort[v]), Sym::var(r, d.sort[r])));
+    if (r == v && d.value[v])
+      out.push_back(eq(Sym::var(v, d.sort[v]), Sym::lit(*d.value[v])));
   }
-  out.insert(out.end(), diseqs_.begin(), diseqs_.end());
-  out.insert(out.end(), residual_.begin(), residual_.end());
+  out.insert(out.end(), d.diseqs.begin(), d.diseqs.end());
+  out.insert(out.end(), d.residual.begin(), d.residual.end());
   return out;
 }
 
 std::size_t ConstraintStore::hash() const {
-  std::size_t h = parent_.size();
-  for (VarId v = 0; v < parent_.size(); ++v) {
+  const Data& d = data();
+  if (d.hash) return *d.hash;
+  std::size_t h = d.parent.size();
+  for (VarId v = 0; v < d.parent.size(); ++v) {
     h = mix(h, find(v));
-    if (value_[v]) h = mix(h, std::hash<Json>{}(*value_[v]));
+    if (d.value[v]) h = mix(h, std::hash<Json>{}(*d.value[v]));
   }
-  for (const Sym& s : diseqs_) h = mix(h, s.hash());
-  for (const Sym& s : residual_) h = mix(h, s.hash());
+  for (const Sym& s : d.diseqs) h = mix(h, s.hash());
+  for (const Sym& s : d.residual) h = mix(h, s.hash());
+  if (d_) d.hash = h;  // (the shared empty Data is never written)
   return h;
 }
 
 bool operator==(const ConstraintStore& a, const ConstraintStore& b) {
-  if (a.parent_.size() != b.parent_.size()) return false;
-  for (VarId v = 0; v < a.parent_.size(); ++v)
-    if (a.find(v) != b.find(v) || a.value_[v] != b.value_[v]) return false;
-  return a.diseqs_ == b.diseqs_ && a.residual_ == b.residual_;
+  if (a.d_ == b.d_) return true;
+  const auto &x = a.data(), &y = b.data();
+  if (x.parent.size() != y.parent.size()) return false;
+  for (VarId v = 0; v < x.parent.size(); ++v)
+    if (a.find(v) != b.find(v) || x.value[v] != y.value[v]) return false;
+  return x.diseqs == y.diseqs && x.residual == y.residual;
 }
 
 }  // namespace dualfuzz::oracle

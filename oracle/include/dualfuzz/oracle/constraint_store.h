@@ -13,6 +13,7 @@
 // forking a hypothesis copies it.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -35,14 +36,32 @@ class ConstraintStore {
   std::optional<Json> value_of(VarId v) const;
   // Everything the store knows, as formulas (for Z3 and for explanations).
   std::vector<Sym> formulas() const;
-  bool empty() const { return parent_.empty() && residual_.empty() && diseqs_.empty(); }
+  bool empty() const {
+    return data().parent.empty() && data().residual.empty() && data().diseqs.empty();
+  }
   // True if some residual needed Z3 and Z3 said unknown.
-  bool undecided() const { return undecided_; }
+  bool undecided() const { return data().undecided; }
 
   std::size_t hash() const;
   friend bool operator==(const ConstraintStore& a, const ConstraintStore& b);
 
  private:
+  // The facts, shared between copies until one of them learns something:
+  // hypotheses are copied on every fork and search step, and most copies
+  // never add a fact.
+  struct Data {
+    std::vector<VarId> parent;
+    std::vector<Sort> sort;
+    std::vector<std::optional<Json>> value;  // indexed by root
+    std::vector<Sym> diseqs;                 // each: not(eq(a, b)), a/b var or const
+    std::vector<Sym> residual;
+    bool undecided = false;
+    mutable std::optional<std::size_t> hash;  // computed on first use
+  };
+  const Data& data() const { return d_ ? *d_ : empty_data(); }
+  Data& edit();  // this store's own copy of the facts (copy on write)
+  static const Data& empty_data();
+
   VarId find(VarId v) const;
   bool touches_residuals(const Sym& f) const;
   void ensure(VarId v, Sort s);
@@ -50,12 +69,7 @@ class ConstraintStore {
   Sat absorb(const Sym& formula, bool& needs_solver);
   Sat recheck(bool& needs_solver);
 
-  std::vector<VarId> parent_;
-  std::vector<Sort> sort_;
-  std::vector<std::optional<Json>> value_;  // indexed by root
-  std::vector<Sym> diseqs_;                 // each: not(eq(a, b)), a/b var or const
-  std::vector<Sym> residual_;
-  bool undecided_ = false;
+  std::shared_ptr<Data> d_;  // null: no facts
 };
 
 }  // namespace dualfuzz::oracle
