@@ -183,6 +183,24 @@ bool ConstraintStore::touches_residuals(const Sym& f) const {
   return false;
 }
 
+namespace {
+// An integer bound on its own: `x <= c`, `c < x`, `x <= y` (x, y distinct
+// integer variables, c a constant), or the negation of one. Over the
+// integers such a fact is satisfiable whatever finitely many disequalities
+// say about its variables, so unless it shares a variable with another
+// residual the fast path's answer is exact. (Every PUT of the HTTP model
+// states one: the new Last-Modified is not before the last one.)
+bool lone_bound(const Sym& f) {
+  const Sym& g = f.op() == Op::Not ? f.args()[0] : f;
+  if ((g.op() != Op::Le && g.op() != Op::Lt) || g.args().size() != 2) return false;
+  const Sym &a = g.args()[0], &b = g.args()[1];
+  auto int_var = [](const Sym& x) { return x.is_var() && x.sort() == Sort::Int; };
+  auto int_const = [](const Sym& x) { return x.is_const() && x.value().is_number_integer(); };
+  if (int_var(a) && int_var(b)) return a.var_id() != b.var_id();
+  return (int_var(a) && int_const(b)) || (int_const(a) && int_var(b));
+}
+}  // namespace
+
 Sat ConstraintStore::add_fast(const Sym& formula) {
   Sym f = resolve(formula);
   if (f.is_true()) return Sat::Yes;
@@ -191,6 +209,8 @@ Sat ConstraintStore::add_fast(const Sym& formula) {
   bool needs_solver = false;
   if (absorb(f, needs_solver) == Sat::No) return Sat::No;
   if (recheck(needs_solver) == Sat::No) return Sat::No;
+  // f is now a residual of its own component (see lone_bound).
+  if (!touches && lone_bound(f)) return Sat::Yes;
   // A new fact may contradict a residual the fast path cannot evaluate
   // (e.g. a disequality against a pending strong comparison).
   return (needs_solver || touches) && !data().residual.empty() ? Sat::Unknown

@@ -83,6 +83,16 @@ Sym Sym::lit(Json value) {
     static const Sym true_sym = make(true), false_sym = make(false);
     return value.get<bool>() ? true_sym : false_sym;
   }
+  // So are status codes.
+  if (value.is_number_integer() && !value.is_number_unsigned() &&
+      value.get<std::int64_t>() >= 100 && value.get<std::int64_t>() < 600) {
+    static const std::vector<Sym> codes = [&] {
+      std::vector<Sym> v;
+      for (int c = 100; c < 600; ++c) v.push_back(make(c));
+      return v;
+    }();
+    return codes[static_cast<std::size_t>(value.get<std::int64_t>() - 100)];
+  }
   return make(std::move(value));
 }
 
@@ -112,9 +122,12 @@ Sym Sym::array(std::vector<Sym> elements) {
 }
 
 Sym Sym::absent() {
-  Node n;
-  n.op = Op::Absent;
-  return build(std::move(n));
+  static const Sym absent_sym = [] {
+    Node n;
+    n.op = Op::Absent;
+    return build(std::move(n));
+  }();
+  return absent_sym;
 }
 
 Sym Sym::alt(std::vector<Sym> alternatives) {

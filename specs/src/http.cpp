@@ -61,6 +61,25 @@ Sym status(std::vector<int> codes) {
   for (int c : codes) alts.push_back(Sym::lit(c));
   return Sym::alt(std::move(alts));
 }
+// A response that only shows its status: one of `codes`. The oracle runs
+// the model for every request in every explanation, so the common ones are
+// built once.
+Sym status_only(std::initializer_list<int> codes) {
+  auto make = [](std::vector<int> c) {
+    return Sym::object({{"status", status(std::move(c))}});
+  };
+  if (codes.size() == 1 && *codes.begin() >= 100 && *codes.begin() < 600) {
+    static const std::vector<Sym> single = [&] {
+      std::vector<Sym> v;
+      for (int c = 100; c < 600; ++c) v.push_back(make({c}));
+      return v;
+    }();
+    return single[static_cast<std::size_t>(*codes.begin() - 100)];
+  }
+  static const Sym ok = make({200, 204});
+  if (std::vector<int>(codes) == std::vector<int>{200, 204}) return ok;
+  return make(codes);
+}
 
 std::string header(const Json& q, const char* name) {
   const Json* h =
@@ -192,7 +211,7 @@ Tree malformed_or(const Json& r, const char* name, const Request& q, const PathS
   if (valid_etag_list(r, name)) return evaluate();
   return oracle::choose(
       evaluate(),
-      oracle::choose(ignore(), respond(q, Sym::object({{"status", Sym::lit(400)}}), st)));
+      oracle::choose(ignore(), respond(q, status_only({400}), st)));
 }
 
 // What the steps of one precondition evaluation share: one allocation,
@@ -220,16 +239,16 @@ Tree proceed(const Ev& e) {
   if (e->method == "PUT") return put(q, st, put_body(q));
   // POST and other methods: a 2xx that changes nothing (see handle).
   if (e->method != "DELETE")
-    return respond(q, Sym::object({{"status", status({200, 204})}}), st);
+    return respond(q, status_only({200, 204}), st);
   // DELETE of an existing resource.
   PathState gone = st;
   gone.file.reset();
-  return oracle::choose(respond(q, Sym::object({{"status", status({200, 204})}}), gone),
-                        respond(q, Sym::object({{"status", Sym::lit(202)}}), st));
+  return oracle::choose(respond(q, status_only({200, 204}), gone),
+                        respond(q, status_only({202}), st));
 }
 
 Tree fail412(const Ev& e) {
-  return respond(e->q, Sym::object({{"status", Sym::lit(412)}}), e->st);
+  return respond(e->q, status_only({412}), e->st);
 }
 
 // A false If-Match or If-Unmodified-Since: 412, or, for a state-changing
@@ -310,14 +329,14 @@ Tree preconditions(const Request& q, const PathState& st, const std::string& met
 Tree handle_method(const Request& q, const PathState& st, const std::string& method) {
   // Preconditions are ignored when the unconditional answer is an error.
   if ((method == "GET" || method == "HEAD" || method == "DELETE") && !st.file)
-    return respond(q, Sym::object({{"status", Sym::lit(404)}}), st);
+    return respond(q, status_only({404}), st);
   // The model keeps paths independent, so it cannot know whether /a/b's
   // parent collection exists: a PUT there may fail with 409 and change
   // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
   const Json& r = q.json();
   if (method == "PUT" && r.contains("path") && r["path"].is_string() &&
       r["path"].get<std::string>().find('/', 1) != std::string::npos)
-    return oracle::choose(respond(q, Sym::object({{"status", Sym::lit(409)}}), st),
+    return oracle::choose(respond(q, status_only({409}), st),
                           preconditions(q, st, method));
   return preconditions(q, st, method);
 }
@@ -345,7 +364,7 @@ Tree handle(const Request& q, const PathState& st) {
     if (st.file) return oracle::choose(refuse, preconditions(q, st, method));
     if (has_header(r, "if-match") || has_header(r, "if-unmodified-since"))
       return oracle::choose(refuse,
-                            respond(q, Sym::object({{"status", Sym::lit(412)}}), st));
+                            respond(q, status_only({412}), st));
     return refuse;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
@@ -353,20 +372,24 @@ Tree handle(const Request& q, const PathState& st) {
   // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
   if (method != "PUT" && r.contains("body") && r["body"] != "" && !r["body"].is_null())
     return oracle::choose(
-        respond(q, Sym::object({{"status", status({400, 413, 415})}}), st),
+        respond(q, status_only({400, 413, 415}), st),
         handle_method(q, st, method));
   return handle_method(q, st, method);
 }
 
-Tree serve(const PathState& st) {
-  return oracle::recv(oracle::ModelState(st), [st](const Request& q) -> Tree {
+Tree serve(const PathState& state) {
+  // The continuation keeps the state through the ModelState (one shared
+  // copy, small enough for std::function's inline storage).
+  oracle::ModelState ms(state);
+  return oracle::recv(ms, [ms](const Request& q) -> Tree {
+    const PathState& st = *ms.get<PathState>();
     const Json& r = q.json();
     const std::string path = r.is_object() && r.contains("path") && r["path"].is_string()
                                  ? r["path"].get<std::string>()
                                  : "";
     if (!plain_path(path))  // a correct server may refuse odd paths outright
       return oracle::choose(
-          respond(q, Sym::object({{"status", status({400, 403, 404, 405, 409, 414})}}),
+          respond(q, status_only({400, 403, 404, 405, 409, 414}),
                   st),
           handle(q, st));
     return handle(q, st);

@@ -8,6 +8,7 @@
 //   n.push_response(1, pattern);           // server -> tester, in flight
 #pragma once
 
+#include <boost/container/small_vector.hpp>
 #include <memory>
 #include <optional>
 #include <set>
@@ -64,7 +65,9 @@ class Network {
   const Channel* find(ConnId c) const;
   Channel& edit(ConnId c);    // copy-on-write
   void prune(ConnId c);       // drop empty channels so equal networks compare equal
-  std::vector<Entry> chans_;  // sorted by ConnId, only non-empty channels
+  // Sorted by ConnId, only non-empty channels. Inline storage: hypotheses
+  // copy their network at every step, and most have a few channels.
+  boost::container::small_vector<Entry, 4> chans_;
 };
 
 }  // namespace dualfuzz::oracle

@@ -10,14 +10,19 @@ template <typename F>
 Sym substitute(const Sym& s, F&& leaf) {
   if (s.ground()) return s;
   if (s.is_var()) return leaf(s);
+  // Most subterms come back unchanged: allocate only at the first change.
+  const std::vector<Sym>& in = s.args();
   std::vector<Sym> args;
-  args.reserve(s.args().size());
-  bool changed = false;
-  for (const Sym& a : s.args()) {
-    args.push_back(substitute(a, leaf));
-    changed = changed || !(args.back() == a);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    Sym a = substitute(in[i], leaf);
+    if (args.empty()) {
+      if (a == in[i]) continue;
+      args.reserve(in.size());
+      args.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    args.push_back(std::move(a));
   }
-  if (!changed) return s;
+  if (args.empty()) return s;
   return detail::rebuild(s, std::move(args));
 }
 
