@@ -27,6 +27,26 @@ TEST(ConstraintStore, BindingsAndConflictsWithoutZ3) {
   EXPECT_EQ(z3.stats().queries, 0u) << "equalities of constants need no solver";
 }
 
+// A lone integer bound (every PUT's "not before the last modification") is
+// decided without the cheap decider or Z3; a second bound on the same
+// variable still is decided, both ways.
+TEST(ConstraintStore, LoneIntegerBounds) {
+  Solver z3;
+  auto t = [](VarId i) { return Sym::var(i, Sort::Int); };
+  ConstraintStore cs;
+  EXPECT_EQ(cs.add(le(Sym::lit(100), t(0)), z3), Sat::Yes);
+  EXPECT_EQ(cs.add(le(t(0), t(1)), z3), Sat::Yes);  // shares t0: decided, satisfiable
+  EXPECT_EQ(cs.add(le(Sym::lit(5), t(7)), z3), Sat::Yes);  // another component
+  ConstraintStore low = cs;
+  EXPECT_EQ(low.add(lt(t(1), Sym::lit(50)), z3), Sat::No);  // 100 <= t0 <= t1 < 50
+  ConstraintStore same = cs;
+  EXPECT_EQ(same.add(lt(t(3), t(3)), z3), Sat::No);  // not a bound between two variables
+  ConstraintStore neg = cs;
+  EXPECT_EQ(neg.add(not_(le(t(7), Sym::lit(4))), z3), Sat::Yes);  // t7 > 4 and 5 <= t7
+  EXPECT_EQ(neg.add(lt(t(7), Sym::lit(5)), z3), Sat::No);
+  EXPECT_EQ(z3.stats().queries, 0u);
+}
+
 TEST(ConstraintStore, EtagComparisonsResolveOnceBound) {
   Solver z3;
   ConstraintStore cs;
