@@ -537,11 +537,16 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     ctx.observed_conn = c;
     ctx.delivered = &delivered;
   }
+  // Repeats need several interleavings to meet (concurrent requests); the
+  // first few configurations of a response skip the visited set (a repeat
+  // among them costs one expansion, never an answer).
+  constexpr std::size_t kUnvisited = 4;
+  std::size_t popped = 0;
   for (std::size_t head = 0; head < queue.size(); ++head) {
     Hypothesis h = std::move(queue[head]);
-    if (!visited.insert(h)) continue;
+    if (++popped > kUnvisited && !visited.insert(h)) continue;
     ++explored_;
-    if (visited.size() > limits_.max_hypotheses) {
+    if (visited.size() + std::min(popped, kUnvisited) > limits_.max_hypotheses) {
       ctx.give_up("more than " + std::to_string(limits_.max_hypotheses) +
                   " hypotheses for one observation");
       break;
