@@ -23,6 +23,7 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
     bool liveness = false;
     int timeout_ms = 2000;
     std::string chart;
+    std::size_t budget = 0;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub =
@@ -36,6 +37,10 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("--liveness", o->liveness,
                 "report requests left unanswered as a violation");
   sub->add_option("--timeout-ms", o->timeout_ms, "per-response timeout");
+  sub->add_option("--oracle-budget", o->budget,
+                  "configurations the oracle may explore before it stops with an "
+                  "inconclusive verdict (0, the default: no limit; fuzzing uses " +
+                      std::to_string(harness::RunOptions::kMaxExploredPerRun) + ")");
   sub->add_option(
       "--chart", o->chart,
       "write a message-sequence chart (.svg, or .html with script and report)");
@@ -61,6 +66,9 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
       }
       harness::RunOptions opts;
       opts.check_liveness = o->liveness;
+      // One script, read by a person: a definite verdict matters more than
+      // the time a fuzz execution may take.
+      opts.oracle_options.limits.max_explored = o->budget;
       opts.message_timeout = std::chrono::milliseconds(o->timeout_ms);
       opts.path_prefix = (*target)->reset();
       harness::Executor ex(http, (*target)->transport(), opts);

@@ -41,6 +41,15 @@ case $t in
       fuzz.txt > fuzz-report.txt
     cmp replay.txt fuzz-report.txt || fail "reports differ"
     ;;
+  run_budget)
+    # `run` checks a script without the fuzz executions' budget by default;
+    # a budget that runs out gives "inconclusive" (exit 0), never a violation.
+    [ "$(code "$dualfuzz" run --target inprocess:lost-update "$script")" = 1 ] ||
+      fail "no budget: exit code"
+    [ "$(code "$dualfuzz" run --target inprocess:lost-update --oracle-budget 1 "$script")" = 0 ] ||
+      fail "budget 1: exit code"
+    grep -q 'verdict: inconclusive' out.txt || fail "budget 1: $(head -3 out.txt)"
+    ;;
   replay_repeat)
     [ "$(code "$dualfuzz" replay --repeat 3 --target inprocess:lost-update "$script")" = 1 ] ||
       fail "exit code: $(cat err.txt)"

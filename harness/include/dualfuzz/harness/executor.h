@@ -31,7 +31,7 @@ struct RunOptions {
   // A fuzz execution must stay cheap: past this many hypotheses for one
   // observation, or this many configurations explored over the whole run,
   // the verdict is Inconclusive (never a violation). A typical 10-request
-  // script explores about 30; the budget only cuts the rare script whose
+  // script explores about 12; the budget only cuts the rare script whose
   // interleavings explode (seconds each, which stalled coverage-guided runs).
   oracle::OracleOptions oracle_options = [] {
     oracle::OracleOptions o;
