@@ -541,21 +541,28 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   // first few configurations of a response skip the visited set (a repeat
   // among them costs one expansion, never an answer).
   constexpr std::size_t kUnvisited = 4;
-  std::size_t popped = 0;
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    Hypothesis h = std::move(queue[head]);
-    if (++popped > kUnvisited && !visited.insert(h)) continue;
-    ++explored_;
-    if (visited.size() + std::min(popped, kUnvisited) > limits_.max_hypotheses) {
+  std::size_t popped = 0, delivered_total = 0;
+  // Hypotheses delivered while settling count as explored configurations,
+  // as they did when they were queued first: the limits keep their meaning.
+  auto over_limits = [&] {
+    if (visited.size() + std::min(popped, kUnvisited) + delivered_total >
+        limits_.max_hypotheses) {
       ctx.give_up("more than " + std::to_string(limits_.max_hypotheses) +
                   " hypotheses for one observation");
-      break;
+      return true;
     }
     if (limits_.max_explored && explored_ > limits_.max_explored) {
       ctx.give_up("more than " + std::to_string(limits_.max_explored) +
                   " configurations explored for this trace");
-      break;
+      return true;
     }
+    return false;
+  };
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    Hypothesis h = std::move(queue[head]);
+    if (++popped > kUnvisited && !visited.insert(h)) continue;
+    ++explored_;
+    if (over_limits()) break;
     if (h.net.front_response(c)) {
       if (deliver_in_place(h, c, v, ctx) == Delivery::Matched) next.insert(h);
       continue;
@@ -564,7 +571,10 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     expand(h, c, succ, ctx);
     for (Hypothesis& s : succ) queue.push_back(std::move(s));
     for (Hypothesis& d : delivered) next.insert(d);
+    explored_ += delivered.size();
+    delivered_total += delivered.size();
     delivered.clear();
+    if (over_limits()) break;
   }
   live_ = next.take();
   return finish(ctx);
