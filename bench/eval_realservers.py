@@ -287,6 +287,32 @@ def inm_matched_but_performed(v):
     return False
 
 
+def head_inm_ignored_then_old_content(v):
+    """A HEAD of the path whose If-None-Match names (weakly) the tag T a PUT's
+    answer gave was answered 200, and the killing GET, later, returned that
+    PUT's content: either the HEAD ignored a true If-None-Match or the
+    content came back under another tag."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if not kill or kill[2].get("method") != "GET" or not kill[3]:
+        return False
+    opaque = lambda t: t.strip()[2:] if t.strip().startswith("W/") else t.strip()
+    tagged = {}  # opaque ETag -> content
+    for r in reqs:
+        resp = r[3]
+        if (r[2].get("method") == "PUT" and resp and isinstance(resp.get("headers"), dict)
+                and "etag" in resp["headers"]):
+            tagged[opaque(resp["headers"]["etag"])] = r[2].get("body", "")
+    for r in reqs:
+        inm, resp = r[2].get("headers", {}).get("if-none-match"), r[3]
+        if (r[2].get("method") == "HEAD" and isinstance(inm, str) and resp
+                and resp.get("status") == 200 and r[4] < kill[4]):
+            for t in map(opaque, inm.split(",")):
+                if t in tagged and tagged[t] == kill[3].get("body"):
+                    return True
+    return False
+
+
 def if_match_guess_performed(v):
     """A request of the path whose If-Match lists only tags that no response
     of the path ever carried (guesses like "1", or another path's tag) was
@@ -637,6 +663,22 @@ JUDGEMENTS = [
                "the only requests that could remove it were DELETEs whose precondition the "
                "model found false in every order, so the server performed a DELETE whose "
                "precondition had failed. " + Q_INM,
+    },
+    {
+        "id": "if-none-match-ignored-head",
+        "signature": r"model: GET[^>]* -> 200.*",
+        "evidence": head_inm_ignored_then_old_content,
+        "shows": "a HEAD whose If-None-Match named a PUT's tag was answered 200, and the "
+                 "killing GET returned that PUT's content",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.2",
+        "why": "A HEAD with If-None-Match naming the current tag (weakly) was answered 200, "
+               "and a later GET returned the very content that tag was given to, so the "
+               "representation had not changed and the HEAD had to be 304 (the same "
+               "server ignores If-None-Match on GET, see `if-none-match-ignored-get`). "
+               "Requests the server never answered (it closed the connection) may or may "
+               "not have been applied; the model tries both (tests/specs/http_test.cpp, "
+               "UnansweredRequestsOfAConnectionTheServerClosed, is this trace). " + Q_INM,
     },
     {
         "id": "torn-read",
