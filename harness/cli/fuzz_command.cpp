@@ -25,6 +25,7 @@
 //                  "label":..,"wire_conn":..,"ir":{..}},...]},...]
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -38,6 +39,7 @@
 #include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/specs/http.h"
 #include "dualfuzz/specs/http_protocol.h"
+#include "race_skeleton.h"
 #include "target.h"
 
 namespace dualfuzz::cli {
@@ -110,21 +112,6 @@ std::string request_shape(const Json& q) {
     s += std::string(" ") + name + (ok ? "" : "(invalid)");
   }
   return s;
-}
-
-// The request (in the trace) whose response killed the last explanation, or
-// nullptr (a protocol or liveness violation, or a kill at a request).
-const Json* killing_request(const RunResult& r) {
-  if (r.verdict.event_index >= r.events.size()) return nullptr;
-  const oracle::Event& e = r.events[r.verdict.event_index];
-  if (e.kind != oracle::Event::Kind::Response) return nullptr;
-  return r.trace.find(harness::request_of(e.label));
-}
-
-std::string path_of(const Json& q) {
-  return q.is_object() && q.contains("path") && q["path"].is_string()
-             ? q["path"].get<std::string>()
-             : "";
 }
 
 // What the shrinker learns from a failing run: its trace (to re-point or
@@ -204,18 +191,6 @@ std::string signature_of(const RunResult& r);
 
 // Were two requests on the killing request's path in flight at once, on
 // different connections?
-// The TCP connection a message went over, as the oracle numbers them: a
-// script's `close cN` followed by a request on cN opens a new one, and
-// requests already sent on the closed one may still be processed by the
-// server, concurrently.
-std::map<harness::Label, oracle::ConnId> wire_conns(const RunResult& r) {
-  std::map<harness::Label, oracle::ConnId> out;
-  for (const oracle::Event& e : r.events)
-    if (e.kind == oracle::Event::Kind::Request || e.kind == oracle::Event::Kind::Response)
-      out.emplace(e.label, e.conn);
-  return out;
-}
-
 bool concurrent(const RunResult& r) {
   const Json* kill = killing_request(r);
   if (!kill) return false;
@@ -437,6 +412,25 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         RunResult run;
         bool reproduced;
       };
+      // A race's skeleton (see `distilled`), replayed until it shows the
+      // same violation: up to 200 runs or 10 s. Only a run of the small
+      // script itself that showed it is reported.
+      auto distill = [&](const harness::Script& s, const RunResult& r,
+                         const std::function<bool(const RunResult&)>& same)
+          -> std::optional<Shrunk> {
+        auto d = distilled(s, r, http.functions);
+        if (!d) return std::nullopt;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < 200 && std::chrono::steady_clock::now() - t0 <
+                                       std::chrono::seconds(10);
+             ++i) {
+          RunResult x = play(*d);
+          if (same(x)) return Shrunk{*d, std::move(x), true};
+        }
+        return std::nullopt;
+      };
+      // Beyond this many messages a race's counterexample is distilled.
+      constexpr std::size_t kShortRace = 6;
       // --keep-going shrinking: the counterexample should show the bug and
       // nothing else, so that its signature (signature_of) names the bug.
       // `key` (a quick_key) is what must stay; it changes when a
@@ -580,6 +574,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
               break;
             }
           }
+        // Still a race with a long counterexample: build it from its skeleton.
+        if (out.run.trace.size() > kShortRace && concurrent(out.run))
+          if (auto d = distill(out.script, out.run, same)) return *d;
         return out;
       };
       auto shrink = [&](const harness::Script& original, const RunResult& r) -> Shrunk {
@@ -601,7 +598,13 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           return false;
         };
         RunResult replayed;
-        if (!shows(original, replayed)) return {original, r, false};
+        if (!shows(original, replayed)) {
+          // A race lost on every replay may still show from its skeleton.
+          if (o->keep_going && concurrent(r))
+            if (auto d = distill(original, r, same))
+              return settle_keep_going(d->script, d->run, key);
+          return {original, r, false};
+        }
         if (o->keep_going) return settle_keep_going(original, replayed, key);
         harness::Script small = mutator::minimize(
             original, failing_run(replayed), http.functions,
