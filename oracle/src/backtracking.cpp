@@ -178,9 +178,12 @@ class SubsumptionSet {
 }  // namespace
 
 struct HypothesisSearch::Ctx {
-  std::size_t max_reasons;
-  const std::set<ConnId>* closed;  // connections closed at this point
-  Label current = 0;               // the request the server is processing
+  Ctx() = default;
+  Ctx(std::size_t max, const std::set<ConnId>* closed_now)
+      : max_reasons(max), closed(closed_now) {}
+  std::size_t max_reasons = 0;
+  const std::set<ConnId>* closed = nullptr;  // connections closed at this point
+  Label current = 0;                         // the request the server is processing
   std::vector<std::string> reasons;
   bool gave_up = false;
   std::string gave_up_why;
@@ -269,7 +272,7 @@ HypothesisSearch::HypothesisSearch(const Tree& initial, Solver& solver,
     : solver_(&solver), limits_(limits) {
   Hypothesis h;
   h.server = initial;
-  Ctx ctx{limits_.max_reasons, &closed_, 0, {}, false, {}, {}};
+  Ctx ctx(limits_.max_reasons, &closed_);
   settle(std::move(h), live_, ctx);
 }
 
@@ -519,7 +522,7 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
 StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Json& v,
                                                 std::size_t max_reasons) {
   (void)label;
-  Ctx ctx{max_reasons, &closed_, 0, {}, false, {}, {}};
+  Ctx ctx(max_reasons, &closed_);
   if (closed_.count(c)) {
     ctx.give_up("response observed on connection " + std::to_string(c) +
                 " after the tester closed it");
@@ -630,7 +633,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
     dfs_ = std::make_unique<Dfs>();
     Dfs& d = *dfs_;
     d.trace = &trace;
-    d.ctx = Ctx{limits_.max_reasons, &closed_, 0, {}, false, {}, {}};
+    d.ctx = Ctx(limits_.max_reasons, &closed_);
     d.closed_at.reserve(trace.size() + 1);
     d.closed_at.push_back(std::make_shared<const std::set<ConnId>>(closed_));
     for (std::size_t i = 0; i < trace.size(); ++i) {
