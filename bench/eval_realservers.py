@@ -233,6 +233,53 @@ def created_by_conditional_put(v):
             all("if-match" in r[2].get("headers", {}) for r in puts))
 
 
+def found_by_412_after_conditional_puts(v):
+    """The killing GET, HEAD or DELETE was answered 412 where every
+    explanation had the resource missing (so its preconditions had to be
+    ignored for the 404, RFC 9110 §13.2.1), and every other PUT of the path
+    carried If-Match: the server found a representation that only a PUT with
+    a false If-Match can have created."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if kill is None or kill[3] is None or kill[3].get("status") != 412:
+        return False
+    if kill[2].get("method") not in ("GET", "HEAD", "DELETE") or not all_states_missing(v):
+        return False
+    puts = [r for r in reqs if r[2].get("method") == "PUT"]
+    return bool(puts) and all("if-match" in r[2].get("headers", {}) for r in puts)
+
+
+def ius_answered_both_ways(v):
+    """The killing request carries If-Unmodified-Since and was answered 412,
+    while a GET or HEAD of the path with the same date, before it, was
+    answered 200, with no write of the path between them that succeeded: one
+    representation, one date, two answers to the same condition."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if kill is None or kill[3] is None or kill[3].get("status") != 412:
+        return False
+    date = kill[2].get("headers", {}).get("if-unmodified-since")
+    if not isinstance(date, str):
+        return False
+    for r in reqs:
+        # Before it: answered before it was sent, or earlier on the same
+        # connection (requests of one connection are processed in order).
+        before = r[5] < kill[4] or (r[1] == kill[1] and r[4] < kill[4])
+        if (r is not kill and before and r[2].get("method") in ("GET", "HEAD")
+                and r[2].get("headers", {}).get("if-unmodified-since") == date
+                and r[3] and r[3].get("status") == 200):
+            # A write that may have taken effect between the two: not done
+            # before r (answered before r was sent, or ahead of it on r's
+            # connection) and not after the killing request in the same way.
+            writes = [w for w in reqs if w[2].get("method") in ("PUT", "DELETE")
+                      and succeeded(w)
+                      and not (w[5] < r[4] or (w[1] == r[1] and w[4] < r[4]))
+                      and not (kill[5] < w[4] or (w[1] == kill[1] and w[4] > kill[4]))]
+            if not writes:
+                return True
+    return False
+
+
 def removed_by_conditional_delete(v):
     """The killing answer shows the resource gone (404, or 201 to a PUT)
     where every explanation had it present, and every other DELETE of the
@@ -663,6 +710,39 @@ JUDGEMENTS = [
                "the only requests that could remove it were DELETEs whose precondition the "
                "model found false in every order, so the server performed a DELETE whose "
                "precondition had failed. " + Q_INM,
+    },
+    {
+        "id": "after-if-match-ignored",
+        "signature": r"model: (?:GET|HEAD|DELETE)[^>]* -> 412.*",
+        "evidence": found_by_412_after_conditional_puts,
+        "shows": "a 412 where every explanation had the resource missing, and every PUT of "
+                 "the path carried If-Match",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1, §13.2.1",
+        "why": "The answer 412 shows that the server found a representation to evaluate the "
+               "preconditions against: on a missing resource it had to ignore them and answer "
+               "404 (§13.2.1: \"A server MUST ignore all received preconditions if its "
+               "response to the same request without those conditions ... would have been a "
+               "status code other than a 2xx (Successful) or 412\"). The only requests that "
+               "could have created it were PUTs with If-Match, which is false on a missing "
+               "resource, so one of them was performed (its answer may not have arrived). "
+               + Q_IF_MATCH,
+    },
+    {
+        "id": "ius-ignored-get",
+        "signature": r"model: [A-Z]+ [^>]*if-unmodified-since(?!\()[^>]* -> 412.*",
+        "evidence": ius_answered_both_ways,
+        "shows": "an earlier GET or HEAD with the same If-Unmodified-Since date was answered "
+                 "200, and no write of the path succeeded in between",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "The same representation was asked the same If-Unmodified-Since condition "
+               "twice and answered 200 (condition true, or ignored) on GET or HEAD and 412 "
+               "(condition false) on the request that killed the last explanation. The 412 is "
+               "the one the Last-Modified time supports; the GET or HEAD ignored the field, "
+               "which §13.1.4 allows only \"if the resource does not have a modification date "
+               "available\": \"the origin server MUST evaluate the If-Unmodified-Since "
+               "condition per Section 13.2 prior to performing the method\".",
     },
     {
         "id": "if-none-match-ignored-head",
