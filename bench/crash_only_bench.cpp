@@ -14,7 +14,8 @@
 // that reaches N executions has played every script `dualfuzz fuzz` played in
 // its first N executions.
 //
-//   crash_only_bench --bug NAME [--seconds S] [--seed X] [--connections K] [--dump N FILE]
+//   crash_only_bench --bug NAME [--seconds S] [--seed X] [--connections K] [--dump N
+//   FILE]
 // --dump N FILE writes the N-th script played (connections folded) to FILE,
 // to check with `dualfuzz run --target inprocess:NAME FILE` that the oracle
 // rejects the script at which `dualfuzz fuzz` reported the bug.
@@ -23,10 +24,10 @@
 //    "replay_bug":1,"replay_correct":0,...}        (one JSON line on stdout)
 // replay_bug / replay_correct: the violating script played again with the bug
 // planted / on the correct server (1 = the same kind of violation, 0 = pass).
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -65,28 +66,21 @@ int main(int argc, char** argv) {
   unsigned connections = 4;
   std::uint64_t dump_at = 0;
   std::string dump_file;
-  for (int i = 1; i < argc; ++i) {
-    auto arg = [&](const char* name) {
-      return std::strcmp(argv[i], name) == 0 && i + 1 < argc;
-    };
-    if (arg("--bug"))
-      bug = argv[++i];
-    else if (arg("--seconds"))
-      seconds = std::atof(argv[++i]);
-    else if (arg("--seed"))
-      seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (arg("--dump") && i + 2 < argc) {
-      dump_at = std::strtoull(argv[++i], nullptr, 10);
-      dump_file = argv[++i];
-    } else if (arg("--connections"))
-      connections = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
-    else {
-      std::fprintf(stderr,
-                   "usage: crash_only_bench [--bug NAME] [--seconds S] [--seed X] "
-                   "[--connections K] [--dump N FILE]\n");
-      return 2;
-    }
+  std::pair<std::uint64_t, std::string> dump{0, ""};
+  CLI::App app{"crash_only_bench: dualfuzz fuzz's generation loop with the oracle off"};
+  app.add_option("--bug", bug, "planted bug of the in-process server");
+  app.add_option("--seconds", seconds, "time budget");
+  app.add_option("--seed", seed, "random seed");
+  app.add_option("--connections", connections, "connections per script")
+      ->check(CLI::Range(1u, 64u));
+  app.add_option("--dump", dump, "write the N-th generated script to FILE (N FILE)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
+  dump_at = dump.first;
+  dump_file = dump.second;
   if (connections < 1 || connections > 64 || seconds <= 0) return 2;
   const std::string spec = bug.empty() ? "inprocess" : "inprocess:" + bug;
   auto made = Player::make(spec);
@@ -101,7 +95,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> pool;  // recent scripts to mutate
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+        .count();
   };
   std::uint64_t execs = 0, messages = 0, sent = 0;
   nlohmann::json j = {{"bug", bug.empty() ? nlohmann::json() : nlohmann::json(bug)},

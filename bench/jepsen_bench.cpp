@@ -3,9 +3,9 @@
 // <= 0.25 s for kv c50-ok).
 //   jepsen_bench [--data DIR] [--only NAME] [--max-hyp N] [--quiet] [--online]
 // Default: the whole-trace check (depth-first); --online: event by event.
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -94,24 +94,19 @@ int main(int argc, char** argv) {
   std::string only;
   bool quiet = false, online = false;
   oracle::OracleOptions opt;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--data") && i + 1 < argc)
-      data = argv[++i];
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
-      only = argv[++i];
-    else if (!std::strcmp(argv[i], "--max-hyp") && i + 1 < argc)
-      opt.limits.max_hypotheses = std::stoul(argv[++i]);
-    else if (!std::strcmp(argv[i], "--quiet"))
-      quiet = true;
-    else if (!std::strcmp(argv[i], "--online"))
-      online = true;
-    else {
-      std::fprintf(stderr,
-                   "usage: jepsen_bench [--data DIR] [--only NAME] [--max-hyp N] "
-                   "[--quiet] [--online]\n");
-      return 2;
-    }
+  std::string data_dir;
+  CLI::App app{"jepsen_bench: the oracle on the Jepsen histories"};
+  app.add_option("--data", data_dir, "directory with etcd/ and the kv histories");
+  app.add_option("--only", only, "one kv history");
+  app.add_option("--max-hyp", opt.limits.max_hypotheses, "hypotheses per observation");
+  app.add_flag("--quiet", quiet, "one line per kv history");
+  app.add_flag("--online", online, "event by event instead of the whole-trace check");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
+  if (!data_dir.empty()) data = data_dir;
   if (!fs::exists(data / "etcd" / "VERDICTS")) {
     std::fprintf(stderr, "jepsen_bench: no data at %s\n", data.c_str());
     return 2;

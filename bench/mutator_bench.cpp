@@ -13,9 +13,9 @@
 //   targeted:    352.0 us/call (replays on 1/8.1 calls, 44% of them rewritten): ...
 #include <time.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -78,26 +78,16 @@ int main(int argc, char** argv) {
   std::size_t calls = 20000, requests = 10;
   std::uint64_t seed = 1;
   std::string bug, script_file;
-  for (int i = 1; i < argc; ++i) {
-    auto arg = [&](const char* name) {
-      return std::strcmp(argv[i], name) == 0 && i + 1 < argc;
-    };
-    if (arg("--calls"))
-      calls = std::strtoull(argv[++i], nullptr, 10);
-    else if (arg("--requests"))
-      requests = std::strtoull(argv[++i], nullptr, 10);
-    else if (arg("--seed"))
-      seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (arg("--bug"))
-      bug = argv[++i];
-    else if (arg("--script"))
-      script_file = argv[++i];
-    else {
-      std::fprintf(stderr,
-                   "usage: mutator_bench [--calls N] [--requests R] [--seed X] "
-                   "[--bug NAME] [--script FILE]\n");
-      return 2;
-    }
+  CLI::App app{"mutator_bench: the custom mutator's cost per call"};
+  app.add_option("--calls", calls, "mutator calls");
+  app.add_option("--requests", requests, "requests per generated script");
+  app.add_option("--seed", seed, "random seed");
+  app.add_option("--bug", bug, "planted bug of the in-process server");
+  app.add_option("--script", script_file, "mutate this script instead of generated ones");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
   if (calls == 0) return 2;
   const std::string spec = bug.empty() ? "inprocess" : "inprocess:" + bug;

@@ -13,10 +13,10 @@
 //   exec/s oracle on: 2712   exec/s oracle off: 3950   oracle share: 31.3% ...
 #include <time.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -81,28 +81,19 @@ int main(int argc, char** argv) {
   std::size_t scripts = 200, requests = 10;
   std::uint64_t seed = 1;
   std::string bug, profile;
-  for (int i = 1; i < argc; ++i) {
-    auto arg = [&](const char* name) {
-      return std::strcmp(argv[i], name) == 0 && i + 1 < argc;
-    };
-    if (arg("--seconds"))
-      seconds = std::atof(argv[++i]);
-    else if (arg("--scripts"))
-      scripts = std::strtoull(argv[++i], nullptr, 10);
-    else if (arg("--requests"))
-      requests = std::strtoull(argv[++i], nullptr, 10);
-    else if (arg("--seed"))
-      seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (arg("--bug"))
-      bug = argv[++i];
-    else if (arg("--profile"))  // only play with the oracle on/off, for perf
-      profile = argv[++i];
-    else {
-      std::fprintf(stderr,
-                   "usage: throughput_bench [--seconds S] [--scripts N] [--requests R] "
-                   "[--seed X] [--bug NAME] [--profile on|off|oracle]\n");
-      return 2;
-    }
+  CLI::App app{
+      "throughput_bench: exec/s of the fuzz target's pipeline, oracle on and off"};
+  app.add_option("--seconds", seconds, "measuring time");
+  app.add_option("--scripts", scripts, "generated scripts in the corpus");
+  app.add_option("--requests", requests, "requests per script");
+  app.add_option("--seed", seed, "random seed");
+  app.add_option("--bug", bug, "planted bug of the in-process server");
+  app.add_option("--profile", profile, "one mode only, to run under perf")
+      ->check(CLI::IsMember({"on", "off", "oracle"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
   if (scripts == 0 || seconds <= 0) return 2;
   auto made = Player::make(bug.empty() ? "inprocess" : "inprocess:" + bug);
@@ -122,7 +113,8 @@ int main(int argc, char** argv) {
     const oracle::ServerModel model = p.protocol().model();
     auto solver = std::make_shared<oracle::Solver>();
     std::vector<std::vector<oracle::Event>> recorded;
-    for (const auto& text : corpus) recorded.push_back(p.play(*p.parse(text), false).events);
+    for (const auto& text : corpus)
+      recorded.push_back(p.play(*p.parse(text), false).events);
     std::size_t runs = 0;
     const double cpu0 = cpu_seconds();
     for (const auto start = Clock::now(); seconds_since(start) < seconds;)

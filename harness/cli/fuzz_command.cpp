@@ -421,8 +421,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         auto d = distilled(s, r, http.functions);
         if (!d) return std::nullopt;
         const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < 200 && std::chrono::steady_clock::now() - t0 <
-                                       std::chrono::seconds(10);
+        for (int i = 0;
+             i < 200 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10);
              ++i) {
           RunResult x = play(*d);
           if (same(x)) return Shrunk{*d, std::move(x), true};

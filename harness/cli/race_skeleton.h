@@ -54,8 +54,9 @@ inline std::map<harness::Label, oracle::ConnId> wire_conns(const harness::RunRes
 // one step at a time rarely survives a lost race, while this script is
 // small from the start and costs little to replay until it shows again.
 // Nullopt when the violation needed no other connection.
-inline std::optional<harness::Script> distilled(const harness::Script& s, const harness::RunResult& r,
-                                         const harness::FunctionRegistry& fns) {
+inline std::optional<harness::Script> distilled(const harness::Script& s,
+                                                const harness::RunResult& r,
+                                                const harness::FunctionRegistry& fns) {
   const harness::Json* kill = killing_request(r);
   if (!kill) return std::nullopt;
   const std::string path = path_of(*kill);

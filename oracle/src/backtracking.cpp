@@ -309,7 +309,8 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
             // deliver_in_place, now instead of after queueing.
             Guard g = guard(cur.store.resolve(ev.sym), *ctx.observed, false);
             if (!g.ok()) break;  // dies
-            if (!g.constraint.is_true() && cur.store.add(g.constraint, *solver_) == Sat::No)
+            if (!g.constraint.is_true() &&
+                cur.store.add(g.constraint, *solver_) == Sat::No)
               break;  // dies
             delivered = true;
           } else {

@@ -1,9 +1,9 @@
 #include "dualfuzz/oracle/constraint_store.h"
 
-#include "dualfuzz/oracle/detail/cheap_decision.h"
-
 #include <functional>
 #include <unordered_map>
+
+#include "dualfuzz/oracle/detail/cheap_decision.h"
 
 namespace dualfuzz::oracle {
 namespace {
@@ -195,7 +195,9 @@ bool lone_bound(const Sym& f) {
   if ((g.op() != Op::Le && g.op() != Op::Lt) || g.args().size() != 2) return false;
   const Sym &a = g.args()[0], &b = g.args()[1];
   auto int_var = [](const Sym& x) { return x.is_var() && x.sort() == Sort::Int; };
-  auto int_const = [](const Sym& x) { return x.is_const() && x.value().is_number_integer(); };
+  auto int_const = [](const Sym& x) {
+    return x.is_const() && x.value().is_number_integer();
+  };
   if (int_var(a) && int_var(b)) return a.var_id() != b.var_id();
   return (int_var(a) && int_const(b)) || (int_const(a) && int_var(b));
 }
@@ -213,8 +215,7 @@ Sat ConstraintStore::add_fast(const Sym& formula) {
   if (!touches && lone_bound(f)) return Sat::Yes;
   // A new fact may contradict a residual the fast path cannot evaluate
   // (e.g. a disequality against a pending strong comparison).
-  return (needs_solver || touches) && !data().residual.empty() ? Sat::Unknown
-                                                             : Sat::Yes;
+  return (needs_solver || touches) && !data().residual.empty() ? Sat::Unknown : Sat::Yes;
 }
 
 Sat ConstraintStore::add(const Sym& formula, Solver& solver) {

@@ -248,13 +248,15 @@ Sym fold_match(const Sym& a, const Sym& b, Op op) {
   if ((a.is_const() && !a.value().is_string()) ||
       (b.is_const() && !b.value().is_string()))
     return Sym::lit(false);
-  if (!a.is_const() && (b.is_const() || (a.is_var() && b.is_var() && b.var_id() < a.var_id())))
+  if (!a.is_const() &&
+      (b.is_const() || (a.is_var() && b.is_var() && b.var_id() < a.var_id())))
     return fold_match(b, a, op);
   // A constant alone can decide: an empty tag matches nothing, and a weak
   // tag never matches strongly.
   if (a.is_const() && !b.is_const()) {
     const auto& x = a.value().get_ref<const std::string&>();
-    if (etag_opaque(x).empty() || (op == Op::StrongMatch && (x.empty() || x.rfind("W/", 0) == 0)))
+    if (etag_opaque(x).empty() ||
+        (op == Op::StrongMatch && (x.empty() || x.rfind("W/", 0) == 0)))
       return Sym::lit(false);
   }
   if (a.is_const() && b.is_const()) {

@@ -209,9 +209,8 @@ template <class Ignore, class Evaluate>
 Tree malformed_or(const Json& r, const char* name, const Request& q, const PathState& st,
                   Ignore ignore, Evaluate evaluate) {
   if (valid_etag_list(r, name)) return evaluate();
-  return oracle::choose(
-      evaluate(),
-      oracle::choose(ignore(), respond(q, status_only({400}), st)));
+  return oracle::choose(evaluate(),
+                        oracle::choose(ignore(), respond(q, status_only({400}), st)));
 }
 
 // What the steps of one precondition evaluation share: one allocation,
@@ -238,8 +237,7 @@ Tree proceed(const Ev& e) {
   if (e->safe) return get(q, st, e->method == "HEAD");
   if (e->method == "PUT") return put(q, st, put_body(q));
   // POST and other methods: a 2xx that changes nothing (see handle).
-  if (e->method != "DELETE")
-    return respond(q, status_only({200, 204}), st);
+  if (e->method != "DELETE") return respond(q, status_only({200, 204}), st);
   // DELETE of an existing resource.
   PathState gone = st;
   gone.file.reset();
@@ -247,9 +245,7 @@ Tree proceed(const Ev& e) {
                         respond(q, status_only({202}), st));
 }
 
-Tree fail412(const Ev& e) {
-  return respond(e->q, status_only({412}), e->st);
-}
+Tree fail412(const Ev& e) { return respond(e->q, status_only({412}), e->st); }
 
 // A false If-Match or If-Unmodified-Since: 412, or, for a state-changing
 // request whose change is already in place, a 2xx that changes nothing.
@@ -363,17 +359,15 @@ Tree handle(const Request& q, const PathState& st) {
     // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
     if (st.file) return oracle::choose(refuse, preconditions(q, st, method));
     if (has_header(r, "if-match") || has_header(r, "if-unmodified-since"))
-      return oracle::choose(refuse,
-                            respond(q, status_only({412}), st));
+      return oracle::choose(refuse, respond(q, status_only({412}), st));
     return refuse;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
   // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
   if (method != "PUT" && r.contains("body") && r["body"] != "" && !r["body"].is_null())
-    return oracle::choose(
-        respond(q, status_only({400, 413, 415}), st),
-        handle_method(q, st, method));
+    return oracle::choose(respond(q, status_only({400, 413, 415}), st),
+                          handle_method(q, st, method));
   return handle_method(q, st, method);
 }
 
@@ -388,10 +382,8 @@ Tree serve(const PathState& state) {
                                  ? r["path"].get<std::string>()
                                  : "";
     if (!plain_path(path))  // a correct server may refuse odd paths outright
-      return oracle::choose(
-          respond(q, status_only({400, 403, 404, 405, 409, 414}),
-                  st),
-          handle(q, st));
+      return oracle::choose(respond(q, status_only({400, 403, 404, 405, 409, 414}), st),
+                            handle(q, st));
     return handle(q, st);
   });
 }

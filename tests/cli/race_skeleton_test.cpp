@@ -22,10 +22,12 @@ constexpr const char* kRace =
     "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"c\","
     "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n";
 
-std::vector<std::pair<harness::Label, harness::ConnId>> requests(const harness::Script& s) {
+std::vector<std::pair<harness::Label, harness::ConnId>> requests(
+    const harness::Script& s) {
   std::vector<std::pair<harness::Label, harness::ConnId>> out;
   for (const auto& st : s.steps)
-    if (const auto* q = std::get_if<harness::RequestStep>(&st)) out.emplace_back(q->label, q->conn);
+    if (const auto* q = std::get_if<harness::RequestStep>(&st))
+      out.emplace_back(q->label, q->conn);
   return out;
 }
 

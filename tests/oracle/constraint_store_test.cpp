@@ -131,10 +131,14 @@ TEST(ConstraintStore, FastPathAgreesWithZ3OnRandomConjunctions) {
   auto term = [&]() { return rng() % 2 ? v(rng() % 3) : c(tags[rng() % 3]); };
   auto formula = [&]() {
     switch (rng() % 4) {
-      case 0: return eq(term(), term());
-      case 1: return neq(term(), term());
-      case 2: return strong_match(term(), term());
-      default: return not_(weak_match(term(), term()));
+      case 0:
+        return eq(term(), term());
+      case 1:
+        return neq(term(), term());
+      case 2:
+        return strong_match(term(), term());
+      default:
+        return not_(weak_match(term(), term()));
     }
   };
   int fast_unsat = 0;
@@ -161,19 +165,26 @@ TEST(ConstraintStore, CheapDecisionAgreesWithZ3OnTimesAndTags) {
   };
   auto formula = [&]() {
     switch (rng() % 6) {
-      case 0: return le(num(), num());
-      case 1: return lt(num(), num());
-      case 2: return not_(le(num(), num()));
-      case 3: return strong_match(tag(), tag());
-      case 4: return not_(strong_match(tag(), tag()));
-      default: return weak_match(tag(), tag());
+      case 0:
+        return le(num(), num());
+      case 1:
+        return lt(num(), num());
+      case 2:
+        return not_(le(num(), num()));
+      case 3:
+        return strong_match(tag(), tag());
+      case 4:
+        return not_(strong_match(tag(), tag()));
+      default:
+        return weak_match(tag(), tag());
     }
   };
   int decided_cheaply = 0;
   for (int i = 0; i < 300; ++i) {
     Trial t = trial(1 + static_cast<int>(rng() % 5), formula);
     ASSERT_NE(t.truth, Sat::Unknown);
-    if (t.store != Sat::Unknown) EXPECT_EQ(t.store, t.truth) << "case " << i << ": " << t.text;
+    if (t.store != Sat::Unknown)
+      EXPECT_EQ(t.store, t.truth) << "case " << i << ": " << t.text;
     if (t.store != Sat::Unknown && !t.used_z3) ++decided_cheaply;
   }
   EXPECT_GT(decided_cheaply, 250) << "most such conjunctions need no Z3";

@@ -63,8 +63,8 @@ class Network {
   };
   using Entry = std::pair<ConnId, std::shared_ptr<const Channel>>;
   const Channel* find(ConnId c) const;
-  Channel& edit(ConnId c);    // copy-on-write
-  void prune(ConnId c);       // drop empty channels so equal networks compare equal
+  Channel& edit(ConnId c);  // copy-on-write
+  void prune(ConnId c);     // drop empty channels so equal networks compare equal
   // Sorted by ConnId, only non-empty channels. Inline storage: hypotheses
   // copy their network at every step, and most have a few channels.
   boost::container::small_vector<Entry, 4> chans_;
