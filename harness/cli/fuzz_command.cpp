@@ -137,7 +137,7 @@ mutator::FailingRun failing_run(const RunResult& r) {
 // they would stop the shrinker from removing irrelevant requests). Protocol
 // and liveness violations: violation_key (what was malformed).
 std::string model_key(const std::string& shape, const RunResult& r) {
-  const Json& answer = r.events[r.verdict.event_index].payload;
+  const Json& answer = r.events[r.verdict.event_index].payload();
   return std::string(kind_name(r.outcome)) + ": " + shape + " -> " +
          (answer.is_object() && answer.contains("status") ? answer["status"].dump()
                                                           : "?");

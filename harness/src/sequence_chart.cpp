@@ -70,13 +70,13 @@ std::string clip(std::string s, std::size_t max) {
 // `PUT /a` for a request, `412` for a response; JSON text otherwise.
 std::string summary(const Event& e) {
   if (e.kind == Event::Kind::Request) {
-    std::string m = str_field(e.payload, "method"), p = str_field(e.payload, "path");
+    std::string m = str_field(e.payload(), "method"), p = str_field(e.payload(), "path");
     if (!m.empty() || !p.empty()) return clip(m + " " + p, 30);
   } else if (e.kind == Event::Kind::Response) {
-    std::string st = status_of(e.payload);
+    std::string st = status_of(e.payload());
     if (!st.empty()) return st;
   }
-  return clip(dump_json(e.payload), 30);
+  return clip(dump_json(e.payload()), 30);
 }
 
 // The request a response answers (for its method), from the events.
@@ -247,7 +247,7 @@ std::string svg_body(const RunResult& r, std::string_view title) {
         std::string lab = e.label ? std::to_string(e.label) + " " : "(unsolicited) ";
         std::string text = summary(e);
         if (const Event* q = request_for(ev, e)) {
-          std::string m = str_field(q->payload, "method");
+          std::string m = str_field(q->payload(), "method");
           if (!m.empty() && text.size() < 6) text += " (" + m + ")";
         }
         arrow("response", server_x, cx, lab + text, e.describe(), red, false);
@@ -382,12 +382,12 @@ std::string violation_key(const RunResult& r) {
         key += " close";
         break;
       case Event::Kind::Request:
-        key += " request " + str_field(e.payload, "method");
+        key += " request " + str_field(e.payload(), "method");
         break;
       case Event::Kind::Response: {
         const Event* q = request_for(r.events, e);
-        key += " response " + (q ? str_field(q->payload, "method") : std::string("?")) +
-               " " + status_of(e.payload);
+        key += " response " + (q ? str_field(q->payload(), "method") : std::string("?")) +
+               " " + status_of(e.payload());
         break;
       }
     }

@@ -44,10 +44,11 @@ std::string Event::describe() const {
     case Kind::Close:
       return c + " closed by the tester";
     case Kind::Request:
-      return "request " + std::to_string(label) + " sent on " + c + ": " + brief(payload);
+      return "request " + std::to_string(label) + " sent on " + c + ": " +
+             brief(payload());
     case Kind::Response:
       return "response " + std::to_string(label) + " received on " + c + ": " +
-             brief(payload);
+             brief(payload());
   }
   return "?";
 }
@@ -96,12 +97,11 @@ Verdict Oracle::observe(const Event& e) {
     case Event::Kind::Request: {
       std::string key;
       if (model_.partition) {
-        auto k = model_.partition(e.payload);
+        auto k = model_.partition(e.payload());
         key = k ? *k : std::string();
       }
       outstanding_[e.conn].push_back(key);
-      out = partition_for(key).request_sent(e.conn, e.label,
-                                            std::make_shared<const Json>(e.payload));
+      out = partition_for(key).request_sent(e.conn, e.label, e.body);
       break;
     }
     case Event::Kind::Response: {
@@ -116,7 +116,7 @@ Verdict Oracle::observe(const Event& e) {
       it->second.erase(it->second.begin());
       HypothesisSearch& p = partition_for(key);
       live_before = p.hypotheses().size();
-      out = p.response_received(e.conn, e.label, e.payload);
+      out = p.response_received(e.conn, e.label, e.payload());
       break;
     }
   }
@@ -209,11 +209,10 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
       case Event::Kind::Request: {
         std::string key;
         if (model.partition)
-          if (auto k = model.partition(e.payload)) key = *k;
+          if (auto k = model.partition(e.payload())) key = *k;
         outstanding[e.conn].push_back(key);
         Part& p = part(key);
-        p.obs.push_back({Observation::Kind::Request, e.conn, e.label,
-                         std::make_shared<const Json>(e.payload)});
+        p.obs.push_back({Observation::Kind::Request, e.conn, e.label, e.body});
         p.event_of.push_back(i);
         break;
       }
@@ -225,8 +224,7 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
         }
         Part& p = part(it->second.front());
         it->second.erase(it->second.begin());
-        p.obs.push_back({Observation::Kind::Response, e.conn, e.label,
-                         std::make_shared<const Json>(e.payload)});
+        p.obs.push_back({Observation::Kind::Response, e.conn, e.label, e.body});
         p.event_of.push_back(i);
         break;
       }

@@ -61,6 +61,12 @@ Sym status(std::vector<int> codes) {
   for (int c : codes) alts.push_back(Sym::lit(c));
   return Sym::alt(std::move(alts));
 }
+// 200 or 204: what a successful PUT of an existing resource (or a no-op
+// success) may answer; built once.
+const Sym& status_ok() {
+  static const Sym ok = status({200, 204});
+  return ok;
+}
 // A response that only shows its status: one of `codes`. The oracle runs
 // the model for every request in every explanation, so the common ones are
 // built once.
@@ -77,19 +83,30 @@ Sym status_only(std::initializer_list<int> codes) {
     return single[static_cast<std::size_t>(*codes.begin() - 100)];
   }
   static const Sym ok = make({200, 204});
-  if (std::vector<int>(codes) == std::vector<int>{200, 204}) return ok;
+  if (codes.size() == 2 && codes.begin()[0] == 200 && codes.begin()[1] == 204) return ok;
   return make(codes);
 }
 
+// One lookup per field (the model reads requests for every hypothesis):
+// the member, or null when `obj` is no object or lacks it.
+const Json* field(const Json& obj, std::string_view key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);  // (a string_view key: no strlen per comparison)
+  return it == obj.end() ? nullptr : &*it;
+}
+const Json* header_field(const Json& q, const char* name) {
+  const Json* h = field(q, "headers");
+  return h ? field(*h, name) : nullptr;
+}
+std::string string_field(const Json& obj, const char* key) {
+  const Json* v = field(obj, key);
+  return v && v->is_string() ? v->get<std::string>() : std::string();
+}
 std::string header(const Json& q, const char* name) {
-  const Json* h =
-      q.contains("headers") && q["headers"].is_object() ? &q["headers"] : nullptr;
-  if (!h || !h->contains(name) || !(*h)[name].is_string()) return {};
-  return (*h)[name].get<std::string>();
+  const Json* h = field(q, "headers");
+  return h ? string_field(*h, name) : std::string();
 }
-bool has_header(const Json& q, const char* name) {
-  return q.contains("headers") && q["headers"].is_object() && q["headers"].contains(name);
-}
+bool has_header(const Json& q, const char* name) { return header_field(q, name); }
 
 // An entity-tag list (RFC 9110 §8.8.3): `*` or comma-separated tags.
 std::vector<std::string> etag_list(const std::string& v) {
@@ -116,9 +133,9 @@ std::vector<std::string> etag_list(const std::string& v) {
 // Is the field a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1-2,
 // §8.8.3)? A server may treat a malformed one as absent or refuse it.
 bool valid_etag_list(const Json& q, const char* name) {
-  const Json& h = q["headers"];
-  if (!h[name].is_string()) return false;
-  auto tags = etag_list(h[name].get<std::string>());
+  const Json* h = header_field(q, name);
+  if (!h || !h->is_string()) return false;
+  auto tags = etag_list(h->get_ref<const std::string&>());
   if (tags.empty()) return false;
   if (tags.size() == 1 && tags[0] == "*") return true;
   for (const std::string& t : tags) {
@@ -186,7 +203,7 @@ Tree put(const Request& q, const PathState& st, const std::string& body) {
       next.clock = m;
       Sym etag = tag.is_const() ? Sym::absent() : optional(tag);
       Sym pattern = Sym::object(
-          {{"status", exists ? status({200, 204}) : Sym::lit(201)},
+          {{"status", exists ? status_ok() : Sym::lit(201)},
            {"headers", Sym::object({{"etag", etag}})},
            {"dates", optional(Sym::object({{"last-modified", optional(m)}}))}});
       return respond(q, pattern, next);
@@ -226,8 +243,9 @@ struct Evaluation {
 using Ev = std::shared_ptr<const Evaluation>;
 
 std::string put_body(const Request& q) {
-  const Json& body = q.json().contains("body") ? q.json()["body"] : Json("");
-  return body.is_string() ? body.get<std::string>() : body.dump();
+  const Json* body = field(q.json(), "body");
+  if (!body) return "";
+  return body->is_string() ? body->get<std::string>() : body->dump();
 }
 
 // The method itself, once the preconditions hold.
@@ -263,7 +281,7 @@ Tree fail_precondition(const Ev& e) {
   const Resource* file = e->file();
   if (e->method != "PUT" || !file || file->body != put_body(e->q)) return fail412(e);
   Sym applied = Sym::object(
-      {{"status", status({200, 204})},
+      {{"status", status_ok()},
        {"headers", Sym::object({{"etag", validators(*file)}})},
        {"dates", optional(Sym::object({{"last-modified", optional(file->modified)}}))}});
   return oracle::choose(fail412(e), respond(e->q, std::move(applied), e->st));
@@ -330,8 +348,7 @@ Tree handle_method(const Request& q, const PathState& st, const std::string& met
   // parent collection exists: a PUT there may fail with 409 and change
   // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
   const Json& r = q.json();
-  if (method == "PUT" && r.contains("path") && r["path"].is_string() &&
-      r["path"].get<std::string>().find('/', 1) != std::string::npos)
+  if (method == "PUT" && string_field(r, "path").find('/', 1) != std::string::npos)
     return oracle::choose(respond(q, status_only({409}), st),
                           preconditions(q, st, method));
   return preconditions(q, st, method);
@@ -339,10 +356,7 @@ Tree handle_method(const Request& q, const PathState& st, const std::string& met
 
 Tree handle(const Request& q, const PathState& st) {
   const Json& r = q.json();
-  const std::string method =
-      r.is_object() && r.contains("method") && r["method"].is_string()
-          ? r["method"].get<std::string>()
-          : "";
+  const std::string method = string_field(r, "method");
   if (method != "GET" && method != "HEAD" && method != "PUT" && method != "DELETE") {
     std::vector<int> codes = {405, 501};
     if (method == "OPTIONS") codes = {200, 204, 405, 501};
@@ -365,7 +379,8 @@ Tree handle(const Request& q, const PathState& st) {
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
   // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
-  if (method != "PUT" && r.contains("body") && r["body"] != "" && !r["body"].is_null())
+  if (const Json* body = field(r, "body");
+      method != "PUT" && body && *body != "" && !body->is_null())
     return oracle::choose(respond(q, status_only({400, 413, 415}), st),
                           handle_method(q, st, method));
   return handle_method(q, st, method);
@@ -377,11 +392,8 @@ Tree serve(const PathState& state) {
   oracle::ModelState ms(state);
   return oracle::recv(ms, [ms](const Request& q) -> Tree {
     const PathState& st = *ms.get<PathState>();
-    const Json& r = q.json();
-    const std::string path = r.is_object() && r.contains("path") && r["path"].is_string()
-                                 ? r["path"].get<std::string>()
-                                 : "";
-    if (!plain_path(path))  // a correct server may refuse odd paths outright
+    if (!plain_path(string_field(
+            q.json(), "path")))  // a correct server may refuse odd paths outright
       return oracle::choose(respond(q, status_only({400, 403, 404, 405, 409, 414}), st),
                             handle(q, st));
     return handle(q, st);
@@ -494,8 +506,8 @@ oracle::ServerModel http_model() {
   oracle::ServerModel m{"HTTP/1.1", [] { return serve(PathState{}); }, nullptr};
   // Resources are independent: one server per path (P-compositionality).
   m.partition = [](const Json& r) -> std::optional<std::string> {
-    if (r.is_object() && r.contains("path") && r["path"].is_string())
-      return r["path"].get<std::string>();
+    if (const Json* p = field(r, "path"); p && p->is_string())
+      return p->get<std::string>();
     return std::nullopt;
   };
   return m;

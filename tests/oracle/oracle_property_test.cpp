@@ -90,9 +90,9 @@ bool explainable(const std::vector<Event>& t) {
   std::vector<Label> seen;
   for (const Event& e : t) {
     if (e.kind == Event::Kind::Request)
-      reqs.push_back({e.label, e.conn, e.payload, seen});
+      reqs.push_back({e.label, e.conn, e.payload(), seen});
     if (e.kind == Event::Kind::Response) {
-      observed[e.label - 1] = e.payload;
+      observed[e.label - 1] = e.payload();
       seen.push_back(e.label - 1);
     }
   }
@@ -144,8 +144,8 @@ TEST(OracleProperty, MutatedResponseRejectedIffNothingExplainsIt) {
     if (responses.empty()) continue;
     std::size_t k = responses[rng() % responses.size()];
     Json v = candidates[rng() % 5];
-    if (v == t[k].payload) continue;
-    t[k].payload = v;
+    if (v == t[k].payload()) continue;
+    t[k].set_payload(v);
     bool expected = explainable(t);
     Oracle o(specs::getput_model());
     for (const Event& e : t)

@@ -64,7 +64,7 @@ TEST(JepsenEtcd, ParsesAnInvokeReturnPair) {
       "INFO  jepsen.util - 1\t:info\t:write\t:timed-out\n");
   ASSERT_TRUE(t) << t.error();
   ASSERT_EQ(t->size(), 6u);
-  EXPECT_EQ((*t)[1].payload, (oracle::Json{{"f", "cas"}, {"value", {1, nullptr}}}));
+  EXPECT_EQ((*t)[1].payload(), (oracle::Json{{"f", "cas"}, {"value", {1, nullptr}}}));
   EXPECT_EQ((*t)[2].kind, oracle::Event::Kind::Response);
   EXPECT_EQ((*t)[2].label, 2u);
   EXPECT_EQ((*t)[5].kind, oracle::Event::Kind::Close);

@@ -29,17 +29,29 @@ struct Event {
   enum class Kind { Open, Request, Response, Close } kind = Kind::Open;
   ConnId conn = 0;
   Label label = 0;  // requests odd; a response carries its request's label + 1
-  Json payload;
+  // The message, immutable and shared: a trace, the oracle's hypotheses and
+  // the run report all hold the same value, so copying an event (the
+  // executor records every one) copies no JSON.
+  std::shared_ptr<const Json> body = null_json();
 
-  static Event open(ConnId c) { return {Kind::Open, c, 0, nullptr}; }
+  const Json& payload() const { return *body; }
+  void set_payload(Json v) { body = std::make_shared<const Json>(std::move(v)); }
+
+  static Event open(ConnId c) { return {Kind::Open, c, 0}; }
   static Event request(ConnId c, Label l, Json q) {
-    return {Kind::Request, c, l, std::move(q)};
+    return {Kind::Request, c, l, std::make_shared<const Json>(std::move(q))};
   }
   static Event response(ConnId c, Label l, Json a) {
-    return {Kind::Response, c, l, std::move(a)};
+    return {Kind::Response, c, l, std::make_shared<const Json>(std::move(a))};
   }
-  static Event close(ConnId c) { return {Kind::Close, c, 0, nullptr}; }
+  static Event close(ConnId c) { return {Kind::Close, c, 0}; }
   std::string describe() const;
+
+ private:
+  static const std::shared_ptr<const Json>& null_json() {
+    static const std::shared_ptr<const Json> null = std::make_shared<const Json>();
+    return null;
+  }
 };
 
 struct Verdict {
