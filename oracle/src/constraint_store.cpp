@@ -47,7 +47,7 @@ void ConstraintStore::ensure(VarId v, Sort s) {
 
 std::optional<Json> ConstraintStore::value_of(VarId v) const {
   VarId r = find(v);
-  if (r < data().value.size()) return data().value[r];
+  if (r < data().value.size() && data().value[r]) return data().value[r]->value();
   return std::nullopt;
 }
 
@@ -56,7 +56,7 @@ Sym ConstraintStore::resolve(const Sym& s) const {
   const Data& d = data();
   return substitute(s, [this, &d](const Sym& v) {
     VarId r = find(v.var_id());
-    if (r < d.value.size() && d.value[r]) return Sym::lit(*d.value[r]);
+    if (r < d.value.size() && d.value[r]) return *d.value[r];
     if (r == v.var_id()) return v;
     return Sym::var(r, v.sort());
   });
@@ -70,7 +70,7 @@ bool ConstraintStore::unify(const Sym& a0, const Sym& b0) {
   ensure(a.var_id(), a.sort());
   VarId ra = find(a.var_id());
   if (b.is_const()) {
-    edit().value[ra] = b.value();
+    edit().value[ra] = b;
     return true;
   }
   ensure(b.var_id(), b.sort());
@@ -239,8 +239,7 @@ std::vector<Sym> ConstraintStore::formulas() const {
   for (VarId v = 0; v < d.parent.size(); ++v) {
     VarId r = find(v);
     if (r != v) out.push_back(eq(Sym::var(v, d.sort[v]), Sym::var(r, d.sort[r])));
-    if (r == v && d.value[v])
-      out.push_back(eq(Sym::var(v, d.sort[v]), Sym::lit(*d.value[v])));
+    if (r == v && d.value[v]) out.push_back(eq(Sym::var(v, d.sort[v]), *d.value[v]));
   }
   out.insert(out.end(), d.diseqs.begin(), d.diseqs.end());
   out.insert(out.end(), d.residual.begin(), d.residual.end());
@@ -253,7 +252,7 @@ std::size_t ConstraintStore::hash() const {
   std::size_t h = d.parent.size();
   for (VarId v = 0; v < d.parent.size(); ++v) {
     h = mix(h, find(v));
-    if (d.value[v]) h = mix(h, std::hash<Json>{}(*d.value[v]));
+    if (d.value[v]) h = mix(h, d.value[v]->hash());
   }
   for (const Sym& s : d.diseqs) h = mix(h, s.hash());
   for (const Sym& s : d.residual) h = mix(h, s.hash());

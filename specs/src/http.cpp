@@ -94,20 +94,6 @@ const Json* field(const Json& obj, std::string_view key) {
   auto it = obj.find(key);  // (a string_view key: no strlen per comparison)
   return it == obj.end() ? nullptr : &*it;
 }
-const Json* header_field(const Json& q, const char* name) {
-  const Json* h = field(q, "headers");
-  return h ? field(*h, name) : nullptr;
-}
-std::string string_field(const Json& obj, const char* key) {
-  const Json* v = field(obj, key);
-  return v && v->is_string() ? v->get<std::string>() : std::string();
-}
-std::string header(const Json& q, const char* name) {
-  const Json* h = field(q, "headers");
-  return h ? string_field(*h, name) : std::string();
-}
-bool has_header(const Json& q, const char* name) { return header_field(q, name); }
-
 // An entity-tag list (RFC 9110 §8.8.3): `*` or comma-separated tags.
 std::vector<std::string> etag_list(const std::string& v) {
   std::vector<std::string> out;
@@ -132,10 +118,7 @@ std::vector<std::string> etag_list(const std::string& v) {
 
 // Is the field a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1-2,
 // §8.8.3)? A server may treat a malformed one as absent or refuse it.
-bool valid_etag_list(const Json& q, const char* name) {
-  const Json* h = header_field(q, name);
-  if (!h || !h->is_string()) return false;
-  auto tags = etag_list(h->get_ref<const std::string&>());
+bool valid_etag_list(const std::vector<std::string>& tags) {
   if (tags.empty()) return false;
   if (tags.size() == 1 && tags[0] == "*") return true;
   for (const std::string& t : tags) {
@@ -149,9 +132,8 @@ bool valid_etag_list(const Json& q, const char* name) {
 }
 
 // Does the If-Match / If-None-Match list match the resource's tag?
-Sym list_matches(const std::string& field, const Resource* r, bool strong) {
+Sym list_matches(const std::vector<std::string>& tags, const Resource* r, bool strong) {
   if (!r) return Sym::lit(false);
-  auto tags = etag_list(field);
   Sym any = Sym::lit(false);
   for (const std::string& t : tags) {
     if (t == "*") return Sym::lit(true);
@@ -175,47 +157,123 @@ Sym validators(const Resource& r) {
   return optional(r.etag);
 }
 
-Tree get(const Request& q, const PathState& st, bool head) {
-  const Resource& r = *st.file;
+// A precondition field (If-Match, If-None-Match) as sent: present or not,
+// well-formed or not, and its entity tags.
+struct TagField {
+  bool present = false;
+  bool valid = false;  // a well-formed `"*" / #entity-tag` (RFC 9110 §8.8.3)
+  std::vector<std::string> tags;
+};
+TagField tag_field(const Json* h) {
+  TagField f;
+  f.present = h != nullptr;
+  if (!h || !h->is_string()) return f;
+  f.tags = etag_list(h->get_ref<const std::string&>());
+  f.valid = valid_etag_list(f.tags);
+  return f;
+}
+// A date field's value, if it is a valid HTTP-date. Parsed only where the
+// model reads it (strptime and timegm cost microseconds).
+std::optional<long long> date_of(const Json* h) {
+  if (!h || !h->is_string()) return std::nullopt;
+  return parse_http_date(h->get_ref<const std::string&>());
+}
+
+// One request as the model reads it, decoded once when the server takes it
+// and shared by every closure of its evaluation: the oracle runs the model
+// for every request in every hypothesis, so neither the request's fields
+// nor the path's state are looked up or copied again per branch.
+struct Evaluation {
+  Request q;
+  oracle::ModelState ms;  // owns the path's state
+  const PathState* state;
+  std::string_view method;  // (views into q's body, which q keeps alive)
+  std::string_view path;
+  bool safe;         // GET or HEAD
+  bool has_content;  // a body that is neither empty nor null
+  std::string body;  // the representation a PUT stores
+  TagField if_match, if_none_match;
+  // If-Unmodified-Since, If-Modified-Since as sent (null: absent; they
+  // point into q's body).
+  const Json* ius = nullptr;
+  const Json* ims = nullptr;
+  const PathState& st() const { return *state; }
+  const Resource* file() const { return state->file ? &*state->file : nullptr; }
+};
+using Ev = std::shared_ptr<const Evaluation>;
+
+Ev evaluation(const Request& q, const oracle::ModelState& ms) {
+  auto e = std::make_shared<Evaluation>();
+  const Json& r = q.json();
+  e->q = q;
+  e->ms = ms;
+  e->state = ms.get<PathState>();
+  auto view = [&](const char* key) -> std::string_view {
+    const Json* v = field(r, key);
+    return v && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
+                               : std::string_view();
+  };
+  e->method = view("method");
+  e->path = view("path");
+  e->safe = e->method == "GET" || e->method == "HEAD";
+  const Json* body = field(r, "body");
+  e->has_content = body && *body != "" && !body->is_null();
+  if (body) e->body = body->is_string() ? body->get<std::string>() : body->dump();
+  if (const Json* h = field(r, "headers")) {
+    e->if_match = tag_field(field(*h, "if-match"));
+    e->if_none_match = tag_field(field(*h, "if-none-match"));
+    e->ius = field(*h, "if-unmodified-since");
+    e->ims = field(*h, "if-modified-since");
+  }
+  return e;
+}
+
+Tree respond(const Ev& e, Sym pattern) {
+  return respond(e->q, std::move(pattern), e->st());
+}
+
+Tree get(const Ev& e, bool head) {
+  const Resource& r = *e->file();
   std::vector<std::pair<std::string, Sym>> fields = {
       {"status", Sym::lit(200)},
       {"headers", Sym::object({{"etag", validators(r)}})},
       {"dates", optional(Sym::object({{"last-modified", optional(r.modified)}}))}};
   if (!head) fields.push_back({"body", Sym::lit(r.body)});
-  return respond(q, Sym::object(std::move(fields)), st);
+  return respond(e, Sym::object(std::move(fields)));
 }
 
-Tree not_modified(const Request& q, const PathState& st) {
-  const Resource& r = *st.file;
-  return respond(q,
-                 Sym::object({{"status", Sym::lit(304)},
-                              {"headers", Sym::object({{"etag", validators(r)}})}}),
-                 st);
+Tree not_modified(const Ev& e) {
+  const Resource& r = *e->file();
+  return respond(e, Sym::object({{"status", Sym::lit(304)},
+                                 {"headers", Sym::object({{"etag", validators(r)}})}}));
 }
 
-Tree put(const Request& q, const PathState& st, const std::string& body) {
-  bool exists = st.file.has_value();
+// The PUT stored, with Last-Modified `m` and entity tag `tag`.
+Tree commit(const Ev& e, const Sym& tag, const Sym& m) {
+  PathState next = e->st();
+  const bool exists = next.file.has_value();
+  next.file = Resource{e->body, tag, m};
+  next.clock = m;
+  Sym etag = tag.is_const() ? Sym::absent() : optional(tag);
+  Sym pattern =
+      Sym::object({{"status", exists ? status_ok() : Sym::lit(201)},
+                   {"headers", Sym::object({{"etag", etag}})},
+                   {"dates", optional(Sym::object({{"last-modified", optional(m)}}))}});
+  return respond(e->q, std::move(pattern), next);
+}
+
+Tree put(const Ev& e) {
   // Last-Modified: an unknown time, not before any earlier modification.
-  return oracle::fresh(Sort::Int, "last-modified", [=](const Sym& m) {
-    auto commit = [=](Sym tag) {
-      PathState next = st;
-      next.file = Resource{body, tag, m};
-      next.clock = m;
-      Sym etag = tag.is_const() ? Sym::absent() : optional(tag);
-      Sym pattern = Sym::object(
-          {{"status", exists ? status_ok() : Sym::lit(201)},
-           {"headers", Sym::object({{"etag", etag}})},
-           {"dates", optional(Sym::object({{"last-modified", optional(m)}}))}});
-      return respond(q, pattern, next);
-    };
-    Tree tagged = oracle::fresh(Sort::Str, "etag", [=](const Sym& t) {
+  return oracle::fresh(Sort::Int, "last-modified", [e](const Sym& m) {
+    Tree tagged = oracle::fresh(Sort::Str, "etag", [e, m](const Sym& t) {
       // A strong tag never names two different contents of one resource.
-      if (exists && st.file->body != body)
-        return oracle::assume(oracle::not_(oracle::strong_match(t, st.file->etag)),
-                              commit(t));
-      return commit(t);
+      const Resource* old = e->file();
+      if (old && old->body != e->body)
+        return oracle::assume(oracle::not_(oracle::strong_match(t, old->etag)),
+                              commit(e, t, m));
+      return commit(e, t, m);
     });
-    return oracle::assume(oracle::le(st.clock, m), tagged);
+    return oracle::assume(oracle::le(e->st().clock, m), tagged);
   });
 }
 
@@ -223,47 +281,26 @@ Tree put(const Request& q, const PathState& st, const std::string& body) {
 // with 400 (RFC 9110 §5.5 lets a recipient reject or ignore an invalid value;
 // nginx 1.22 ignores `If-Match: null`).
 template <class Ignore, class Evaluate>
-Tree malformed_or(const Json& r, const char* name, const Request& q, const PathState& st,
-                  Ignore ignore, Evaluate evaluate) {
-  if (valid_etag_list(r, name)) return evaluate();
+Tree malformed_or(const TagField& f, const Ev& e, Ignore ignore, Evaluate evaluate) {
+  if (f.valid) return evaluate();
   return oracle::choose(evaluate(),
-                        oracle::choose(ignore(), respond(q, status_only({400}), st)));
-}
-
-// What the steps of one precondition evaluation share: one allocation,
-// captured by pointer, instead of a copy of the state per closure (the
-// oracle runs this for every request in every hypothesis).
-struct Evaluation {
-  Request q;
-  PathState st;
-  std::string method;
-  bool safe;  // GET or HEAD
-  const Resource* file() const { return st.file ? &*st.file : nullptr; }
-};
-using Ev = std::shared_ptr<const Evaluation>;
-
-std::string put_body(const Request& q) {
-  const Json* body = field(q.json(), "body");
-  if (!body) return "";
-  return body->is_string() ? body->get<std::string>() : body->dump();
+                        oracle::choose(ignore(), respond(e, status_only({400}))));
 }
 
 // The method itself, once the preconditions hold.
 Tree proceed(const Ev& e) {
-  const Request& q = e->q;
-  const PathState& st = e->st;
-  if (e->safe) return get(q, st, e->method == "HEAD");
-  if (e->method == "PUT") return put(q, st, put_body(q));
+  if (e->safe) return get(e, e->method == "HEAD");
+  if (e->method == "PUT") return put(e);
   // POST and other methods: a 2xx that changes nothing (see handle).
-  if (e->method != "DELETE") return respond(q, status_only({200, 204}), st);
+  if (e->method != "DELETE") return respond(e, status_only({200, 204}));
   // DELETE of an existing resource.
-  PathState gone = st;
+  PathState gone = e->st();
   gone.file.reset();
-  return oracle::choose(respond(q, status_only({200, 204}), gone),
-                        respond(q, status_only({202}), st));
+  return oracle::choose(respond(e->q, status_only({200, 204}), gone),
+                        respond(e, status_only({202})));
 }
 
-Tree fail412(const Ev& e) { return respond(e->q, status_only({412}), e->st); }
+Tree fail412(const Ev& e) { return respond(e, status_only({412})); }
 
 // A false If-Match or If-Unmodified-Since: 412, or, for a state-changing
 // request whose change is already in place, a 2xx that changes nothing.
@@ -279,111 +316,100 @@ Tree fail412(const Ev& e) { return respond(e->q, status_only({412}), e->st); }
 // clause, §13.1.2.)
 Tree fail_precondition(const Ev& e) {
   const Resource* file = e->file();
-  if (e->method != "PUT" || !file || file->body != put_body(e->q)) return fail412(e);
+  if (e->method != "PUT" || !file || file->body != e->body) return fail412(e);
   Sym applied = Sym::object(
       {{"status", status_ok()},
        {"headers", Sym::object({{"etag", validators(*file)}})},
        {"dates", optional(Sym::object({{"last-modified", optional(file->modified)}}))}});
-  return oracle::choose(fail412(e), respond(e->q, std::move(applied), e->st));
+  return oracle::choose(fail412(e), respond(e, std::move(applied)));
 }
 
 // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
 Tree step4(const Ev& e) {
   const Resource* file = e->file();
-  if (auto d = parse_http_date(header(e->q.json(), "if-modified-since"));
-      d && e->safe && file) {
+  if (auto d = e->safe && file ? date_of(e->ims) : std::nullopt) {
     Sym not_since = oracle::le(file->modified, Sym::lit(*d));
-    return oracle::choose(proceed(e),
-                          oracle::ifx(
-                              not_since, [e] { return not_modified(e->q, e->st); },
-                              [e] { return proceed(e); }));
+    return oracle::choose(proceed(e), oracle::ifx(
+                                          not_since, [e] { return not_modified(e); },
+                                          [e] { return proceed(e); }));
   }
   return proceed(e);
 }
 
 // Step 3: If-None-Match (weak comparison).
 Tree step3(const Ev& e) {
-  const Json& r = e->q.json();
-  if (!has_header(r, "if-none-match")) return step4(e);
+  if (!e->if_none_match.present) return step4(e);
   return malformed_or(
-      r, "if-none-match", e->q, e->st, [e] { return step4(e); },
+      e->if_none_match, e, [e] { return step4(e); },
       [e] {
         return oracle::ifx(
-            list_matches(header(e->q.json(), "if-none-match"), e->file(), false),
-            [e] { return e->safe ? not_modified(e->q, e->st) : fail412(e); },
+            list_matches(e->if_none_match.tags, e->file(), false),
+            [e] { return e->safe ? not_modified(e) : fail412(e); },
             [e] { return proceed(e); });
       });
 }
 
 // RFC 9110 §13.2.2: evaluate preconditions in order, then the method.
-Tree preconditions(const Request& q, const PathState& st, const std::string& method) {
-  const Ev e = std::make_shared<const Evaluation>(
-      Evaluation{q, st, method, method == "GET" || method == "HEAD"});
-  const Json& r = q.json();
-  const Resource* file = e->file();
+Tree preconditions(const Ev& e) {
   // Step 1: If-Match (strong comparison); when true, go on to step 3.
-  if (has_header(r, "if-match"))
+  if (e->if_match.present)
     return malformed_or(
-        r, "if-match", q, st, [e] { return step3(e); },
+        e->if_match, e, [e] { return step3(e); },
         [e] {
           return oracle::ifx(
-              list_matches(header(e->q.json(), "if-match"), e->file(), true),
-              [e] { return step3(e); }, [e] { return fail_precondition(e); });
+              list_matches(e->if_match.tags, e->file(), true), [e] { return step3(e); },
+              [e] { return fail_precondition(e); });
         });
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
-  if (auto d = parse_http_date(header(r, "if-unmodified-since")); d && file)
-    unmodified = oracle::le(file->modified, Sym::lit(*d));
+  const std::optional<long long> d = date_of(e->ius);
+  if (d && e->file())
+    unmodified = oracle::le(e->file()->modified, Sym::lit(*d));
   else if (d)  // no representation, no date: either way (§13.1.4; Apache: 412)
     return oracle::choose(step3(e), fail412(e));
   return oracle::ifx(
       unmodified, [e] { return step3(e); }, [e] { return fail_precondition(e); });
 }
 
-Tree handle_method(const Request& q, const PathState& st, const std::string& method) {
+Tree handle_method(const Ev& e) {
   // Preconditions are ignored when the unconditional answer is an error.
-  if ((method == "GET" || method == "HEAD" || method == "DELETE") && !st.file)
-    return respond(q, status_only({404}), st);
+  if ((e->safe || e->method == "DELETE") && !e->file())
+    return respond(e, status_only({404}));
   // The model keeps paths independent, so it cannot know whether /a/b's
   // parent collection exists: a PUT there may fail with 409 and change
   // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
-  const Json& r = q.json();
-  if (method == "PUT" && string_field(r, "path").find('/', 1) != std::string::npos)
-    return oracle::choose(respond(q, status_only({409}), st),
-                          preconditions(q, st, method));
-  return preconditions(q, st, method);
+  if (e->method == "PUT" && e->path.find('/', 1) != std::string_view::npos)
+    return oracle::choose(respond(e, status_only({409})), preconditions(e));
+  return preconditions(e);
 }
 
-Tree handle(const Request& q, const PathState& st) {
-  const Json& r = q.json();
-  const std::string method = string_field(r, "method");
+Tree handle(const Ev& e) {
+  const std::string_view method = e->method;
   if (method != "GET" && method != "HEAD" && method != "PUT" && method != "DELETE") {
     std::vector<int> codes = {405, 501};
     if (method == "OPTIONS") codes = {200, 204, 405, 501};
     // No resource to apply the method to is a 404 as much as a 405 (RFC 9110
     // §15.5.5; Apache, nginx and lighttpd all answer POST /missing so).
-    if (!st.file) codes.push_back(404);
+    if (!e->file()) codes.push_back(404);
     // What POST and other methods do to an existing resource is the
     // resource's own business (RFC 9110 §9.3.3); the model only covers
     // servers where it changes nothing, e.g. a static file answering POST
     // with itself (Apache 2.4) or with an empty 2xx.
-    Tree refuse = respond(q, Sym::object({{"status", status(codes)}}), st);
+    Tree refuse = respond(e, Sym::object({{"status", status(codes)}}));
     // A 2xx answer is subject to the preconditions (RFC 9110 §13.2.1); a
     // refusal takes precedence over them. Without a representation, If-Match
     // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
-    if (st.file) return oracle::choose(refuse, preconditions(q, st, method));
-    if (has_header(r, "if-match") || has_header(r, "if-unmodified-since"))
-      return oracle::choose(refuse, respond(q, status_only({412}), st));
+    if (e->file()) return oracle::choose(refuse, preconditions(e));
+    if (e->if_match.present || e->ius)
+      return oracle::choose(refuse, respond(e, status_only({412})));
     return refuse;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
   // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
-  if (const Json* body = field(r, "body");
-      method != "PUT" && body && *body != "" && !body->is_null())
-    return oracle::choose(respond(q, status_only({400, 413, 415}), st),
-                          handle_method(q, st, method));
-  return handle_method(q, st, method);
+  if (method != "PUT" && e->has_content)
+    return oracle::choose(respond(e, status_only({400, 413, 415})), handle_method(e));
+  return handle_method(e);
 }
 
 Tree serve(const PathState& state) {
@@ -391,18 +417,17 @@ Tree serve(const PathState& state) {
   // copy, small enough for std::function's inline storage).
   oracle::ModelState ms(state);
   return oracle::recv(ms, [ms](const Request& q) -> Tree {
-    const PathState& st = *ms.get<PathState>();
-    if (!plain_path(string_field(
-            q.json(), "path")))  // a correct server may refuse odd paths outright
-      return oracle::choose(respond(q, status_only({400, 403, 404, 405, 409, 414}), st),
-                            handle(q, st));
-    return handle(q, st);
+    const Ev e = evaluation(q, ms);
+    if (!plain_path(e->path))  // a correct server may refuse odd paths outright
+      return oracle::choose(respond(e, status_only({400, 403, 404, 405, 409, 414})),
+                            handle(e));
+    return handle(e);
   });
 }
 
 }  // namespace
 
-bool plain_path(const std::string& path) {
+bool plain_path(std::string_view path) {
   // (/[A-Za-z0-9._~-]+)+ : RFC 3986 unreserved characters only.
   if (path.empty() || path.size() > 512 || path.front() != '/' || path.back() == '/')
     return false;
@@ -414,8 +439,8 @@ bool plain_path(const std::string& path) {
     if (!unreserved && !(c == '/' && (i == 0 || path[i - 1] != '/'))) return false;
   }
   // No dot segments: servers normalise them.
-  return path.find("/./") == std::string::npos &&
-         path.find("/../") == std::string::npos && !path.ends_with("/.") &&
+  return path.find("/./") == std::string_view::npos &&
+         path.find("/../") == std::string_view::npos && !path.ends_with("/.") &&
          !path.ends_with("/..");
 }
 

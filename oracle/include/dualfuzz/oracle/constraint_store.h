@@ -52,8 +52,10 @@ class ConstraintStore {
   struct Data {
     std::vector<VarId> parent;
     std::vector<Sort> sort;
-    std::vector<std::optional<Json>> value;  // indexed by root
-    std::vector<Sym> diseqs;                 // each: not(eq(a, b)), a/b var or const
+    // Indexed by root: the bound value, kept as a constant Sym so that
+    // resolve() substitutes it without building a node per use.
+    std::vector<std::optional<Sym>> value;
+    std::vector<Sym> diseqs;  // each: not(eq(a, b)), a/b var or const
     std::vector<Sym> residual;
     bool undecided = false;
     mutable std::optional<std::size_t> hash;  // computed on first use

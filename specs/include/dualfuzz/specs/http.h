@@ -22,6 +22,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "dualfuzz/oracle/itree.h"
 
@@ -39,6 +40,6 @@ std::string format_http_date(long long seconds);
 
 // Paths the model serves as plain files: "/seg/seg" with unreserved
 // characters. Other paths may be refused with a 4xx by a correct server.
-bool plain_path(const std::string& path);
+bool plain_path(std::string_view path);
 
 }  // namespace dualfuzz::specs
