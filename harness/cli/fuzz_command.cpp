@@ -412,22 +412,30 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         RunResult run;
         bool reproduced;
       };
-      // A race's skeleton (see `distilled`), replayed until it shows the
-      // same violation: up to 200 runs or 10 s. Only a run of the small
-      // script itself that showed it is reported.
+      // A race's skeleton, replayed until it shows the same violation: first
+      // the smallest ones (`race_candidates`: the killing request with one
+      // racing request, after at most two earlier ones), up to 25 runs or
+      // 2 s each, then the whole skeleton (`distilled`), up to 200 runs or
+      // 10 s. Only a run of the small script itself that showed it is
+      // reported.
       auto distill = [&](const harness::Script& s, const RunResult& r,
                          const std::function<bool(const RunResult&)>& same)
           -> std::optional<Shrunk> {
+        auto replay = [&](const harness::Script& d, int runs,
+                          std::chrono::seconds budget) -> std::optional<Shrunk> {
+          const auto t0 = std::chrono::steady_clock::now();
+          for (int i = 0; i < runs && std::chrono::steady_clock::now() - t0 < budget;
+               ++i) {
+            RunResult x = play(d);
+            if (same(x)) return Shrunk{d, std::move(x), true};
+          }
+          return std::nullopt;
+        };
+        for (const harness::Script& c : race_candidates(s, r, http.functions))
+          if (auto found = replay(c, 25, std::chrono::seconds(2))) return found;
         auto d = distilled(s, r, http.functions);
         if (!d) return std::nullopt;
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0;
-             i < 200 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10);
-             ++i) {
-          RunResult x = play(*d);
-          if (same(x)) return Shrunk{*d, std::move(x), true};
-        }
-        return std::nullopt;
+        return replay(*d, 200, std::chrono::seconds(10));
       };
       // Beyond this many messages a race's counterexample is distilled.
       constexpr std::size_t kShortRace = 6;

@@ -45,6 +45,116 @@ inline std::map<harness::Label, oracle::ConnId> wire_conns(const harness::RunRes
   return out;
 }
 
+namespace detail {
+// A race, read off a violating run: the killing request `k`, the requests
+// of its path answered before it was sent (`before`) and those in flight
+// with it on other connections (`during`), each in the order sent.
+struct Race {
+  harness::Label k = 0;
+  std::vector<harness::Label> before, during;
+  std::map<harness::Label, const harness::RequestStep*> step;
+  std::map<harness::Label, std::size_t> sent;  // position in the trace
+};
+
+inline std::optional<Race> race_of(const harness::Script& s,
+                                   const harness::RunResult& r) {
+  const harness::Json* kill = killing_request(r);
+  if (!kill) return std::nullopt;
+  const std::string path = path_of(*kill);
+  const auto wire = wire_conns(r);
+  const auto& msgs = r.trace.messages();
+  constexpr std::size_t kNever = static_cast<std::size_t>(-1);
+  Race race;
+  std::map<harness::Label, std::size_t> answered;  // message positions
+  for (std::size_t i = 0; i < msgs.size(); ++i) {
+    if (!harness::is_request_label(msgs[i].label)) {
+      answered[harness::request_of(msgs[i].label)] = i;
+    } else {
+      race.sent[msgs[i].label] = i;
+      if (&msgs[i].ir == kill) race.k = msgs[i].label;
+    }
+  }
+  if (!race.sent.count(race.k)) return std::nullopt;
+  auto at = [](const std::map<harness::Label, std::size_t>& m, harness::Label l) {
+    auto it = m.find(l);
+    return it == m.end() ? kNever : it->second;
+  };
+  auto conn = [&](harness::Label l) {
+    auto it = wire.find(l);
+    return it == wire.end() ? oracle::ConnId{0} : it->second;
+  };
+  std::vector<std::pair<std::size_t, harness::Label>> before, during;
+  for (const auto& [l, i] : race.sent) {
+    if (l == race.k || path_of(msgs[i].ir) != path) continue;
+    if (at(answered, l) < race.sent[race.k])
+      before.emplace_back(i, l);
+    else if (i < at(answered, race.k) && conn(l) != conn(race.k))
+      during.emplace_back(i, l);
+  }
+  if (during.empty()) return std::nullopt;
+  std::sort(before.begin(), before.end());
+  std::sort(during.begin(), during.end());
+  for (const auto& [i, l] : before) race.before.push_back(l);
+  for (const auto& [i, l] : during) race.during.push_back(l);
+  for (const auto& st : s.steps)
+    if (const auto* q = std::get_if<harness::RequestStep>(&st)) race.step[q->label] = q;
+  return race;
+}
+
+// The script: `history` in sequence on c0, each awaited (with the requests
+// their references need), then the killing request on c0 and `racers` on
+// c1, in the order they were sent. Nullopt if it is no valid script.
+inline std::optional<harness::Script> skeleton(const Race& race,
+                                               const std::vector<harness::Label>& history,
+                                               const std::vector<harness::Label>& racers,
+                                               const harness::FunctionRegistry& fns) {
+  std::set<harness::Label> before(history.begin(), history.end());
+  const std::set<harness::Label> during(racers.begin(), racers.end());
+  std::vector<harness::Label> work(before.begin(), before.end());
+  work.insert(work.end(), during.begin(), during.end());
+  work.push_back(race.k);
+  while (!work.empty()) {
+    const harness::Label l = work.back();
+    work.pop_back();
+    auto it = race.step.find(l);
+    if (it == race.step.end()) return std::nullopt;
+    for (const auto& ref : harness::references(it->second->body)) {
+      const harness::Label t = ref.label % 2 ? ref.label : ref.label - 1;
+      if (t != race.k && !before.count(t) && !during.count(t)) {
+        before.insert(t);
+        work.push_back(t);
+      }
+    }
+  }
+  harness::Script out;
+  std::vector<harness::Label> hist(before.begin(), before.end());
+  auto sent_at = [&](harness::Label l) {
+    auto it = race.sent.find(l);
+    return it == race.sent.end() ? std::size_t{0} : it->second;
+  };
+  std::stable_sort(hist.begin(), hist.end(), [&](harness::Label a, harness::Label b) {
+    return sent_at(a) < sent_at(b);
+  });
+  for (harness::Label l : hist) {
+    harness::RequestStep q = *race.step.at(l);
+    q.conn = 0;
+    out.steps.emplace_back(std::move(q));
+    out.steps.emplace_back(harness::WaitStep{l});
+  }
+  std::vector<harness::Label> flight(during.begin(), during.end());
+  flight.push_back(race.k);
+  std::sort(flight.begin(), flight.end(),
+            [&](harness::Label a, harness::Label b) { return sent_at(a) < sent_at(b); });
+  for (harness::Label l : flight) {
+    harness::RequestStep q = *race.step.at(l);
+    q.conn = l == race.k ? 0 : 1;
+    out.steps.emplace_back(std::move(q));
+  }
+  if (harness::validate(out, fns)) return std::nullopt;
+  return out;
+}
+}  // namespace detail
+
 // A race's counterexample built from its skeleton instead of shrunk: the
 // requests on the killing request's path that were answered before it was
 // sent go first, in order, each awaited, on c0 (with the requests their
@@ -57,77 +167,52 @@ inline std::map<harness::Label, oracle::ConnId> wire_conns(const harness::RunRes
 inline std::optional<harness::Script> distilled(const harness::Script& s,
                                                 const harness::RunResult& r,
                                                 const harness::FunctionRegistry& fns) {
-  const harness::Json* kill = killing_request(r);
-  if (!kill) return std::nullopt;
-  const std::string path = path_of(*kill);
-  const auto wire = wire_conns(r);
-  const auto& msgs = r.trace.messages();
-  constexpr std::size_t kNever = static_cast<std::size_t>(-1);
-  std::map<harness::Label, std::size_t> sent, answered;  // message positions
-  harness::Label k = 0;
-  for (std::size_t i = 0; i < msgs.size(); ++i) {
-    if (!harness::is_request_label(msgs[i].label)) {
-      answered[harness::request_of(msgs[i].label)] = i;
-    } else {
-      sent[msgs[i].label] = i;
-      if (&msgs[i].ir == kill) k = msgs[i].label;
-    }
-  }
-  if (!sent.count(k)) return std::nullopt;
-  auto at = [](const std::map<harness::Label, std::size_t>& m, harness::Label l) {
-    auto it = m.find(l);
-    return it == m.end() ? kNever : it->second;
+  auto race = detail::race_of(s, r);
+  if (!race) return std::nullopt;
+  auto out = detail::skeleton(*race, race->before, race->during, fns);
+  if (!out || *out == s) return std::nullopt;
+  return out;
+}
+
+// Smaller skeletons to try before `distilled`'s, smallest first: the
+// killing request with one racing request at a time, after none, the last
+// one or the last two requests of the path's history; then with all the
+// racing requests after the last one or two. Most races need one other
+// request and the state one earlier request made (two PUTs of a new path:
+// 4 messages; a GET and a DELETE after the PUT that made the file: 6). A
+// candidate that does not show the violation costs a few replays; one that
+// does is a counterexample no longer than it must be.
+inline std::vector<harness::Script> race_candidates(
+    const harness::Script& s, const harness::RunResult& r,
+    const harness::FunctionRegistry& fns) {
+  std::vector<harness::Script> out;
+  auto race = detail::race_of(s, r);
+  if (!race) return out;
+  auto suffix = [&](std::size_t n) {
+    n = std::min(n, race->before.size());
+    return std::vector<harness::Label>(
+        race->before.end() - static_cast<std::ptrdiff_t>(n), race->before.end());
   };
-  auto conn = [&](harness::Label l) {
-    auto it = wire.find(l);
-    return it == wire.end() ? oracle::ConnId{0} : it->second;
+  auto add = [&](const std::vector<harness::Label>& h,
+                 const std::vector<harness::Label>& d) {
+    auto c = detail::skeleton(*race, h, d, fns);
+    if (c && *c != s && std::find(out.begin(), out.end(), *c) == out.end())
+      out.push_back(std::move(*c));
   };
-  std::set<harness::Label> before, during;
-  for (const auto& [l, i] : sent) {
-    if (l == k || path_of(msgs[i].ir) != path) continue;
-    if (at(answered, l) < sent[k])
-      before.insert(l);
-    else if (i < at(answered, k) && conn(l) != conn(k))
-      during.insert(l);
-  }
-  if (during.empty()) return std::nullopt;
-  std::map<harness::Label, const harness::RequestStep*> step;
-  for (const auto& st : s.steps)
-    if (const auto* q = std::get_if<harness::RequestStep>(&st)) step[q->label] = q;
-  std::vector<harness::Label> work(before.begin(), before.end());
-  work.insert(work.end(), during.begin(), during.end());
-  work.push_back(k);
-  while (!work.empty()) {
-    const harness::Label l = work.back();
-    work.pop_back();
-    if (!step.count(l)) return std::nullopt;
-    for (const auto& ref : harness::references(step[l]->body)) {
-      const harness::Label t = ref.label % 2 ? ref.label : ref.label - 1;
-      if (t != k && !before.count(t) && !during.count(t)) {
-        before.insert(t);
-        work.push_back(t);
-      }
-    }
-  }
-  harness::Script out;
-  for (const auto& st : s.steps)
-    if (const auto* q = std::get_if<harness::RequestStep>(&st);
-        q && before.count(q->label)) {
-      harness::RequestStep r0 = *q;
-      r0.conn = 0;
-      out.steps.emplace_back(std::move(r0));
-      out.steps.emplace_back(harness::WaitStep{q->label});
-    }
-  std::vector<harness::Label> race(during.begin(), during.end());
-  race.push_back(k);
-  std::sort(race.begin(), race.end(),
-            [&](harness::Label a, harness::Label b) { return sent[a] < sent[b]; });
-  for (harness::Label l : race) {
-    harness::RequestStep q = *step[l];
-    q.conn = l == k ? 0 : 1;
-    out.steps.emplace_back(std::move(q));
-  }
-  if (out == s || harness::validate(out, fns)) return std::nullopt;
+  for (std::size_t n = 0; n <= 2 && n <= race->before.size(); ++n)
+    for (harness::Label d : race->during) add(suffix(n), {d});
+  if (race->during.size() > 1)
+    for (std::size_t n = 1; n <= 2 && n <= race->before.size(); ++n)
+      add(suffix(n), race->during);
+  // Smallest first (references can pull history in).
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    auto requests = [](const harness::Script& x) {
+      return std::count_if(x.steps.begin(), x.steps.end(), [](const harness::Step& st) {
+        return std::holds_alternative<harness::RequestStep>(st);
+      });
+    };
+    return requests(a) < requests(b);
+  });
   return out;
 }
 

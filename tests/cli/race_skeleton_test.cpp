@@ -56,6 +56,50 @@ TEST(RaceSkeleton, KeepsThePathsHistoryAndTheRaceOnly) {
   EXPECT_LT(again.trace.size(), r.trace.size());
 }
 
+TEST(RaceSkeleton, CandidatesSmallestFirstAndTheFirstThatShowsIsMinimal) {
+  auto p = Player::make("inprocess:racy-if-match");
+  ASSERT_TRUE(p) << p.error();
+  auto script = (*p)->parse(kRace);
+  ASSERT_TRUE(script) << script.error();
+  harness::RunResult r = (*p)->play(*script);
+  ASSERT_EQ(r.outcome, harness::RunResult::Outcome::ModelViolation) << r.report();
+  const auto fns = (*p)->protocol().functions;
+  const std::vector<harness::Script> cands = race_candidates(*script, r, fns);
+  ASSERT_FALSE(cands.empty());
+  // The two racing PUTs alone come first (4 messages), ...
+  EXPECT_EQ(requests(cands.front()).size(), 2u) << harness::print_script(cands.front());
+  for (std::size_t i = 1; i < cands.size(); ++i)
+    EXPECT_LE(requests(cands[i - 1]).size(), requests(cands[i]).size());
+  // ... but without the PUT that made the resource both If-Match PUTs fail,
+  // as they must: the first candidate that shows the violation is that PUT
+  // and the race, 6 messages (the original script has 8).
+  const harness::Script* shown = nullptr;
+  harness::RunResult again;
+  for (const auto& c : cands) {
+    again = (*p)->play(c);
+    if (again.outcome == harness::RunResult::Outcome::ModelViolation) {
+      shown = &c;
+      break;
+    }
+  }
+  ASSERT_NE(shown, nullptr);
+  EXPECT_EQ(requests(*shown).size(), 3u) << harness::print_script(*shown);
+  EXPECT_EQ(again.trace.size(), 6u) << again.report();
+  EXPECT_EQ(requests(*shown).front().first, 1u) << harness::print_script(*shown);
+}
+
+TEST(RaceSkeleton, NoCandidatesWithoutARace) {
+  auto p = Player::make("inprocess:create-204");
+  ASSERT_TRUE(p) << p.error();
+  auto script = (*p)->parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
+      "req 3 on c1: {\"method\":\"GET\",\"path\":\"/other\"}\n");
+  ASSERT_TRUE(script);
+  harness::RunResult r = (*p)->play(*script);
+  ASSERT_EQ(r.outcome, harness::RunResult::Outcome::ModelViolation) << r.report();
+  EXPECT_TRUE(race_candidates(*script, r, (*p)->protocol().functions).empty());
+}
+
 TEST(RaceSkeleton, NoneWithoutARace) {
   // A creation answered 204 (create-204) is wrong on its own.
   auto p = Player::make("inprocess:create-204");
