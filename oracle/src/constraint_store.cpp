@@ -201,7 +201,55 @@ bool lone_bound(const Sym& f) {
   if (int_var(a) && int_var(b)) return a.var_id() != b.var_id();
   return (int_var(a) && int_const(b)) || (int_const(a) && int_var(b));
 }
+
+// An entity-tag comparison, or its negation, between a string variable and
+// a constant or another string variable. On its own it is satisfiable: an
+// unfolded match has a constant that can match (a non-empty, and for the
+// strong comparison strong, tag: see fold_match) and the variable can be
+// that tag, and a mismatch has infinitely many tags to pick from. (Every
+// PUT of new content states one: its fresh tag is not the old one.)
+bool etag_fact(const Sym& f, std::vector<VarId>& vars) {
+  const Sym& g = f.op() == Op::Not ? f.args()[0] : f;
+  if ((g.op() != Op::StrongMatch && g.op() != Op::WeakMatch) || g.args().size() != 2)
+    return false;
+  for (const Sym& a : g.args()) {
+    if (a.is_var() && a.sort() == Sort::Str)
+      vars.push_back(a.var_id());
+    else if (!a.is_const() || !a.value().is_string())
+      return false;
+  }
+  return !vars.empty() && (vars.size() == 1 || vars[0] != vars[1]);
+}
 }  // namespace
+
+// `f` (just absorbed as a residual) is an etag_fact whose variables occur
+// in no other residual or disequality: its component is `f` alone, which
+// is satisfiable, and the rest of the store is as satisfiable as before.
+bool ConstraintStore::lone_etag_fact(const Sym& f) const {
+  std::vector<VarId> fv;
+  if (!etag_fact(f, fv)) return false;
+  for (VarId& v : fv) v = find(v);
+  std::vector<VarId> other;
+  bool self = false;  // f itself is among the residuals once
+  auto shares = [&](const Sym& x) {
+    other.clear();
+    vars_of(x, other);
+    for (VarId o : other)
+      for (VarId v : fv)
+        if (find(o) == v) return true;
+    return false;
+  };
+  for (const Sym& x : data().diseqs)
+    if (shares(x)) return false;
+  for (const Sym& x : data().residual) {
+    if (!self && x == f) {
+      self = true;
+      continue;
+    }
+    if (shares(x)) return false;
+  }
+  return self;
+}
 
 Sat ConstraintStore::add_fast(const Sym& formula) {
   Sym f = resolve(formula);
@@ -213,6 +261,7 @@ Sat ConstraintStore::add_fast(const Sym& formula) {
   if (recheck(needs_solver) == Sat::No) return Sat::No;
   // f is now a residual of its own component (see lone_bound).
   if (!touches && lone_bound(f)) return Sat::Yes;
+  if (lone_etag_fact(f)) return Sat::Yes;
   // A new fact may contradict a residual the fast path cannot evaluate
   // (e.g. a disequality against a pending strong comparison).
   return (needs_solver || touches) && !data().residual.empty() ? Sat::Unknown : Sat::Yes;

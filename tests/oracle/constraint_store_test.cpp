@@ -58,6 +58,31 @@ TEST(ConstraintStore, EtagComparisonsResolveOnceBound) {
   EXPECT_NE(other.add(eq(v(0), c("\"y\"")), z3), Sat::No);
 }
 
+// A tag comparison whose variables nothing else constrains is satisfiable
+// on its own (every PUT of new content: its fresh tag is not the old one);
+// one that shares a variable with a disequality or another comparison is
+// not decided alone.
+TEST(ConstraintStore, LoneEntityTagFacts) {
+  Solver z3;
+  ConstraintStore cs;
+  ASSERT_EQ(cs.add(not_(strong_match(c("\"a\""), v(0))), z3), Sat::Yes);
+  EXPECT_EQ(cs.add(strong_match(c("\"b\""), v(1)), z3), Sat::Yes);
+  EXPECT_EQ(cs.add(not_(weak_match(v(2), v(3))), z3), Sat::Yes);
+  ConstraintStore again = cs;  // v0 is the only tag that must differ from "a"
+  EXPECT_EQ(again.add(strong_match(c("\"a\""), v(0)), z3), Sat::No);
+  ConstraintStore weak = cs;  // v1 is "b", strongly; W/"b" matches it weakly
+  EXPECT_EQ(weak.add(not_(weak_match(c("W/\"b\""), v(1))), z3), Sat::No);
+  // Through a disequality alone: v4 != "a" leaves no residual behind, so
+  // only the lone-fact test itself can see that v4 is constrained.
+  ConstraintStore diseq;
+  ASSERT_EQ(diseq.add(neq(v(4), c("\"a\"")), z3), Sat::Yes);
+  EXPECT_EQ(diseq.add(strong_match(c("\"a\""), v(4)), z3), Sat::No);
+  ConstraintStore classes;  // v5 = v6, v6 != "a": v5 cannot be "a" either
+  ASSERT_EQ(classes.add(eq(v(5), v(6)), z3), Sat::Yes);
+  ASSERT_EQ(classes.add(neq(v(6), c("\"a\"")), z3), Sat::Yes);
+  EXPECT_EQ(classes.add(strong_match(c("\"a\""), v(5)), z3), Sat::No);
+}
+
 TEST(ConstraintStore, OrderFactsDecidedWithoutZ3) {
   Solver z3;
   ConstraintStore cs;

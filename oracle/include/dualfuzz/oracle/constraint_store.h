@@ -66,6 +66,7 @@ class ConstraintStore {
 
   VarId find(VarId v) const;
   bool touches_residuals(const Sym& f) const;
+  bool lone_etag_fact(const Sym& f) const;
   void ensure(VarId v, Sort s);
   bool unify(const Sym& a, const Sym& b);  // false on conflict
   Sat absorb(const Sym& formula, bool& needs_solver);
