@@ -95,13 +95,15 @@ Verdict Oracle::observe(const Event& e) {
       outstanding_.erase(e.conn);
       break;
     case Event::Kind::Request: {
-      std::string key;
+      HypothesisSearch* part = nullptr;
       if (model_.partition) {
         auto k = model_.partition(e.payload());
-        key = k ? *k : std::string();
+        part = &partition_for(k ? *k : std::string());
+      } else {
+        part = &parts_.begin()->second;  // the one partition
       }
-      outstanding_[e.conn].push_back(key);
-      out = partition_for(key).request_sent(e.conn, e.label, e.body);
+      outstanding_[e.conn].push_back(part);
+      out = part->request_sent(e.conn, e.label, e.body);
       break;
     }
     case Event::Kind::Response: {
@@ -112,9 +114,8 @@ Verdict Oracle::observe(const Event& e) {
                      ": a server answers only what it was asked (unsolicited response)"},
                     0);
       }
-      std::string key = it->second.front();
-      it->second.erase(it->second.begin());
-      HypothesisSearch& p = partition_for(key);
+      HypothesisSearch& p = *it->second.front();
+      it->second.pop_front();
       live_before = p.hypotheses().size();
       out = p.response_received(e.conn, e.label, e.payload());
       break;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -105,9 +106,9 @@ class Oracle {
   ServerModel model_;
   OracleOptions options_;
   std::shared_ptr<Solver> solver_;
-  std::map<std::string, HypothesisSearch> parts_;
-  std::map<ConnId, std::vector<std::string>>
-      outstanding_;  // conn -> partition per request
+  std::map<std::string, HypothesisSearch> parts_;  // (nodes never move)
+  // conn -> the partition of each request awaiting its response, in order
+  std::map<ConnId, std::deque<HypothesisSearch*>> outstanding_;
   std::vector<ConnId> closed_;
   Verdict verdict_;
   std::size_t events_ = 0;
