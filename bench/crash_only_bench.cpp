@@ -24,7 +24,6 @@
 //    "replay_bug":1,"replay_correct":0,...}        (one JSON line on stdout)
 // replay_bug / replay_correct: the violating script played again with the bug
 // planted / on the correct server (1 = the same kind of violation, 0 = pass).
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +35,7 @@
 #include <vector>
 
 #include "../harness/cli/player.h"
+#include "bench_args.h"
 #include "dualfuzz/mutator/script_mutator.h"
 
 namespace {
@@ -74,11 +74,7 @@ int main(int argc, char** argv) {
   app.add_option("--connections", connections, "connections per script")
       ->check(CLI::Range(1u, 64u));
   app.add_option("--dump", dump, "write the N-th generated script to FILE (N FILE)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (auto rc = dualfuzz::bench::parse(app, argc, argv)) return *rc;
   dump_at = dump.first;
   dump_file = dump.second;
   if (connections < 1 || connections > 64 || seconds <= 0) return 2;

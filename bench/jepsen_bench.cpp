@@ -3,7 +3,6 @@
 // <= 0.25 s for kv c50-ok).
 //   jepsen_bench [--data DIR] [--only NAME] [--max-hyp N] [--quiet] [--online]
 // Default: the whole-trace check (depth-first); --online: event by event.
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "bench_args.h"
 #include "dualfuzz/specs/jepsen_history.h"
 #include "dualfuzz/specs/kv_store.h"
 #include "dualfuzz/specs/register.h"
@@ -101,11 +101,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-hyp", opt.limits.max_hypotheses, "hypotheses per observation");
   app.add_flag("--quiet", quiet, "one line per kv history");
   app.add_flag("--online", online, "event by event instead of the whole-trace check");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (auto rc = dualfuzz::bench::parse(app, argc, argv)) return *rc;
   if (!data_dir.empty()) data = data_dir;
   if (!fs::exists(data / "etcd" / "VERDICTS")) {
     std::fprintf(stderr, "jepsen_bench: no data at %s\n", data.c_str());

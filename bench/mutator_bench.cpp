@@ -13,7 +13,6 @@
 //   targeted:    352.0 us/call (replays on 1/8.1 calls, 44% of them rewritten): ...
 #include <time.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "../harness/cli/player.h"
+#include "bench_args.h"
 #include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/mutator/targeted_mutation.h"
 
@@ -84,11 +84,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed");
   app.add_option("--bug", bug, "planted bug of the in-process server");
   app.add_option("--script", script_file, "mutate this script instead of generated ones");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (auto rc = dualfuzz::bench::parse(app, argc, argv)) return *rc;
   if (calls == 0) return 2;
   const std::string spec = bug.empty() ? "inprocess" : "inprocess:" + bug;
   auto made = Player::make(spec);

@@ -13,7 +13,6 @@
 //   exec/s oracle on: 2712   exec/s oracle off: 3950   oracle share: 31.3% ...
 #include <time.h>
 
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "../harness/cli/player.h"
+#include "bench_args.h"
 #include "dualfuzz/mutator/script_mutator.h"
 
 namespace {
@@ -90,11 +90,7 @@ int main(int argc, char** argv) {
   app.add_option("--bug", bug, "planted bug of the in-process server");
   app.add_option("--profile", profile, "one mode only, to run under perf")
       ->check(CLI::IsMember({"on", "off", "oracle"}));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (auto rc = dualfuzz::bench::parse(app, argc, argv)) return *rc;
   if (scripts == 0 || seconds <= 0) return 2;
   auto made = Player::make(bug.empty() ? "inprocess" : "inprocess:" + bug);
   if (!made) {

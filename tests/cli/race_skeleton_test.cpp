@@ -31,17 +31,31 @@ std::vector<std::pair<harness::Label, harness::ConnId>> requests(
   return out;
 }
 
-TEST(RaceSkeleton, KeepsThePathsHistoryAndTheRaceOnly) {
-  auto p = Player::make("inprocess:racy-if-match");
-  ASSERT_TRUE(p) << p.error();
-  auto script = (*p)->parse(kRace);
-  ASSERT_TRUE(script) << script.error();
-  harness::RunResult r = (*p)->play(*script);
-  ASSERT_EQ(r.outcome, harness::RunResult::Outcome::ModelViolation) << r.report();
+// A violating run of `text` on the reference server with `bug` planted.
+class RaceSkeleton : public ::testing::Test {
+ protected:
+  void Play(const char* bug, const char* text) {
+    auto made = Player::make(std::string("inprocess:") + bug);
+    ASSERT_TRUE(made) << made.error();
+    p = std::move(*made);
+    auto parsed = p->parse(text);
+    ASSERT_TRUE(parsed) << parsed.error();
+    script = std::move(*parsed);
+    r = p->play(script);
+    ASSERT_EQ(r.outcome, harness::RunResult::Outcome::ModelViolation) << r.report();
+  }
+  const harness::FunctionRegistry& fns() const { return p->protocol().functions; }
+  std::unique_ptr<Player> p;
+  harness::Script script;
+  harness::RunResult r;
+};
+
+TEST_F(RaceSkeleton, KeepsThePathsHistoryAndTheRaceOnly) {
+  ASSERT_NO_FATAL_FAILURE(Play("racy-if-match", kRace));
   const harness::Json* kill = killing_request(r);
   ASSERT_NE(kill, nullptr);
 
-  auto d = distilled(*script, r, (*p)->protocol().functions);
+  auto d = distilled(script, r, fns());
   ASSERT_TRUE(d);
   // PUT 1 (answered before the race) on c0, then the racing PUTs: the
   // killing one on c0, the other on c1, in the order they were sent.
@@ -50,21 +64,15 @@ TEST(RaceSkeleton, KeepsThePathsHistoryAndTheRaceOnly) {
       {1, 0}, {5, k == 5 ? 0u : 1u}, {7, k == 7 ? 0u : 1u}};
   EXPECT_EQ(requests(*d), want) << harness::print_script(*d);
 
-  harness::RunResult again = (*p)->play(*d);
+  harness::RunResult again = p->play(*d);
   ASSERT_EQ(again.outcome, harness::RunResult::Outcome::ModelViolation)
       << harness::print_script(*d) << again.report();
   EXPECT_LT(again.trace.size(), r.trace.size());
 }
 
-TEST(RaceSkeleton, CandidatesSmallestFirstAndTheFirstThatShowsIsMinimal) {
-  auto p = Player::make("inprocess:racy-if-match");
-  ASSERT_TRUE(p) << p.error();
-  auto script = (*p)->parse(kRace);
-  ASSERT_TRUE(script) << script.error();
-  harness::RunResult r = (*p)->play(*script);
-  ASSERT_EQ(r.outcome, harness::RunResult::Outcome::ModelViolation) << r.report();
-  const auto fns = (*p)->protocol().functions;
-  const std::vector<harness::Script> cands = race_candidates(*script, r, fns);
+TEST_F(RaceSkeleton, CandidatesSmallestFirstAndTheFirstThatShowsIsMinimal) {
+  ASSERT_NO_FATAL_FAILURE(Play("racy-if-match", kRace));
+  const std::vector<harness::Script> cands = race_candidates(script, r, fns());
   ASSERT_FALSE(cands.empty());
   // The two racing PUTs alone come first (4 messages), ...
   EXPECT_EQ(requests(cands.front()).size(), 2u) << harness::print_script(cands.front());
@@ -76,7 +84,7 @@ TEST(RaceSkeleton, CandidatesSmallestFirstAndTheFirstThatShowsIsMinimal) {
   const harness::Script* shown = nullptr;
   harness::RunResult again;
   for (const auto& c : cands) {
-    again = (*p)->play(c);
+    again = p->play(c);
     if (again.outcome == harness::RunResult::Outcome::ModelViolation) {
       shown = &c;
       break;
@@ -88,18 +96,14 @@ TEST(RaceSkeleton, CandidatesSmallestFirstAndTheFirstThatShowsIsMinimal) {
   EXPECT_EQ(requests(*shown).front().first, 1u) << harness::print_script(*shown);
 }
 
-TEST(RaceSkeleton, NoneWithoutARace) {
+TEST_F(RaceSkeleton, NoneWithoutARace) {
   // A creation answered 204 (create-204) is wrong on its own.
-  auto p = Player::make("inprocess:create-204");
-  ASSERT_TRUE(p) << p.error();
-  auto script = (*p)->parse(
-      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
-      "req 3 on c1: {\"method\":\"GET\",\"path\":\"/other\"}\n");
-  ASSERT_TRUE(script);
-  harness::RunResult r = (*p)->play(*script);
-  ASSERT_EQ(r.outcome, harness::RunResult::Outcome::ModelViolation) << r.report();
-  EXPECT_FALSE(distilled(*script, r, (*p)->protocol().functions));
-  EXPECT_TRUE(race_candidates(*script, r, (*p)->protocol().functions).empty());
+  ASSERT_NO_FATAL_FAILURE(
+      Play("create-204",
+           "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
+           "req 3 on c1: {\"method\":\"GET\",\"path\":\"/other\"}\n"));
+  EXPECT_FALSE(distilled(script, r, fns()));
+  EXPECT_TRUE(race_candidates(script, r, fns()).empty());
 }
 
 }  // namespace
