@@ -699,7 +699,20 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           const double found = elapsed();
           Quick& qk = quick[quick_key(r)];
           const std::uint64_t n = ++qk.seen;
-          if ((n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0) {  // a power of 4
+          // Until one of its findings has a short counterexample that showed
+          // again (a race may not, or only in a long script), the next
+          // occurrences are shrunk too, up to the 8th: each is another
+          // chance at the timing the race needs.
+          auto settled = [&] {
+            for (const auto& [sig, count] : qk.signatures)
+              if (auto it = findings.find(sig); it != findings.end() &&
+                                                it->second.reproduced &&
+                                                it->second.run.trace.size() <= kShortRace)
+                return true;
+            return false;
+          };
+          const bool sample = (n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0;  // 4^k
+          if (sample || (n <= 8 && !settled())) {
             const Shrunk s = shrink(*script, r);
             shrink_seconds += elapsed() - found;
             const std::string sig = signature_of(s.run);
@@ -720,8 +733,10 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
               std::cout << "=== violation " << order.size() << ": " << sig << "\n";
               print_finding(*script, s, found);
               std::cout << "\n" << std::flush;
-            } else if (!f.reproduced && s.reproduced) {
-              // A later occurrence that does reproduce gives a better report.
+            } else if (s.reproduced &&
+                       (!f.reproduced || s.run.trace.size() < f.run.trace.size())) {
+              // A later occurrence that does reproduce, or in fewer messages,
+              // gives a better report.
               f.reproduced = true;
               f.script = s.script;
               f.run = s.run;
