@@ -509,14 +509,11 @@ StepOutcome HypothesisSearch::finish(Ctx& ctx) {
 StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Json& v) {
   // Explanations (server states as JSON, mismatch texts) cost more than the
   // search itself and are only read when every hypothesis dies: search
-  // without them, and again with them from a copy of the hypotheses only
-  // then.
-  std::vector<Hypothesis> before = live_;
+  // without them, and again with them only then (the search reads the live
+  // hypotheses without changing them, and replaces them when it is done).
   StepOutcome o = response_received(c, label, v, 0);
-  if (o.status == StepOutcome::Status::Dead && limits_.max_reasons > 0) {
-    live_ = std::move(before);
+  if (o.status == StepOutcome::Status::Dead && limits_.max_reasons > 0)
     o = response_received(c, label, v, limits_.max_reasons);
-  }
   return o;
 }
 
@@ -532,9 +529,11 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   // Breadth-first, so hypotheses that processed fewer requests come first and
   // subsume those that processed more closed-connection requests.
   SubsumptionSet next(closed_, true), visited(closed_, false);
-  // A FIFO queue: a vector read from `head` on.
-  std::vector<Hypothesis> queue = std::move(live_);
-  live_.clear();
+  // A FIFO queue: the live hypotheses (read, not changed: a search that
+  // leaves none alive runs again on them to explain why), then the
+  // successors, in a vector read from `head` on.
+  const std::size_t initial = live_.size();
+  std::vector<Hypothesis> queue;
   std::vector<Hypothesis> succ, delivered;
   if (max_reasons == 0) {
     ctx.observed = &v;
@@ -562,13 +561,14 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     }
     return false;
   };
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    Hypothesis h = std::move(queue[head]);
+  for (std::size_t head = 0; head < initial + queue.size(); ++head) {
+    const Hypothesis& h = head < initial ? live_[head] : queue[head - initial];
     if (++popped > kUnvisited && !visited.insert(h)) continue;
     ++explored_;
     if (over_limits()) break;
     if (h.net.front_response(c)) {
-      if (deliver_in_place(h, c, v, ctx) == Delivery::Matched) next.insert(h);
+      Hypothesis d = h;
+      if (deliver_in_place(d, c, v, ctx) == Delivery::Matched) next.insert(d);
       continue;
     }
     succ.clear();
@@ -580,7 +580,13 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     delivered.clear();
     if (over_limits()) break;
   }
-  live_ = next.take();
+  std::vector<Hypothesis> survivors = next.take();
+  if (survivors.empty() && !ctx.gave_up && max_reasons == 0 && limits_.max_reasons > 0) {
+    StepOutcome dead;  // the caller searches again, for the reasons
+    dead.status = StepOutcome::Status::Dead;
+    return dead;
+  }
+  live_ = std::move(survivors);
   return finish(ctx);
 }
 
