@@ -7,19 +7,10 @@ Tree::Tree() {
   node_ = null_ret;
 }
 
-Tree Tree::ret(Sym value) {
-  auto n = std::make_shared<Node>();
-  n->is_ret = true;
-  n->value = std::move(value);
-  return Tree(std::move(n));
-}
+Tree Tree::ret(Sym value) { return Tree(std::make_shared<const Node>(std::move(value))); }
 
 Tree Tree::vis(ServerEvent event, Cont k) {
-  auto n = std::make_shared<Node>();
-  n->is_ret = false;
-  n->event = std::move(event);
-  n->k = std::move(k);
-  return Tree(std::move(n));
+  return Tree(std::make_shared<const Node>(std::move(event), std::move(k)));
 }
 
 Tree bind(const Tree& t, std::function<Tree(const Sym&)> f) {

@@ -60,6 +60,8 @@ class Tree {
 
  private:
   struct Node {
+    explicit Node(Sym v) : is_ret(true), value(std::move(v)) {}
+    Node(ServerEvent e, Cont c) : is_ret(false), event(std::move(e)), k(std::move(c)) {}
     bool is_ret = true;
     Sym value;
     ServerEvent event{EventKind::Or, {}, 0, {}, Sort::Json, {}};
