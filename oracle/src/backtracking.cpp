@@ -374,11 +374,29 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
   }
 }
 
+namespace {
+// A cheap hash for interning: the top level's keys and scalar values, and
+// only the size of nested objects and arrays (requests that differ deeper,
+// e.g. in one header, share a bucket and are told apart by comparison).
+std::size_t shallow_hash(const Json& v) {
+  auto scalar = [](const Json& x) -> std::size_t {
+    if (x.is_object() || x.is_array()) return x.size() * 0x9e3779b97f4a7c15ULL;
+    if (x.is_string()) return std::hash<std::string>{}(x.get_ref<const std::string&>());
+    return std::hash<Json>{}(x);
+  };
+  if (!v.is_object()) return scalar(v);
+  std::size_t h = v.size();
+  for (const auto& [k, x] : v.items())
+    h = h * 31 + std::hash<std::string>{}(k) * 7 + scalar(x);
+  return h;
+}
+}  // namespace
+
 // One shared body per distinct request content, so that requests compare by
 // pointer (SubsumptionSet).
 std::shared_ptr<const Json> HypothesisSearch::intern(std::shared_ptr<const Json> body) {
   if (!body) return body;
-  auto& bucket = bodies_[std::hash<Json>{}(*body)];
+  auto& bucket = bodies_[shallow_hash(*body)];
   for (const auto& b : bucket)
     if (b == body || *b == *body) return b;
   bucket.push_back(body);
