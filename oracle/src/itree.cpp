@@ -22,37 +22,10 @@ Tree bind(const Tree& t, std::function<Tree(const Sym&)> f) {
 
 Tree ret(Sym value) { return Tree::ret(std::move(value)); }
 
-Tree recv(ModelState state, std::function<Tree(const Request&)> k) {
-  ServerEvent e{EventKind::Recv, std::move(state), 0, {}, Sort::Json, {}};
-  return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) {
-    return k(std::get<Request>(a));
-  });
-}
-
 Tree send(ConnId conn, Sym response, Tree next) {
   ServerEvent e{EventKind::Send, {}, conn, std::move(response), Sort::Json, {}};
   return Tree::vis(std::move(e),
                    [next = std::move(next)](const Answer&) { return next; });
-}
-
-Tree fresh(Sort sort, std::string hint, std::function<Tree(const Sym&)> k) {
-  ServerEvent e{EventKind::Fresh, {}, 0, {}, sort, std::move(hint)};
-  return Tree::vis(std::move(e),
-                   [k = std::move(k)](const Answer& a) { return k(std::get<Sym>(a)); });
-}
-
-Tree decide(Sym cond, std::function<Tree(bool)> k) {
-  // A concrete condition is an ordinary `if`: no branch for the oracle.
-  if (cond.is_true()) return k(true);
-  if (cond.is_false()) return k(false);
-  ServerEvent e{EventKind::Decide, {}, 0, std::move(cond), Sort::Bool, {}};
-  return Tree::vis(std::move(e),
-                   [k = std::move(k)](const Answer& a) { return k(std::get<bool>(a)); });
-}
-
-Tree ifx(Sym cond, std::function<Tree()> then_, std::function<Tree()> else_) {
-  return decide(std::move(cond), [then_ = std::move(then_), else_ = std::move(else_)](
-                                     bool b) { return b ? then_() : else_(); });
 }
 
 Tree choose(Tree a, Tree b) {

@@ -76,12 +76,45 @@ Tree bind(const Tree& t, std::function<Tree(const Sym&)> f);
 
 // Spec-writer combinators.
 Tree ret(Sym value = Sym());
-Tree recv(ModelState state, std::function<Tree(const Request&)> k);
+// (recv, fresh and decide take any callable: it becomes the node's
+// continuation as it is, without a second std::function around it.)
+template <class K>  // Tree(const Request&)
+Tree recv(ModelState state, K k) {
+  ServerEvent e{EventKind::Recv, std::move(state), 0, {}, Sort::Json, {}};
+  return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
+    return k(std::get<Request>(a));
+  });
+}
 Tree send(ConnId conn, Sym response, Tree next);
-Tree fresh(Sort sort, std::string hint, std::function<Tree(const Sym&)> k);
-Tree decide(Sym cond, std::function<Tree(bool)> k);
-// IFX cond THEN a ELSE b, with both branches built lazily.
-Tree ifx(Sym cond, std::function<Tree()> then_, std::function<Tree()> else_);
+template <class K>  // Tree(const Sym&)
+Tree fresh(Sort sort, std::string hint, K k) {
+  ServerEvent e{EventKind::Fresh, {}, 0, {}, sort, std::move(hint)};
+  return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
+    return k(std::get<Sym>(a));
+  });
+}
+template <class K>  // Tree(bool)
+Tree decide(Sym cond, K k) {
+  // A concrete condition is an ordinary `if`: no branch for the oracle.
+  if (cond.is_true()) return k(true);
+  if (cond.is_false()) return k(false);
+  ServerEvent e{EventKind::Decide, {}, 0, std::move(cond), Sort::Bool, {}};
+  return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
+    return k(std::get<bool>(a));
+  });
+}
+// IFX cond THEN a ELSE b, with both branches built lazily (`then_` and
+// `else_` are callables returning a Tree). A concrete condition is an
+// ordinary `if`: the branch is built at once, no continuation allocated.
+template <class Then, class Else>
+Tree ifx(Sym cond, Then then_, Else else_) {
+  if (cond.is_true()) return then_();
+  if (cond.is_false()) return else_();
+  return decide(std::move(cond),
+                [then_ = std::move(then_), else_ = std::move(else_)](bool b) -> Tree {
+                  return b ? then_() : else_();
+                });
+}
 // or: behaves as either tree.
 Tree choose(Tree a, Tree b);
 // Continue as `next` under the assumption `cond` (a property the server
