@@ -107,6 +107,8 @@ Sym Sym::var(VarId id, Sort sort) {
 Sym Sym::object(std::vector<std::pair<std::string, Sym>> fields) {
   Node n;
   n.op = Op::Object;
+  n.names.reserve(fields.size());
+  n.args.reserve(fields.size());
   for (auto& [k, v] : fields) {
     n.names.push_back(std::move(k));
     n.args.push_back(std::move(v));
@@ -313,6 +315,7 @@ Sym rebuild(const Sym& s, std::vector<Sym> args) {
       return ite(args[0], args[1], args[2]);
     case Op::Object: {
       std::vector<std::pair<std::string, Sym>> f;
+      f.reserve(args.size());
       for (std::size_t i = 0; i < args.size(); ++i)
         f.emplace_back(s.field_names()[i], std::move(args[i]));
       return Sym::object(std::move(f));
