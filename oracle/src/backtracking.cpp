@@ -460,7 +460,7 @@ void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
     return;
   }
   const std::set<ConnId>& closed = *ctx.closed;
-  std::vector<ConnId> ready = h.net.ready();
+  Network::ConnList ready = h.net.ready();
   bool own_request = false;
   for (ConnId d : ready) own_request = own_request || d == c;
   if (!own_request && ctx.wants_reason())

@@ -85,8 +85,8 @@ void Network::drop_responses(ConnId c) {
   prune(c);
 }
 
-std::vector<ConnId> Network::ready() const {
-  std::vector<ConnId> out;
+Network::ConnList Network::ready() const {
+  ConnList out;
   for (const auto& [c, ch] : chans_)
     if (!ch->to_server.empty()) out.push_back(c);
   return out;

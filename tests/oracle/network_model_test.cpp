@@ -12,7 +12,7 @@ TEST(NetworkModel, FifoPerConnectionAnyOrderAcross) {
   n.push_request(req(2, 1));
   n.push_request(req(1, 3));
   n.push_request(req(2, 5));
-  EXPECT_EQ(n.ready(), (std::vector<ConnId>{1, 2}));
+  EXPECT_EQ(n.ready(), (Network::ConnList{1, 2}));
   EXPECT_EQ(n.pop_request(2)->label, 1u);
   EXPECT_EQ(n.pop_request(2)->label, 5u);
   EXPECT_FALSE(n.pop_request(2));

@@ -30,7 +30,10 @@ class Network {
   // The tester closed c: what the server sends there is never observed.
   void drop_responses(ConnId c);
   // Connections with a request in flight to the server, ascending.
-  std::vector<ConnId> ready() const;
+  // Connections with a request in flight (inline storage: called at every
+  // search step, and few connections are busy at once).
+  using ConnList = boost::container::small_vector<ConnId, 8>;
+  ConnList ready() const;
   bool idle() const { return chans_.empty(); }
   std::size_t in_flight_requests() const;
   // Requests still in flight on c.
