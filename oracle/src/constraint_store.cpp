@@ -1,5 +1,6 @@
 #include "dualfuzz/oracle/constraint_store.h"
 
+#include <boost/container/small_vector.hpp>
 #include <functional>
 #include <unordered_map>
 
@@ -146,32 +147,41 @@ void vars_of(const Sym& s, std::vector<VarId>& out) {
 bool ConstraintStore::touches_residuals(const Sym& f) const {
   const Data& d = data();
   if (d.residual.empty()) return false;
+  using Vars = boost::container::small_vector<VarId, 8>;
   std::vector<VarId> fv;
   vars_of(f, fv);
   if (fv.empty()) return false;
-  std::unordered_map<VarId, VarId> comp;  // tiny union-find over roots
+  // A tiny union-find over class roots, as (root, parent) pairs: stores
+  // hold a handful of facts, so a linear scan beats hashing.
+  boost::container::small_vector<std::pair<VarId, VarId>, 16> comp;
+  auto parent = [&](VarId v) -> VarId* {
+    for (auto& [x, p] : comp)
+      if (x == v) return &p;
+    return nullptr;
+  };
   auto root = [&](VarId v) {
     v = find(v);
-    while (comp.count(v) && comp[v] != v) v = comp[v];
+    for (VarId* p = parent(v); p && *p != v; p = parent(v)) v = *p;
     return v;
   };
+  std::vector<VarId> vs;
   auto link = [&](const Sym& s) {
-    std::vector<VarId> vs;
+    vs.clear();
     vars_of(s, vs);
     for (std::size_t i = 0; i < vs.size(); ++i) {
       VarId r = root(vs[i]);
-      comp.try_emplace(r, r);
+      if (!parent(r)) comp.emplace_back(r, r);
       if (i) {
         VarId r0 = root(vs[0]);
-        if (r0 != r) comp[r] = r0;
+        if (r0 != r) *parent(r) = r0;
       }
     }
   };
   for (const Sym& x : d.diseqs) link(x);
   for (const Sym& r : d.residual) link(r);
-  std::vector<VarId> marks;
+  Vars marks;
   for (const Sym& r : d.residual) {
-    std::vector<VarId> vs;
+    vs.clear();
     vars_of(r, vs);
     if (!vs.empty()) marks.push_back(root(vs[0]));
   }

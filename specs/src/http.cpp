@@ -191,7 +191,7 @@ struct Evaluation {
   std::string_view path;
   bool safe;         // GET or HEAD
   bool has_content;  // a body that is neither empty nor null
-  std::string body;  // the representation a PUT stores
+  std::string body;  // the representation a PUT stores (empty for other methods)
   TagField if_match, if_none_match;
   // If-Unmodified-Since, If-Modified-Since as sent (null: absent; they
   // point into q's body).
@@ -218,7 +218,9 @@ Ev evaluation(const Request& q, const oracle::ModelState& ms) {
   e->safe = e->method == "GET" || e->method == "HEAD";
   const Json* body = field(r, "body");
   e->has_content = body && *body != "" && !body->is_null();
-  if (body) e->body = body->is_string() ? body->get<std::string>() : body->dump();
+  // Only a PUT stores (and compares) its content.
+  if (body && e->method == "PUT")
+    e->body = body->is_string() ? body->get<std::string>() : body->dump();
   if (const Json* h = field(r, "headers")) {
     e->if_match = tag_field(field(*h, "if-match"));
     e->if_none_match = tag_field(field(*h, "if-none-match"));
