@@ -1,5 +1,7 @@
 #include "dualfuzz/oracle/itree.h"
 
+#include <stdexcept>
+
 namespace dualfuzz::oracle {
 
 Tree::Tree() {
@@ -9,8 +11,8 @@ Tree::Tree() {
 
 Tree Tree::ret(Sym value) { return Tree(std::make_shared<const Node>(std::move(value))); }
 
-Tree Tree::vis(ServerEvent event, Cont k) {
-  return Tree(std::make_shared<const Node>(std::move(event), std::move(k)));
+Tree Tree::Node::step(const Answer&) const {
+  throw std::logic_error("Tree::step on a Ret node: the model has stopped");
 }
 
 Tree bind(const Tree& t, std::function<Tree(const Sym&)> f) {

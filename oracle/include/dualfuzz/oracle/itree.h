@@ -51,21 +51,33 @@ class Tree {
   Tree();  // Ret(null)
 
   static Tree ret(Sym value);
-  static Tree vis(ServerEvent event, Cont k);
+  // `k`: any callable Tree(const Answer&); it is stored in the node itself
+  // (one allocation per node: the oracle builds a node per model step).
+  template <class K>
+  static Tree vis(ServerEvent event, K k) {
+    return Tree(std::make_shared<const Vis<K>>(std::move(event), std::move(k)));
+  }
 
   bool is_ret() const { return node_->is_ret; }
   const Sym& ret_value() const { return node_->value; }
   const ServerEvent& event() const { return node_->event; }
-  Tree step(const Answer& a) const { return node_->k(a); }
+  Tree step(const Answer& a) const { return node_->step(a); }
 
  private:
   struct Node {
     explicit Node(Sym v) : is_ret(true), value(std::move(v)) {}
-    Node(ServerEvent e, Cont c) : is_ret(false), event(std::move(e)), k(std::move(c)) {}
+    explicit Node(ServerEvent e) : is_ret(false), event(std::move(e)) {}
+    virtual ~Node() = default;
+    virtual Tree step(const Answer&) const;  // a Ret has no continuation
     bool is_ret = true;
     Sym value;
     ServerEvent event{EventKind::Or, {}, 0, {}, Sort::Json, {}};
-    Cont k;
+  };
+  template <class K>
+  struct Vis final : Node {
+    Vis(ServerEvent e, K c) : Node(std::move(e)), k(std::move(c)) {}
+    Tree step(const Answer& a) const override { return k(a); }
+    K k;
   };
   explicit Tree(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
   std::shared_ptr<const Node> node_;
