@@ -631,9 +631,10 @@ JUDGEMENTS = [
     },
     {
         "id": "strong-etag-reused",
-        "signature": rf"model: (?:GET|HEAD)(?: if-none-match)? -> (?:200|304){SEQ}",
+        "signature": rf"model: (?:GET|HEAD)(?: if-none-match)?{IMS} -> (?:200|304){SEQ}",
         # The oracle found the tag it saw equal to the previous
-        # representation's.
+        # representation's (on a 304 to If-Modified-Since too: the
+        # Last-Modified second had not changed either).
         "explanation": r"contradicts what earlier messages revealed: \(*\$\d+ == ",
         "evidence": one_tag_two_contents,
         "shows": "two answers of the path carry the same ETag with different content",
