@@ -106,6 +106,7 @@ class Oracle {
   ServerModel model_;
   OracleOptions options_;
   std::shared_ptr<Solver> solver_;
+  Tree initial_;  // the model's initial tree, shared by every partition
   std::map<std::string, HypothesisSearch> parts_;  // (nodes never move)
   // conn -> the partition of each request awaiting its response, in order
   std::map<ConnId, std::deque<HypothesisSearch*>> outstanding_;
