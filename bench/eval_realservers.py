@@ -378,6 +378,42 @@ def if_match_guess_performed(v):
     return False
 
 
+def if_match_tag_reused(v):
+    """A PUT whose If-Match names one tag T was answered 2xx and replaced the
+    path's content by a different one (the last write certainly before it
+    was a PUT of other content), and the killing GET or HEAD, certainly
+    after it with no write between, shows the new content under T: either
+    the If-Match was true and T named the old content too, or it was false
+    and the PUT was performed anyway."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if kill is None or kill[3] is None or kill[2].get("method") not in ("GET", "HEAD"):
+        return False
+    headers = kill[3].get("headers") if isinstance(kill[3].get("headers"), dict) else {}
+    tag = headers.get("etag")
+    if kill[3].get("status") != 200 or not isinstance(tag, str):
+        return False
+
+    def before(a, b):  # a certainly took effect before b
+        return a[5] < b[4] or (a[1] == b[1] and a[4] < b[4])
+
+    writes = [r for r in reqs if r[2].get("method") in ("PUT", "DELETE") and succeeded(r)]
+    for p in writes:
+        im = p[2].get("headers", {}).get("if-match")
+        if p[2].get("method") != "PUT" or im != tag or not before(p, kill):
+            continue
+        if kill[2].get("method") == "GET" and kill[3].get("body") != p[2].get("body", ""):
+            continue
+        earlier = [w for w in writes if w is not p and before(w, p)]
+        between = [w for w in writes if w is not p and not before(w, p) and not before(kill, w)]
+        if between or not earlier or any(overlapping(w, p) for w in writes if w is not p):
+            continue
+        last = max(earlier, key=lambda w: w[5])
+        if last[2].get("method") == "PUT" and last[2].get("body", "") != p[2].get("body", ""):
+            return True
+    return False
+
+
 def one_tag_two_contents(v):
     """Two answers of the path carry the same ETag for different content.
     An answer's content: the body of a GET or POST answered 200, the body a
@@ -698,6 +734,23 @@ JUDGEMENTS = [
                "lists only tags the resource never showed; the model could explain that only "
                "by a representation whose tag it had not seen having one of them, which "
                "later answers contradict. " + Q_IF_MATCH,
+    },
+    {
+        "id": "if-match-or-tag-reused",
+        "signature": r"model: (?:GET|HEAD) -> 200 after .*PUT if-match.*",
+        "explanation": r"contradicts what earlier messages revealed: \(*\$\d+ == ",
+        "evidence": if_match_tag_reused,
+        "shows": "a PUT with If-Match: T replaced the content by another, answered 2xx, and "
+                 "a GET after it shows the new content under T",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1 or §8.8.1",
+        "why": "The PUT was performed, and afterwards the new content carries the very tag its "
+               "If-Match named. If that condition was true, T was the tag of the content "
+               "before, so one strong tag named two contents (§8.8.1: a strong validator "
+               "\"changes value whenever a change occurs to the representation data\"); if it "
+               "was false, the PUT had to fail. (nginx 1.22 ignores If-Match on PUT, see "
+               "`if-match-ignored`, and makes its tag from the modification second and the "
+               "length, so a guessed tag for the new content hits.) " + Q_IF_MATCH,
     },
     {
         "id": "after-delete-precondition-ignored",
