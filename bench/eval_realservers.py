@@ -251,8 +251,8 @@ def found_by_412_after_conditional_puts(v):
 
 def ius_answered_both_ways(v):
     """The killing request carries If-Unmodified-Since and was answered 412,
-    while a GET or HEAD of the path with the same date, before it, was
-    answered 200, with no write of the path between them that succeeded: one
+    while a GET or HEAD of the path with the same date or an earlier one,
+    before it, was answered 200, with no write of the path between them that succeeded: one
     representation, one date, two answers to the same condition."""
     reqs = path_requests(v)
     kill = next((r for r in reqs if r[0] == kill_label(v)), None)
@@ -265,9 +265,14 @@ def ius_answered_both_ways(v):
         # Before it: answered before it was sent, or earlier on the same
         # connection (requests of one connection are processed in order).
         before = r[5] < kill[4] or (r[1] == kill[1] and r[4] < kill[4])
+        # The same date, or an earlier one: a condition false at a later
+        # date is false at an earlier one too.
+        theirs = r[2].get("headers", {}).get("if-unmodified-since")
+        same_or_earlier = theirs == date or (
+            http_date(theirs) is not None and http_date(date) is not None
+            and http_date(theirs) <= http_date(date))
         if (r is not kill and before and r[2].get("method") in ("GET", "HEAD")
-                and r[2].get("headers", {}).get("if-unmodified-since") == date
-                and r[3] and r[3].get("status") == 200):
+                and same_or_earlier and r[3] and r[3].get("status") == 200):
             # A write that may have taken effect between the two: not done
             # before r (answered before r was sent, or ahead of it on r's
             # connection) and not after the killing request in the same way.
@@ -510,6 +515,16 @@ def invalid_ius_answered_412(v):
     return any(ir.get("path") == path and status.get(l) == 412 and
                "if-unmodified-since" in ir.get("headers", {}) and
                http_date(ir["headers"]["if-unmodified-since"]) is None
+               for l, _, ir in reqs)
+
+
+def ius_despite_if_match_412(v):
+    """A request of the killing path with If-Match and a valid
+    If-Unmodified-Since was answered 412."""
+    path, (reqs, status) = kill_path(v), trace_requests(v)
+    return any(ir.get("path") == path and status.get(l) == 412 and
+               "if-match" in ir.get("headers", {}) and
+               http_date(ir.get("headers", {}).get("if-unmodified-since")) is not None
                for l, _, ir in reqs)
 
 
@@ -887,6 +902,22 @@ JUDGEMENTS = [
                "only possibly false precondition was an invalid If-Unmodified-Since (the "
                "bug above); the model can only explain that 412 by some other state of the "
                "resource, which a later answer contradicts. " + Q_IUS_INVALID,
+    },
+    {
+        "id": "after-ius-despite-if-match",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": ius_despite_if_match_412,
+        # Only on a server caught evaluating If-Unmodified-Since despite
+        # If-Match for certain (the entry above, elsewhere in the campaign).
+        "needs": {"ius-despite-if-match"},
+        "shows": "a request of the path with If-Match and If-Unmodified-Since answered 412, on "
+                 "a server that evaluates If-Unmodified-Since despite If-Match",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4, §13.2.2",
+        "why": "Earlier in the counterexample the server answered 412 to a request whose "
+               "If-Match it had to evaluate instead of its If-Unmodified-Since (the bug "
+               "above); the model can only explain that 412 by a false If-Match, i.e. by "
+               "another state of the resource, which a later answer contradicts.",
     },
     {
         "id": "after-weak-if-match-performed",
