@@ -375,8 +375,8 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
 }
 
 namespace {
-// A cheap hash for interning: the top level's keys and scalar values, and
-// only the size of nested objects and arrays (requests that differ deeper,
+// A cheap hash for interning: the top level's scalar values, and only the
+// size of nested objects and arrays (requests that differ in keys or deeper,
 // e.g. in one header, share a bucket and are told apart by comparison).
 std::size_t shallow_hash(const Json& v) {
   auto scalar = [](const Json& x) -> std::size_t {
@@ -385,7 +385,6 @@ std::size_t shallow_hash(const Json& v) {
     return std::hash<Json>{}(x);
   };
   if (!v.is_object()) return scalar(v);
-  // The values only: objects with the same keys are the common case.
   std::size_t h = v.size();
   for (auto it = v.begin(); it != v.end(); ++it) h = h * 31 + scalar(*it);
   return h;

@@ -82,7 +82,7 @@ Sym status_only(std::initializer_list<int> codes) {
     }();
     return single[static_cast<std::size_t>(*codes.begin() - 100)];
   }
-  static const Sym ok = make({200, 204});
+  static const Sym ok = Sym::object({{"status", status_ok()}});
   if (codes.size() == 2 && codes.begin()[0] == 200 && codes.begin()[1] == 204) return ok;
   return make(codes);
 }

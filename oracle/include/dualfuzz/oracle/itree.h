@@ -47,7 +47,6 @@ using Answer = std::variant<std::monostate, Request, Sym, bool>;
 
 class Tree {
  public:
-  using Cont = std::function<Tree(const Answer&)>;
   Tree();  // Ret(null)
 
   static Tree ret(Sym value);
