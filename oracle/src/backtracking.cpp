@@ -260,7 +260,7 @@ struct HypothesisSearch::Dfs {
   std::vector<std::shared_ptr<const std::set<ConnId>>> closed_at;
   // For each connection, the positions of the responses observed on it.
   std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
-  std::vector<std::shared_ptr<const Json>> bodies;    // requests' interned bodies
+  std::vector<Request> requests;  // the trace's requests, interned
   std::vector<std::unique_ptr<SubsumptionSet>> seen;  // per position, lazily
   std::vector<std::pair<std::size_t, Hypothesis>> stack;
   std::size_t deepest = 0, nodes = 0;
@@ -268,8 +268,8 @@ struct HypothesisSearch::Dfs {
 };
 
 HypothesisSearch::HypothesisSearch(const Tree& initial, Solver& solver,
-                                   SearchLimits limits)
-    : solver_(&solver), limits_(limits) {
+                                   SearchLimits limits, RequestDecoder decode)
+    : solver_(&solver), limits_(limits), decode_(std::move(decode)) {
   Hypothesis h;
   h.server = initial;
   Ctx ctx(limits_.max_reasons, &closed_);
@@ -307,7 +307,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
                      !cur.net.front_response(ev.conn)) {
             // This response is the one observed: the same test as
             // deliver_in_place, now instead of after queueing.
-            Guard g = guard(cur.store.resolve(ev.sym), *ctx.observed, false);
+            Guard g = guard(ev.sym, *ctx.observed, &cur.store, false);
             if (!g.ok()) break;  // dies
             if (!g.constraint.is_true() &&
                 cur.store.add(g.constraint, *solver_) == Sat::No)
@@ -392,14 +392,17 @@ std::size_t shallow_hash(const Json& v) {
 }  // namespace
 
 // One shared body per distinct request content, so that requests compare by
-// pointer (SubsumptionSet).
-std::shared_ptr<const Json> HypothesisSearch::intern(std::shared_ptr<const Json> body) {
-  if (!body) return body;
+// pointer (SubsumptionSet), decoded once for the model.
+Request HypothesisSearch::intern(ConnId conn, Label label,
+                                 std::shared_ptr<const Json> body) {
+  if (!body) return Request{conn, label, nullptr, nullptr};
   auto& bucket = bodies_[shallow_hash(*body)];
-  for (const auto& b : bucket)
-    if (b == body || *b == *body) return b;
-  bucket.push_back(body);
-  return body;
+  for (const Interned& b : bucket)
+    if (b.body == body || *b.body == *body) return Request{conn, label, b.body, b.decoded};
+  Interned fresh{std::move(body), nullptr};
+  if (decode_) fresh.decoded = decode_(*fresh.body);
+  bucket.push_back(fresh);
+  return Request{conn, label, std::move(fresh.body), std::move(fresh.decoded)};
 }
 
 StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
@@ -411,8 +414,8 @@ StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
                         " after it was closed");
     return o;
   }
-  body = intern(std::move(body));
-  for (Hypothesis& h : live_) h.net.push_request(Request{conn, label, body});
+  const Request r = intern(conn, label, std::move(body));
+  for (Hypothesis& h : live_) h.net.push_request(r);
   return o;
 }
 
@@ -433,7 +436,7 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
                                                               const Json& v, Ctx& ctx) {
   const Sym* p = h.net.front_response(c);
   if (!p) return Delivery::NothingInFlight;
-  Guard g = guard(h.store.resolve(*p), v, ctx.wants_reason());
+  Guard g = guard(*p, v, &h.store, ctx.wants_reason());
   if (!g.ok()) {
     if (ctx.wants_reason())
       ctx.reason(g.mismatch + " (server state " + brief(h.model_state()) + ")");
@@ -671,10 +674,10 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
       if (trace[i].kind == Observation::Kind::Response)
         d.responses_on[trace[i].conn].push_back(i);
     }
-    d.bodies.resize(trace.size());
+    d.requests.resize(trace.size());
     for (std::size_t i = 0; i < trace.size(); ++i)
       if (trace[i].kind == Observation::Kind::Request)
-        d.bodies[i] = intern(trace[i].body);
+        d.requests[i] = intern(trace[i].conn, trace[i].label, trace[i].body);
     d.seen.resize(trace.size() + 1);
     for (auto it = live_.rbegin(); it != live_.rend(); ++it) d.stack.emplace_back(0, *it);
   }
@@ -700,7 +703,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
       if (lit == d.responses_on.end()) return;
       auto first = std::lower_bound(lit->second.begin(), lit->second.end(), i);
       for (std::size_t k = 0; k < rs.size() && first + k < lit->second.end(); ++k) {
-        Guard g = guard(h.store.resolve(rs[k]), *trace[first[k]].body, false);
+        Guard g = guard(rs[k], *trace[first[k]].body, &h.store, false);
         if (!g.ok()) {
           dead = true;
           return;
@@ -741,7 +744,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
       }
       const Observation& ob = trace[i];
       if (ob.kind == Observation::Kind::Request) {
-        h.net.push_request(Request{ob.conn, ob.label, d.bodies[i]});
+        h.net.push_request(d.requests[i]);
         ++i;
         continue;
       }

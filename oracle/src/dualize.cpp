@@ -10,8 +10,12 @@ std::string brief(const Json& v) {
 }
 
 // `explain` off: the same verdict without building messages (hot path).
+// `store`: the hypothesis's knowledge; the pattern is read as if resolved
+// by it, but only the leaves that need a constraint are resolved (a whole
+// resolved copy of every response pattern cost more than the match).
 bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::string& why,
-           bool explain) {
+           bool explain, const ConstraintStore* store) {
+  auto shown = [&](const Sym& s) { return (store ? store->resolve(s) : s).to_string(); };
   switch (p.op()) {
     case Op::Const:
       if (p.value() == v) return true;
@@ -38,10 +42,10 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
             if (optional) continue;
           }
           if (explain)
-            why = here + ": expected " + sub.to_string() + ", but it is missing";
+            why = here + ": expected " + shown(sub) + ", but it is missing";
           return false;
         }
-        if (!match(sub, *it, here, acc, why, explain)) return false;
+        if (!match(sub, *it, here, acc, why, explain, store)) return false;
       }
       return true;
     }
@@ -51,7 +55,7 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
       for (const Sym& alt : p.args()) {
         Sym c = Sym::lit(true);
         std::string w;
-        if (match(alt, v, at, c, w, explain)) {
+        if (match(alt, v, at, c, w, explain, store)) {
           any = or_(any, c);
           if (any.is_true()) break;
         } else if (explain) {
@@ -74,14 +78,20 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
       }
       for (std::size_t i = 0; i < p.args().size(); ++i)
         if (!match(p.args()[i], v[i], explain ? at + "[" + std::to_string(i) + "]" : at,
-                   acc, why, explain))
+                   acc, why, explain, store))
           return false;
       return true;
     }
     default: {
-      Sym c = eq(p, Sym::lit(v));
+      const Sym q = store && !p.ground() ? store->resolve(p) : p;
+      if (q.is_const()) {  // (a bound variable: no constraint to build)
+        if (q.value() == v) return true;
+        if (explain) why = at + ": expected " + brief(q.value()) + ", observed " + brief(v);
+        return false;
+      }
+      Sym c = eq(q, Sym::lit(v));
       if (c.is_false()) {
-        if (explain) why = at + ": expected " + p.to_string() + ", observed " + brief(v);
+        if (explain) why = at + ": expected " + q.to_string() + ", observed " + brief(v);
         return false;
       }
       acc = and_(acc, c);
@@ -93,8 +103,13 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
 }  // namespace
 
 Guard guard(const Sym& pattern, const Json& observed, bool explain) {
+  return guard(pattern, observed, nullptr, explain);
+}
+
+Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* store,
+            bool explain) {
   Guard g{Sym::lit(true), {}};
-  if (!match(pattern, observed, "response", g.constraint, g.mismatch, explain)) {
+  if (!match(pattern, observed, "response", g.constraint, g.mismatch, explain, store)) {
     if (g.mismatch.empty()) g.mismatch = "response does not match";
     g.constraint = Sym::lit(false);
   }

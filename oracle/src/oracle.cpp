@@ -68,7 +68,7 @@ Oracle::Oracle(ServerModel model, OracleOptions options, std::shared_ptr<Solver>
 HypothesisSearch& Oracle::partition_for(const std::string& key) {
   auto it = parts_.find(key);
   if (it != parts_.end()) return it->second;
-  it = parts_.emplace(key, HypothesisSearch(initial_, *solver_, options_.limits)).first;
+  it = parts_.emplace(key, HypothesisSearch(initial_, *solver_, options_.limits, model_.decode)).first;
   // A new partition has seen none of its requests, but it must know which
   // connections are already closed.
   for (ConnId c : closed_) it->second.connection_closed(c);
@@ -273,11 +273,11 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
           auto& search = depth_first[key];
           if (!search)
             search = std::make_unique<HypothesisSearch>(model.initial(), solver,
-                                                        options.limits);
+                                                        options.limits, model.decode);
           out = search->check_offline(p.obs, stopped, budget);
           if (out.status != StepOutcome::Status::GaveUp) search.reset();
         } else {
-          HypothesisSearch search(model.initial(), solver, options.limits);
+          HypothesisSearch search(model.initial(), solver, options.limits, model.decode);
           out = search.check_breadth_first(p.obs, stopped, budget / 4);
         }
         if (out.status != StepOutcome::Status::GaveUp) break;
@@ -289,7 +289,7 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
         // The depth-first search prunes by looking ahead, so its reasons are
         // thin; the breadth-first search names the exact event and why each
         // explanation died. Ask it, within a bounded effort.
-        HypothesisSearch explain(model.initial(), solver, options.limits);
+        HypothesisSearch explain(model.initial(), solver, options.limits, model.decode);
         std::size_t at = 0;
         StepOutcome why = explain.check_breadth_first(
             p.obs, at, std::max<std::size_t>(budget, 100'000));

@@ -68,8 +68,8 @@ const Sym& status_ok() {
   return ok;
 }
 // A response that only shows its status: one of `codes`. The oracle runs
-// the model for every request in every explanation, so the common ones are
-// built once.
+// the model for every request in every explanation, so the answers the
+// model gives are built once (an immutable table, filled on first use).
 Sym status_only(std::initializer_list<int> codes) {
   auto make = [](std::vector<int> c) {
     return Sym::object({{"status", status(std::move(c))}});
@@ -82,8 +82,22 @@ Sym status_only(std::initializer_list<int> codes) {
     }();
     return single[static_cast<std::size_t>(*codes.begin() - 100)];
   }
-  static const Sym ok = Sym::object({{"status", status_ok()}});
-  if (codes.size() == 2 && codes.begin()[0] == 200 && codes.begin()[1] == 204) return ok;
+  static const std::vector<std::pair<std::vector<int>, Sym>> sets = [&] {
+    std::vector<std::pair<std::vector<int>, Sym>> v;
+    v.emplace_back(std::vector<int>{200, 204},
+                   Sym::object({{"status", status_ok()}}));
+    for (std::vector<int> c : std::initializer_list<std::vector<int>>{
+             {400, 413, 415},
+             {400, 403, 404, 405, 409, 414},
+             {405, 501},
+             {405, 501, 404},
+             {200, 204, 405, 501},
+             {200, 204, 405, 501, 404}})
+      v.emplace_back(c, make(c));
+    return v;
+  }();
+  for (const auto& [c, sym] : sets)
+    if (std::equal(c.begin(), c.end(), codes.begin(), codes.end())) return sym;
   return make(codes);
 }
 
@@ -179,53 +193,72 @@ std::optional<long long> date_of(const Json* h) {
   return parse_http_date(h->get_ref<const std::string&>());
 }
 
-// One request as the model reads it, decoded once when the server takes it
-// and shared by every closure of its evaluation: the oracle runs the model
-// for every request in every hypothesis, so neither the request's fields
-// nor the path's state are looked up or copied again per branch.
+// One request as the model reads it, decoded once per distinct request
+// (ServerModel::decode; the oracle runs the model on every request in every
+// hypothesis): its fields looked up once, its dates parsed once.
+struct HttpRequest final : oracle::DecodedRequest {
+  std::string method;
+  std::string path;
+  bool plain = false;        // plain_path(path)
+  bool safe = false;         // GET or HEAD
+  bool has_content = false;  // a body that is neither empty nor null
+  std::string body;  // the representation a PUT stores (empty for other methods)
+  TagField if_match, if_none_match;
+  bool has_ius = false;  // If-Unmodified-Since sent (valid or not)
+  // If-Unmodified-Since, If-Modified-Since, when valid HTTP-dates.
+  std::optional<long long> ius, ims;
+};
+
+std::shared_ptr<const HttpRequest> decode(const Json& r) {
+  auto d = std::make_shared<HttpRequest>();
+  auto text = [&](const char* key) {
+    const Json* v = field(r, key);
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+  };
+  d->method = text("method");
+  d->path = text("path");
+  d->plain = plain_path(d->path);
+  d->safe = d->method == "GET" || d->method == "HEAD";
+  const Json* body = field(r, "body");
+  d->has_content = body && *body != "" && !body->is_null();
+  // Only a PUT stores (and compares) its content.
+  if (body && d->method == "PUT")
+    d->body = body->is_string() ? body->get<std::string>() : body->dump();
+  if (const Json* h = field(r, "headers")) {
+    d->if_match = tag_field(field(*h, "if-match"));
+    d->if_none_match = tag_field(field(*h, "if-none-match"));
+    const Json* ius = field(*h, "if-unmodified-since");
+    d->has_ius = ius != nullptr;
+    d->ius = date_of(ius);
+    d->ims = date_of(field(*h, "if-modified-since"));
+  }
+  return d;
+}
+
+// One run of the model on one request in one state, shared by every
+// closure of that run, so neither the request nor the path's state is
+// copied per branch.
 struct Evaluation {
   Request q;
   oracle::ModelState ms;  // owns the path's state
   const PathState* state;
-  std::string_view method;  // (views into q's body, which q keeps alive)
-  std::string_view path;
-  bool safe;         // GET or HEAD
-  bool has_content;  // a body that is neither empty nor null
-  std::string body;  // the representation a PUT stores (empty for other methods)
-  TagField if_match, if_none_match;
-  // If-Unmodified-Since, If-Modified-Since as sent (null: absent; they
-  // point into q's body).
-  const Json* ius = nullptr;
-  const Json* ims = nullptr;
+  const HttpRequest* d;  // q.decoded (or decoded here, when the oracle had no decoder)
   const PathState& st() const { return *state; }
   const Resource* file() const { return state->file ? &*state->file : nullptr; }
+  const HttpRequest& req() const { return *d; }
 };
 using Ev = std::shared_ptr<const Evaluation>;
 
 Ev evaluation(const Request& q, const oracle::ModelState& ms) {
   auto e = std::make_shared<Evaluation>();
-  const Json& r = q.json();
   e->q = q;
   e->ms = ms;
   e->state = ms.get<PathState>();
-  auto view = [&](const char* key) -> std::string_view {
-    const Json* v = field(r, key);
-    return v && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
-                               : std::string_view();
-  };
-  e->method = view("method");
-  e->path = view("path");
-  e->safe = e->method == "GET" || e->method == "HEAD";
-  const Json* body = field(r, "body");
-  e->has_content = body && *body != "" && !body->is_null();
-  // Only a PUT stores (and compares) its content.
-  if (body && e->method == "PUT")
-    e->body = body->is_string() ? body->get<std::string>() : body->dump();
-  if (const Json* h = field(r, "headers")) {
-    e->if_match = tag_field(field(*h, "if-match"));
-    e->if_none_match = tag_field(field(*h, "if-none-match"));
-    e->ius = field(*h, "if-unmodified-since");
-    e->ims = field(*h, "if-modified-since");
+  e->d = q.decoded_as<HttpRequest>();
+  if (!e->d) {
+    auto own = decode(q.json());
+    e->d = own.get();
+    e->q.decoded = std::move(own);
   }
   return e;
 }
@@ -254,7 +287,7 @@ Tree not_modified(const Ev& e) {
 Tree commit(const Ev& e, const Sym& tag, const Sym& m) {
   PathState next = e->st();
   const bool exists = next.file.has_value();
-  next.file = Resource{e->body, tag, m};
+  next.file = Resource{e->req().body, tag, m};
   next.clock = m;
   Sym etag = tag.is_const() ? Sym::absent() : optional(tag);
   Sym pattern =
@@ -270,7 +303,7 @@ Tree put(const Ev& e) {
     Tree tagged = oracle::fresh(Sort::Str, "etag", [e, m](const Sym& t) {
       // A strong tag never names two different contents of one resource.
       const Resource* old = e->file();
-      if (old && old->body != e->body)
+      if (old && old->body != e->req().body)
         return oracle::assume(oracle::not_(oracle::strong_match(t, old->etag)),
                               commit(e, t, m));
       return commit(e, t, m);
@@ -291,10 +324,10 @@ Tree malformed_or(const TagField& f, const Ev& e, Ignore ignore, Evaluate evalua
 
 // The method itself, once the preconditions hold.
 Tree proceed(const Ev& e) {
-  if (e->safe) return get(e, e->method == "HEAD");
-  if (e->method == "PUT") return put(e);
+  if (e->req().safe) return get(e, e->req().method == "HEAD");
+  if (e->req().method == "PUT") return put(e);
   // POST and other methods: a 2xx that changes nothing (see handle).
-  if (e->method != "DELETE") return respond(e, status_only({200, 204}));
+  if (e->req().method != "DELETE") return respond(e, status_only({200, 204}));
   // DELETE of an existing resource.
   PathState gone = e->st();
   gone.file.reset();
@@ -318,7 +351,7 @@ Tree fail412(const Ev& e) { return respond(e, status_only({412})); }
 // clause, §13.1.2.)
 Tree fail_precondition(const Ev& e) {
   const Resource* file = e->file();
-  if (e->method != "PUT" || !file || file->body != e->body) return fail412(e);
+  if (e->req().method != "PUT" || !file || file->body != e->req().body) return fail412(e);
   Sym applied = Sym::object(
       {{"status", status_ok()},
        {"headers", Sym::object({{"etag", validators(*file)}})},
@@ -329,7 +362,7 @@ Tree fail_precondition(const Ev& e) {
 // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
 Tree step4(const Ev& e) {
   const Resource* file = e->file();
-  if (auto d = e->safe && file ? date_of(e->ims) : std::nullopt) {
+  if (auto d = e->req().safe && file ? e->req().ims : std::nullopt) {
     Sym not_since = oracle::le(file->modified, Sym::lit(*d));
     return oracle::choose(proceed(e), oracle::ifx(
                                           not_since, [e] { return not_modified(e); },
@@ -340,13 +373,13 @@ Tree step4(const Ev& e) {
 
 // Step 3: If-None-Match (weak comparison).
 Tree step3(const Ev& e) {
-  if (!e->if_none_match.present) return step4(e);
+  if (!e->req().if_none_match.present) return step4(e);
   return malformed_or(
-      e->if_none_match, e, [e] { return step4(e); },
+      e->req().if_none_match, e, [e] { return step4(e); },
       [e] {
         return oracle::ifx(
-            list_matches(e->if_none_match.tags, e->file(), false),
-            [e] { return e->safe ? not_modified(e) : fail412(e); },
+            list_matches(e->req().if_none_match.tags, e->file(), false),
+            [e] { return e->req().safe ? not_modified(e) : fail412(e); },
             [e] { return proceed(e); });
       });
 }
@@ -354,17 +387,17 @@ Tree step3(const Ev& e) {
 // RFC 9110 §13.2.2: evaluate preconditions in order, then the method.
 Tree preconditions(const Ev& e) {
   // Step 1: If-Match (strong comparison); when true, go on to step 3.
-  if (e->if_match.present)
+  if (e->req().if_match.present)
     return malformed_or(
-        e->if_match, e, [e] { return step3(e); },
+        e->req().if_match, e, [e] { return step3(e); },
         [e] {
           return oracle::ifx(
-              list_matches(e->if_match.tags, e->file(), true), [e] { return step3(e); },
+              list_matches(e->req().if_match.tags, e->file(), true), [e] { return step3(e); },
               [e] { return fail_precondition(e); });
         });
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
-  const std::optional<long long> d = date_of(e->ius);
+  const std::optional<long long> d = e->req().ius;
   if (d && e->file())
     unmodified = oracle::le(e->file()->modified, Sym::lit(*d));
   else if (d)  // no representation, no date: either way (§13.1.4; Apache: 412)
@@ -375,41 +408,42 @@ Tree preconditions(const Ev& e) {
 
 Tree handle_method(const Ev& e) {
   // Preconditions are ignored when the unconditional answer is an error.
-  if ((e->safe || e->method == "DELETE") && !e->file())
+  if ((e->req().safe || e->req().method == "DELETE") && !e->file())
     return respond(e, status_only({404}));
   // The model keeps paths independent, so it cannot know whether /a/b's
   // parent collection exists: a PUT there may fail with 409 and change
   // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
-  if (e->method == "PUT" && e->path.find('/', 1) != std::string_view::npos)
+  if (e->req().method == "PUT" && e->req().path.find('/', 1) != std::string_view::npos)
     return oracle::choose(respond(e, status_only({409})), preconditions(e));
   return preconditions(e);
 }
 
 Tree handle(const Ev& e) {
-  const std::string_view method = e->method;
+  const std::string_view method = e->req().method;
   if (method != "GET" && method != "HEAD" && method != "PUT" && method != "DELETE") {
-    std::vector<int> codes = {405, 501};
-    if (method == "OPTIONS") codes = {200, 204, 405, 501};
     // No resource to apply the method to is a 404 as much as a 405 (RFC 9110
     // §15.5.5; Apache, nginx and lighttpd all answer POST /missing so).
-    if (!e->file()) codes.push_back(404);
+    const bool options = method == "OPTIONS", missing = !e->file();
     // What POST and other methods do to an existing resource is the
     // resource's own business (RFC 9110 §9.3.3); the model only covers
     // servers where it changes nothing, e.g. a static file answering POST
     // with itself (Apache 2.4) or with an empty 2xx.
-    Tree refuse = respond(e, Sym::object({{"status", status(codes)}}));
+    Tree refuse = respond(
+        e, options ? (missing ? status_only({200, 204, 405, 501, 404})
+                              : status_only({200, 204, 405, 501}))
+                   : (missing ? status_only({405, 501, 404}) : status_only({405, 501})));
     // A 2xx answer is subject to the preconditions (RFC 9110 §13.2.1); a
     // refusal takes precedence over them. Without a representation, If-Match
     // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
     if (e->file()) return oracle::choose(refuse, preconditions(e));
-    if (e->if_match.present || e->ius)
+    if (e->req().if_match.present || e->req().has_ius)
       return oracle::choose(refuse, respond(e, status_only({412})));
     return refuse;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
   // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
-  if (method != "PUT" && e->has_content)
+  if (method != "PUT" && e->req().has_content)
     return oracle::choose(respond(e, status_only({400, 413, 415})), handle_method(e));
   return handle_method(e);
 }
@@ -420,7 +454,7 @@ Tree serve(const PathState& state) {
   oracle::ModelState ms(state);
   return oracle::recv(ms, [ms](const Request& q) -> Tree {
     const Ev e = evaluation(q, ms);
-    if (!plain_path(e->path))  // a correct server may refuse odd paths outright
+    if (!e->req().plain)  // a correct server may refuse odd paths outright
       return oracle::choose(respond(e, status_only({400, 403, 404, 405, 409, 414})),
                             handle(e));
     return handle(e);
@@ -471,6 +505,50 @@ bool shaped(std::string_view s, std::string_view shape) {
   }
   return true;
 }
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+// days_from_civil); a day past the month's end runs on into the next
+// month, as timegm normalises it.
+long long days_from_civil(long long y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const long long era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<long long>(doe) - 719468;
+}
+// The index of `name` (3 letters, any case) in `names`, or -1.
+int name_index(std::string_view name, const char* const* names, int n) {
+  for (int i = 0; i < n; ++i) {
+    bool same = true;
+    for (int k = 0; k < 3; ++k)
+      same = same && (name[k] | 0x20) == (names[i][k] | 0x20);
+    if (same) return i;
+  }
+  return -1;
+}
+// An IMF-fixdate already checked by `shaped`; the ranges strptime's %d,
+// %H, %M and %S accept (the weekday is not checked against the date,
+// as strptime does not).
+std::optional<long long> imf_fixdate(std::string_view s) {
+  static const char* const kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  auto num = [&](std::size_t at, std::size_t len) {
+    long long v = 0;
+    for (std::size_t i = 0; i < len; ++i) v = v * 10 + (s[at + i] - '0');
+    return v;
+  };
+  const int month = name_index(s.substr(8, 3), kMonths, 12);
+  const long long day = num(5, 2), year = num(12, 4), hour = num(17, 2),
+                  minute = num(20, 2), second = num(23, 2);
+  if (name_index(s.substr(0, 3), kDays, 7) < 0 || month < 0 || day < 1 || day > 31 ||
+      hour > 23 || minute > 59 || second > 61)
+    return std::nullopt;
+  return days_from_civil(year, static_cast<unsigned>(month + 1),
+                         static_cast<unsigned>(day)) *
+             86400 +
+         hour * 3600 + minute * 60 + second;
+}
 std::optional<long long> parsed(const std::string& s, const char* format, std::tm& tm) {
   const char* end = strptime(s.c_str(), format, &tm);
   if (!end || *end != '\0') return std::nullopt;
@@ -483,9 +561,10 @@ std::optional<long long> parsed(const std::string& s, const char* format, std::t
 // obsolete rfc850-date and asctime-date.
 std::optional<long long> parse_http_date(const std::string& s) {
   std::tm tm{};
-  // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"
-  if (shaped(s, "AAA, DD AAA DDDD DD:DD:DD GMT"))
-    return parsed(s, "%a, %d %b %Y %H:%M:%S GMT", tm);
+  // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT". Decoded by position:
+  // the model reads every date a request carries, and strptime costs
+  // microseconds (locale-aware name matching).
+  if (shaped(s, "AAA, DD AAA DDDD DD:DD:DD GMT")) return imf_fixdate(s);
   // asctime-date: "Sun Nov  6 08:49:37 1994"
   if (shaped(s, "AAA AAA dD DD:DD:DD DDDD")) return parsed(s, "%a %b %e %H:%M:%S %Y", tm);
   // rfc850-date: "Sunday, 06-Nov-94 08:49:37 GMT"; a two-digit year more
@@ -530,7 +609,8 @@ Json normalize_response(Json ir) {
 }
 
 oracle::ServerModel http_model() {
-  oracle::ServerModel m{"HTTP/1.1", [] { return serve(PathState{}); }, nullptr};
+  oracle::ServerModel m{"HTTP/1.1", [] { return serve(PathState{}); }, nullptr,
+                        [](const Json& r) { return decode(r); }};
   // Resources are independent: one server per path (P-compositionality).
   m.partition = [](const Json& r) -> std::optional<std::string> {
     if (const Json* p = field(r, "path"); p && p->is_string())

@@ -389,6 +389,39 @@ TEST(HttpModel, UnansweredRequestsOfAConnectionTheServerClosed) {
   EXPECT_TRUE(verdict(trace(inm, "bb")).accepted());
 }
 
+// IMF-fixdates are decoded by position, not by strptime; they must mean
+// what strptime + timegm make of them, including the edge cases (Feb 29,
+// a day past the month's end, out-of-range fields, names in any case).
+TEST(HttpModel, FixdateAgreesWithStrptime) {
+  auto reference = [](const std::string& s) -> std::optional<long long> {
+    std::tm tm{};
+    const char* end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    if (!end || *end != '\0') return std::nullopt;
+    return static_cast<long long>(timegm(&tm));
+  };
+  const char* const days[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "sun", "XYZ"};
+  const char* const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
+                                "Aug", "Sep", "Oct", "Nov", "Dec", "feb", "Foo"};
+  std::mt19937_64 rng(7);
+  std::size_t valid = 0;
+  for (int i = 0; i < 20000; ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT",
+                  days[rng() % 9], static_cast<int>(rng() % 33),
+                  months[rng() % 14], static_cast<int>(1890 + rng() % 250),
+                  static_cast<int>(rng() % 26), static_cast<int>(rng() % 62),
+                  static_cast<int>(rng() % 63));
+    const auto want = reference(buf);
+    valid += want.has_value();
+    ASSERT_EQ(parse_http_date(buf), want) << buf;
+  }
+  EXPECT_GT(valid, 5000u);  // both outcomes are exercised
+  EXPECT_EQ(parse_http_date("Thu, 29 Feb 1996 23:59:60 GMT"),
+            reference("Thu, 29 Feb 1996 23:59:60 GMT"));
+  EXPECT_EQ(parse_http_date("Mon, 31 Feb 2023 00:00:00 GMT"),
+            reference("Mon, 31 Feb 2023 00:00:00 GMT"));
+}
+
 TEST(HttpModel, Dates) {
   EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
   EXPECT_EQ(format_http_date(784111777), "Sun, 06 Nov 1994 08:49:37 GMT");

@@ -58,7 +58,9 @@ struct Observation {
 
 class HypothesisSearch {
  public:
-  HypothesisSearch(const Tree& initial, Solver& solver, SearchLimits limits = {});
+  // `decode`: the model's request decoder (ServerModel::decode), if any.
+  HypothesisSearch(const Tree& initial, Solver& solver, SearchLimits limits = {},
+                   RequestDecoder decode = nullptr);
   ~HypothesisSearch();
   HypothesisSearch(HypothesisSearch&&) noexcept;
   HypothesisSearch& operator=(HypothesisSearch&&) noexcept;
@@ -97,14 +99,20 @@ class HypothesisSearch {
   StepOutcome finish(Ctx& ctx);
   StepOutcome response_received(ConnId conn, Label label, const Json& response,
                                 std::size_t max_reasons);
-  std::shared_ptr<const Json> intern(std::shared_ptr<const Json> body);
+  // The request with its body interned and decoded once.
+  Request intern(ConnId conn, Label label, std::shared_ptr<const Json> body);
 
   Solver* solver_;
   SearchLimits limits_;
   std::vector<Hypothesis> live_;
   std::set<ConnId> closed_;
   std::size_t explored_ = 0;
-  std::unordered_map<std::size_t, std::vector<std::shared_ptr<const Json>>> bodies_;
+  RequestDecoder decode_;
+  struct Interned {
+    std::shared_ptr<const Json> body;
+    std::shared_ptr<const DecodedRequest> decoded;
+  };
+  std::unordered_map<std::size_t, std::vector<Interned>> bodies_;
   std::unique_ptr<Dfs> dfs_;  // a depth-first check in progress (check_offline)
 };
 

@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "dualfuzz/oracle/constraint_store.h"
 #include "dualfuzz/oracle/symbolic.h"
 
 namespace dualfuzz::oracle {
@@ -30,5 +31,9 @@ struct Guard {
 // the value v under the constraint e == v.
 // `explain` = false skips building the mismatch message (it is then generic).
 Guard guard(const Sym& pattern, const Json& observed, bool explain = true);
+// The same as guard(store->resolve(pattern), observed, explain), resolving
+// only what the match needs (null store: nothing is known).
+Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* store,
+            bool explain);
 
 }  // namespace dualfuzz::oracle

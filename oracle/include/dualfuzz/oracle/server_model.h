@@ -29,12 +29,30 @@ namespace dualfuzz::oracle {
 using ConnId = std::uint32_t;
 using Label = std::uint32_t;
 
+// What a model reads from a request, decoded once per distinct request by
+// ServerModel::decode (the oracle runs the model on every request in every
+// hypothesis, so decoding per run would repeat the same field lookups and
+// date parsing). A model derives its own view from this and casts back.
+struct DecodedRequest {
+  virtual ~DecodedRequest() = default;
+};
+using RequestDecoder =
+    std::function<std::shared_ptr<const DecodedRequest>(const Json& request)>;
+
 // A request the tester sent, as the server receives it.
 struct Request {
   ConnId conn = 0;
   Label label = 0;
   std::shared_ptr<const Json> body;
+  // ServerModel::decode's view of `body` (null without a decoder). Not part
+  // of the request's identity: it is a function of `body`.
+  std::shared_ptr<const DecodedRequest> decoded = nullptr;
   const Json& json() const { return *body; }
+  // The decoded view as the model's type, or null (no decoder, other type).
+  template <typename T>
+  const T* decoded_as() const {
+    return dynamic_cast<const T*>(decoded.get());
+  }
 };
 
 // The server's state at a `recv`, type-erased but hashable and comparable
@@ -100,6 +118,9 @@ struct ServerModel {
   std::string name;
   std::function<Tree()> initial;
   std::function<std::optional<std::string>(const Json& request)> partition;
+  // Optional: decodes a request once for all runs of the model on it
+  // (Request::decoded); the model must behave the same without it.
+  RequestDecoder decode = nullptr;
 };
 
 }  // namespace dualfuzz::oracle
