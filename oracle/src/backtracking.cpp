@@ -33,12 +33,20 @@ std::string brief(const Json& v) {
 class SubsumptionSet {
  public:
   SubsumptionSet(const std::set<ConnId>& closed, bool keep)
-      : closed_(closed), keep_(keep) {}
+      : closed_(&closed), keep_(keep) {}
+
+  // Empty again, for the closed set `closed`, keeping the storage (one
+  // search per response reuses its sets instead of allocating them).
+  void reset(const std::set<ConnId>& closed) {
+    closed_ = &closed;
+    entries_.clear();
+    std::fill(slots_.begin(), slots_.end(), 0);
+  }
 
   // False if an entry already subsumes h (h is then redundant). Entries h
   // subsumes are retired, so each group stays an antichain.
   bool insert(const Hypothesis& h) {
-    if (closed_.empty()) {  // plain dedupe: the hypothesis is its own core
+    if (closed_->empty()) {  // plain dedupe: the hypothesis is its own core
       const std::size_t hash = h.hash();
       for (std::size_t i = probe(hash); slots_[i]; i = (i + 1) & mask_) {
         Entry& x = entries_[slots_[i] - 1];
@@ -52,7 +60,7 @@ class SubsumptionSet {
     }
     Entry e{
         0, Hypothesis{h.server, {}, h.store, h.next_var, h.decisions}, h.net, {}, true};
-    e.core.net = e.full.without_requests_of(closed_, e.dead);
+    e.core.net = e.full.without_requests_of(*closed_, e.dead);
     e.hash = e.core.hash();
     std::size_t same = 0;  // entries with an equal core
     for (std::size_t i = probe(e.hash); slots_[i]; i = (i + 1) & mask_) {
@@ -91,14 +99,19 @@ class SubsumptionSet {
   // The inserted hypotheses that no later insertion subsumed (keep only).
   std::vector<Hypothesis> take() {
     std::vector<Hypothesis> out;
+    take(out);
+    return out;
+  }
+  // The same into `out` (cleared first; its storage is reused).
+  void take(std::vector<Hypothesis>& out) {
+    out.clear();
+    if (!keep_) return;
     out.reserve(entries_.size());
-    if (!keep_) return out;
     for (Entry& e : entries_) {
       if (!e.alive) continue;
       if (!e.dead.empty()) e.core.net = std::move(e.full);  // the whole hypothesis
       out.push_back(std::move(e.core));
     }
-    return out;
   }
 
  private:
@@ -168,7 +181,7 @@ class SubsumptionSet {
     }
     return true;
   }
-  const std::set<ConnId>& closed_;
+  const std::set<ConnId>* closed_;
   bool keep_;
   std::vector<std::uint32_t> slots_;
   std::size_t mask_ = 0;
@@ -252,6 +265,22 @@ struct HypothesisSearch::Ctx {
   static constexpr std::size_t kStepsOff = static_cast<std::size_t>(-1);
 };
 
+// What one search for a response works with, kept between responses so that
+// its storage is reused (most responses need a handful of configurations,
+// and allocating these afresh was a large part of their cost).
+struct HypothesisSearch::Scratch {
+  explicit Scratch(const std::set<ConnId>& closed)
+      : next(closed, true), visited(closed, false) {}
+  SubsumptionSet next, visited;
+  std::vector<Hypothesis> queue, succ, delivered, survivors;
+  std::vector<std::pair<Hypothesis, bool>> work;  // settle's forks
+};
+
+HypothesisSearch::Scratch& HypothesisSearch::scratch() {
+  if (!scratch_) scratch_ = std::make_unique<Scratch>(closed_);
+  return *scratch_;
+}
+
 // The state of a depth-first whole-trace check, kept between calls so that a
 // larger budget resumes the search instead of restarting it.
 struct HypothesisSearch::Dfs {
@@ -281,9 +310,10 @@ HypothesisSearch::HypothesisSearch(HypothesisSearch&&) noexcept = default;
 HypothesisSearch& HypothesisSearch::operator=(HypothesisSearch&&) noexcept = default;
 
 void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx) {
-  // Forks still to run (allocated only on a fork), each with whether it has
-  // already been matched against ctx.observed.
-  std::vector<std::pair<Hypothesis, bool>> work;
+  // Forks still to run, each with whether it has already been matched
+  // against ctx.observed (settle never nests: one reused stack).
+  std::vector<std::pair<Hypothesis, bool>>& work = scratch().work;
+  work.clear();
   std::size_t steps = 0;
   Hypothesis cur = std::move(h);
   bool delivered = false;
@@ -548,13 +578,17 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   }
   // Breadth-first, so hypotheses that processed fewer requests come first and
   // subsume those that processed more closed-connection requests.
-  SubsumptionSet next(closed_, true), visited(closed_, false);
+  Scratch& sc = scratch();
+  sc.next.reset(closed_);
+  sc.visited.reset(closed_);
+  SubsumptionSet &next = sc.next, &visited = sc.visited;
   // A FIFO queue: the live hypotheses (read, not changed: a search that
   // leaves none alive runs again on them to explain why), then the
   // successors, in a vector read from `head` on.
   const std::size_t initial = live_.size();
-  std::vector<Hypothesis> queue;
-  std::vector<Hypothesis> succ, delivered;
+  std::vector<Hypothesis>&queue = sc.queue, &succ = sc.succ, &delivered = sc.delivered;
+  queue.clear();
+  delivered.clear();
   if (max_reasons == 0) {
     ctx.observed = &v;
     ctx.observed_conn = c;
@@ -600,13 +634,14 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     delivered.clear();
     if (over_limits()) break;
   }
-  std::vector<Hypothesis> survivors = next.take();
-  if (survivors.empty() && !ctx.gave_up && max_reasons == 0 && limits_.max_reasons > 0) {
+  next.take(sc.survivors);
+  if (sc.survivors.empty() && !ctx.gave_up && max_reasons == 0 &&
+      limits_.max_reasons > 0) {
     StepOutcome dead;  // the caller searches again, for the reasons
     dead.status = StepOutcome::Status::Dead;
     return dead;
   }
-  live_ = std::move(survivors);
+  std::swap(live_, sc.survivors);  // (the old live set's storage is reused next time)
   return finish(ctx);
 }
 

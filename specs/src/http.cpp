@@ -211,26 +211,42 @@ struct HttpRequest final : oracle::DecodedRequest {
 
 std::shared_ptr<const HttpRequest> decode(const Json& r) {
   auto d = std::make_shared<HttpRequest>();
-  auto text = [&](const char* key) {
-    const Json* v = field(r, key);
-    return v && v->is_string() ? v->get<std::string>() : std::string();
+  // One pass over the fields (a lookup per field costs a tree search each).
+  const Json *method = nullptr, *path = nullptr, *body = nullptr, *headers = nullptr;
+  if (r.is_object())
+    for (auto it = r.begin(); it != r.end(); ++it) {
+      const std::string& k = it.key();
+      if (k == "method") method = &*it;
+      else if (k == "path") path = &*it;
+      else if (k == "body") body = &*it;
+      else if (k == "headers") headers = &*it;
+    }
+  auto text = [](const Json* v) {
+    return v && v->is_string() ? v->get_ref<const std::string&>() : std::string();
   };
-  d->method = text("method");
-  d->path = text("path");
+  d->method = text(method);
+  d->path = text(path);
   d->plain = plain_path(d->path);
   d->safe = d->method == "GET" || d->method == "HEAD";
-  const Json* body = field(r, "body");
-  d->has_content = body && *body != "" && !body->is_null();
+  d->has_content = body && !body->is_null() &&
+                   !(body->is_string() && body->get_ref<const std::string&>().empty());
   // Only a PUT stores (and compares) its content.
   if (body && d->method == "PUT")
     d->body = body->is_string() ? body->get<std::string>() : body->dump();
-  if (const Json* h = field(r, "headers")) {
-    d->if_match = tag_field(field(*h, "if-match"));
-    d->if_none_match = tag_field(field(*h, "if-none-match"));
-    const Json* ius = field(*h, "if-unmodified-since");
+  if (headers && headers->is_object()) {
+    const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr;
+    for (auto it = headers->begin(); it != headers->end(); ++it) {
+      const std::string& k = it.key();
+      if (k == "if-match") im = &*it;
+      else if (k == "if-none-match") inm = &*it;
+      else if (k == "if-unmodified-since") ius = &*it;
+      else if (k == "if-modified-since") ims = &*it;
+    }
+    d->if_match = tag_field(im);
+    d->if_none_match = tag_field(inm);
     d->has_ius = ius != nullptr;
     d->ius = date_of(ius);
-    d->ims = date_of(field(*h, "if-modified-since"));
+    d->ims = date_of(ims);
   }
   return d;
 }

@@ -90,6 +90,7 @@ class HypothesisSearch {
  private:
   struct Ctx;
   struct Dfs;
+  struct Scratch;
   // Runs the server until it waits at a Recv (or finishes); forks on Or and
   // undecided Decide.
   void settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx);
@@ -114,6 +115,8 @@ class HypothesisSearch {
   };
   std::unordered_map<std::size_t, std::vector<Interned>> bodies_;
   std::unique_ptr<Dfs> dfs_;  // a depth-first check in progress (check_offline)
+  std::unique_ptr<Scratch> scratch_;  // reused by every response_received
+  Scratch& scratch();
 };
 
 }  // namespace dualfuzz::oracle
