@@ -21,7 +21,14 @@ struct Resource {
   std::string body;
   Sym etag;      // Str; the constant "" means "this representation has no ETag"
   Sym modified;  // Int seconds: when this representation was stored
-  friend bool operator==(const Resource&, const Resource&) = default;
+  // What every response showing this representation contains, built once
+  // when it is stored (make_resource): functions of the fields above.
+  Sym headers;  // {"etag": the tag, which the server may leave out}
+  Sym dates;    // {"last-modified": ...}, optional
+  Sym content;  // the body as a constant
+  friend bool operator==(const Resource& a, const Resource& b) {
+    return a.body == b.body && a.etag == b.etag && a.modified == b.modified;
+  }
 };
 struct PathState {
   std::optional<Resource> file;
@@ -163,12 +170,20 @@ Tree respond(const Request& q, Sym pattern, const PathState& next) {
   return oracle::send(q.conn, std::move(pattern), serve(next));
 }
 
-Sym validators(const Resource& r) {
+Sym validators(const Sym& etag) {
   // A representation without an ETag has none in any response. One with a
   // tag may still omit it: RFC 9110 §8.8.3 says an origin server SHOULD (not
   // MUST) send it (lighttpd 1.4.69 shows it on the 201 of a PUT, not on GET).
-  if (r.etag.is_const() && r.etag.value() == "") return Sym::absent();
-  return optional(r.etag);
+  if (etag.is_const() && etag.value() == "") return Sym::absent();
+  return optional(etag);
+}
+
+Resource make_resource(std::string body, Sym etag, Sym modified) {
+  Resource r{std::move(body), std::move(etag), std::move(modified), {}, {}, {}};
+  r.headers = Sym::object({{"etag", validators(r.etag)}});
+  r.dates = optional(Sym::object({{"last-modified", optional(r.modified)}}));
+  r.content = Sym::lit(r.body);
+  return r;
 }
 
 // A precondition field (If-Match, If-None-Match) as sent: present or not,
@@ -196,8 +211,9 @@ std::optional<long long> date_of(const Json* h) {
 // One request as the model reads it, decoded once per distinct request
 // (ServerModel::decode; the oracle runs the model on every request in every
 // hypothesis): its fields looked up once, its dates parsed once.
+enum class Method { Get, Head, Put, Delete, Options, Other };
 struct HttpRequest final : oracle::DecodedRequest {
-  std::string method;
+  Method method = Method::Other;
   std::string path;
   bool plain = false;        // plain_path(path)
   bool safe = false;         // GET or HEAD
@@ -224,14 +240,20 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   auto text = [](const Json* v) {
     return v && v->is_string() ? v->get_ref<const std::string&>() : std::string();
   };
-  d->method = text(method);
+  const std::string m = text(method);
+  d->method = m == "GET"       ? Method::Get
+              : m == "HEAD"    ? Method::Head
+              : m == "PUT"     ? Method::Put
+              : m == "DELETE"  ? Method::Delete
+              : m == "OPTIONS" ? Method::Options
+                               : Method::Other;
   d->path = text(path);
   d->plain = plain_path(d->path);
-  d->safe = d->method == "GET" || d->method == "HEAD";
+  d->safe = d->method == Method::Get || d->method == Method::Head;
   d->has_content = body && !body->is_null() &&
                    !(body->is_string() && body->get_ref<const std::string&>().empty());
   // Only a PUT stores (and compares) its content.
-  if (body && d->method == "PUT")
+  if (body && d->method == Method::Put)
     d->body = body->is_string() ? body->get<std::string>() : body->dump();
   if (headers && headers->is_object()) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr;
@@ -285,31 +307,29 @@ Tree respond(const Ev& e, Sym pattern) {
 
 Tree get(const Ev& e, bool head) {
   const Resource& r = *e->file();
-  std::vector<std::pair<std::string, Sym>> fields = {
-      {"status", Sym::lit(200)},
-      {"headers", Sym::object({{"etag", validators(r)}})},
-      {"dates", optional(Sym::object({{"last-modified", optional(r.modified)}}))}};
-  if (!head) fields.push_back({"body", Sym::lit(r.body)});
-  return respond(e, Sym::object(std::move(fields)));
+  if (head)
+    return respond(
+        e, Sym::object({{"status", Sym::lit(200)}, {"headers", r.headers}, {"dates", r.dates}}));
+  return respond(e, Sym::object({{"status", Sym::lit(200)},
+                                 {"headers", r.headers},
+                                 {"dates", r.dates},
+                                 {"body", r.content}}));
 }
 
 Tree not_modified(const Ev& e) {
   const Resource& r = *e->file();
-  return respond(e, Sym::object({{"status", Sym::lit(304)},
-                                 {"headers", Sym::object({{"etag", validators(r)}})}}));
+  return respond(e, Sym::object({{"status", Sym::lit(304)}, {"headers", r.headers}}));
 }
 
 // The PUT stored, with Last-Modified `m` and entity tag `tag`.
 Tree commit(const Ev& e, const Sym& tag, const Sym& m) {
   PathState next = e->st();
   const bool exists = next.file.has_value();
-  next.file = Resource{e->req().body, tag, m};
+  next.file = make_resource(e->req().body, tag, m);
   next.clock = m;
-  Sym etag = tag.is_const() ? Sym::absent() : optional(tag);
-  Sym pattern =
-      Sym::object({{"status", exists ? status_ok() : Sym::lit(201)},
-                   {"headers", Sym::object({{"etag", etag}})},
-                   {"dates", optional(Sym::object({{"last-modified", optional(m)}}))}});
+  Sym pattern = Sym::object({{"status", exists ? status_ok() : Sym::lit(201)},
+                             {"headers", next.file->headers},
+                             {"dates", next.file->dates}});
   return respond(e->q, std::move(pattern), next);
 }
 
@@ -340,10 +360,10 @@ Tree malformed_or(const TagField& f, const Ev& e, Ignore ignore, Evaluate evalua
 
 // The method itself, once the preconditions hold.
 Tree proceed(const Ev& e) {
-  if (e->req().safe) return get(e, e->req().method == "HEAD");
-  if (e->req().method == "PUT") return put(e);
+  if (e->req().safe) return get(e, e->req().method == Method::Head);
+  if (e->req().method == Method::Put) return put(e);
   // POST and other methods: a 2xx that changes nothing (see handle).
-  if (e->req().method != "DELETE") return respond(e, status_only({200, 204}));
+  if (e->req().method != Method::Delete) return respond(e, status_only({200, 204}));
   // DELETE of an existing resource.
   PathState gone = e->st();
   gone.file.reset();
@@ -367,11 +387,9 @@ Tree fail412(const Ev& e) { return respond(e, status_only({412})); }
 // clause, §13.1.2.)
 Tree fail_precondition(const Ev& e) {
   const Resource* file = e->file();
-  if (e->req().method != "PUT" || !file || file->body != e->req().body) return fail412(e);
+  if (e->req().method != Method::Put || !file || file->body != e->req().body) return fail412(e);
   Sym applied = Sym::object(
-      {{"status", status_ok()},
-       {"headers", Sym::object({{"etag", validators(*file)}})},
-       {"dates", optional(Sym::object({{"last-modified", optional(file->modified)}}))}});
+      {{"status", status_ok()}, {"headers", file->headers}, {"dates", file->dates}});
   return oracle::choose(fail412(e), respond(e, std::move(applied)));
 }
 
@@ -424,22 +442,22 @@ Tree preconditions(const Ev& e) {
 
 Tree handle_method(const Ev& e) {
   // Preconditions are ignored when the unconditional answer is an error.
-  if ((e->req().safe || e->req().method == "DELETE") && !e->file())
+  if ((e->req().safe || e->req().method == Method::Delete) && !e->file())
     return respond(e, status_only({404}));
   // The model keeps paths independent, so it cannot know whether /a/b's
   // parent collection exists: a PUT there may fail with 409 and change
   // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
-  if (e->req().method == "PUT" && e->req().path.find('/', 1) != std::string_view::npos)
+  if (e->req().method == Method::Put && e->req().path.find('/', 1) != std::string_view::npos)
     return oracle::choose(respond(e, status_only({409})), preconditions(e));
   return preconditions(e);
 }
 
 Tree handle(const Ev& e) {
-  const std::string_view method = e->req().method;
-  if (method != "GET" && method != "HEAD" && method != "PUT" && method != "DELETE") {
+  const Method method = e->req().method;
+  if (method == Method::Options || method == Method::Other) {
     // No resource to apply the method to is a 404 as much as a 405 (RFC 9110
     // §15.5.5; Apache, nginx and lighttpd all answer POST /missing so).
-    const bool options = method == "OPTIONS", missing = !e->file();
+    const bool options = method == Method::Options, missing = !e->file();
     // What POST and other methods do to an existing resource is the
     // resource's own business (RFC 9110 §9.3.3); the model only covers
     // servers where it changes nothing, e.g. a static file answering POST
@@ -459,7 +477,7 @@ Tree handle(const Ev& e) {
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
   // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
-  if (method != "PUT" && e->req().has_content)
+  if (method != Method::Put && e->req().has_content)
     return oracle::choose(respond(e, status_only({400, 413, 415})), handle_method(e));
   return handle_method(e);
 }
