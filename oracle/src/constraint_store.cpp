@@ -29,35 +29,34 @@ ConstraintStore::Data& ConstraintStore::edit() {
 }
 
 VarId ConstraintStore::find(VarId v) const {
-  const std::vector<VarId>& parent = data().parent;
-  if (v >= parent.size()) return v;
-  while (parent[v] != v) v = parent[v];
+  const std::vector<Slot>& vars = data().vars;
+  if (v >= vars.size()) return v;
+  while (vars[v].parent != v) v = vars[v].parent;
   return v;
 }
 
 void ConstraintStore::ensure(VarId v, Sort s) {
-  if (v < data().parent.size()) return;
+  // (A variable met after a higher-numbered one already has a slot, with
+  // no sort yet: it gets its sort now, so that formulas() states it.)
+  if (v < data().vars.size() && (data().vars[v].sort == s || s == Sort::Json)) return;
   Data& d = edit();
-  std::size_t old = d.parent.size();
-  d.parent.resize(v + 1);
-  d.sort.resize(v + 1, Sort::Json);
-  d.value.resize(v + 1);
-  for (std::size_t i = old; i <= v; ++i) d.parent[i] = static_cast<VarId>(i);
-  d.sort[v] = s;
+  for (std::size_t i = d.vars.size(); i <= v; ++i)
+    d.vars.push_back(Slot{static_cast<VarId>(i), Sort::Json, std::nullopt});
+  d.vars[v].sort = s;
 }
 
 std::optional<Json> ConstraintStore::value_of(VarId v) const {
   VarId r = find(v);
-  if (r < data().value.size() && data().value[r]) return data().value[r]->value();
+  if (r < data().vars.size() && data().vars[r].value) return data().vars[r].value->value();
   return std::nullopt;
 }
 
 Sym ConstraintStore::resolve(const Sym& s) const {
-  if (data().parent.empty() || s.ground()) return s;
+  if (data().vars.empty() || s.ground()) return s;
   const Data& d = data();
   return substitute(s, [this, &d](const Sym& v) {
     VarId r = find(v.var_id());
-    if (r < d.value.size() && d.value[r]) return *d.value[r];
+    if (r < d.vars.size() && d.vars[r].value) return *d.vars[r].value;
     if (r == v.var_id()) return v;
     return Sym::var(r, v.sort());
   });
@@ -71,7 +70,7 @@ bool ConstraintStore::unify(const Sym& a0, const Sym& b0) {
   ensure(a.var_id(), a.sort());
   VarId ra = find(a.var_id());
   if (b.is_const()) {
-    edit().value[ra] = b;
+    edit().vars[ra].value = b;
     return true;
   }
   ensure(b.var_id(), b.sort());
@@ -79,12 +78,12 @@ bool ConstraintStore::unify(const Sym& a0, const Sym& b0) {
   if (ra == rb) return true;
   // Keep the smaller id as root so equal stores are equal values.
   if (rb < ra) std::swap(ra, rb);
-  edit().parent[rb] = ra;
+  edit().vars[rb].parent = ra;
   return true;
 }
 
 Sat ConstraintStore::absorb(const Sym& formula, bool& needs_solver) {
-  std::vector<Sym> todo{formula};
+  boost::container::small_vector<Sym, 4> todo{formula};
   while (!todo.empty()) {
     Sym f = resolve(todo.back());
     todo.pop_back();
@@ -129,7 +128,9 @@ Sat ConstraintStore::recheck(bool& needs_solver) {
 }
 
 namespace {
-void vars_of(const Sym& s, std::vector<VarId>& out) {
+// Variable lists are short (a fact names one or two): inline storage.
+using VarList = boost::container::small_vector<VarId, 8>;
+void vars_of(const Sym& s, VarList& out) {
   if (s.ground()) return;
   if (s.is_var()) {
     out.push_back(s.var_id());
@@ -148,7 +149,7 @@ bool ConstraintStore::touches_residuals(const Sym& f) const {
   const Data& d = data();
   if (d.residual.empty()) return false;
   using Vars = boost::container::small_vector<VarId, 8>;
-  std::vector<VarId> fv;
+  VarList fv;
   vars_of(f, fv);
   if (fv.empty()) return false;
   // A tiny union-find over class roots, as (root, parent) pairs: stores
@@ -164,7 +165,7 @@ bool ConstraintStore::touches_residuals(const Sym& f) const {
     for (VarId* p = parent(v); p && *p != v; p = parent(v)) v = *p;
     return v;
   };
-  std::vector<VarId> vs;
+  VarList vs;
   auto link = [&](const Sym& s) {
     vs.clear();
     vars_of(s, vs);
@@ -218,7 +219,7 @@ bool lone_bound(const Sym& f) {
 // strong comparison strong, tag: see fold_match) and the variable can be
 // that tag, and a mismatch has infinitely many tags to pick from. (Every
 // PUT of new content states one: its fresh tag is not the old one.)
-bool etag_fact(const Sym& f, std::vector<VarId>& vars) {
+bool etag_fact(const Sym& f, VarList& vars) {
   const Sym& g = f.op() == Op::Not ? f.args()[0] : f;
   if ((g.op() != Op::StrongMatch && g.op() != Op::WeakMatch) || g.args().size() != 2)
     return false;
@@ -236,10 +237,10 @@ bool etag_fact(const Sym& f, std::vector<VarId>& vars) {
 // in no other residual or disequality: its component is `f` alone, which
 // is satisfiable, and the rest of the store is as satisfiable as before.
 bool ConstraintStore::lone_etag_fact(const Sym& f) const {
-  std::vector<VarId> fv;
+  VarList fv;
   if (!etag_fact(f, fv)) return false;
   for (VarId& v : fv) v = find(v);
-  std::vector<VarId> other;
+  VarList other;
   bool self = false;  // f itself is among the residuals once
   auto shares = [&](const Sym& x) {
     other.clear();
@@ -295,10 +296,11 @@ Sat ConstraintStore::add(const Sym& formula, Solver& solver) {
 std::vector<Sym> ConstraintStore::formulas() const {
   const Data& d = data();
   std::vector<Sym> out;
-  for (VarId v = 0; v < d.parent.size(); ++v) {
+  for (VarId v = 0; v < d.vars.size(); ++v) {
     VarId r = find(v);
-    if (r != v) out.push_back(eq(Sym::var(v, d.sort[v]), Sym::var(r, d.sort[r])));
-    if (r == v && d.value[v]) out.push_back(eq(Sym::var(v, d.sort[v]), *d.value[v]));
+    const Sort sv = d.vars[v].sort;
+    if (r != v) out.push_back(eq(Sym::var(v, sv), Sym::var(r, d.vars[r].sort)));
+    if (r == v && d.vars[v].value) out.push_back(eq(Sym::var(v, sv), *d.vars[v].value));
   }
   out.insert(out.end(), d.diseqs.begin(), d.diseqs.end());
   out.insert(out.end(), d.residual.begin(), d.residual.end());
@@ -308,10 +310,10 @@ std::vector<Sym> ConstraintStore::formulas() const {
 std::size_t ConstraintStore::hash() const {
   const Data& d = data();
   if (d.hash) return *d.hash;
-  std::size_t h = d.parent.size();
-  for (VarId v = 0; v < d.parent.size(); ++v) {
+  std::size_t h = d.vars.size();
+  for (VarId v = 0; v < d.vars.size(); ++v) {
     h = mix(h, find(v));
-    if (d.value[v]) h = mix(h, d.value[v]->hash());
+    if (d.vars[v].value) h = mix(h, d.vars[v].value->hash());
   }
   for (const Sym& s : d.diseqs) h = mix(h, s.hash());
   for (const Sym& s : d.residual) h = mix(h, s.hash());
@@ -322,9 +324,9 @@ std::size_t ConstraintStore::hash() const {
 bool operator==(const ConstraintStore& a, const ConstraintStore& b) {
   if (a.d_ == b.d_) return true;
   const auto &x = a.data(), &y = b.data();
-  if (x.parent.size() != y.parent.size()) return false;
-  for (VarId v = 0; v < x.parent.size(); ++v)
-    if (a.find(v) != b.find(v) || x.value[v] != y.value[v]) return false;
+  if (x.vars.size() != y.vars.size()) return false;
+  for (VarId v = 0; v < x.vars.size(); ++v)
+    if (a.find(v) != b.find(v) || x.vars[v].value != y.vars[v].value) return false;
   return x.diseqs == y.diseqs && x.residual == y.residual;
 }
 

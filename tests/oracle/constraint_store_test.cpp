@@ -30,6 +30,27 @@ TEST(ConstraintStore, BindingsAndConflictsWithoutZ3) {
 // A lone integer bound (every PUT's "not before the last modification") is
 // decided without the cheap decider or Z3; a second bound on the same
 // variable still is decided, both ways.
+// formulas() (what Z3 gets) states each variable with the sort it was made
+// with, also when a higher-numbered variable was met first: a variable
+// stated as Json-sorted is opaque to Z3, and its facts would be dropped.
+TEST(ConstraintStore, FormulasKeepSortsOfVariablesMetOutOfOrder) {
+  Solver z3;
+  ConstraintStore cs;
+  EXPECT_NE(cs.add(eq(v(1), c("\"a\"")), z3), Sat::No);
+  const Sym i0 = Sym::var(0, Sort::Int), i2 = Sym::var(2, Sort::Int);
+  EXPECT_NE(cs.add(eq(i2, i0), z3), Sat::No);
+  std::function<void(const Sym&)> check = [&](const Sym& s) {
+    if (s.is_var()) {
+      EXPECT_EQ(s.sort(), s.var_id() == 1 ? Sort::Str : Sort::Int) << s.to_string();
+      return;
+    }
+    for (const Sym& a : s.args()) check(a);
+  };
+  const std::vector<Sym> fs = cs.formulas();
+  ASSERT_FALSE(fs.empty());
+  for (const Sym& f : fs) check(f);
+}
+
 TEST(ConstraintStore, LoneIntegerBounds) {
   Solver z3;
   auto t = [](VarId i) { return Sym::var(i, Sort::Int); };

@@ -37,7 +37,7 @@ class ConstraintStore {
   // Everything the store knows, as formulas (for Z3 and for explanations).
   std::vector<Sym> formulas() const;
   bool empty() const {
-    return data().parent.empty() && data().residual.empty() && data().diseqs.empty();
+    return data().vars.empty() && data().residual.empty() && data().diseqs.empty();
   }
   // True if some residual needed Z3 and Z3 said unknown.
   bool undecided() const { return data().undecided; }
@@ -49,12 +49,17 @@ class ConstraintStore {
   // The facts, shared between copies until one of them learns something:
   // hypotheses are copied on every fork and search step, and most copies
   // never add a fact.
-  struct Data {
-    std::vector<VarId> parent;
-    std::vector<Sort> sort;
-    // Indexed by root: the bound value, kept as a constant Sym so that
+  // One variable's entry (one vector for all three: a copy of the facts is
+  // one allocation, not three).
+  struct Slot {
+    VarId parent;
+    Sort sort = Sort::Json;  // as the variable was made (Json until seen)
+    // At a root: the bound value, kept as a constant Sym so that
     // resolve() substitutes it without building a node per use.
-    std::vector<std::optional<Sym>> value;
+    std::optional<Sym> value;
+  };
+  struct Data {
+    std::vector<Slot> vars;  // indexed by VarId
     std::vector<Sym> diseqs;  // each: not(eq(a, b)), a/b var or const
     std::vector<Sym> residual;
     bool undecided = false;
