@@ -6,13 +6,17 @@
 // (RunOptions::oracle). The oracle's share is measured twice: from the two
 // rates, and directly, by replaying each run's recorded events into a fresh
 // oracle and timing only that. Rates are per CPU second of the benchmark's
-// thread (robust on a shared machine); wall-clock rates follow.
+// thread; wall-clock rates follow. The three measures alternate in short
+// rounds and the shares are the median round's (the host's speed drifts).
 //
-//   throughput_bench [--seconds S] [--scripts N] [--requests R] [--seed X] [--bug NAME]
+//   throughput_bench [--seconds S] [--rounds K] [--scripts N] [--requests R]
+//                    [--seed X] [--bug NAME]
 //                    [--profile on|off|oracle]   (one mode only, to run under perf)
-//   exec/s oracle on: 2712   exec/s oracle off: 3950   oracle share: 31.3% ...
+//   exec/s oracle on: 2712 ...
+//   oracle share (1 - on/off), median of 15 rounds: 18.0% (rounds 12.1-25.3%)
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -54,12 +58,12 @@ struct Rate {
 // Plays the corpus round-robin for `budget` seconds, parsing each time as
 // the fuzz target does.
 Rate measure(Player& p, const std::vector<std::string>& corpus, double budget,
-             bool oracle_on) {
+             bool oracle_on, std::size_t execs = 0) {
   Rate r;
   const auto start = Clock::now();
   const double cpu0 = cpu_seconds();
   for (std::size_t i = 0;; ++i) {
-    if ((i & 15) == 0 && seconds_since(start) >= budget) break;
+    if (execs ? i == execs : (i & 15) == 0 && seconds_since(start) >= budget) break;
     const std::string& text = corpus[i % corpus.size()];
     auto script = p.parse(text);
     if (!script) continue;
@@ -78,7 +82,7 @@ Rate measure(Player& p, const std::vector<std::string>& corpus, double budget,
 
 int main(int argc, char** argv) {
   double seconds = 5;
-  std::size_t scripts = 200, requests = 10;
+  std::size_t scripts = 200, requests = 10, rounds = 15, execs = 0;
   std::uint64_t seed = 1;
   std::string bug, profile;
   CLI::App app{
@@ -87,9 +91,13 @@ int main(int argc, char** argv) {
   app.add_option("--scripts", scripts, "generated scripts in the corpus");
   app.add_option("--requests", requests, "requests per script");
   app.add_option("--seed", seed, "random seed");
+  app.add_option("--rounds", rounds, "rounds of (on, off, oracle alone); medians reported")
+      ->check(CLI::PositiveNumber);
   app.add_option("--bug", bug, "planted bug of the in-process server");
   app.add_option("--profile", profile, "one mode only, to run under perf")
       ->check(CLI::IsMember({"on", "off", "oracle"}));
+  app.add_option("--execs", execs,
+                 "with --profile on|off: exactly this many executions (for callgrind)");
   if (auto rc = dualfuzz::bench::parse(app, argc, argv)) return *rc;
   if (scripts == 0 || seconds <= 0) return 2;
   auto made = Player::make(bug.empty() ? "inprocess" : "inprocess:" + bug);
@@ -125,18 +133,65 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!profile.empty()) {
-    Rate r = measure(p, corpus, seconds, profile == "on");
+    Rate r = measure(p, corpus, seconds, profile == "on", execs);
     std::printf("exec/s oracle %s: %.0f per CPU second\n", profile.c_str(),
                 r.per_cpu_second());
     return 0;
   }
-  // Warm-up (allocator, Z3 context, caches), then alternate so both modes
-  // see the same machine conditions.
+  // Direct: the oracle alone on each script's recorded events (oracle off
+  // to record, then timed replay into a fresh oracle with the executor's
+  // options and a shared solver).
+  const oracle::ServerModel model = p.protocol().model();
+  const harness::RunOptions opts = Player::fuzz_options();
+  auto solver = std::make_shared<oracle::Solver>();
+  std::vector<std::vector<oracle::Event>> recorded;
+  for (const auto& text : corpus)
+    recorded.push_back(p.play(*p.parse(text), false).events);
+  double oracle_seconds = 0;
+  std::size_t oracle_runs = 0, events = 0, explored = 0, queries = 0, peak = 0;
+  auto direct = [&](double budget) {
+    double spent = 0;
+    std::size_t n = 0;
+    const auto start = Clock::now();
+    while (seconds_since(start) < budget) {
+      for (const auto& evs : recorded) {
+        const double t = cpu_seconds();
+        const std::uint64_t q0 = solver->stats().queries;
+        oracle::Oracle o(model, opts.oracle_options, solver);
+        for (const auto& e : evs)
+          if (o.observe(e).status != oracle::Verdict::Status::Accept) break;
+        spent += cpu_seconds() - t;
+        const oracle::OracleStats st = o.stats();
+        explored += st.explored;
+        peak += st.max_live_hypotheses;
+        queries += st.solver.queries - q0;
+        events += evs.size();
+        ++n;
+      }
+    }
+    oracle_seconds += spent;
+    oracle_runs += n;
+    return 1e6 * spent / static_cast<double>(n);  // us per execution
+  };
+
+  // Warm-up (allocator, Z3 context, caches), then short rounds of the three
+  // measures in turn: this machine's speed drifts by tens of percent within
+  // seconds (a shared VM host), so each round's shares compare measures
+  // taken under the same conditions, and the median round is reported.
   measure(p, corpus, 0.5, true);
+  direct(0.2);
+  oracle_seconds = 0;
+  oracle_runs = events = explored = queries = peak = 0;
   Rate on, off;
-  for (int round = 0; round < 2; ++round) {
-    Rate a = measure(p, corpus, seconds / 2, true);
-    Rate b = measure(p, corpus, seconds / 2, false);
+  std::vector<double> rate_shares, direct_shares;
+  const double slice = seconds / (3.0 * rounds);
+  for (std::size_t round = 0; round < rounds; ++round) {
+    Rate a = measure(p, corpus, slice, true);
+    Rate b = measure(p, corpus, slice, false);
+    const double d_us = direct(slice);
+    const double a_us = 1e6 / a.per_cpu_second(), b_us = 1e6 / b.per_cpu_second();
+    rate_shares.push_back((a_us - b_us) / a_us);
+    direct_shares.push_back(d_us / a_us);
     for (auto [dst, src] : {std::pair{&on, &a}, std::pair{&off, &b}}) {
       dst->execs += src->execs;
       dst->messages += src->messages;
@@ -146,35 +201,15 @@ int main(int argc, char** argv) {
       dst->cpu += src->cpu;
     }
   }
-
-  // Direct: the oracle alone on each script's recorded events (one pass
-  // over the corpus, oracle off to record, then timed replay into a fresh
-  // oracle with the executor's options and a shared solver).
-  const oracle::ServerModel model = p.protocol().model();
-  const harness::RunOptions opts = Player::fuzz_options();
-  auto solver = std::make_shared<oracle::Solver>();
-  std::vector<std::vector<oracle::Event>> recorded;
-  for (const auto& text : corpus)
-    recorded.push_back(p.play(*p.parse(text), false).events);
-  double oracle_seconds = 0;
-  std::size_t oracle_runs = 0, events = 0, explored = 0, queries = 0, peak = 0;
-  const auto ostart = Clock::now();
-  while (seconds_since(ostart) < seconds / 2) {
-    for (const auto& evs : recorded) {
-      const double t = cpu_seconds();
-      const std::uint64_t q0 = solver->stats().queries;
-      oracle::Oracle o(model, opts.oracle_options, solver);
-      for (const auto& e : evs)
-        if (o.observe(e).status != oracle::Verdict::Status::Accept) break;
-      oracle_seconds += cpu_seconds() - t;
-      const oracle::OracleStats st = o.stats();
-      explored += st.explored;
-      peak += st.max_live_hypotheses;
-      queries += st.solver.queries - q0;
-      events += evs.size();
-      ++oracle_runs;
-    }
-  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  auto range = [](const std::vector<double>& v) {
+    return std::pair{100 * *std::min_element(v.begin(), v.end()),
+                     100 * *std::max_element(v.begin(), v.end())};
+  };
   const double oracle_us = 1e6 * oracle_seconds / static_cast<double>(oracle_runs);
   const double on_us = 1e6 / on.per_cpu_second();
   const double off_us = 1e6 / off.per_cpu_second();
@@ -195,10 +230,15 @@ int main(int argc, char** argv) {
   std::printf(
       "exec/s oracle off: %8.0f per CPU second (%.1f us/exec); wall clock %.0f/s\n",
       off.per_cpu_second(), off_us, off.per_second());
-  std::printf("oracle share (1 - on/off):          %5.1f%%\n",
-              100.0 * (on_us - off_us) / on_us);
-  std::printf("oracle share (direct, %.1f us/exec): %5.1f%%\n", oracle_us,
-              100.0 * oracle_us / on_us);
+  std::printf("oracle alone: %.1f us/exec\n", oracle_us);
+  const auto [r0, r1] = range(rate_shares);
+  const auto [d0, d1] = range(direct_shares);
+  std::printf("oracle share (1 - on/off), median of %zu rounds: %5.1f%% (rounds %.1f-%.1f%%)\n",
+              rounds, 100 * median(rate_shares), r0, r1);
+  std::printf("oracle share (direct), median of %zu rounds:     %5.1f%% (rounds %.1f-%.1f%%)\n",
+              rounds, 100 * median(direct_shares), d0, d1);
+  std::printf("oracle share over all rounds: %.1f%% (1 - on/off), %.1f%% (direct)\n",
+              100.0 * (on_us - off_us) / on_us, 100.0 * oracle_us / on_us);
   const double runs = static_cast<double>(oracle_runs);
   std::printf(
       "oracle per exec: %.1f configurations explored, %.1f peak live hypotheses, "

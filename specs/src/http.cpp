@@ -226,28 +226,30 @@ struct HttpRequest final : oracle::DecodedRequest {
 };
 
 std::shared_ptr<const HttpRequest> decode(const Json& r) {
+  using namespace std::string_view_literals;
   auto d = std::make_shared<HttpRequest>();
   // One pass over the fields (a lookup per field costs a tree search each).
   const Json *method = nullptr, *path = nullptr, *body = nullptr, *headers = nullptr;
   if (r.is_object())
     for (auto it = r.begin(); it != r.end(); ++it) {
-      const std::string& k = it.key();
-      if (k == "method") method = &*it;
-      else if (k == "path") path = &*it;
-      else if (k == "body") body = &*it;
-      else if (k == "headers") headers = &*it;
+      const std::string_view k = it.key();
+      if (k == "method"sv) method = &*it;
+      else if (k == "path"sv) path = &*it;
+      else if (k == "body"sv) body = &*it;
+      else if (k == "headers"sv) headers = &*it;
     }
-  auto text = [](const Json* v) {
-    return v && v->is_string() ? v->get_ref<const std::string&>() : std::string();
+  auto text = [](const Json* v) -> std::string_view {
+    return v && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
+                               : std::string_view();
   };
-  const std::string m = text(method);
-  d->method = m == "GET"       ? Method::Get
-              : m == "HEAD"    ? Method::Head
-              : m == "PUT"     ? Method::Put
-              : m == "DELETE"  ? Method::Delete
-              : m == "OPTIONS" ? Method::Options
-                               : Method::Other;
-  d->path = text(path);
+  const std::string_view m = text(method);
+  d->method = m == "GET"sv       ? Method::Get
+              : m == "HEAD"sv    ? Method::Head
+              : m == "PUT"sv     ? Method::Put
+              : m == "DELETE"sv  ? Method::Delete
+              : m == "OPTIONS"sv ? Method::Options
+                                 : Method::Other;
+  d->path = std::string(text(path));
   d->plain = plain_path(d->path);
   d->safe = d->method == Method::Get || d->method == Method::Head;
   d->has_content = body && !body->is_null() &&
@@ -258,11 +260,11 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   if (headers && headers->is_object()) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr;
     for (auto it = headers->begin(); it != headers->end(); ++it) {
-      const std::string& k = it.key();
-      if (k == "if-match") im = &*it;
-      else if (k == "if-none-match") inm = &*it;
-      else if (k == "if-unmodified-since") ius = &*it;
-      else if (k == "if-modified-since") ims = &*it;
+      const std::string_view k = it.key();
+      if (k == "if-match"sv) im = &*it;
+      else if (k == "if-none-match"sv) inm = &*it;
+      else if (k == "if-unmodified-since"sv) ius = &*it;
+      else if (k == "if-modified-since"sv) ims = &*it;
     }
     d->if_match = tag_field(im);
     d->if_none_match = tag_field(inm);
