@@ -196,16 +196,23 @@ def render_benchmarks(m, res):
     if thr:
         on = re.search(r"exec/s oracle on:\s+(\d+)", thr["stdout"])
         off = re.search(r"exec/s oracle off:\s+(\d+)", thr["stdout"])
-        share = re.search(r"oracle share \(1 - on/off\):\s+([\d.]+)%", thr["stdout"])
-        direct = re.search(r"oracle share \(direct[^)]*\):\s+([\d.]+)%", thr["stdout"])
+        share = re.search(r"oracle share \(1 - on/off\), median of (\d+) rounds:\s+([\d.]+)% "
+                          r"\(rounds ([\d.]+)-([\d.]+)%\)", thr["stdout"])
+        direct = re.search(r"oracle share \(direct\), median of \d+ rounds:\s+([\d.]+)% "
+                           r"\(rounds ([\d.]+)-([\d.]+)%\)", thr["stdout"])
         if on and off:
             out.append(f"**Throughput** (in-process HTTP pipeline of the fuzz target, "
                        f"mutator-generated 10-request scripts, one thread): "
                        f"{on.group(1)} exec/s with the oracle on, {off.group(1)} with it "
-                       f"off (per CPU second); oracle share of an execution "
-                       f"{share.group(1) if share else '?'} % (from the two rates), "
-                       f"{direct.group(1) if direct else '?'} % (timed directly). Issue 6's "
-                       "targets: ≥ 2,500 exec/s with the oracle on, oracle ≤ 20 %.")
+                       f"off (per CPU second). Oracle share of an execution, median of "
+                       f"{share.group(1) if share else '?'} alternating rounds: "
+                       + (f"{share.group(2)} % from the two rates (rounds "
+                          f"{share.group(3)}–{share.group(4)} %)" if share else "?")
+                       + ", "
+                       + (f"{direct.group(1)} % timed directly (rounds {direct.group(2)}–"
+                          f"{direct.group(3)} %)" if direct else "?")
+                       + ". Issue 6's targets: ≥ 2,500 exec/s with the oracle on, oracle "
+                       "≤ 20 %.")
             out.append("")
     etcd = [r for r in res["runs"] if r["cmd"].startswith("build/bench/jepsen")]
     for r in etcd:
