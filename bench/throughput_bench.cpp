@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   app.add_option("--profile", profile, "one mode only, to run under perf")
       ->check(CLI::IsMember({"on", "off", "oracle"}));
   app.add_option("--execs", execs,
-                 "with --profile on|off: exactly this many executions (for callgrind)");
+                 "with --profile: exactly this many executions (for callgrind)");
   if (auto rc = dualfuzz::bench::parse(app, argc, argv)) return *rc;
   if (scripts == 0 || seconds <= 0) return 2;
   auto made = Player::make(bug.empty() ? "inprocess" : "inprocess:" + bug);
@@ -121,8 +121,10 @@ int main(int argc, char** argv) {
       recorded.push_back(p.play(*p.parse(text), false).events);
     std::size_t runs = 0;
     const double cpu0 = cpu_seconds();
-    for (const auto start = Clock::now(); seconds_since(start) < seconds;)
+    for (const auto start = Clock::now();
+         execs ? runs < execs : seconds_since(start) < seconds;)
       for (const auto& evs : recorded) {
+        if (execs && runs == execs) break;
         oracle::Oracle o(model, Player::fuzz_options().oracle_options, solver);
         for (const auto& e : evs)
           if (o.observe(e).status != oracle::Verdict::Status::Accept) break;
