@@ -268,16 +268,20 @@ struct HypothesisSearch::Ctx {
 // What one search for a response works with, kept between responses so that
 // its storage is reused (most responses need a handful of configurations,
 // and allocating these afresh was a large part of their cost).
-struct HypothesisSearch::Scratch {
-  explicit Scratch(const std::set<ConnId>& closed)
-      : next(closed, true), visited(closed, false) {}
+struct SearchScratch {
+  SearchScratch() : next(none, true), visited(none, false) {}
+  std::set<ConnId> none;  // (each use resets the sets to its search's closed set)
   SubsumptionSet next, visited;
   std::vector<Hypothesis> queue, succ, delivered, survivors;
   std::vector<std::pair<Hypothesis, bool>> work;  // settle's forks
 };
 
-HypothesisSearch::Scratch& HypothesisSearch::scratch() {
-  if (!scratch_) scratch_ = std::make_unique<Scratch>(closed_);
+std::shared_ptr<SearchScratch> make_search_scratch() {
+  return std::make_shared<SearchScratch>();
+}
+
+SearchScratch& HypothesisSearch::scratch() {
+  if (!scratch_) scratch_ = make_search_scratch();
   return *scratch_;
 }
 
@@ -297,8 +301,12 @@ struct HypothesisSearch::Dfs {
 };
 
 HypothesisSearch::HypothesisSearch(const Tree& initial, Solver& solver,
-                                   SearchLimits limits, RequestDecoder decode)
-    : solver_(&solver), limits_(limits), decode_(std::move(decode)) {
+                                   SearchLimits limits, RequestDecoder decode,
+                                   std::shared_ptr<SearchScratch> scratch)
+    : solver_(&solver),
+      limits_(limits),
+      decode_(std::move(decode)),
+      scratch_(std::move(scratch)) {
   Hypothesis h;
   h.server = initial;
   Ctx ctx(limits_.max_reasons, &closed_);
@@ -426,12 +434,31 @@ std::size_t shallow_hash(const Json& v) {
 Request HypothesisSearch::intern(ConnId conn, Label label,
                                  std::shared_ptr<const Json> body) {
   if (!body) return Request{conn, label, nullptr, nullptr};
-  auto& bucket = bodies_[shallow_hash(*body)];
-  for (const Interned& b : bucket)
-    if (b.body == body || *b.body == *body) return Request{conn, label, b.body, b.decoded};
-  Interned fresh{std::move(body), nullptr};
+  const std::size_t h = shallow_hash(*body);
+  if (body_slots_.empty()) {
+    body_slots_.assign(16, 0);
+    bodies_.reserve(8);
+  }
+  std::size_t mask = body_slots_.size() - 1, i = (h ^ (h >> 29)) & mask;
+  for (; body_slots_[i]; i = (i + 1) & mask) {
+    const Interned& b = bodies_[body_slots_[i] - 1];
+    if (b.hash == h && (b.body == body || *b.body == *body))
+      return Request{conn, label, b.body, b.decoded};
+  }
+  Interned fresh{h, std::move(body), nullptr};
   if (decode_) fresh.decoded = decode_(*fresh.body);
-  bucket.push_back(fresh);
+  bodies_.push_back(fresh);
+  if (bodies_.size() * 2 > body_slots_.size()) {  // grow and re-index
+    body_slots_.assign(body_slots_.size() * 2, 0);
+    mask = body_slots_.size() - 1;
+    for (std::size_t k = 0; k < bodies_.size(); ++k) {
+      std::size_t j = (bodies_[k].hash ^ (bodies_[k].hash >> 29)) & mask;
+      while (body_slots_[j]) j = (j + 1) & mask;
+      body_slots_[j] = static_cast<std::uint32_t>(k + 1);
+    }
+  } else {
+    body_slots_[i] = static_cast<std::uint32_t>(bodies_.size());
+  }
   return Request{conn, label, std::move(fresh.body), std::move(fresh.decoded)};
 }
 
@@ -578,7 +605,7 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   }
   // Breadth-first, so hypotheses that processed fewer requests come first and
   // subsume those that processed more closed-connection requests.
-  Scratch& sc = scratch();
+  SearchScratch& sc = scratch();
   sc.next.reset(closed_);
   sc.visited.reset(closed_);
   SubsumptionSet &next = sc.next, &visited = sc.visited;

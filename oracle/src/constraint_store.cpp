@@ -40,6 +40,7 @@ void ConstraintStore::ensure(VarId v, Sort s) {
   // no sort yet: it gets its sort now, so that formulas() states it.)
   if (v < data().vars.size() && (data().vars[v].sort == s || s == Sort::Json)) return;
   Data& d = edit();
+  if (d.vars.capacity() == 0) d.vars.reserve(8);  // (hypotheses invent a few)
   for (std::size_t i = d.vars.size(); i <= v; ++i)
     d.vars.push_back(Slot{static_cast<VarId>(i), Sort::Json, std::nullopt});
   d.vars[v].sort = s;

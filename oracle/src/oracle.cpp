@@ -62,13 +62,14 @@ Oracle::Oracle(ServerModel model, OracleOptions options, std::shared_ptr<Solver>
   if (!solver_) throw std::invalid_argument("Oracle: null solver");
   if (!model_.initial) throw std::invalid_argument("ServerModel without an initial tree");
   initial_ = model_.initial();
+  scratch_ = make_search_scratch();
   if (!model_.partition) partition_for("");
 }
 
 HypothesisSearch& Oracle::partition_for(const std::string& key) {
   auto it = parts_.find(key);
   if (it != parts_.end()) return it->second;
-  it = parts_.emplace(key, HypothesisSearch(initial_, *solver_, options_.limits, model_.decode)).first;
+  it = parts_.emplace(key, HypothesisSearch(initial_, *solver_, options_.limits, model_.decode, scratch_)).first;
   // A new partition has seen none of its requests, but it must know which
   // connections are already closed.
   for (ConnId c : closed_) it->second.connection_closed(c);

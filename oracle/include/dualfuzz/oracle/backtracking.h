@@ -56,11 +56,18 @@ struct Observation {
   std::shared_ptr<const Json> body;  // request or response
 };
 
+// Storage a search reuses from one response to the next. Searches that
+// never run at the same time (an oracle's partitions) may share one, so
+// that a short-lived search does not build its own.
+struct SearchScratch;
+std::shared_ptr<SearchScratch> make_search_scratch();
+
 class HypothesisSearch {
  public:
   // `decode`: the model's request decoder (ServerModel::decode), if any.
   HypothesisSearch(const Tree& initial, Solver& solver, SearchLimits limits = {},
-                   RequestDecoder decode = nullptr);
+                   RequestDecoder decode = nullptr,
+                   std::shared_ptr<SearchScratch> scratch = nullptr);
   ~HypothesisSearch();
   HypothesisSearch(HypothesisSearch&&) noexcept;
   HypothesisSearch& operator=(HypothesisSearch&&) noexcept;
@@ -90,7 +97,6 @@ class HypothesisSearch {
  private:
   struct Ctx;
   struct Dfs;
-  struct Scratch;
   // Runs the server until it waits at a Recv (or finishes); forks on Or and
   // undecided Decide.
   void settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx);
@@ -110,13 +116,18 @@ class HypothesisSearch {
   std::size_t explored_ = 0;
   RequestDecoder decode_;
   struct Interned {
+    std::size_t hash;
     std::shared_ptr<const Json> body;
     std::shared_ptr<const DecodedRequest> decoded;
   };
-  std::unordered_map<std::size_t, std::vector<Interned>> bodies_;
+  // The distinct request bodies, with an open-addressing index over them
+  // (entry + 1; 0: empty): most partitions see a handful of requests, and a
+  // node-based map cost two allocations per request.
+  std::vector<Interned> bodies_;
+  std::vector<std::uint32_t> body_slots_;
   std::unique_ptr<Dfs> dfs_;  // a depth-first check in progress (check_offline)
-  std::unique_ptr<Scratch> scratch_;  // reused by every response_received
-  Scratch& scratch();
+  std::shared_ptr<SearchScratch> scratch_;  // reused by every response_received
+  SearchScratch& scratch();
 };
 
 }  // namespace dualfuzz::oracle
