@@ -115,7 +115,7 @@ class SubsumptionSet {
   }
 
  private:
-  using Queue = std::vector<Request>;
+  using Queue = Network::RequestQueue;
   struct Entry {
     std::size_t hash;
     Hypothesis core;
@@ -754,10 +754,10 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
   // Only responses the expansion added need a look: the others were checked
   // when they were sent (a shared channel is the same vector), and their
   // place in the observations has not moved since.
-  std::vector<const std::vector<Sym>*> checked;
+  std::vector<const Network::ResponseQueue*> checked;
   auto doomed = [&](const Hypothesis& h, std::size_t i) {
     bool dead = false;
-    h.net.for_each_response([&](ConnId conn, const std::vector<Sym>& rs) {
+    h.net.for_each_response([&](ConnId conn, const Network::ResponseQueue& rs) {
       if (dead) return;
       for (const auto* c : checked)
         if (c == &rs) return;
@@ -835,7 +835,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
     expand(h, trace[i].conn, succ, ctx);
     checked.clear();
     h.net.for_each_response(
-        [&](ConnId, const std::vector<Sym>& rs) { checked.push_back(&rs); });
+        [&](ConnId, const Network::ResponseQueue& rs) { checked.push_back(&rs); });
     for (auto it = succ.rbegin(); it != succ.rend(); ++it)
       if (!doomed(*it, i)) d.stack.emplace_back(i, std::move(*it));
   }

@@ -97,13 +97,13 @@ std::size_t Network::pending_on(ConnId c) const {
   return ch ? ch->to_server.size() : 0;
 }
 
-const std::vector<Request>* Network::requests_on(ConnId c) const {
+const Network::RequestQueue* Network::requests_on(ConnId c) const {
   const Channel* ch = find(c);
   return ch && !ch->to_server.empty() ? &ch->to_server : nullptr;
 }
 
-std::vector<std::pair<ConnId, const std::vector<Sym>*>> Network::responses() const {
-  std::vector<std::pair<ConnId, const std::vector<Sym>*>> out;
+std::vector<std::pair<ConnId, const Network::ResponseQueue*>> Network::responses() const {
+  std::vector<std::pair<ConnId, const ResponseQueue*>> out;
   for (const auto& [c, ch] : chans_)
     if (!ch->to_client.empty()) out.emplace_back(c, &ch->to_client);
   return out;
@@ -119,7 +119,7 @@ Network Network::without_requests(ConnId c) const {
 
 Network Network::without_requests_of(
     const std::set<ConnId>& conns,
-    std::vector<const std::vector<Request>*>& taken) const {
+    std::vector<const RequestQueue*>& taken) const {
   Network n;
   n.chans_.reserve(chans_.size());
   auto it = conns.begin();

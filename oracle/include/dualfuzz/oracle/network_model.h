@@ -21,7 +21,15 @@
 namespace dualfuzz::oracle {
 
 class Network {
+  struct Channel;
+
  public:
+  // In-flight messages of one connection and direction, front first. Inline
+  // room for two: a channel is copied whenever a hypothesis changes it, and
+  // most hold one or two messages.
+  using RequestQueue = boost::container::small_vector<Request, 2>;
+  using ResponseQueue = boost::container::small_vector<Sym, 2>;
+
   void push_request(Request r);
   std::optional<Request> pop_request(ConnId c);
   void push_response(ConnId c, Sym response);
@@ -38,9 +46,9 @@ class Network {
   std::size_t in_flight_requests() const;
   // Requests still in flight on c.
   std::size_t pending_on(ConnId c) const;
-  const std::vector<Request>* requests_on(ConnId c) const;
+  const RequestQueue* requests_on(ConnId c) const;
   // Every connection with responses in flight, with them (front first).
-  std::vector<std::pair<ConnId, const std::vector<Sym>*>> responses() const;
+  std::vector<std::pair<ConnId, const ResponseQueue*>> responses() const;
   // This network without c's in-flight requests (c must have no responses).
   Network without_requests(ConnId c) const;
   // This network without the in-flight requests of every connection in
@@ -48,7 +56,7 @@ class Network {
   // as a pointer into this network's channels (valid while this network or
   // a copy of it lives).
   Network without_requests_of(const std::set<ConnId>& conns,
-                              std::vector<const std::vector<Request>*>& taken) const;
+                              std::vector<const RequestQueue*>& taken) const;
   // Calls f(conn, responses) for every connection with responses in flight.
   template <typename F>
   void for_each_response(F&& f) const {
@@ -61,8 +69,8 @@ class Network {
 
  private:
   struct Channel {
-    std::vector<Request> to_server;  // FIFO, front first
-    std::vector<Sym> to_client;
+    RequestQueue to_server;  // FIFO, front first
+    ResponseQueue to_client;
   };
   using Entry = std::pair<ConnId, std::shared_ptr<const Channel>>;
   const Channel* find(ConnId c) const;
