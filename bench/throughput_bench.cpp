@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
   app.add_option("--scripts", scripts, "generated scripts in the corpus");
   app.add_option("--requests", requests, "requests per script");
   app.add_option("--seed", seed, "random seed");
-  app.add_option("--rounds", rounds, "rounds of (on, off, oracle alone); medians reported")
+  app.add_option("--rounds", rounds,
+                 "rounds of (on, off, oracle alone); medians reported")
       ->check(CLI::PositiveNumber);
   app.add_option("--bug", bug, "planted bug of the in-process server");
   app.add_option("--profile", profile, "one mode only, to run under perf")
@@ -235,10 +236,12 @@ int main(int argc, char** argv) {
   std::printf("oracle alone: %.1f us/exec\n", oracle_us);
   const auto [r0, r1] = range(rate_shares);
   const auto [d0, d1] = range(direct_shares);
-  std::printf("oracle share (1 - on/off), median of %zu rounds: %5.1f%% (rounds %.1f-%.1f%%)\n",
-              rounds, 100 * median(rate_shares), r0, r1);
-  std::printf("oracle share (direct), median of %zu rounds:     %5.1f%% (rounds %.1f-%.1f%%)\n",
-              rounds, 100 * median(direct_shares), d0, d1);
+  std::printf(
+      "oracle share (1 - on/off), median of %zu rounds: %5.1f%% (rounds %.1f-%.1f%%)\n",
+      rounds, 100 * median(rate_shares), r0, r1);
+  std::printf(
+      "oracle share (direct), median of %zu rounds:     %5.1f%% (rounds %.1f-%.1f%%)\n",
+      rounds, 100 * median(direct_shares), d0, d1);
   std::printf("oracle share over all rounds: %.1f%% (1 - on/off), %.1f%% (direct)\n",
               100.0 * (on_us - off_us) / on_us, 100.0 * oracle_us / on_us);
   const double runs = static_cast<double>(oracle_runs);

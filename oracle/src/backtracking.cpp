@@ -293,7 +293,7 @@ struct HypothesisSearch::Dfs {
   std::vector<std::shared_ptr<const std::set<ConnId>>> closed_at;
   // For each connection, the positions of the responses observed on it.
   std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
-  std::vector<Request> requests;  // the trace's requests, interned
+  std::vector<Request> requests;                      // the trace's requests, interned
   std::vector<std::unique_ptr<SubsumptionSet>> seen;  // per position, lazily
   std::vector<std::pair<std::size_t, Hypothesis>> stack;
   std::size_t deepest = 0, nodes = 0;

@@ -48,7 +48,8 @@ void ConstraintStore::ensure(VarId v, Sort s) {
 
 std::optional<Json> ConstraintStore::value_of(VarId v) const {
   VarId r = find(v);
-  if (r < data().vars.size() && data().vars[r].value) return data().vars[r].value->value();
+  if (r < data().vars.size() && data().vars[r].value)
+    return data().vars[r].value->value();
   return std::nullopt;
 }
 

@@ -41,8 +41,7 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
             for (const Sym& a : sub.args()) optional = optional || a.op() == Op::Absent;
             if (optional) continue;
           }
-          if (explain)
-            why = here + ": expected " + shown(sub) + ", but it is missing";
+          if (explain) why = here + ": expected " + shown(sub) + ", but it is missing";
           return false;
         }
         if (!match(sub, *it, here, acc, why, explain, store)) return false;
@@ -86,7 +85,8 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
       const Sym q = store && !p.ground() ? store->resolve(p) : p;
       if (q.is_const()) {  // (a bound variable: no constraint to build)
         if (q.value() == v) return true;
-        if (explain) why = at + ": expected " + brief(q.value()) + ", observed " + brief(v);
+        if (explain)
+          why = at + ": expected " + brief(q.value()) + ", observed " + brief(v);
         return false;
       }
       Sym c = eq(q, Sym::lit(v));
@@ -108,9 +108,10 @@ Guard guard(const Sym& pattern, const Json& observed, bool explain) {
 
 Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* store,
             bool explain) {
-  Guard g{Sym::lit(true), {}};
+  Guard g{Sym::lit(true), false, {}};
   if (!match(pattern, observed, "response", g.constraint, g.mismatch, explain, store)) {
-    if (g.mismatch.empty()) g.mismatch = "response does not match";
+    g.failed = true;
+    if (explain && g.mismatch.empty()) g.mismatch = "response does not match";
     g.constraint = Sym::lit(false);
   }
   return g;

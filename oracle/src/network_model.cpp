@@ -117,9 +117,8 @@ Network Network::without_requests(ConnId c) const {
   return n;
 }
 
-Network Network::without_requests_of(
-    const std::set<ConnId>& conns,
-    std::vector<const RequestQueue*>& taken) const {
+Network Network::without_requests_of(const std::set<ConnId>& conns,
+                                     std::vector<const RequestQueue*>& taken) const {
   Network n;
   n.chans_.reserve(chans_.size());
   auto it = conns.begin();

@@ -69,7 +69,10 @@ Oracle::Oracle(ServerModel model, OracleOptions options, std::shared_ptr<Solver>
 HypothesisSearch& Oracle::partition_for(const std::string& key) {
   auto it = parts_.find(key);
   if (it != parts_.end()) return it->second;
-  it = parts_.emplace(key, HypothesisSearch(initial_, *solver_, options_.limits, model_.decode, scratch_)).first;
+  it = parts_
+           .emplace(key, HypothesisSearch(initial_, *solver_, options_.limits,
+                                          model_.decode, scratch_))
+           .first;
   // A new partition has seen none of its requests, but it must know which
   // connections are already closed.
   for (ConnId c : closed_) it->second.connection_closed(c);
@@ -103,7 +106,7 @@ Verdict Oracle::observe(const Event& e) {
       } else {
         part = &parts_.begin()->second;  // the one partition
       }
-      outstanding_[e.conn].push_back(part);
+      outstanding_[e.conn].parts.push_back(part);
       out = part->request_sent(e.conn, e.label, e.body);
       break;
     }
@@ -115,8 +118,12 @@ Verdict Oracle::observe(const Event& e) {
                      ": a server answers only what it was asked (unsolicited response)"},
                     0);
       }
-      HypothesisSearch& p = *it->second.front();
-      it->second.pop_front();
+      Awaiting& a = it->second;
+      HypothesisSearch& p = *a.parts[a.head++];
+      if (a.empty()) {  // (start over: the FIFO stays small)
+        a.parts.clear();
+        a.head = 0;
+      }
       live_before = p.hypotheses().size();
       out = p.response_received(e.conn, e.label, e.payload());
       break;

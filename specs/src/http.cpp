@@ -91,15 +91,14 @@ Sym status_only(std::initializer_list<int> codes) {
   }
   static const std::vector<std::pair<std::vector<int>, Sym>> sets = [&] {
     std::vector<std::pair<std::vector<int>, Sym>> v;
-    v.emplace_back(std::vector<int>{200, 204},
-                   Sym::object({{"status", status_ok()}}));
-    for (std::vector<int> c : std::initializer_list<std::vector<int>>{
-             {400, 413, 415},
-             {400, 403, 404, 405, 409, 414},
-             {405, 501},
-             {405, 501, 404},
-             {200, 204, 405, 501},
-             {200, 204, 405, 501, 404}})
+    v.emplace_back(std::vector<int>{200, 204}, Sym::object({{"status", status_ok()}}));
+    for (std::vector<int> c :
+         std::initializer_list<std::vector<int>>{{400, 413, 415},
+                                                 {400, 403, 404, 405, 409, 414},
+                                                 {405, 501},
+                                                 {405, 501, 404},
+                                                 {200, 204, 405, 501},
+                                                 {200, 204, 405, 501, 404}})
       v.emplace_back(c, make(c));
     return v;
   }();
@@ -218,7 +217,7 @@ struct HttpRequest final : oracle::DecodedRequest {
   bool plain = false;        // plain_path(path)
   bool safe = false;         // GET or HEAD
   bool has_content = false;  // a body that is neither empty nor null
-  std::string body;  // the representation a PUT stores (empty for other methods)
+  std::string body;          // the representation a PUT stores (empty for other methods)
   TagField if_match, if_none_match;
   bool has_ius = false;  // If-Unmodified-Since sent (valid or not)
   // If-Unmodified-Since, If-Modified-Since, when valid HTTP-dates.
@@ -233,10 +232,14 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   if (r.is_object())
     for (auto it = r.begin(); it != r.end(); ++it) {
       const std::string_view k = it.key();
-      if (k == "method"sv) method = &*it;
-      else if (k == "path"sv) path = &*it;
-      else if (k == "body"sv) body = &*it;
-      else if (k == "headers"sv) headers = &*it;
+      if (k == "method"sv)
+        method = &*it;
+      else if (k == "path"sv)
+        path = &*it;
+      else if (k == "body"sv)
+        body = &*it;
+      else if (k == "headers"sv)
+        headers = &*it;
     }
   auto text = [](const Json* v) -> std::string_view {
     return v && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
@@ -261,10 +264,14 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr;
     for (auto it = headers->begin(); it != headers->end(); ++it) {
       const std::string_view k = it.key();
-      if (k == "if-match"sv) im = &*it;
-      else if (k == "if-none-match"sv) inm = &*it;
-      else if (k == "if-unmodified-since"sv) ius = &*it;
-      else if (k == "if-modified-since"sv) ims = &*it;
+      if (k == "if-match"sv)
+        im = &*it;
+      else if (k == "if-none-match"sv)
+        inm = &*it;
+      else if (k == "if-unmodified-since"sv)
+        ius = &*it;
+      else if (k == "if-modified-since"sv)
+        ims = &*it;
     }
     d->if_match = tag_field(im);
     d->if_none_match = tag_field(inm);
@@ -311,7 +318,8 @@ Tree get(const Ev& e, bool head) {
   const Resource& r = *e->file();
   if (head)
     return respond(
-        e, Sym::object({{"status", Sym::lit(200)}, {"headers", r.headers}, {"dates", r.dates}}));
+        e, Sym::object(
+               {{"status", Sym::lit(200)}, {"headers", r.headers}, {"dates", r.dates}}));
   return respond(e, Sym::object({{"status", Sym::lit(200)},
                                  {"headers", r.headers},
                                  {"dates", r.dates},
@@ -389,7 +397,8 @@ Tree fail412(const Ev& e) { return respond(e, status_only({412})); }
 // clause, §13.1.2.)
 Tree fail_precondition(const Ev& e) {
   const Resource* file = e->file();
-  if (e->req().method != Method::Put || !file || file->body != e->req().body) return fail412(e);
+  if (e->req().method != Method::Put || !file || file->body != e->req().body)
+    return fail412(e);
   Sym applied = Sym::object(
       {{"status", status_ok()}, {"headers", file->headers}, {"dates", file->dates}});
   return oracle::choose(fail412(e), respond(e, std::move(applied)));
@@ -428,8 +437,8 @@ Tree preconditions(const Ev& e) {
         e->req().if_match, e, [e] { return step3(e); },
         [e] {
           return oracle::ifx(
-              list_matches(e->req().if_match.tags, e->file(), true), [e] { return step3(e); },
-              [e] { return fail_precondition(e); });
+              list_matches(e->req().if_match.tags, e->file(), true),
+              [e] { return step3(e); }, [e] { return fail_precondition(e); });
         });
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
@@ -449,7 +458,8 @@ Tree handle_method(const Ev& e) {
   // The model keeps paths independent, so it cannot know whether /a/b's
   // parent collection exists: a PUT there may fail with 409 and change
   // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
-  if (e->req().method == Method::Put && e->req().path.find('/', 1) != std::string_view::npos)
+  if (e->req().method == Method::Put &&
+      e->req().path.find('/', 1) != std::string_view::npos)
     return oracle::choose(respond(e, status_only({409})), preconditions(e));
   return preconditions(e);
 }
@@ -556,8 +566,7 @@ long long days_from_civil(long long y, unsigned m, unsigned d) {
 int name_index(std::string_view name, const char* const* names, int n) {
   for (int i = 0; i < n; ++i) {
     bool same = true;
-    for (int k = 0; k < 3; ++k)
-      same = same && (name[k] | 0x20) == (names[i][k] | 0x20);
+    for (int k = 0; k < 3; ++k) same = same && (name[k] | 0x20) == (names[i][k] | 0x20);
     if (same) return i;
   }
   return -1;

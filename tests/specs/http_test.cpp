@@ -399,18 +399,18 @@ TEST(HttpModel, FixdateAgreesWithStrptime) {
     if (!end || *end != '\0') return std::nullopt;
     return static_cast<long long>(timegm(&tm));
   };
-  const char* const days[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "sun", "XYZ"};
+  const char* const days[] = {"Mon", "Tue", "Wed", "Thu", "Fri",
+                              "Sat", "Sun", "sun", "XYZ"};
   const char* const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
                                 "Aug", "Sep", "Oct", "Nov", "Dec", "feb", "Foo"};
   std::mt19937_64 rng(7);
   std::size_t valid = 0;
   for (int i = 0; i < 20000; ++i) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT",
-                  days[rng() % 9], static_cast<int>(rng() % 33),
-                  months[rng() % 14], static_cast<int>(1890 + rng() % 250),
-                  static_cast<int>(rng() % 26), static_cast<int>(rng() % 62),
-                  static_cast<int>(rng() % 63));
+    std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT", days[rng() % 9],
+                  static_cast<int>(rng() % 33), months[rng() % 14],
+                  static_cast<int>(1890 + rng() % 250), static_cast<int>(rng() % 26),
+                  static_cast<int>(rng() % 62), static_cast<int>(rng() % 63));
     const auto want = reference(buf);
     valid += want.has_value();
     ASSERT_EQ(parse_http_date(buf), want) << buf;

@@ -37,7 +37,7 @@ struct SearchLimits {
   // that a rare script with an explosive number of interleavings costs a
   // bounded time instead of seconds.
   std::size_t max_explored = 0;
-  std::size_t max_model_steps = 100'000;   // per request absorbed (divergence guard)
+  std::size_t max_model_steps = 100'000;  // per request absorbed (divergence guard)
   std::size_t max_reasons = 8;
   // Keep each hypothesis's symbolic branches (Hypothesis::decisions).
   bool record_decisions = false;

@@ -59,7 +59,7 @@ class ConstraintStore {
     std::optional<Sym> value;
   };
   struct Data {
-    std::vector<Slot> vars;  // indexed by VarId
+    std::vector<Slot> vars;   // indexed by VarId
     std::vector<Sym> diseqs;  // each: not(eq(a, b)), a/b var or const
     std::vector<Sym> residual;
     bool undecided = false;

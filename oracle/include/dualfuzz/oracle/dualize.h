@@ -21,8 +21,9 @@ namespace dualfuzz::oracle {
 // choices were.
 struct Guard {
   Sym constraint;        // conjunction; constant true when nothing is unknown
-  std::string mismatch;  // non-empty: no choice of variables makes it match
-  bool ok() const { return mismatch.empty(); }
+  bool failed = false;   // no choice of variables makes it match
+  std::string mismatch;  // why it failed (only when asked to explain)
+  bool ok() const { return !failed; }
 };
 
 // Patterns: constants match equal JSON; variables bind; Object patterns

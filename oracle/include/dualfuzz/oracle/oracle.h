@@ -12,8 +12,8 @@
 // verdict sticks.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
 #include <chrono>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -111,7 +111,13 @@ class Oracle {
   std::shared_ptr<SearchScratch> scratch_;
   std::map<std::string, HypothesisSearch> parts_;  // (nodes never move)
   // conn -> the partition of each request awaiting its response, in order
-  std::map<ConnId, std::deque<HypothesisSearch*>> outstanding_;
+  // (a FIFO read from `head`: a deque allocated two blocks per connection).
+  struct Awaiting {
+    boost::container::small_vector<HypothesisSearch*, 8> parts;
+    std::size_t head = 0;
+    bool empty() const { return head == parts.size(); }
+  };
+  std::map<ConnId, Awaiting> outstanding_;
   std::vector<ConnId> closed_;
   Verdict verdict_;
   std::size_t events_ = 0;
