@@ -164,6 +164,7 @@ Sym list_matches(const std::vector<std::string>& tags, const Resource* r, bool s
 }
 
 Tree serve(const PathState& st);
+Tree serve_in(const oracle::ModelState& ms);
 
 Tree respond(const Request& q, Sym pattern, const PathState& next) {
   return oracle::send(q.conn, std::move(pattern), serve(next));
@@ -290,6 +291,9 @@ struct Evaluation {
   oracle::ModelState ms;  // owns the path's state
   const PathState* state;
   const HttpRequest* d;  // q.decoded (or decoded here, when the oracle had no decoder)
+  // The server waiting again in the same state: the continuation of every
+  // answer that changes nothing (most answers), built once.
+  Tree unchanged;
   const PathState& st() const { return *state; }
   const Resource* file() const { return state->file ? &*state->file : nullptr; }
   const HttpRequest& req() const { return *d; }
@@ -307,11 +311,13 @@ Ev evaluation(const Request& q, const oracle::ModelState& ms) {
     e->d = own.get();
     e->q.decoded = std::move(own);
   }
+  e->unchanged = serve_in(ms);
   return e;
 }
 
+// An answer that changes nothing.
 Tree respond(const Ev& e, Sym pattern) {
-  return respond(e->q, std::move(pattern), e->st());
+  return oracle::send(e->q.conn, std::move(pattern), e->unchanged);
 }
 
 Tree get(const Ev& e, bool head) {
@@ -494,10 +500,11 @@ Tree handle(const Ev& e) {
   return handle_method(e);
 }
 
-Tree serve(const PathState& state) {
-  // The continuation keeps the state through the ModelState (one shared
-  // copy, small enough for std::function's inline storage).
-  oracle::ModelState ms(state);
+Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state)); }
+
+// The server waiting in `ms` (which holds a PathState). The continuation
+// keeps the state through the ModelState (one shared copy).
+Tree serve_in(const oracle::ModelState& ms) {
   return oracle::recv(ms, [ms](const Request& q) -> Tree {
     const Ev e = evaluation(q, ms);
     if (!e->req().plain)  // a correct server may refuse odd paths outright
