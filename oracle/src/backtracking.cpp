@@ -347,6 +347,8 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
             // deliver_in_place, now instead of after queueing.
             Guard g = guard(ev.sym, *ctx.observed, &cur.store, false);
             if (!g.ok()) break;  // dies
+            if (!g.bindings.empty() && cur.store.bind(g.bindings, *solver_) == Sat::No)
+              break;  // dies
             if (!g.constraint.is_true() &&
                 cur.store.add(g.constraint, *solver_) == Sat::No)
               break;  // dies
@@ -500,6 +502,10 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
     return Delivery::Mismatch;
   }
   h.net.pop_response(c);
+  // (Bindings come only when no reason is wanted: the equations are then
+  // in the constraint, for the message below.)
+  if (!g.bindings.empty() && h.store.bind(g.bindings, *solver_) == Sat::No)
+    return Delivery::Mismatch;
   if (!g.constraint.is_true() && h.store.add(g.constraint, *solver_) == Sat::No) {
     if (ctx.wants_reason())
       ctx.reason("the response contradicts what earlier messages revealed: " +
@@ -770,9 +776,10 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
           dead = true;
           return;
         }
-        if (!g.constraint.is_true()) {
+        if (!g.constraint.is_true() || !g.bindings.empty()) {
           ConstraintStore probe = h.store;
-          if (probe.add(g.constraint, *solver_) == Sat::No) {
+          if ((!g.bindings.empty() && probe.bind(g.bindings, *solver_) == Sat::No) ||
+              (!g.constraint.is_true() && probe.add(g.constraint, *solver_) == Sat::No)) {
             dead = true;
             return;
           }

@@ -140,7 +140,8 @@ class Decider {
   bool difference_fact(const Sym& f) {
     bool negated = f.op() == Op::Not;
     const Sym& g = negated ? f.args()[0] : f;
-    if ((g.op() != Op::Le && g.op() != Op::Lt && g.op() != Op::Eq) || g.args().size() != 2)
+    if ((g.op() != Op::Le && g.op() != Op::Lt && g.op() != Op::Eq) ||
+        g.args().size() != 2)
       return true;
     auto a = term(g.args()[0]);
     auto b = term(g.args()[1]);
@@ -276,8 +277,10 @@ class Decider {
       for (const VarKey& k : fact_vars[i]) {
         auto [it, fresh] = parent_of.emplace(k, parent.size());
         if (fresh) parent.push_back(parent.size());
-        if (!first) first = find(it->second);
-        else parent[find(it->second)] = *first;
+        if (!first)
+          first = find(it->second);
+        else
+          parent[find(it->second)] = *first;
       }
     }
     std::map<std::size_t, std::vector<std::size_t>> groups;  // root -> facts
@@ -315,9 +318,8 @@ class Decider {
     // satisfies every fact (it need not: a disequality), else undecided.
     if (ints == vars.size()) {
       for (std::size_t i : members) {
-        Sym r = substitute(facts_[i], [&](const Sym& v) -> Sym {
-          return int_value(v, dist);
-        });
+        Sym r = substitute(facts_[i],
+                           [&](const Sym& v) -> Sym { return int_value(v, dist); });
         if (!r.is_true()) return Sat::Unknown;
       }
       return Sat::Yes;

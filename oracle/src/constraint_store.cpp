@@ -283,6 +283,24 @@ Sat ConstraintStore::add_fast(const Sym& formula) {
 Sat ConstraintStore::add(const Sym& formula, Solver& solver) {
   Sat fast = add_fast(formula);
   if (fast != Sat::Unknown) return fast;
+  return decide(solver);
+}
+
+Sat ConstraintStore::bind(const Bindings& bindings, Solver& solver) {
+  // As add_fast on the conjunction: whether it touches a residual is asked
+  // before absorbing it, then the equations are unified, the residuals
+  // re-evaluated, and Z3 asked only if a residual needs it.
+  bool touches = false;
+  for (const auto& [var, value] : bindings) touches = touches || touches_residuals(var);
+  for (const auto& [var, value] : bindings)
+    if (!unify(var, Sym::lit(*value))) return Sat::No;
+  bool needs_solver = false;
+  if (recheck(needs_solver) == Sat::No) return Sat::No;
+  if (!((needs_solver || touches) && !data().residual.empty())) return Sat::Yes;
+  return decide(solver);
+}
+
+Sat ConstraintStore::decide(Solver& solver) {
   // The residuals and disequalities, under the bindings, are the whole
   // problem (bound variables are substituted, classes renamed to roots).
   std::vector<Sym> open;

@@ -14,7 +14,8 @@ std::string brief(const Json& v) {
 // by it, but only the leaves that need a constraint are resolved (a whole
 // resolved copy of every response pattern cost more than the match).
 bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::string& why,
-           bool explain, const ConstraintStore* store) {
+           bool explain, const ConstraintStore* store,
+           ConstraintStore::Bindings* bindings) {
   auto shown = [&](const Sym& s) { return (store ? store->resolve(s) : s).to_string(); };
   switch (p.op()) {
     case Op::Const:
@@ -44,17 +45,41 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
           if (explain) why = here + ": expected " + shown(sub) + ", but it is missing";
           return false;
         }
-        if (!match(sub, *it, here, acc, why, explain, store)) return false;
+        if (!match(sub, *it, here, acc, why, explain, store, bindings)) return false;
       }
       return true;
     }
     case Op::Alt: {
+      if (bindings) {
+        // One alternative matching (an optional field that is present, one
+        // status code of several) binds like a plain pattern; with more
+        // than one, their equations stay in the disjunction (below).
+        ConstraintStore::Bindings mine;
+        Sym only = Sym::lit(true);
+        int matched = 0;
+        for (const Sym& alt : p.args()) {
+          Sym c = Sym::lit(true);
+          ConstraintStore::Bindings b;
+          std::string w;
+          if (!match(alt, v, at, c, w, false, store, &b)) continue;
+          if (++matched > 1) break;
+          only = c;
+          mine = std::move(b);
+        }
+        if (matched == 0) return false;
+        if (matched == 1) {
+          acc = and_(acc, only);
+          bindings->insert(bindings->end(), mine.begin(), mine.end());
+          return true;
+        }
+      }
       Sym any = Sym::lit(false);
       std::string whys;
       for (const Sym& alt : p.args()) {
         Sym c = Sym::lit(true);
         std::string w;
-        if (match(alt, v, at, c, w, explain, store)) {
+        // (An alternative's equations stay in its disjunct.)
+        if (match(alt, v, at, c, w, explain, store, nullptr)) {
           any = or_(any, c);
           if (any.is_true()) break;
         } else if (explain) {
@@ -77,7 +102,7 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
       }
       for (std::size_t i = 0; i < p.args().size(); ++i)
         if (!match(p.args()[i], v[i], explain ? at + "[" + std::to_string(i) + "]" : at,
-                   acc, why, explain, store))
+                   acc, why, explain, store, bindings))
           return false;
       return true;
     }
@@ -88,6 +113,10 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
         if (explain)
           why = at + ": expected " + brief(q.value()) + ", observed " + brief(v);
         return false;
+      }
+      if (bindings && q.is_var()) {  // (eq(var, const) never folds)
+        bindings->emplace_back(q, &v);
+        return true;
       }
       Sym c = eq(q, Sym::lit(v));
       if (c.is_false()) {
@@ -108,9 +137,11 @@ Guard guard(const Sym& pattern, const Json& observed, bool explain) {
 
 Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* store,
             bool explain) {
-  Guard g{Sym::lit(true), false, {}};
-  if (!match(pattern, observed, "response", g.constraint, g.mismatch, explain, store)) {
+  Guard g{Sym::lit(true), false, {}, {}};
+  if (!match(pattern, observed, "response", g.constraint, g.mismatch, explain, store,
+             store && !explain ? &g.bindings : nullptr)) {
     g.failed = true;
+    g.bindings.clear();
     if (explain && g.mismatch.empty()) g.mismatch = "response does not match";
     g.constraint = Sym::lit(false);
   }

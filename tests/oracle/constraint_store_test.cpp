@@ -171,6 +171,58 @@ Trial trial(int n, const std::function<Sym()>& formula) {
 // Random conjunctions over 3 string variables and 3 tags: the store (fast
 // path + Z3 residuals) must say No exactly when Z3 on the whole conjunction
 // does.
+// bind() is add() of the equations var == value without building them: the
+// same verdict and the same store, on random stores of tag and time facts.
+TEST(ConstraintStore, BindIsAddingTheEquations) {
+  std::mt19937_64 rng(7);
+  const Json tags[] = {"\"a\"", "\"b\"", "W/\"a\""};
+  auto tag = [&]() { return Sym::lit(tags[rng() % 3]); };
+  auto time = [&](VarId i) { return Sym::var(i, Sort::Int); };
+  auto fact = [&]() {
+    switch (rng() % 5) {
+      case 0:
+        return neq(v(rng() % 3), tag());
+      case 1:
+        return strong_match(v(rng() % 3), rng() % 2 ? tag() : v(rng() % 3));
+      case 2:
+        return eq(v(rng() % 3), v(rng() % 3));
+      case 3:
+        return le(time(3 + rng() % 2), Sym::lit(static_cast<int>(rng() % 3)));
+      default:
+        return le(time(3), time(4));
+    }
+  };
+  int bound = 0, refuted = 0;
+  for (int i = 0; i < 500; ++i) {
+    Solver z3;
+    ConstraintStore base;
+    for (int k = 0, n = 1 + static_cast<int>(rng() % 3); k < n; ++k)
+      if (base.add(fact(), z3) == Sat::No) break;
+    std::vector<Json> values;  // (bindings point into them)
+    values.reserve(2);
+    ConstraintStore::Bindings bs;
+    Sym conj = Sym::lit(true);
+    for (int k = 0, n = 1 + static_cast<int>(rng() % 2); k < n; ++k) {
+      const bool is_time = rng() % 3 == 0;
+      const Sym x = is_time ? time(3 + rng() % 2) : v(rng() % 3);
+      values.push_back(is_time ? Json(static_cast<int>(rng() % 3)) : tags[rng() % 3]);
+      bs.emplace_back(x, &values.back());
+      conj = and_(conj, eq(x, Sym::lit(values.back())));
+    }
+    ConstraintStore by_bind = base, by_add = base;
+    const Sat b = by_bind.bind(bs, z3), a = by_add.add(conj, z3);
+    ASSERT_EQ(b == Sat::No, a == Sat::No) << "case " << i << ": " << conj.to_string();
+    if (b != Sat::No) {
+      EXPECT_TRUE(by_bind == by_add) << "case " << i << ": " << conj.to_string();
+      ++bound;
+    } else {
+      ++refuted;
+    }
+  }
+  EXPECT_GT(bound, 50);
+  EXPECT_GT(refuted, 50);
+}
+
 TEST(ConstraintStore, FastPathAgreesWithZ3OnRandomConjunctions) {
   std::mt19937_64 rng(42);
   const char* tags[] = {"\"a\"", "\"b\"", "W/\"a\""};

@@ -13,6 +13,7 @@
 // forking a hypothesis copies it.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -29,6 +30,11 @@ class ConstraintStore {
   Sat add(const Sym& formula, Solver& solver);
   // Like add(), but never calls the solver: Unknown when Z3 would be needed.
   Sat add_fast(const Sym& formula);
+  // The same as add() of the conjunction of var == value for each pair
+  // (an observed response binding the server's hidden choices), without
+  // building the formula.
+  using Bindings = boost::container::small_vector<std::pair<Sym, const Json*>, 4>;
+  Sat bind(const Bindings& bindings, Solver& solver);
 
   // `s` with every bound variable replaced by its value (or its class
   // representative), folded.
@@ -76,6 +82,7 @@ class ConstraintStore {
   bool unify(const Sym& a, const Sym& b);  // false on conflict
   Sat absorb(const Sym& formula, bool& needs_solver);
   Sat recheck(bool& needs_solver);
+  Sat decide(Solver& solver);  // the store as it is, beyond the fast path
 
   std::shared_ptr<Data> d_;  // null: no facts
 };

@@ -23,6 +23,11 @@ struct Guard {
   Sym constraint;        // conjunction; constant true when nothing is unknown
   bool failed = false;   // no choice of variables makes it match
   std::string mismatch;  // why it failed (only when asked to explain)
+  // Variables the match requires to equal observed values, kept apart from
+  // `constraint` by the store-aware guard when it does not explain (the
+  // caller binds them with ConstraintStore::bind, without building the
+  // equations). The values point into the observed message.
+  ConstraintStore::Bindings bindings;
   bool ok() const { return !failed; }
 };
 
@@ -33,7 +38,8 @@ struct Guard {
 // `explain` = false skips building the mismatch message (it is then generic).
 Guard guard(const Sym& pattern, const Json& observed, bool explain = true);
 // The same as guard(store->resolve(pattern), observed, explain), resolving
-// only what the match needs (null store: nothing is known).
+// only what the match needs (null store: nothing is known). With a store
+// and without `explain`, variable = value equations go to `bindings`.
 Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* store,
             bool explain);
 
