@@ -97,11 +97,26 @@ Sym Sym::lit(Json value) {
 }
 
 Sym Sym::var(VarId id, Sort sort) {
-  Node n;
-  n.op = Op::Var;
-  n.var = id;
-  n.sort = sort;
-  return build(std::move(n));
+  auto make = [](VarId i, Sort so) {
+    Node n;
+    n.op = Op::Var;
+    n.var = i;
+    n.sort = so;
+    return build(std::move(n));
+  };
+  // Hypotheses number their variables from 0, so the first ones of each
+  // sort are made once (immutable, shared) instead of per use.
+  constexpr VarId kShared = 64;
+  if (id < kShared) {
+    static const std::vector<Sym> shared = [&] {
+      std::vector<Sym> v;
+      for (Sort so : {Sort::Json, Sort::Str, Sort::Int, Sort::Bool})
+        for (VarId i = 0; i < kShared; ++i) v.push_back(make(i, so));
+      return v;
+    }();
+    return shared[static_cast<std::size_t>(sort) * kShared + id];
+  }
+  return make(id, sort);
 }
 
 Sym Sym::object(std::vector<std::pair<std::string, Sym>> fields) {
