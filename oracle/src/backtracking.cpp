@@ -268,21 +268,32 @@ struct HypothesisSearch::Ctx {
 // What one search for a response works with, kept between responses so that
 // its storage is reused (most responses need a handful of configurations,
 // and allocating these afresh was a large part of their cost).
-struct SearchScratch {
-  SearchScratch() : next(none, true), visited(none, false) {}
+struct SearchShared {
+  SearchShared() : next(none, true), visited(none, false) {}
+  // The distinct request bodies, with an open-addressing index over them
+  // (entry + 1; 0: empty): most partitions see a handful of requests, and a
+  // node-based map cost two allocations per request.
+  struct Interned {
+    std::size_t hash;
+    std::shared_ptr<const Json> body;
+    std::shared_ptr<const DecodedRequest> decoded;
+  };
+  std::vector<Interned> bodies;
+  std::vector<std::uint32_t> body_slots;
+  // Scratch storage of one response's search.
   std::set<ConnId> none;  // (each use resets the sets to its search's closed set)
   SubsumptionSet next, visited;
   std::vector<Hypothesis> queue, succ, delivered, survivors;
   std::vector<std::pair<Hypothesis, bool>> work;  // settle's forks
 };
 
-std::shared_ptr<SearchScratch> make_search_scratch() {
-  return std::make_shared<SearchScratch>();
+std::shared_ptr<SearchShared> make_search_shared() {
+  return std::make_shared<SearchShared>();
 }
 
-SearchScratch& HypothesisSearch::scratch() {
-  if (!scratch_) scratch_ = make_search_scratch();
-  return *scratch_;
+SearchShared& HypothesisSearch::shared() {
+  if (!shared_) shared_ = make_search_shared();
+  return *shared_;
 }
 
 // The state of a depth-first whole-trace check, kept between calls so that a
@@ -302,11 +313,11 @@ struct HypothesisSearch::Dfs {
 
 HypothesisSearch::HypothesisSearch(const Tree& initial, Solver& solver,
                                    SearchLimits limits, RequestDecoder decode,
-                                   std::shared_ptr<SearchScratch> scratch)
+                                   std::shared_ptr<SearchShared> shared)
     : solver_(&solver),
       limits_(limits),
       decode_(std::move(decode)),
-      scratch_(std::move(scratch)) {
+      shared_(std::move(shared)) {
   Hypothesis h;
   h.server = initial;
   Ctx ctx(limits_.max_reasons, &closed_);
@@ -320,7 +331,7 @@ HypothesisSearch& HypothesisSearch::operator=(HypothesisSearch&&) noexcept = def
 void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx) {
   // Forks still to run, each with whether it has already been matched
   // against ctx.observed (settle never nests: one reused stack).
-  std::vector<std::pair<Hypothesis, bool>>& work = scratch().work;
+  std::vector<std::pair<Hypothesis, bool>>& work = shared().work;
   work.clear();
   std::size_t steps = 0;
   Hypothesis cur = std::move(h);
@@ -437,29 +448,30 @@ Request HypothesisSearch::intern(ConnId conn, Label label,
                                  std::shared_ptr<const Json> body) {
   if (!body) return Request{conn, label, nullptr, nullptr};
   const std::size_t h = shallow_hash(*body);
-  if (body_slots_.empty()) {
-    body_slots_.assign(16, 0);
-    bodies_.reserve(8);
+  SearchShared& sh = shared();
+  if (sh.body_slots.empty()) {
+    sh.body_slots.assign(16, 0);
+    sh.bodies.reserve(8);
   }
-  std::size_t mask = body_slots_.size() - 1, i = (h ^ (h >> 29)) & mask;
-  for (; body_slots_[i]; i = (i + 1) & mask) {
-    const Interned& b = bodies_[body_slots_[i] - 1];
+  std::size_t mask = sh.body_slots.size() - 1, i = (h ^ (h >> 29)) & mask;
+  for (; sh.body_slots[i]; i = (i + 1) & mask) {
+    const SearchShared::Interned& b = sh.bodies[sh.body_slots[i] - 1];
     if (b.hash == h && (b.body == body || *b.body == *body))
       return Request{conn, label, b.body, b.decoded};
   }
-  Interned fresh{h, std::move(body), nullptr};
+  SearchShared::Interned fresh{h, std::move(body), nullptr};
   if (decode_) fresh.decoded = decode_(*fresh.body);
-  bodies_.push_back(fresh);
-  if (bodies_.size() * 2 > body_slots_.size()) {  // grow and re-index
-    body_slots_.assign(body_slots_.size() * 2, 0);
-    mask = body_slots_.size() - 1;
-    for (std::size_t k = 0; k < bodies_.size(); ++k) {
-      std::size_t j = (bodies_[k].hash ^ (bodies_[k].hash >> 29)) & mask;
-      while (body_slots_[j]) j = (j + 1) & mask;
-      body_slots_[j] = static_cast<std::uint32_t>(k + 1);
+  sh.bodies.push_back(fresh);
+  if (sh.bodies.size() * 2 > sh.body_slots.size()) {  // grow and re-index
+    sh.body_slots.assign(sh.body_slots.size() * 2, 0);
+    mask = sh.body_slots.size() - 1;
+    for (std::size_t k = 0; k < sh.bodies.size(); ++k) {
+      std::size_t j = (sh.bodies[k].hash ^ (sh.bodies[k].hash >> 29)) & mask;
+      while (sh.body_slots[j]) j = (j + 1) & mask;
+      sh.body_slots[j] = static_cast<std::uint32_t>(k + 1);
     }
   } else {
-    body_slots_[i] = static_cast<std::uint32_t>(bodies_.size());
+    sh.body_slots[i] = static_cast<std::uint32_t>(sh.bodies.size());
   }
   return Request{conn, label, std::move(fresh.body), std::move(fresh.decoded)};
 }
@@ -611,7 +623,7 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   }
   // Breadth-first, so hypotheses that processed fewer requests come first and
   // subsume those that processed more closed-connection requests.
-  SearchScratch& sc = scratch();
+  SearchShared& sc = shared();
   sc.next.reset(closed_);
   sc.visited.reset(closed_);
   SubsumptionSet &next = sc.next, &visited = sc.visited;

@@ -62,7 +62,7 @@ Oracle::Oracle(ServerModel model, OracleOptions options, std::shared_ptr<Solver>
   if (!solver_) throw std::invalid_argument("Oracle: null solver");
   if (!model_.initial) throw std::invalid_argument("ServerModel without an initial tree");
   initial_ = model_.initial();
-  scratch_ = make_search_scratch();
+  shared_ = make_search_shared();
   if (!model_.partition) partition_for("");
 }
 
@@ -71,7 +71,7 @@ HypothesisSearch& Oracle::partition_for(const std::string& key) {
   if (it != parts_.end()) return it->second;
   it = parts_
            .emplace(key, HypothesisSearch(initial_, *solver_, options_.limits,
-                                          model_.decode, scratch_))
+                                          model_.decode, shared_))
            .first;
   // A new partition has seen none of its requests, but it must know which
   // connections are already closed.

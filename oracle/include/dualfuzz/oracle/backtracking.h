@@ -56,18 +56,19 @@ struct Observation {
   std::shared_ptr<const Json> body;  // request or response
 };
 
-// Storage a search reuses from one response to the next. Searches that
-// never run at the same time (an oracle's partitions) may share one, so
-// that a short-lived search does not build its own.
-struct SearchScratch;
-std::shared_ptr<SearchScratch> make_search_scratch();
+// What a search keeps beside its hypotheses: the requests it has interned
+// and storage it reuses from one response to the next. Searches that never
+// run at the same time and share a request decoder (an oracle's partitions)
+// may share one, so that a short-lived search does not build its own.
+struct SearchShared;
+std::shared_ptr<SearchShared> make_search_shared();
 
 class HypothesisSearch {
  public:
   // `decode`: the model's request decoder (ServerModel::decode), if any.
   HypothesisSearch(const Tree& initial, Solver& solver, SearchLimits limits = {},
                    RequestDecoder decode = nullptr,
-                   std::shared_ptr<SearchScratch> scratch = nullptr);
+                   std::shared_ptr<SearchShared> shared = nullptr);
   ~HypothesisSearch();
   HypothesisSearch(HypothesisSearch&&) noexcept;
   HypothesisSearch& operator=(HypothesisSearch&&) noexcept;
@@ -115,19 +116,9 @@ class HypothesisSearch {
   std::set<ConnId> closed_;
   std::size_t explored_ = 0;
   RequestDecoder decode_;
-  struct Interned {
-    std::size_t hash;
-    std::shared_ptr<const Json> body;
-    std::shared_ptr<const DecodedRequest> decoded;
-  };
-  // The distinct request bodies, with an open-addressing index over them
-  // (entry + 1; 0: empty): most partitions see a handful of requests, and a
-  // node-based map cost two allocations per request.
-  std::vector<Interned> bodies_;
-  std::vector<std::uint32_t> body_slots_;
   std::unique_ptr<Dfs> dfs_;  // a depth-first check in progress (check_offline)
-  std::shared_ptr<SearchScratch> scratch_;  // reused by every response_received
-  SearchScratch& scratch();
+  std::shared_ptr<SearchShared> shared_;  // (made on first use if not given)
+  SearchShared& shared();
 };
 
 }  // namespace dualfuzz::oracle

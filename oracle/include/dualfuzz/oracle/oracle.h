@@ -107,8 +107,9 @@ class Oracle {
   OracleOptions options_;
   std::shared_ptr<Solver> solver_;
   Tree initial_;  // the model's initial tree, shared by every partition
-  // The partitions' search storage (they never search at the same time).
-  std::shared_ptr<SearchScratch> scratch_;
+  // The partitions' interned requests and search storage (they never
+  // search at the same time).
+  std::shared_ptr<SearchShared> shared_;
   std::map<std::string, HypothesisSearch> parts_;  // (nodes never move)
   // conn -> the partition of each request awaiting its response, in order
   // (a FIFO read from `head`: a deque allocated two blocks per connection).
