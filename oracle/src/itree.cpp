@@ -11,7 +11,7 @@ Tree::Tree() {
 
 Tree Tree::ret(Sym value) { return Tree(std::make_shared<const Node>(std::move(value))); }
 
-Tree Tree::Node::step(const Answer&) const {
+Tree Tree::Node::step(const Answer&, const Tree&) const {
   throw std::logic_error("Tree::step on a Ret node: the model has stopped");
 }
 

@@ -315,8 +315,8 @@ struct Evaluation {
   oracle::ModelState ms;  // owns the path's state
   const PathState* state;
   const HttpRequest* d;  // q.decoded (or decoded here, when the oracle had no decoder)
-  // The server waiting again in the same state: the continuation of every
-  // answer that changes nothing (most answers), built once.
+  // The server waiting again as it was (the recv tree that took q): the
+  // continuation of every answer that changes nothing (most answers).
   Tree unchanged;
   const PathState& st() const { return *state; }
   const Resource* file() const { return state->file ? &*state->file : nullptr; }
@@ -324,7 +324,7 @@ struct Evaluation {
 };
 using Ev = std::shared_ptr<const Evaluation>;
 
-Ev evaluation(const Request& q, const oracle::ModelState& ms) {
+Ev evaluation(const Request& q, const oracle::ModelState& ms, const Tree& waiting) {
   auto e = std::make_shared<Evaluation>();
   e->q = q;
   e->ms = ms;
@@ -335,7 +335,7 @@ Ev evaluation(const Request& q, const oracle::ModelState& ms) {
     e->d = own.get();
     e->q.decoded = std::move(own);
   }
-  e->unchanged = serve_in(ms);
+  e->unchanged = waiting;
   return e;
 }
 
@@ -529,8 +529,8 @@ Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state));
 // The server waiting in `ms` (which holds a PathState). The continuation
 // keeps the state through the ModelState (one shared copy).
 Tree serve_in(const oracle::ModelState& ms) {
-  return oracle::recv(ms, [ms](const Request& q) -> Tree {
-    const Ev e = evaluation(q, ms);
+  return oracle::recv(ms, [ms](const Request& q, const Tree& self) -> Tree {
+    const Ev e = evaluation(q, ms, self);
     if (!e->req().plain)  // a correct server may refuse odd paths outright
       return oracle::choose(respond(e, status_only({400, 403, 404, 405, 409, 414})),
                             handle(e));

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include "dualfuzz/oracle/server_model.h"
@@ -60,14 +61,15 @@ class Tree {
   bool is_ret() const { return node_->is_ret; }
   const Sym& ret_value() const { return node_->value; }
   const ServerEvent& event() const { return node_->event; }
-  Tree step(const Answer& a) const { return node_->step(a); }
+  Tree step(const Answer& a) const { return node_->step(a, *this); }
 
  private:
   struct Node {
     explicit Node(Sym v) : is_ret(true), value(std::move(v)) {}
     explicit Node(ServerEvent e) : is_ret(false), event(std::move(e)) {}
     virtual ~Node() = default;
-    virtual Tree step(const Answer&) const;  // a Ret has no continuation
+    // `self`: the tree this node is (for continuations that go back to it).
+    virtual Tree step(const Answer&, const Tree& self) const;  // (Ret: none)
     bool is_ret = true;
     Sym value;
     ServerEvent event{EventKind::Or, {}, 0, {}, Sort::Json, {}};
@@ -75,7 +77,12 @@ class Tree {
   template <class K>
   struct Vis final : Node {
     Vis(ServerEvent e, K c) : Node(std::move(e)), k(std::move(c)) {}
-    Tree step(const Answer& a) const override { return k(a); }
+    Tree step(const Answer& a, const Tree& self) const override {
+      if constexpr (std::is_invocable_v<const K&, const Answer&, const Tree&>)
+        return k(a, self);
+      else
+        return k(a);
+    }
     K k;
   };
   explicit Tree(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
@@ -89,12 +96,21 @@ Tree bind(const Tree& t, std::function<Tree(const Sym&)> f);
 Tree ret(Sym value = Sym());
 // (recv, fresh and decide take any callable: it becomes the node's
 // continuation as it is, without a second std::function around it.)
-template <class K>  // Tree(const Request&)
+// `k`: Tree(const Request&), or Tree(const Request&, const Tree& self),
+// where `self` is this very recv tree: an answer that leaves the state as
+// it was continues with `self` instead of building the same tree again.
+template <class K>
 Tree recv(ModelState state, K k) {
   ServerEvent e{EventKind::Recv, std::move(state), 0, {}, Sort::Json, {}};
-  return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
-    return k(std::get<Request>(a));
-  });
+  if constexpr (std::is_invocable_v<const K&, const Request&, const Tree&>)
+    return Tree::vis(std::move(e),
+                     [k = std::move(k)](const Answer& a, const Tree& self) -> Tree {
+                       return k(std::get<Request>(a), self);
+                     });
+  else
+    return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
+      return k(std::get<Request>(a));
+    });
 }
 Tree send(ConnId conn, Sym response, Tree next);
 template <class K>  // Tree(const Sym&)
