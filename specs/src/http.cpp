@@ -363,10 +363,9 @@ Tree not_modified(const Ev& e) {
 
 // The PUT stored, with Last-Modified `m` and entity tag `tag`.
 Tree commit(const Ev& e, const Sym& tag, const Sym& m) {
-  PathState next = e->st();
-  const bool exists = next.file.has_value();
-  next.file = make_resource(e->req().body, tag, m);
-  next.clock = m;
+  const bool exists = e->file() != nullptr;
+  // (Built afresh: a copy of the old state would copy the old content too.)
+  const PathState next{make_resource(e->req().body, tag, m), m};
   Sym pattern = Sym::object({{"status", exists ? status_ok() : Sym::lit(201)},
                              {"headers", next.file->headers},
                              {"dates", next.file->dates}});
@@ -405,8 +404,7 @@ Tree proceed(const Ev& e) {
   // POST and other methods: a 2xx that changes nothing (see handle).
   if (e->req().method != Method::Delete) return respond(e, status_only({200, 204}));
   // DELETE of an existing resource.
-  PathState gone = e->st();
-  gone.file.reset();
+  const PathState gone{std::nullopt, e->st().clock};
   return oracle::choose(respond(e->q, status_only({200, 204}), gone),
                         respond(e, status_only({202})));
 }
