@@ -683,8 +683,14 @@ Json normalize_response(Json ir) {
 }
 
 oracle::ServerModel http_model() {
-  oracle::ServerModel m{"HTTP/1.1", [] { return serve(PathState{}); }, nullptr,
-                        [](const Json& r) { return decode(r); }};
+  // The initial tree is an immutable value: built once, shared by every
+  // oracle (one per execution when fuzzing).
+  oracle::ServerModel m{"HTTP/1.1",
+                        [] {
+                          static const Tree initial = serve(PathState{});
+                          return initial;
+                        },
+                        nullptr, [](const Json& r) { return decode(r); }};
   // Resources are independent: one server per path (P-compositionality).
   m.partition = [](const Json& r) -> std::optional<std::string> {
     if (const Json* p = field(r, "path"); p && p->is_string())
