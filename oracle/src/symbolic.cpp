@@ -1,6 +1,7 @@
 #include "dualfuzz/oracle/symbolic.h"
 
 #include <functional>
+#include <stdexcept>
 
 namespace dualfuzz::oracle {
 namespace {
@@ -55,7 +56,8 @@ Sym Sym::build(Node n) {
         h = mix(h, a.hash());
         n.ground = n.ground && a.ground();
       }
-      for (const std::string& s : n.names) h = mix(h, std::hash<std::string>{}(s));
+      if (n.names)
+        for (const std::string& s : *n.names) h = mix(h, std::hash<std::string>{}(s));
   }
   n.hash = h;
   return Sym(std::make_shared<const Node>(std::move(n)));
@@ -120,15 +122,36 @@ Sym Sym::var(VarId id, Sort sort) {
 }
 
 Sym Sym::object(std::vector<std::pair<std::string, Sym>> fields) {
+  std::vector<std::string> names;
+  std::vector<Sym> values;
+  names.reserve(fields.size());
+  values.reserve(fields.size());
+  for (auto& [k, v] : fields) {
+    names.push_back(std::move(k));
+    values.push_back(std::move(v));
+  }
+  return object(Sym::fields(std::move(names)), std::move(values));
+}
+
+Sym::Fields Sym::fields(std::vector<std::string> names) {
+  return std::make_shared<const std::vector<std::string>>(std::move(names));
+}
+
+Sym Sym::object(const Fields& names, std::vector<Sym> values) {
+  if (!names || names->size() != values.size())
+    throw std::invalid_argument("Sym::object: " + std::to_string(values.size()) +
+                                " values for " +
+                                std::to_string(names ? names->size() : 0) + " fields");
   Node n;
   n.op = Op::Object;
-  n.names.reserve(fields.size());
-  n.args.reserve(fields.size());
-  for (auto& [k, v] : fields) {
-    n.names.push_back(std::move(k));
-    n.args.push_back(std::move(v));
-  }
+  n.names = names;
+  n.args = std::move(values);
   return build(std::move(n));
+}
+
+const std::vector<std::string>& Sym::no_names() {
+  static const std::vector<std::string> none;
+  return none;
 }
 
 Sym Sym::array(std::vector<Sym> elements) {
@@ -174,7 +197,8 @@ bool operator==(const Sym& a, const Sym& b) {
     case Op::Var:
       return x.var == y.var && x.sort == y.sort;
     default:
-      return x.args == y.args && x.names == y.names;
+      return x.args == y.args &&
+             (x.names == y.names || (x.names && y.names && *x.names == *y.names));
   }
 }
 
@@ -328,13 +352,8 @@ Sym rebuild(const Sym& s, std::vector<Sym> args) {
       return le(args[0], args[1]);
     case Op::Ite:
       return ite(args[0], args[1], args[2]);
-    case Op::Object: {
-      std::vector<std::pair<std::string, Sym>> f;
-      f.reserve(args.size());
-      for (std::size_t i = 0; i < args.size(); ++i)
-        f.emplace_back(s.field_names()[i], std::move(args[i]));
-      return Sym::object(std::move(f));
-    }
+    case Op::Object:
+      return Sym::object(s.shape(), std::move(args));
     case Op::Array:
       return Sym::array(std::move(args));
     case Op::Alt:

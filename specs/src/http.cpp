@@ -344,21 +344,27 @@ Tree respond(const Ev& e, Sym pattern) {
   return oracle::send(e->q.conn, std::move(pattern), e->unchanged);
 }
 
+// The shapes of the responses that show a representation (their field
+// names are made once).
+const Sym::Fields& shown_shape() {
+  static const Sym::Fields shape = Sym::fields({"status", "headers", "dates"});
+  return shape;
+}
+
 Tree get(const Ev& e, bool head) {
+  static const Sym::Fields with_body =
+      Sym::fields({"status", "headers", "dates", "body"});
   const Resource& r = *e->file();
   if (head)
-    return respond(
-        e, Sym::object(
-               {{"status", Sym::lit(200)}, {"headers", r.headers}, {"dates", r.dates}}));
-  return respond(e, Sym::object({{"status", Sym::lit(200)},
-                                 {"headers", r.headers},
-                                 {"dates", r.dates},
-                                 {"body", r.content}}));
+    return respond(e, Sym::object(shown_shape(), {Sym::lit(200), r.headers, r.dates}));
+  return respond(e,
+                 Sym::object(with_body, {Sym::lit(200), r.headers, r.dates, r.content}));
 }
 
 Tree not_modified(const Ev& e) {
   const Resource& r = *e->file();
-  return respond(e, Sym::object({{"status", Sym::lit(304)}, {"headers", r.headers}}));
+  static const Sym::Fields shape = Sym::fields({"status", "headers"});
+  return respond(e, Sym::object(shape, {Sym::lit(304), r.headers}));
 }
 
 // The PUT stored, with Last-Modified `m` and entity tag `tag`.
@@ -366,9 +372,8 @@ Tree commit(const Ev& e, const Sym& tag, const Sym& m) {
   const bool exists = e->file() != nullptr;
   // (Built afresh: a copy of the old state would copy the old content too.)
   const PathState next{make_resource(e->req().body, tag, m), m};
-  Sym pattern = Sym::object({{"status", exists ? status_ok() : Sym::lit(201)},
-                             {"headers", next.file->headers},
-                             {"dates", next.file->dates}});
+  Sym pattern = Sym::object(shown_shape(), {exists ? status_ok() : Sym::lit(201),
+                                            next.file->headers, next.file->dates});
   return respond(e->q, std::move(pattern), next);
 }
 
@@ -427,8 +432,7 @@ Tree fail_precondition(const Ev& e) {
   const Resource* file = e->file();
   if (e->req().method != Method::Put || !file || file->body != e->req().body)
     return fail412(e);
-  Sym applied = Sym::object(
-      {{"status", status_ok()}, {"headers", file->headers}, {"dates", file->dates}});
+  Sym applied = Sym::object(shown_shape(), {status_ok(), file->headers, file->dates});
   return oracle::choose(fail412(e), respond(e, std::move(applied)));
 }
 

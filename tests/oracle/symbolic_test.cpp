@@ -5,6 +5,22 @@
 namespace dualfuzz::oracle {
 namespace {
 
+// An object built from a shared shape is the same value as one built from
+// name-value pairs (equal, same hash), and a shape that does not fit its
+// values is refused.
+TEST(Symbolic, ObjectsFromSharedShapes) {
+  const Sym::Fields shape = Sym::fields({"status", "etag"});
+  const Sym a = Sym::object(shape, {Sym::lit(200), Sym::var(1, Sort::Str)});
+  const Sym b = Sym::object({{"status", Sym::lit(200)}, {"etag", Sym::var(1, Sort::Str)}});
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.hash(), b.hash());
+  EXPECT_EQ(a.field_names(), (std::vector<std::string>{"status", "etag"}));
+  EXPECT_FALSE(a == Sym::object(Sym::fields({"status", "tag"}),
+                                {Sym::lit(200), Sym::var(1, Sort::Str)}));
+  EXPECT_THROW(Sym::object(shape, {Sym::lit(200)}), std::invalid_argument);
+  EXPECT_THROW(Sym::object(nullptr, {}), std::invalid_argument);
+}
+
 TEST(Symbolic, ConstantsFoldEagerly) {
   EXPECT_TRUE(eq(Sym::lit(3), Sym::lit(3)).is_true());
   EXPECT_TRUE(neq(Sym::lit("a"), Sym::lit("b")).is_true());

@@ -48,6 +48,13 @@ class Sym {
   static Sym lit(Json value);
   static Sym var(VarId id, Sort sort);
   static Sym object(std::vector<std::pair<std::string, Sym>> fields);
+  // An object's field names, made once and shared by every object of that
+  // shape (a model builds the same response shapes for every request):
+  //   static const Sym::Fields kShape = Sym::fields({"status", "body"});
+  //   Sym::object(kShape, {Sym::lit(200), body});
+  using Fields = std::shared_ptr<const std::vector<std::string>>;
+  static Fields fields(std::vector<std::string> names);
+  static Sym object(const Fields& names, std::vector<Sym> values);
   static Sym array(std::vector<Sym> elements);
   static Sym absent();
   // A pattern matching any of `alternatives` (e.g. 200 or 204). Cheaper than
@@ -62,7 +69,10 @@ class Sym {
   VarId var_id() const { return node_->var; }
   Sort sort() const { return node_->sort; }
   const std::vector<Sym>& args() const { return node_->args; }
-  const std::vector<std::string>& field_names() const { return node_->names; }
+  const std::vector<std::string>& field_names() const {
+    return node_->names ? *node_->names : no_names();
+  }
+  const Fields& shape() const { return node_->names; }  // Object: its shared names
   bool is_true() const {
     return is_const() && value().is_boolean() && value().get<bool>();
   }
@@ -84,11 +94,12 @@ class Sym {
     bool ground = true;
     Json value;
     std::vector<Sym> args;
-    std::vector<std::string> names;  // Object field names, parallel to args
+    Fields names;  // Object field names, parallel to args (null otherwise)
     std::size_t hash = 0;
   };
   explicit Sym(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
   static Sym build(Node n);
+  static const std::vector<std::string>& no_names();
   std::shared_ptr<const Node> node_;
 };
 
