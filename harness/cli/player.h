@@ -54,6 +54,7 @@ class Player {
   static harness::RunOptions fuzz_options() {
     harness::RunOptions o;
     o.check_liveness = true;
+    o.check_at_end = true;  // (the same results; the oracle runs cache-hot)
     if (const char* b = std::getenv("DUALFUZZ_ORACLE_BUDGET"); b && *b)
       o.oracle_options.limits.max_explored = std::strtoull(b, nullptr, 10);
     return o;

@@ -42,6 +42,7 @@ class Run {
         break;
       }
     for (ConnId c : std::set<ConnId>(open_)) t_.close(c);
+    if (o_.oracle && o_.check_at_end) judge_at_end();
     if (o_.oracle && o_.oracle_options.limits.record_decisions)
       res_.explanations = oracle_.explanations();
     return std::move(res_);
@@ -49,6 +50,30 @@ class Run {
 
  private:
   bool done() const { return res_.outcome != RunResult::Outcome::Pass; }
+
+  // RunOptions::check_at_end: the events in order, as observe() would have
+  // fed them, and the result an online check would have had.
+  void judge_at_end() {
+    const std::size_t stop = harness_stop_ == kNone ? res_.events.size() : harness_stop_;
+    std::size_t messages = 0;  // trace messages up to the current event
+    for (std::size_t i = 0; i < res_.events.size(); ++i) {
+      const oracle::Event& e = res_.events[i];
+      messages += e.kind == oracle::Event::Kind::Request ||
+                  e.kind == oracle::Event::Kind::Response;
+      oracle::Verdict v = oracle_.observe(e);
+      res_.verdict = v;
+      if (v.status != oracle::Verdict::Status::Reject) continue;
+      res_.outcome = RunResult::Outcome::ModelViolation;
+      res_.detail = v.explanation;
+      if (i < stop) {  // an online check had stopped the run here
+        res_.events.resize(i + 1);
+        res_.trace.truncate(messages);
+      }
+      return;  // (later events leave a rejection as it is)
+    }
+  }
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t harness_stop_ = kNone;
   std::size_t outstanding() const {
     std::size_t n = 0;
     for (const auto& [c, q] : pending_) n += q.size();
@@ -56,6 +81,13 @@ class Run {
   }
 
   void observe(oracle::Event e) {
+    if (o_.oracle && o_.check_at_end) {
+      // (Where the harness stopped on its own: a model violation found
+      // later, at an earlier event, is what an online check had reported.)
+      if (done() && harness_stop_ == kNone) harness_stop_ = res_.events.size();
+      res_.events.push_back(std::move(e));
+      return;
+    }
     res_.events.push_back(e);
     if (!o_.oracle) return;
     oracle::Verdict v = oracle_.observe(e);

@@ -35,11 +35,12 @@ const Protocol& http() {
   static const Protocol p = specs::http_protocol();
   return p;
 }
-RunResult play(FakeTransport::Reply reply, const std::string& text,
-               bool liveness = false) {
+RunResult play(FakeTransport::Reply reply, const std::string& text, bool liveness = false,
+               bool check_at_end = false) {
   FakeTransport t(std::move(reply));
   RunOptions o;
   o.check_liveness = liveness;
+  o.check_at_end = check_at_end;
   o.message_timeout = std::chrono::milliseconds(10);
   Executor ex(http(), t, o);
   return ex.run(*parse_script(text, http().functions));
@@ -153,6 +154,44 @@ TEST(Executor, WrongAnswerIsAModelViolation) {
       kGet);
   EXPECT_EQ(r.outcome, RunResult::Outcome::ModelViolation);
   EXPECT_NE(r.report().find("VIOLATION"), std::string::npos);
+}
+
+// RunOptions::check_at_end judges the run when it ends, and the result is
+// the one an online check gives: a run cut back to the violating event,
+// the same outcome when the harness found something first.
+TEST(Executor, CheckAtEndGivesTheOnlineResult) {
+  // Answers by request: /a "exists" (a model violation: it was never
+  // created), /g is garbage (a protocol violation), the rest 404.
+  auto server = [](ConnId c, const std::string& req) {
+    std::string bytes = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+    if (req.find(" /a ") != std::string::npos)
+      bytes = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
+    if (req.find(" /g ") != std::string::npos) bytes = "\x16\x03garbage\r\n";
+    return std::vector<Transport::Incoming>{{c, bytes, false, {}}};
+  };
+  auto req = [](int label, const char* path) {
+    return "req " + std::to_string(label) + " on c0: {\"method\":\"GET\",\"path\":\"" +
+           path + "\"}\nwait " + std::to_string(label) + "\n";
+  };
+  const std::vector<std::pair<std::string, RunResult::Outcome>> cases = {
+      {req(1, "/x") + req(3, "/y"), RunResult::Outcome::Pass},
+      {req(1, "/x") + req(3, "/a") + req(5, "/y") + req(7, "/g"),
+       RunResult::Outcome::ModelViolation},
+      {req(1, "/g") + req(3, "/a"), RunResult::Outcome::ProtocolViolation},
+      {req(1, "/x") + req(3, "/a") + req(5, "/g"), RunResult::Outcome::ModelViolation},
+  };
+  for (const auto& [text, outcome] : cases) {
+    const RunResult online = play(server, text, false, false);
+    const RunResult at_end = play(server, text, false, true);
+    EXPECT_EQ(online.outcome, outcome) << online.report();
+    EXPECT_EQ(at_end.outcome, online.outcome) << at_end.report();
+    EXPECT_EQ(at_end.detail, online.detail);
+    EXPECT_TRUE(at_end.trace == online.trace) << at_end.report() << online.report();
+    EXPECT_EQ(at_end.events.size(), online.events.size());
+    EXPECT_EQ(at_end.verdict.status, online.verdict.status);
+    EXPECT_EQ(at_end.verdict.event_index, online.verdict.event_index);
+    EXPECT_EQ(at_end.report(), online.report());
+  }
 }
 
 }  // namespace

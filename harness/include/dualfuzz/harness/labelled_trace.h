@@ -43,6 +43,10 @@ class LabelledTrace {
   std::optional<ConnId> conn_of(Label label) const;
 
   const std::vector<Message>& messages() const { return msgs_; }
+  // Keeps the first n messages.
+  void truncate(std::size_t n) {
+    if (n < msgs_.size()) msgs_.resize(n);
+  }
   std::size_t size() const { return msgs_.size(); }
   bool empty() const { return msgs_.empty(); }
   friend bool operator==(const LabelledTrace&, const LabelledTrace&) = default;
