@@ -249,23 +249,26 @@ struct HttpRequest final : oracle::DecodedRequest {
   std::optional<long long> ius, ims;
 };
 
+// One pass over an object's members, pointing the slot of each wanted one
+// at it (a lookup per field costs a tree search each).
+void pick(const Json& obj,
+          std::initializer_list<std::pair<std::string_view, const Json**>> wanted) {
+  if (!obj.is_object()) return;
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string_view k = it.key();
+    for (const auto& [name, slot] : wanted)
+      if (k == name) {
+        *slot = &*it;
+        break;
+      }
+  }
+}
+
 std::shared_ptr<const HttpRequest> decode(const Json& r) {
   using namespace std::string_view_literals;
   auto d = std::make_shared<HttpRequest>();
-  // One pass over the fields (a lookup per field costs a tree search each).
   const Json *method = nullptr, *path = nullptr, *body = nullptr, *headers = nullptr;
-  if (r.is_object())
-    for (auto it = r.begin(); it != r.end(); ++it) {
-      const std::string_view k = it.key();
-      if (k == "method"sv)
-        method = &*it;
-      else if (k == "path"sv)
-        path = &*it;
-      else if (k == "body"sv)
-        body = &*it;
-      else if (k == "headers"sv)
-        headers = &*it;
-    }
+  pick(r, {{"method", &method}, {"path", &path}, {"body", &body}, {"headers", &headers}});
   auto text = [](const Json* v) -> std::string_view {
     return v && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
                                : std::string_view();
@@ -285,19 +288,12 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   // Only a PUT stores (and compares) its content.
   if (body && d->method == Method::Put)
     d->body = body->is_string() ? body->get<std::string>() : body->dump();
-  if (headers && headers->is_object()) {
+  if (headers) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr;
-    for (auto it = headers->begin(); it != headers->end(); ++it) {
-      const std::string_view k = it.key();
-      if (k == "if-match"sv)
-        im = &*it;
-      else if (k == "if-none-match"sv)
-        inm = &*it;
-      else if (k == "if-unmodified-since"sv)
-        ius = &*it;
-      else if (k == "if-modified-since"sv)
-        ims = &*it;
-    }
+    pick(*headers, {{"if-match", &im},
+                    {"if-none-match", &inm},
+                    {"if-unmodified-since", &ius},
+                    {"if-modified-since", &ims}});
     d->if_match = tag_field(im);
     d->if_none_match = tag_field(inm);
     d->has_ius = ius != nullptr;
