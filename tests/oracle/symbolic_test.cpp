@@ -11,7 +11,8 @@ namespace {
 TEST(Symbolic, ObjectsFromSharedShapes) {
   const Sym::Fields shape = Sym::fields({"status", "etag"});
   const Sym a = Sym::object(shape, {Sym::lit(200), Sym::var(1, Sort::Str)});
-  const Sym b = Sym::object({{"status", Sym::lit(200)}, {"etag", Sym::var(1, Sort::Str)}});
+  const Sym b =
+      Sym::object({{"status", Sym::lit(200)}, {"etag", Sym::var(1, Sort::Str)}});
   EXPECT_EQ(a, b);
   EXPECT_EQ(a.hash(), b.hash());
   EXPECT_EQ(a.field_names(), (std::vector<std::string>{"status", "etag"}));
