@@ -178,8 +178,8 @@ Sym validators(const Sym& etag) {
   return optional(etag);
 }
 
-Sym headers_of(const Sym& etag) { return Sym::object({{"etag", validators(etag)}}); }
-Sym dates_of(const Sym& modified) {
+Sym headers_pattern(const Sym& etag) { return Sym::object({{"etag", validators(etag)}}); }
+Sym dates_pattern(const Sym& modified) {
   return optional(Sym::object({{"last-modified", optional(modified)}}));
 }
 // The same patterns over the model's first variables (a PUT's tag and time
@@ -190,9 +190,9 @@ const Sym& prebuilt(bool headers, oracle::VarId id) {
   static const std::vector<Sym> table = [] {
     std::vector<Sym> t;
     for (oracle::VarId i = 0; i < kPrebuilt; ++i)
-      t.push_back(headers_of(Sym::var(i, Sort::Str)));
+      t.push_back(headers_pattern(Sym::var(i, Sort::Str)));
     for (oracle::VarId i = 0; i < kPrebuilt; ++i)
-      t.push_back(dates_of(Sym::var(i, Sort::Int)));
+      t.push_back(dates_pattern(Sym::var(i, Sort::Int)));
     return t;
   }();
   return table[(headers ? 0 : kPrebuilt) + id];
@@ -204,8 +204,8 @@ Resource make_resource(std::string body, Sym etag, Sym modified) {
       r.etag.is_var() && r.etag.sort() == Sort::Str && r.etag.var_id() < kPrebuilt;
   const bool time_var = r.modified.is_var() && r.modified.sort() == Sort::Int &&
                         r.modified.var_id() < kPrebuilt;
-  r.headers = tag_var ? prebuilt(true, r.etag.var_id()) : headers_of(r.etag);
-  r.dates = time_var ? prebuilt(false, r.modified.var_id()) : dates_of(r.modified);
+  r.headers = tag_var ? prebuilt(true, r.etag.var_id()) : headers_pattern(r.etag);
+  r.dates = time_var ? prebuilt(false, r.modified.var_id()) : dates_pattern(r.modified);
   r.content = Sym::lit(r.body);
   return r;
 }
