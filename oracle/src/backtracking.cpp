@@ -17,6 +17,47 @@ std::string brief(const Json& v) {
   return s;
 }
 
+// An open-addressing index over a vector's entries, keyed by their hashes
+// (slot = entry + 1; 0: empty) and grown at half full. The owner keeps the
+// entries, in the order they were added.
+class SlotIndex {
+ public:
+  // Calls visit(entry) for the entries on `hash`'s probe chain (those with
+  // that hash among them), until it returns true.
+  template <class Visit>
+  void probe(std::size_t hash, Visit&& visit) const {
+    if (slots_.empty()) return;
+    for (std::size_t i = start(hash); slots_[i]; i = (i + 1) & mask_)
+      if (visit(static_cast<std::size_t>(slots_[i] - 1))) return;
+  }
+  // Indexes entry k, the (k+1)-th; hash_of(j) is entry j's hash, for
+  // re-indexing when the table grows.
+  template <class HashOf>
+  void add(std::size_t hash, std::size_t k, HashOf&& hash_of) {
+    if (slots_.empty()) {
+      slots_.assign(16, 0);
+      mask_ = 15;
+    }
+    if ((k + 1) * 2 > slots_.size()) {
+      slots_.assign(slots_.size() * 2, 0);
+      mask_ = slots_.size() - 1;
+      for (std::size_t j = 0; j < k; ++j) place(hash_of(j), j);
+    }
+    place(hash, k);
+  }
+  void clear() { std::fill(slots_.begin(), slots_.end(), 0); }  // (keeps the storage)
+
+ private:
+  std::size_t start(std::size_t hash) const { return (hash ^ (hash >> 29)) & mask_; }
+  void place(std::size_t hash, std::size_t k) {
+    std::size_t i = start(hash);
+    while (slots_[i]) i = (i + 1) & mask_;
+    slots_[i] = static_cast<std::uint32_t>(k + 1);
+  }
+  std::vector<std::uint32_t> slots_;
+  std::size_t mask_ = 0;
+};
+
 // Subsumption over requests of closed connections. Such a request can be
 // processed at any later time or never, and nothing it makes the server send
 // is observable. So a hypothesis that still holds a whole closed queue can do
@@ -40,7 +81,7 @@ class SubsumptionSet {
   void reset(const std::set<ConnId>& closed) {
     closed_ = &closed;
     entries_.clear();
-    std::fill(slots_.begin(), slots_.end(), 0);
+    index_.clear();
   }
 
   // False if an entry already subsumes h (h is then redundant). Entries h
@@ -48,13 +89,14 @@ class SubsumptionSet {
   bool insert(const Hypothesis& h) {
     if (closed_->empty()) {  // plain dedupe: the hypothesis is its own core
       const std::size_t hash = h.hash();
-      for (std::size_t i = probe(hash); slots_[i]; i = (i + 1) & mask_) {
-        Entry& x = entries_[slots_[i] - 1];
-        if (x.hash == hash && x.core == h) {
-          keep_longer_trail(x.core, h);
-          return false;
-        }
-      }
+      bool seen = false;
+      index_.probe(hash, [&](std::size_t k) {
+        Entry& x = entries_[k];
+        seen = x.hash == hash && x.core == h;
+        if (seen) keep_longer_trail(x.core, h);
+        return seen;
+      });
+      if (seen) return false;
       add(Entry{hash, h, {}, {}, true});
       return true;
     }
@@ -63,21 +105,23 @@ class SubsumptionSet {
     e.core.net = e.full.without_requests_of(*closed_, e.dead);
     e.hash = e.core.hash();
     std::size_t same = 0;  // entries with an equal core
-    for (std::size_t i = probe(e.hash); slots_[i]; i = (i + 1) & mask_) {
-      const Entry& x = entries_[slots_[i] - 1];
-      if (x.hash != e.hash || !x.alive || !(x.core == e.core)) continue;
-      if (covers(x.dead, e.dead)) {
-        keep_longer_trail(entries_[slots_[i] - 1].core, h);
-        return false;
-      }
+    bool subsumed = false;
+    index_.probe(e.hash, [&](std::size_t k) {
+      Entry& x = entries_[k];
+      if (x.hash != e.hash || !x.alive || !(x.core == e.core)) return false;
+      subsumed = covers(x.dead, e.dead);
+      if (subsumed) keep_longer_trail(x.core, h);
       ++same;
-    }
+      return subsumed;
+    });
+    if (subsumed) return false;
     if (same)
-      for (std::size_t i = probe(e.hash); slots_[i]; i = (i + 1) & mask_) {
-        Entry& x = entries_[slots_[i] - 1];
+      index_.probe(e.hash, [&](std::size_t k) {
+        Entry& x = entries_[k];
         if (x.hash == e.hash && x.alive && covers(e.dead, x.dead) && x.core == e.core)
           x.alive = false;
-      }
+        return false;
+      });
     add(std::move(e));
     return true;
   }
@@ -123,26 +167,9 @@ class SubsumptionSet {
     std::vector<const Queue*> dead;  // non-empty closed-connection queues
     bool alive;
   };
-  std::size_t probe(std::size_t hash) {
-    if (slots_.empty()) {
-      slots_.assign(16, 0);
-      mask_ = 15;
-    }
-    return (hash ^ (hash >> 29)) & mask_;
-  }
   void add(Entry e) {
-    if ((entries_.size() + 1) * 2 > slots_.size()) {
-      slots_.assign(slots_.size() * 2, 0);
-      mask_ = slots_.size() - 1;
-      for (std::size_t k = 0; k < entries_.size(); ++k) place(entries_[k].hash, k);
-    }
-    place(e.hash, entries_.size());
+    index_.add(e.hash, entries_.size(), [&](std::size_t j) { return entries_[j].hash; });
     entries_.push_back(std::move(e));
-  }
-  void place(std::size_t hash, std::size_t k) {
-    std::size_t i = probe(hash);
-    while (slots_[i]) i = (i + 1) & mask_;
-    slots_[i] = static_cast<std::uint32_t>(k + 1);
   }
   // Bodies are interned by the search (equal requests share one body), so
   // comparing pointers compares contents. (A body that escaped interning
@@ -183,8 +210,7 @@ class SubsumptionSet {
   }
   const std::set<ConnId>* closed_;
   bool keep_;
-  std::vector<std::uint32_t> slots_;
-  std::size_t mask_ = 0;
+  SlotIndex index_;
   std::vector<Entry> entries_;
 };
 
@@ -270,16 +296,16 @@ struct HypothesisSearch::Ctx {
 // and allocating these afresh was a large part of their cost).
 struct SearchShared {
   SearchShared() : next(none, true), visited(none, false) {}
-  // The distinct request bodies, with an open-addressing index over them
-  // (entry + 1; 0: empty): most partitions see a handful of requests, and a
-  // node-based map cost two allocations per request.
+  // The distinct request bodies, indexed by their shallow_hash (most
+  // partitions see a handful of requests, and a node-based map cost two
+  // allocations per request).
   struct Interned {
     std::size_t hash;
     std::shared_ptr<const Json> body;
     std::shared_ptr<const DecodedRequest> decoded;
   };
   std::vector<Interned> bodies;
-  std::vector<std::uint32_t> body_slots;
+  SlotIndex body_index;
   // Scratch storage of one response's search.
   std::set<ConnId> none;  // (each use resets the sets to its search's closed set)
   SubsumptionSet next, visited;
@@ -449,30 +475,19 @@ Request HypothesisSearch::intern(ConnId conn, Label label,
   if (!body) return Request{conn, label, nullptr, nullptr};
   const std::size_t h = shallow_hash(*body);
   SearchShared& sh = shared();
-  if (sh.body_slots.empty()) {
-    sh.body_slots.assign(16, 0);
-    sh.bodies.reserve(8);
-  }
-  std::size_t mask = sh.body_slots.size() - 1, i = (h ^ (h >> 29)) & mask;
-  for (; sh.body_slots[i]; i = (i + 1) & mask) {
-    const SearchShared::Interned& b = sh.bodies[sh.body_slots[i] - 1];
-    if (b.hash == h && (b.body == body || *b.body == *body))
-      return Request{conn, label, b.body, b.decoded};
-  }
+  const SearchShared::Interned* found = nullptr;
+  sh.body_index.probe(h, [&](std::size_t k) {
+    const SearchShared::Interned& b = sh.bodies[k];
+    if (b.hash == h && (b.body == body || *b.body == *body)) found = &b;
+    return found != nullptr;
+  });
+  if (found) return Request{conn, label, found->body, found->decoded};
   SearchShared::Interned fresh{h, std::move(body), nullptr};
   if (decode_) fresh.decoded = decode_(*fresh.body);
+  if (sh.bodies.empty()) sh.bodies.reserve(8);
+  sh.body_index.add(h, sh.bodies.size(),
+                    [&](std::size_t j) { return sh.bodies[j].hash; });
   sh.bodies.push_back(fresh);
-  if (sh.bodies.size() * 2 > sh.body_slots.size()) {  // grow and re-index
-    sh.body_slots.assign(sh.body_slots.size() * 2, 0);
-    mask = sh.body_slots.size() - 1;
-    for (std::size_t k = 0; k < sh.bodies.size(); ++k) {
-      std::size_t j = (sh.bodies[k].hash ^ (sh.bodies[k].hash >> 29)) & mask;
-      while (sh.body_slots[j]) j = (j + 1) & mask;
-      sh.body_slots[j] = static_cast<std::uint32_t>(k + 1);
-    }
-  } else {
-    sh.body_slots[i] = static_cast<std::uint32_t>(sh.bodies.size());
-  }
   return Request{conn, label, std::move(fresh.body), std::move(fresh.decoded)};
 }
 
