@@ -383,12 +383,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
             // This response is the one observed: the same test as
             // deliver_in_place, now instead of after queueing.
             Guard g = guard(ev.sym, *ctx.observed, &cur.store, false);
-            if (!g.ok()) break;  // dies
-            if (!g.bindings.empty() && cur.store.bind(g.bindings, *solver_) == Sat::No)
-              break;  // dies
-            if (!g.constraint.is_true() &&
-                cur.store.add(g.constraint, *solver_) == Sat::No)
-              break;  // dies
+            if (!g.ok() || admit(g, cur.store, *solver_) == Sat::No) break;  // dies
             delivered = true;
           } else {
             cur.net.push_response(ev.conn, ev.sym);
@@ -529,11 +524,9 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
     return Delivery::Mismatch;
   }
   h.net.pop_response(c);
-  // (Bindings come only when no reason is wanted: the equations are then
-  // in the constraint, for the message below.)
-  if (!g.bindings.empty() && h.store.bind(g.bindings, *solver_) == Sat::No)
-    return Delivery::Mismatch;
-  if (!g.constraint.is_true() && h.store.add(g.constraint, *solver_) == Sat::No) {
+  // (When a reason is wanted the guard has no bindings: its equations are
+  // all in the constraint the message shows.)
+  if (admit(g, h.store, *solver_) == Sat::No) {
     if (ctx.wants_reason())
       ctx.reason("the response contradicts what earlier messages revealed: " +
                  g.constraint.to_string() + " is impossible (server state " +
@@ -805,8 +798,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
         }
         if (!g.constraint.is_true() || !g.bindings.empty()) {
           ConstraintStore probe = h.store;
-          if ((!g.bindings.empty() && probe.bind(g.bindings, *solver_) == Sat::No) ||
-              (!g.constraint.is_true() && probe.add(g.constraint, *solver_) == Sat::No)) {
+          if (admit(g, probe, *solver_) == Sat::No) {
             dead = true;
             return;
           }

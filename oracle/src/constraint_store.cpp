@@ -150,7 +150,6 @@ void vars_of(const Sym& s, VarList& out) {
 bool ConstraintStore::touches_residuals(const Sym& f) const {
   const Data& d = data();
   if (d.residual.empty()) return false;
-  using Vars = boost::container::small_vector<VarId, 8>;
   VarList fv;
   vars_of(f, fv);
   if (fv.empty()) return false;
@@ -182,7 +181,7 @@ bool ConstraintStore::touches_residuals(const Sym& f) const {
   };
   for (const Sym& x : d.diseqs) link(x);
   for (const Sym& r : d.residual) link(r);
-  Vars marks;
+  VarList marks;
   for (const Sym& r : d.residual) {
     vs.clear();
     vars_of(r, vs);

@@ -148,4 +148,11 @@ Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* sto
   return g;
 }
 
+Sat admit(const Guard& g, ConstraintStore& store, Solver& solver) {
+  if (!g.bindings.empty() && store.bind(g.bindings, solver) == Sat::No) return Sat::No;
+  if (!g.constraint.is_true() && store.add(g.constraint, solver) == Sat::No)
+    return Sat::No;
+  return Sat::Yes;
+}
+
 }  // namespace dualfuzz::oracle

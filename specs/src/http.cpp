@@ -310,13 +310,13 @@ struct Evaluation {
   Request q;
   oracle::ModelState ms;  // owns the path's state
   const PathState* state;
-  const HttpRequest* d;  // q.decoded (or decoded here, when the oracle had no decoder)
   // The server waiting again as it was (the recv tree that took q): the
   // continuation of every answer that changes nothing (most answers).
   Tree unchanged;
   const PathState& st() const { return *state; }
   const Resource* file() const { return state->file ? &*state->file : nullptr; }
-  const HttpRequest& req() const { return *d; }
+  // q.decoded: the oracle's decoding, or this evaluation's (no decoder).
+  const HttpRequest& req() const { return static_cast<const HttpRequest&>(*q.decoded); }
 };
 using Ev = std::shared_ptr<const Evaluation>;
 
@@ -325,12 +325,7 @@ Ev evaluation(const Request& q, const oracle::ModelState& ms, const Tree& waitin
   e->q = q;
   e->ms = ms;
   e->state = ms.get<PathState>();
-  e->d = q.decoded_as<HttpRequest>();
-  if (!e->d) {
-    auto own = decode(q.json());
-    e->d = own.get();
-    e->q.decoded = std::move(own);
-  }
+  if (!q.decoded_as<HttpRequest>()) e->q.decoded = decode(q.json());
   e->unchanged = waiting;
   return e;
 }

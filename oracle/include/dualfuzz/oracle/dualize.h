@@ -42,5 +42,8 @@ Guard guard(const Sym& pattern, const Json& observed, bool explain = true);
 // and without `explain`, variable = value equations go to `bindings`.
 Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* store,
             bool explain);
+// What a matching guard requires (its bindings and its constraint), added
+// to `store`: No when the store becomes unsatisfiable.
+Sat admit(const Guard& g, ConstraintStore& store, Solver& solver);
 
 }  // namespace dualfuzz::oracle

@@ -37,9 +37,8 @@ class Network {
   void pop_response(ConnId c);
   // The tester closed c: what the server sends there is never observed.
   void drop_responses(ConnId c);
-  // Connections with a request in flight to the server, ascending.
-  // Connections with a request in flight (inline storage: called at every
-  // search step, and few connections are busy at once).
+  // Connections with a request in flight to the server, ascending (inline
+  // storage: called at every search step, and few connections are busy).
   using ConnList = boost::container::small_vector<ConnId, 8>;
   ConnList ready() const;
   bool idle() const { return chans_.empty(); }
