@@ -61,12 +61,6 @@ const char* kind_name(RunResult::Outcome o) {
   }
 }
 
-std::size_t count_requests(const harness::Script& s) {
-  std::size_t n = 0;
-  for (const auto& st : s.steps) n += std::holds_alternative<harness::RequestStep>(st);
-  return n;
-}
-
 // Is `v` a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1, §8.8.3)?
 bool valid_etag_field(const std::string& v) {
   std::size_t i = 0, tags = 0;
@@ -585,6 +579,17 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         // Still a race with a long counterexample: build it from its skeleton.
         if (out.run.trace.size() > kShortRace && concurrent(out.run))
           if (auto d = distill(out.script, out.run, same)) return *d;
+        // Still long without a race: the path's last requests in sequence
+        // may show it (the shrinker keeps a step whose removal changed
+        // what an unrelated reference resolved to).
+        if (out.run.trace.size() > kShortRace && !concurrent(out.run))
+          for (const harness::Script& c :
+               sequential_candidates(out.script, out.run, http.functions)) {
+            RunResult x;
+            if (count_requests(c) < count_requests(out.script) && shows(c, x) &&
+                x.trace.size() < out.run.trace.size())
+              return settle(c, std::move(x));
+          }
         return out;
       };
       auto shrink = [&](const harness::Script& original, const RunResult& r) -> Shrunk {
@@ -611,6 +616,15 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           if (o->keep_going && concurrent(r))
             if (auto d = distill(original, r, same))
               return settle_keep_going(d->script, d->run, key);
+          // A violation that needed no race, or a race that did not show
+          // from its skeleton, may show with the path's requests in
+          // sequence: the original may have lost it to another timing (a
+          // reference to an answer from another connection resolved before
+          // that answer came).
+          if (o->keep_going)
+            for (const harness::Script& c :
+                 sequential_candidates(original, r, http.functions))
+              if (shows(c, replayed)) return settle_keep_going(c, replayed, key);
           return {original, r, false};
         }
         if (o->keep_going) return settle_keep_going(original, replayed, key);

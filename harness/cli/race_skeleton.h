@@ -45,13 +45,22 @@ inline std::map<harness::Label, oracle::ConnId> wire_conns(const harness::RunRes
   return out;
 }
 
+inline std::size_t count_requests(const harness::Script& s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.steps.begin(), s.steps.end(), [](const harness::Step& st) {
+        return std::holds_alternative<harness::RequestStep>(st);
+      }));
+}
+
 namespace detail {
 // A race, read off a violating run: the killing request `k`, the requests
-// of its path answered before it was sent (`before`) and those in flight
-// with it on other connections (`during`), each in the order sent.
+// of its path answered before it was sent (`before`), those in flight with
+// it on other connections (`during`) and all those sent before it
+// (`earlier`), each in the order sent. `during` is empty when the
+// violation needed no other connection.
 struct Race {
   harness::Label k = 0;
-  std::vector<harness::Label> before, during;
+  std::vector<harness::Label> before, during, earlier;
   std::map<harness::Label, const harness::RequestStep*> step;
   std::map<harness::Label, std::size_t> sent;  // position in the trace
 };
@@ -83,19 +92,21 @@ inline std::optional<Race> race_of(const harness::Script& s,
     auto it = wire.find(l);
     return it == wire.end() ? oracle::ConnId{0} : it->second;
   };
-  std::vector<std::pair<std::size_t, harness::Label>> before, during;
+  std::vector<std::pair<std::size_t, harness::Label>> before, during, earlier;
   for (const auto& [l, i] : race.sent) {
     if (l == race.k || path_of(msgs[i].ir) != path) continue;
+    if (i < race.sent[race.k]) earlier.emplace_back(i, l);
     if (at(answered, l) < race.sent[race.k])
       before.emplace_back(i, l);
     else if (i < at(answered, race.k) && conn(l) != conn(race.k))
       during.emplace_back(i, l);
   }
-  if (during.empty()) return std::nullopt;
   std::sort(before.begin(), before.end());
   std::sort(during.begin(), during.end());
+  std::sort(earlier.begin(), earlier.end());
   for (const auto& [i, l] : before) race.before.push_back(l);
   for (const auto& [i, l] : during) race.during.push_back(l);
+  for (const auto& [i, l] : earlier) race.earlier.push_back(l);
   for (const auto& st : s.steps)
     if (const auto* q = std::get_if<harness::RequestStep>(&st)) race.step[q->label] = q;
   return race;
@@ -153,6 +164,13 @@ inline std::optional<harness::Script> skeleton(const Race& race,
   if (harness::validate(out, fns)) return std::nullopt;
   return out;
 }
+
+// Smallest first, stably (references can pull history in).
+inline void smallest_first(std::vector<harness::Script>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    return count_requests(a) < count_requests(b);
+  });
+}
 }  // namespace detail
 
 // A race's counterexample built from its skeleton instead of shrunk: the
@@ -168,7 +186,7 @@ inline std::optional<harness::Script> distilled(const harness::Script& s,
                                                 const harness::RunResult& r,
                                                 const harness::FunctionRegistry& fns) {
   auto race = detail::race_of(s, r);
-  if (!race) return std::nullopt;
+  if (!race || race->during.empty()) return std::nullopt;
   auto out = detail::skeleton(*race, race->before, race->during, fns);
   if (!out || *out == s) return std::nullopt;
   return out;
@@ -187,7 +205,7 @@ inline std::vector<harness::Script> race_candidates(
     const harness::FunctionRegistry& fns) {
   std::vector<harness::Script> out;
   auto race = detail::race_of(s, r);
-  if (!race) return out;
+  if (!race || race->during.empty()) return out;
   auto suffix = [&](std::size_t n) {
     n = std::min(n, race->before.size());
     return std::vector<harness::Label>(
@@ -204,15 +222,35 @@ inline std::vector<harness::Script> race_candidates(
   if (race->during.size() > 1)
     for (std::size_t n = 1; n <= 2 && n <= race->before.size(); ++n)
       add(suffix(n), race->during);
-  // Smallest first (references can pull history in).
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    auto requests = [](const harness::Script& x) {
-      return std::count_if(x.steps.begin(), x.steps.end(), [](const harness::Step& st) {
-        return std::holds_alternative<harness::RequestStep>(st);
-      });
-    };
-    return requests(a) < requests(b);
-  });
+  detail::smallest_first(out);
+  return out;
+}
+
+// The killing request's path in sequence: the last 0, 1, 2 or 3 requests
+// of the path sent before the killing request, then all of them, each on
+// c0 and awaited (with the requests their references need), then the
+// killing request; smallest first. For a violation that did not show again
+// (a reference resolved against an answer from another connection that
+// came later on the replay) or whose counterexample stayed long (requests
+// of the path that only slow the shrinker down): each is a short script
+// that may show the same violation deterministically. No candidate without
+// a killing request (a protocol or liveness violation).
+inline std::vector<harness::Script> sequential_candidates(
+    const harness::Script& s, const harness::RunResult& r,
+    const harness::FunctionRegistry& fns) {
+  std::vector<harness::Script> out;
+  auto race = detail::race_of(s, r);
+  if (!race) return out;
+  const auto& e = race->earlier;
+  std::set<std::size_t> sizes = {e.size()};
+  for (std::size_t n = 0; n <= 3 && n <= e.size(); ++n) sizes.insert(n);
+  for (std::size_t n : sizes) {
+    auto c = detail::skeleton(
+        *race, {e.end() - static_cast<std::ptrdiff_t>(n), e.end()}, {}, fns);
+    if (c && *c != s && std::find(out.begin(), out.end(), *c) == out.end())
+      out.push_back(std::move(*c));
+  }
+  detail::smallest_first(out);
   return out;
 }
 

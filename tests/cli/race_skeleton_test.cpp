@@ -106,5 +106,46 @@ TEST_F(RaceSkeleton, NoneWithoutARace) {
   EXPECT_TRUE(race_candidates(script, r, fns()).empty());
 }
 
+TEST_F(RaceSkeleton, SequentialCandidatesKeepThePathsLastRequests) {
+  // DELETE answered 204 keeps the resource (delete-noop): only the final
+  // GET shows it. The HEAD before the PUT and the other path are noise.
+  ASSERT_NO_FATAL_FAILURE(
+      Play("delete-noop",
+           "req 1 on c0: {\"method\":\"HEAD\",\"path\":\"/doc\"}\n"
+           "req 3 on c1: {\"method\":\"GET\",\"path\":\"/other\"}\n"
+           "req 5 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
+           "req 7 on c0: {\"method\":\"DELETE\",\"path\":\"/doc\"}\n"
+           "req 9 on c0: {\"method\":\"GET\",\"path\":\"/doc\"}\n"));
+  EXPECT_FALSE(distilled(script, r, fns()));  // no race
+  const std::vector<harness::Script> cands = sequential_candidates(script, r, fns());
+  // The GET alone, after the DELETE, after PUT and DELETE, after all three.
+  ASSERT_EQ(cands.size(), 4u);
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    EXPECT_EQ(count_requests(cands[i]), i + 1) << harness::print_script(cands[i]);
+    for (const auto& [label, conn] : requests(cands[i])) EXPECT_EQ(conn, 0u);
+    EXPECT_EQ(requests(cands[i]).back().first, 9u);
+  }
+  // The first that shows the violation is PUT, DELETE, GET: 6 messages.
+  std::size_t shown = cands.size();
+  harness::RunResult again;
+  for (std::size_t i = 0; i < cands.size() && shown == cands.size(); ++i) {
+    again = p->play(cands[i]);
+    if (again.outcome == harness::RunResult::Outcome::ModelViolation) shown = i;
+  }
+  ASSERT_EQ(shown, 2u);
+  EXPECT_EQ(again.trace.size(), 6u) << again.report();
+  const std::vector<std::pair<harness::Label, harness::ConnId>> want = {
+      {5, 0}, {7, 0}, {9, 0}};
+  EXPECT_EQ(requests(cands[shown]), want);
+}
+
+TEST_F(RaceSkeleton, NoSequentialCandidateThatIsTheScriptItself) {
+  // A creation answered 204 (create-204), with no earlier request on the
+  // path: the only skeleton is the script, which is no candidate.
+  ASSERT_NO_FATAL_FAILURE(
+      Play("create-204", "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\"}\n"));
+  EXPECT_TRUE(sequential_candidates(script, r, fns()).empty());
+}
+
 }  // namespace
 }  // namespace dualfuzz::cli
