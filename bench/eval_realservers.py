@@ -184,10 +184,18 @@ def overlapping(a, b):
 
 
 def racing_deletes(v):
-    """Two DELETEs of the path overlapping on different connections, both 2xx."""
-    ds = [r for r in path_requests(v) if r[2].get("method") == "DELETE" and r[3]
-          and str(r[3].get("status", "")).startswith("2")]
-    return any(overlapping(a, b) for a in ds for b in ds if a is not b)
+    """Two DELETEs of the path overlapping on different connections, both 2xx,
+    and no write of the path (PUT or POST, answered or not) that may have
+    taken effect after either was sent: otherwise that write may have made
+    the resource again between them (a PUT racing with a DELETE, or an
+    unanswered conditional PUT the server performed), and the two 2xx do not
+    show a deletion race."""
+    reqs = path_requests(v)
+    ds = [r for r in reqs if r[2].get("method") == "DELETE" and succeeded(r)]
+    writes = [r for r in reqs if r[2].get("method") in ("PUT", "POST")]
+    return any(overlapping(a, b) and not any(may_follow(w, a) or may_follow(w, b)
+                                             for w in writes)
+               for a in ds for b in ds if a is not b)
 
 
 def racing_writes(v):
@@ -502,6 +510,19 @@ def true_ius_answered_412(v):
     return bool(shown) and shown[-1] <= d
 
 
+def ius_before_answer(v):
+    """The killing request's If-Unmodified-Since is a valid date before the
+    Date of its answer: only then can the resource have been modified after
+    it, i.e. the condition be false (a date in the future is always true)."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if kill is None or not kill[3] or not isinstance(kill[3].get("headers"), dict):
+        return False
+    d = http_date(kill[2].get("headers", {}).get("if-unmodified-since"))
+    now = http_date(kill[3]["headers"].get("date"))
+    return d is not None and now is not None and d < now
+
+
 def valid_precondition_in_kill(v):
     head = v["signature"].split(" -> ")[0]
     return re.search(r" if-[a-z-]+(?!\()(?: |$)", head) is not None
@@ -654,6 +675,8 @@ JUDGEMENTS = [
         "id": "ius-ignored",
         "signature": rf"model: (?:PUT|DELETE|POST) if-unmodified-since -> 20[0-6]{END}",
         "expects": {412},
+        "evidence": ius_before_answer,
+        "shows": "the If-Unmodified-Since date is before the answer's Date",
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.4",
         "why": "The resource was modified after the If-Unmodified-Since date, so the "
@@ -665,6 +688,8 @@ JUDGEMENTS = [
         "id": "ius-ignored-get",
         "signature": rf"model: (?:GET|HEAD) if-unmodified-since -> 200{END}",
         "expects": {412},
+        "evidence": ius_before_answer,
+        "shows": "the If-Unmodified-Since date is before the answer's Date",
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.4",
         "why": "The If-Unmodified-Since date is before the last modification (the model "
@@ -682,7 +707,13 @@ JUDGEMENTS = [
     },
     {
         "id": "strong-etag-reused",
-        "signature": rf"model: (?:GET|HEAD)(?: if-none-match)?{IMS} -> (?:200|304){SEQ}",
+        # With or without a race: two PUTs of the same length in flight at
+        # once show it as well as two in sequence.
+        "signature": rf"model: (?:GET|HEAD)(?: if-none-match)?{IMS} -> (?:200|304){END}",
+        "longer": (8, "A strong tag is reused only if it is seen with two contents. This "
+                      "server's answers to PUT carry no ETag, so a content's tag is seen only "
+                      "by reading it: a write and a read for each of the two contents, 4 "
+                      "requests and 8 messages, the fewest that can show the bug."),
         # The oracle found the tag it saw equal to the previous
         # representation's (on a 304 to If-Modified-Since too: the
         # Last-Modified second had not changed either).
@@ -713,6 +744,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-if-none-match-ignored",
+        "base": ["if-none-match-ignored", "if-none-match-ignored-get", "if-none-match-ignored-head", "if-none-match-overridden"],
         "signature": r"model: [A-Z]+[^>]* -> \d+.*",
         "evidence": inm_matched_but_performed,
         "shows": "a GET or POST with If-None-Match naming tag T was answered 200 with the "
@@ -726,6 +758,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-if-match-ignored",
+        "base": ["if-match-ignored"],
         "signature": r"model: [A-Z]+[^>]* -> (?:20\d|304).*",
         "evidence": created_by_conditional_put,
         "shows": "every explanation had the resource missing, the answer shows it exists, "
@@ -739,6 +772,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-if-match-ignored",
+        "base": ["if-match-ignored"],
         "signature": r"model: [A-Z]+[^>]* -> \d+.*",
         "evidence": if_match_guess_performed,
         "shows": "a request with If-Match listing only tags no response of the path carried "
@@ -769,6 +803,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-delete-precondition-ignored",
+        "base": ["if-match-ignored", "if-none-match-ignored", "precondition-ignored"],
         "signature": r"model: [A-Z]+[^>]* -> (?:404|201).*",
         "evidence": removed_by_conditional_delete,
         "shows": "every explanation had the resource present and every DELETE of the path "
@@ -782,6 +817,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-if-match-ignored",
+        "base": ["if-match-ignored"],
         "signature": r"model: (?:GET|HEAD|DELETE)[^>]* -> 412.*",
         "evidence": found_by_412_after_conditional_puts,
         "shows": "a 412 where every explanation had the resource missing, and every PUT of "
@@ -881,6 +917,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-concurrent-creates",
+        "base": ["concurrent-creates"],
         "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
         "evidence": racing_creates,
         "shows": "two overlapping PUTs of the path both answered 201, no DELETE",
@@ -893,6 +930,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-invalid-ius-412",
+        "base": ["invalid-ius-not-ignored"],
         "signature": r"model: [A-Z]+[^>]* -> \d+.*",
         "evidence": invalid_ius_answered_412,
         "shows": "a request of the path with an invalid If-Unmodified-Since answered 412",
@@ -905,6 +943,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-ius-despite-if-match",
+        "base": ["ius-despite-if-match"],
         "signature": r"model: [A-Z]+[^>]* -> \d+.*",
         "evidence": ius_despite_if_match_412,
         # Only on a server caught evaluating If-Unmodified-Since despite
@@ -921,6 +960,7 @@ JUDGEMENTS = [
     },
     {
         "id": "after-weak-if-match-performed",
+        "base": ["if-match-ignored"],
         "signature": r"model: [A-Z]+[^>]* -> \d+.*",
         "evidence": weak_if_match_performed,
         "shows": "a request of the path with only weak If-Match tags answered 2xx",
@@ -945,6 +985,13 @@ JUDGEMENTS = [
     },
     {
         "id": "not-linearizable",
+        "longer": (8, "Each answer fits some order of the racing requests, and only a later "
+                      "answer rules out the last order: a request that makes the state raced "
+                      "on (2 messages), two overlapping requests (4) and that later answer "
+                      "(2). Before keeping 8 messages the shrinker played the smaller "
+                      "skeletons of the race (the killing request with one racing request "
+                      "after none, one or two earlier requests of the path, each up to 25 "
+                      "times) and none showed it."),
         "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
         "evidence": racing_writes,
         # Only for a server that, in the same campaign, was caught in a race
@@ -968,6 +1015,12 @@ JUDGEMENTS = [
     },
     {
         "id": "content-length-then-close",
+        "longer": (7, "The stale length comes from the server's cache of the file's size: "
+                      "a PUT makes the file, a GET caches its size, a shorter PUT in the same "
+                      "second truncates it, and the next GET's announced length is the cached "
+                      "one; its answer never completes, so 4 requests make 7 messages. The "
+                      "shrinker tried the script without each of these steps, and none "
+                      "showed it."),
         "signature": r"protocol: connection closed in the middle of a response at byte N: S",
         "verdict": SERVER_BUG,
         "clause": "RFC 9112 §6.3, RFC 9110 §8.6",
@@ -1023,6 +1076,39 @@ def expected_statuses(v):
             return None
         out |= {int(STATUS_REASON.fullmatch(a).group(1)) for a in alts}
     return out or None
+
+
+def shortest_reproduced(group):
+    """Messages of the shortest reproduced counterexample among findings."""
+    ns = [len(f.get("trace", [])) for f in group if f.get("reproduced")]
+    return min(ns) if ns else None
+
+
+STATUS_WORDS = {"short": "≤ 6 messages", "late": "a later sign of another bug (below)",
+                "longer": "more than 6 by construction (below)",
+                "open": "**open**: none of ≤ 6 messages"}
+
+
+def counterexample_status(key, shortest):
+    """("short" | "late" | "longer" | "open", why) for one judgement of one
+    server, given the messages of each judgement's shortest reproduced
+    counterexample on that server."""
+    m = shortest.get(key)
+    if m is not None and m <= 6:
+        return "short", f"{m} messages"
+    j = next((x for x in JUDGEMENTS if x["id"] == key), None) or {}
+    bases = [b for b in j.get("base", [])
+             if shortest.get(b) is not None and shortest[b] <= 6]
+    if bases:
+        return "late", (f"the bug of `{bases[0]}` ({shortest[bases[0]]} messages above), "
+                        "seen by the oracle only at a later answer of the same run; "
+                        + ("the shortest reproduced counterexample of this form has "
+                           f"{m} messages." if m is not None else
+                           "no counterexample of this form was reproduced."))
+    if j.get("longer") and m is not None and m <= j["longer"][0]:
+        return "longer", f"{m} messages. {j['longer'][1]}"
+    return "open", ("no reproduced counterexample" if m is None else
+                    f"the shortest reproduced counterexample has {m} messages") + "."
 
 
 def judge(v, proven=frozenset()):
@@ -1223,6 +1309,8 @@ def render(m, args, runs):
                                             "min_messages", "min_steps")})
     out.append("")
     total = {"bug": 0, "gap": 0, "unclassified": 0}
+    short_status = {}  # counterexample_status kind -> (server, judgement) pairs
+    notes = []  # why a judgement has no counterexample of its own of <= 6 messages
     for server in [x for x in SERVERS if x in findings] + \
             [x for x in findings if x not in SERVERS]:
         pv = proven[server]
@@ -1239,13 +1327,21 @@ def render(m, args, runs):
                                                      -sum(f["count"] for f in kv[1]))))
         out.append(f"### {version}: {len(fs)} distinct violations, {len(by)} judgements")
         out.append("")
-        out.append("| judgement | verdict | clause | signatures | occurrences |")
-        out.append("| --- | --- | --- | ---: | ---: |")
+        shortest = {key: shortest_reproduced(group) for key, group in by.items()}
+        out.append("| judgement | verdict | clause | signatures | occurrences "
+                   "| shortest reproduced counterexample | counterexample |")
+        out.append("| --- | --- | --- | ---: | ---: | ---: | --- |")
         for key, group in by.items():
             j = next((x for x in JUDGEMENTS if x["id"] == key), None)
             n = sum(f["count"] for f in group)
+            kind, text = counterexample_status(key, shortest)
+            short_status[kind] = short_status.get(kind, 0) + 1
+            if kind != "short":
+                notes.append(f"{version} `{key}`: {text}")
+            m = shortest[key]
             out.append(f"| `{key}` | {j['verdict'] if j else '**unclassified — needs a look**'} "
-                       f"| {j['clause'] if j else ''} | {len(group)} | {n} |")
+                       f"| {j['clause'] if j else ''} | {len(group)} | {n} "
+                       f"| {m if m is not None else 'none'} | {STATUS_WORDS[kind]} |")
         out.append("")
         for key, group in by.items():
             j = next((x for x in JUDGEMENTS if x["id"] == key), None)
@@ -1303,6 +1399,17 @@ def render(m, args, runs):
     out.append(f"Total: {total['bug']} distinct violations judged server bugs, "
                f"{total['gap']} model gaps (false alarms), {total['unclassified']} "
                "unclassified.")
+    out.append("")
+    pairs = sum(short_status.values())
+    out.append(f"**Counterexamples.** Of {pairs} (server, judgement) pairs, "
+               f"{short_status.get('short', 0)} have a reproduced counterexample of ≤ 6 "
+               f"messages; {short_status.get('late', 0)} are a later sign of another "
+               "judgement's bug on the same server, which has one; "
+               f"{short_status.get('longer', 0)} show a bug that needs more messages than 6 "
+               f"(reason below); {short_status.get('open', 0)} have none yet (*open*).")
+    out.append("")
+    for n in notes:
+        out.append(f"- {n}")
     out.append("")
     out.append("**Reproduce.** `cmake --build build --target dualfuzz && "
                "scripts/subjects/campaign.sh` (= `bench/eval_realservers.py`; "

@@ -245,8 +245,8 @@ inline std::vector<harness::Script> sequential_candidates(
   std::set<std::size_t> sizes = {e.size()};
   for (std::size_t n = 0; n <= 3 && n <= e.size(); ++n) sizes.insert(n);
   for (std::size_t n : sizes) {
-    auto c = detail::skeleton(
-        *race, {e.end() - static_cast<std::ptrdiff_t>(n), e.end()}, {}, fns);
+    auto c = detail::skeleton(*race, {e.end() - static_cast<std::ptrdiff_t>(n), e.end()},
+                              {}, fns);
     if (c && *c != s && std::find(out.begin(), out.end(), *c) == out.end())
       out.push_back(std::move(*c));
   }
