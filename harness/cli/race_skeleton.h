@@ -165,6 +165,24 @@ inline std::optional<harness::Script> skeleton(const Race& race,
   return out;
 }
 
+// The last n of v.
+inline std::vector<harness::Label> last(const std::vector<harness::Label>& v,
+                                        std::size_t n) {
+  n = std::min(n, v.size());
+  return {v.end() - static_cast<std::ptrdiff_t>(n), v.end()};
+}
+
+// Appends skeleton(race, history, racers) to `out` unless it is invalid,
+// the script `s` itself, or already there.
+inline void add_skeleton(std::vector<harness::Script>& out, const harness::Script& s,
+                         const Race& race, const std::vector<harness::Label>& history,
+                         const std::vector<harness::Label>& racers,
+                         const harness::FunctionRegistry& fns) {
+  auto c = skeleton(race, history, racers, fns);
+  if (c && *c != s && std::find(out.begin(), out.end(), *c) == out.end())
+    out.push_back(std::move(*c));
+}
+
 // Smallest first, stably (references can pull history in).
 inline void smallest_first(std::vector<harness::Script>& v) {
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
@@ -206,22 +224,13 @@ inline std::vector<harness::Script> race_candidates(
   std::vector<harness::Script> out;
   auto race = detail::race_of(s, r);
   if (!race || race->during.empty()) return out;
-  auto suffix = [&](std::size_t n) {
-    n = std::min(n, race->before.size());
-    return std::vector<harness::Label>(
-        race->before.end() - static_cast<std::ptrdiff_t>(n), race->before.end());
-  };
-  auto add = [&](const std::vector<harness::Label>& h,
-                 const std::vector<harness::Label>& d) {
-    auto c = detail::skeleton(*race, h, d, fns);
-    if (c && *c != s && std::find(out.begin(), out.end(), *c) == out.end())
-      out.push_back(std::move(*c));
-  };
-  for (std::size_t n = 0; n <= 2 && n <= race->before.size(); ++n)
-    for (harness::Label d : race->during) add(suffix(n), {d});
+  const auto& b = race->before;
+  for (std::size_t n = 0; n <= 2 && n <= b.size(); ++n)
+    for (harness::Label d : race->during)
+      detail::add_skeleton(out, s, *race, detail::last(b, n), {d}, fns);
   if (race->during.size() > 1)
-    for (std::size_t n = 1; n <= 2 && n <= race->before.size(); ++n)
-      add(suffix(n), race->during);
+    for (std::size_t n = 1; n <= 2 && n <= b.size(); ++n)
+      detail::add_skeleton(out, s, *race, detail::last(b, n), race->during, fns);
   detail::smallest_first(out);
   return out;
 }
@@ -244,12 +253,8 @@ inline std::vector<harness::Script> sequential_candidates(
   const auto& e = race->earlier;
   std::set<std::size_t> sizes = {e.size()};
   for (std::size_t n = 0; n <= 3 && n <= e.size(); ++n) sizes.insert(n);
-  for (std::size_t n : sizes) {
-    auto c = detail::skeleton(*race, {e.end() - static_cast<std::ptrdiff_t>(n), e.end()},
-                              {}, fns);
-    if (c && *c != s && std::find(out.begin(), out.end(), *c) == out.end())
-      out.push_back(std::move(*c));
-  }
+  for (std::size_t n : sizes)
+    detail::add_skeleton(out, s, *race, detail::last(e, n), {}, fns);
   detail::smallest_first(out);
   return out;
 }
