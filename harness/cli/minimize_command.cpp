@@ -3,13 +3,17 @@
 // *the same* violation — same harness::violation_key: outcome, killing
 // message kind/method/status, shape of the reasons — not just any
 // violation; writes the minimized script and prints its report (the fuzz
-// target's format). Exit codes: 0 no violation in the input, 1 violation
-// (minimized), 2 trouble.
+// target's format), and with --json a last line for scripts
+// (bench/eval_realservers.py): signature_of's signature, the trace, the
+// minimized script, "reproduced" (the minimized script showed the same
+// violation once more). Exit codes: 0 no violation in the input, 1
+// violation (minimized), 2 trouble.
 #include <iostream>
 
 #include "commands.h"
 #include "dualfuzz/mutator/minimize.h"
 #include "io.h"
+#include "signature.h"
 
 namespace dualfuzz::cli {
 
@@ -20,6 +24,7 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
     std::string chart;
     std::string out;
     std::size_t max_runs = 2000;
+    bool json = false;
   };
   auto m = std::make_shared<Opts>();
   CLI::App* minimize = app.add_subcommand(
@@ -30,6 +35,8 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
   minimize->add_option("--chart", m->chart, "write a chart of the minimized run");
   minimize->add_option("--max-runs", m->max_runs, "at most this many re-runs")
       ->check(CLI::Range(1, 1000000));
+  minimize->add_flag("--json", m->json,
+                     "end with one JSON line: signature, minimized script and trace");
   minimize->add_option("CRASHFILE", m->file, "script file")->required();
   minimize->callback([m, &run] {
     run = [m]() -> int {
@@ -71,6 +78,14 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
                        "dualfuzz minimize " + m->file + " (" + p.description() + ")")) {
         std::cerr << "dualfuzz minimize: cannot write " << m->chart << "\n";
         return kTrouble;
+      }
+      if (m->json) {
+        harness::Json j = finding_json(small, again);
+        j["reproduced"] = harness::violation_key(again) == key;
+        j["steps"] = l->script.steps.size();
+        j["runs"] = runs;
+        std::cout << j.dump(-1, ' ', false, harness::Json::error_handler_t::replace)
+                  << "\n";
       }
       if (harness::violation_key(again) != key) {
         std::cerr << "dualfuzz minimize: the minimized script no longer shows the same "

@@ -77,6 +77,12 @@ case $t in
     [ "$(code "$dualfuzz" replay --target inprocess:lost-update small.txt)" = 1 ] ||
       fail "minimized script passes"
     grep -q '<svg' small.svg || fail "chart"
+    # --json: the last line names the bug and holds the minimized trace.
+    [ "$(code "$dualfuzz" minimize --target inprocess:lost-update "$script" -o s2.txt \
+         --json)" = 1 ] || fail "--json exit code"
+    tail -1 out.txt > j.txt
+    grep -q '^{.*"reproduced":true' j.txt && grep -q '"signature":"model: GET -> 200 after PUT' j.txt &&
+      grep -q '"trace":\[{' j.txt || fail "--json line: $(grep -o '"signature":"[^"]*"' j.txt)"
     ;;
   chart)
     [ "$(code "$dualfuzz" run --target inprocess:lost-update --chart c.html "$script")" = 1 ] ||
