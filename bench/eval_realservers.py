@@ -22,13 +22,16 @@ found there, so runs can be added one at a time.
 """
 import argparse
 import datetime
+import glob
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import eval_blackbox  # noqa: E402  (machine(), write_section())
@@ -1139,27 +1142,51 @@ def free_port():
         return s.getsockname()[1]
 
 
+class Subject:
+    """A server on a free loopback port with a private document root
+    (scripts/subjects/subject.sh), stopped and removed on exit:
+      with Subject("nginx") as sub: ... f"127.0.0.1:{sub.port}" ...
+    `error` says why it did not start (then there is nothing to play)."""
+
+    def __init__(self, server):
+        self.server, self.port, self.error = server, free_port(), None
+        self.work = tempfile.mkdtemp(prefix=f"dualfuzz-{server}-")
+        os.chmod(self.work, 0o755)  # the server's workers must reach the docroot
+        self.subj = os.path.join(self.work, "subject")
+        v = subprocess.run([SUBJECT, "version", server], capture_output=True,
+                           text=True).stdout.strip().splitlines()
+        self.version = v[0] if v else "?"
+
+    def __enter__(self):
+        start = subprocess.run([SUBJECT, "start", self.server, str(self.port), self.subj],
+                               capture_output=True, text=True)
+        if start.returncode != 0:
+            self.error = "start: " + (start.stderr.strip().splitlines() or ["?"])[-1]
+        return self
+
+    def __exit__(self, *exc):
+        if self.error is None:
+            subprocess.run([SUBJECT, "stop", self.server, str(self.port), self.subj],
+                           capture_output=True)
+        shutil.rmtree(self.work, ignore_errors=True)
+        return False
+
+    @property
+    def target(self):
+        return f"127.0.0.1:{self.port}"
+
+
 def run_server(exe, server, seconds, seed, connections, log):
-    port = free_port()
-    work = tempfile.mkdtemp(prefix=f"dualfuzz-{server}-")
-    os.chmod(work, 0o755)  # the server's workers must reach the docroot
-    subj = os.path.join(work, "subject")
-    version = subprocess.run([SUBJECT, "version", server], capture_output=True,
-                             text=True).stdout.strip().splitlines()
-    version = version[0] if version else "?"
-    start = subprocess.run([SUBJECT, "start", server, str(port), subj],
-                           capture_output=True, text=True)
-    rec = {"server": server, "version": version, "connections": connections,
-           "seed": seed, "budget": seconds}
-    if start.returncode != 0:
-        rec["error"] = "start: " + (start.stderr.strip().splitlines() or ["?"])[-1]
-        os.rmdir(work) if os.path.isdir(work) and not os.listdir(work) else None
-        return rec
-    try:
-        cmd = ["nice", "-n", "5", exe, "fuzz", "--target", f"127.0.0.1:{port}", "--seconds",
+    rec = {"server": server, "connections": connections, "seed": seed, "budget": seconds}
+    with Subject(server) as sub:
+        rec["version"] = sub.version
+        if sub.error:
+            rec["error"] = sub.error
+            return rec
+        cmd = ["nice", "-n", "5", exe, "fuzz", "--target", sub.target, "--seconds",
                str(seconds), "--seed", str(seed), "--connections", str(connections),
                "--keep-going", "--json", "-q"]
-        rec["cmd"] = " ".join(cmd[3:]).replace(f"127.0.0.1:{port}", "127.0.0.1:PORT")
+        rec["cmd"] = " ".join(cmd[3:]).replace(sub.target, "127.0.0.1:PORT")
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 1800)
             rec["exit"] = p.returncode
@@ -1171,12 +1198,69 @@ def run_server(exe, server, seconds, seed, connections, log):
                                                            or ["no summary"])[-1]
         except subprocess.TimeoutExpired:
             rec["error"] = "timeout"
-    finally:
-        subprocess.run([SUBJECT, "stop", server, str(port), subj], capture_output=True)
-        try:
-            os.rmdir(work)
-        except OSError:
-            pass
+    if log is not None:
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+    return rec
+
+
+LF_VIOLATION = "==dualfuzz== functional violation"  # the fuzz target's report
+LF_STATUS = re.compile(r"^#(\d+)\s+(\w+)\s+")
+
+
+def run_libfuzzer_server(fuzzer, exe, server, seconds, seed, log):
+    """The external-server fuzz target (tests/fuzz/http_inprocess_fuzzer with
+    DUALFUZZ_TARGET) under libFuzzer with the custom mutator, from the seed
+    corpus, until its first violation or `seconds`; the crash file is then
+    shrunk by `dualfuzz minimize --json` against the same server (a fresh
+    namespace), which names the finding as `dualfuzz fuzz` would."""
+    rec = {"engine": "libfuzzer", "server": server, "seed": seed, "budget": seconds}
+    with Subject(server) as sub:
+        rec["version"] = sub.version
+        if sub.error:
+            rec["error"] = sub.error
+            return rec
+        tmp = tempfile.mkdtemp(prefix="eval-lf-server-")
+        corpus = os.path.join(tmp, "corpus")
+        shutil.copytree(os.path.join(ROOT, "corpora/fuzz/http_inprocess_fuzzer"), corpus)
+        cmd = ["nice", "-n", "5", fuzzer, f"-seed={seed}", f"-max_total_time={seconds:g}",
+               "-print_final_stats=1", f"-artifact_prefix={tmp}/", corpus]
+        env = dict(os.environ, DUALFUZZ_TARGET=sub.target)
+        env.pop("DUALFUZZ_BUG", None)
+        rec["cmd"] = "DUALFUZZ_TARGET=127.0.0.1:PORT " + " ".join(cmd[3:]).replace(tmp, "TMP")
+        t0, found, execs = time.monotonic(), None, 0
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True, errors="replace", env=env, cwd=tmp)
+        for line in p.stderr:
+            m = LF_STATUS.match(line)
+            if m and found is None:
+                execs = int(m.group(1))
+            if line.startswith(LF_VIOLATION) and found is None:
+                found = time.monotonic() - t0
+            if line.startswith("stat::number_of_executed_units:"):
+                execs = int(line.split(":")[-1])
+        p.wait()
+        rec.update({"exit": p.returncode, "executions": execs,
+                    "wall_seconds": round(time.monotonic() - t0, 3)})
+        crashes = glob.glob(os.path.join(tmp, "crash-*"))
+        rec["violation"] = found is not None and bool(crashes)
+        if found is not None:
+            rec["seconds"] = round(found, 3)
+        if crashes:
+            q = subprocess.run(["nice", "-n", "5", exe, "minimize", "--target", sub.target,
+                                "--json", "-o", os.path.join(tmp, "min.txt"), crashes[0]],
+                               capture_output=True, text=True, timeout=1800)
+            rec["minimize_exit"] = q.returncode
+            finding = eval_blackbox.last_json(q.stdout)
+            if finding is not None and q.returncode == 1:
+                rec["finding"] = finding
+            else:
+                # No violation on replay: a race lost this time; the report
+                # of the original crash is what there is.
+                rec["finding_error"] = (q.stderr.strip().splitlines() or ["?"])[-1]
+        elif p.returncode != 0:
+            rec["error"] = f"exit {p.returncode} without a crash file"
+        shutil.rmtree(tmp, ignore_errors=True)
     if log is not None:
         log.write(json.dumps(rec) + "\n")
         log.flush()
@@ -1229,7 +1313,41 @@ def fmt_s(x):
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 
 
-def render(m, args, runs):
+def render_libfuzzer(lf_runs, proven):
+    """The libFuzzer runs against the real servers: time to the first
+    violation, and that violation minimized and judged."""
+    out = ["**libFuzzer (coverage-guided) against the same servers.** The external-server "
+           "fuzz target (`DUALFUZZ_TARGET=127.0.0.1:PORT "
+           "build-lf/tests/fuzz/http_inprocess_fuzzer`, built with "
+           "`DUALFUZZ_BUILD_FUZZERS=ON`; the custom mutator, the seed corpus "
+           "`corpora/fuzz/http_inprocess_fuzzer`) runs until its first violation, which "
+           "aborts it like a crash; `dualfuzz minimize --target 127.0.0.1:PORT --json` then "
+           "shrinks the crash file against the same server and names it as `dualfuzz fuzz` "
+           "does, and it is judged by the same table.", "",
+           "| server | seed | seconds to the first violation | executions | signature "
+           "(minimized) | messages | judgement |",
+           "| --- | ---: | ---: | ---: | --- | ---: | --- |"]
+    for r in lf_runs:
+        if r.get("error"):
+            out.append(f"| {r['server']} | {r['seed']} | — | — | error: {r['error']} | | |")
+            continue
+        f = r.get("finding")
+        j = judge(f, proven.get(r["server"], set())) if f else None
+        sig = (f"`{f['signature']}`" if f else
+               "(not shown again on replay: " + r.get("finding_error", "?") + ")"
+               if r.get("violation") else f"no violation in {r.get('budget', 0):.0f} s")
+        msgs = (str(f["min_messages"]) + ("" if f.get("reproduced") else " (not reproduced)")
+                if f else "")
+        out.append(f"| {r['server']} | {r['seed']} | "
+                   f"{fmt_s(r['seconds']) if r.get('violation') else '—'} | "
+                   f"{r.get('executions', '—')} | {sig} | {msgs} | "
+                   + (f"`{j['id']}` ({j['verdict']})" if j else
+                      "**unclassified — needs a look**" if f else "") + " |")
+    out.append("")
+    return out
+
+
+def render(m, args, runs, lf_runs=()):
     out = [SECTION, ""]
     out.append(f"Generated by `bench/eval_realservers.py` on {m['date']}; dualfuzz "
                + (args.build_note or f"built at commit `{m['commit']}`") + ".")
@@ -1308,6 +1426,8 @@ def render(m, args, runs):
                 f.update({k: v[k] for k in ("script", "trace", "explanation", "reproduced",
                                             "min_messages", "min_steps")})
     out.append("")
+    if lf_runs:
+        out.extend(render_libfuzzer(lf_runs, proven))
     total = {"bug": 0, "gap": 0, "unclassified": 0}
     short_status = {}  # counterexample_status kind -> (server, judgement) pairs
     notes = []  # why a judgement has no counterexample of its own of <= 6 messages
@@ -1467,6 +1587,14 @@ def main():
                     help="how the dualfuzz binary was built (default: this checkout's commit)")
     ap.add_argument("--reuse", action="store_true",
                     help="run nothing; render the runs already in --raw")
+    ap.add_argument("--libfuzzer", default="",
+                    help="also run this external-server fuzz target (a build with "
+                         "DUALFUZZ_BUILD_FUZZERS=ON: tests/fuzz/http_inprocess_fuzzer) "
+                         "under libFuzzer against each server")
+    ap.add_argument("--libfuzzer-only", action="store_true",
+                    help="run only the libFuzzer part (with --libfuzzer)")
+    ap.add_argument("--libfuzzer-seconds", type=float, default=300)
+    ap.add_argument("--libfuzzer-seeds", type=int, default=3)
     args = ap.parse_args()
     servers = [s for s in args.servers.split(",") if s]
     conns = [int(c) for c in args.connections.split(",") if c]
@@ -1477,7 +1605,18 @@ def main():
                      "(build it or pass --dualfuzz)")
         with open(args.raw, "a") as log:
             for server in servers:
-                for k in conns:
+                for seed in range(1, args.libfuzzer_seeds + 1) if args.libfuzzer else []:
+                    print(f"{server}, libFuzzer seed {seed}, {args.libfuzzer_seconds:g} s ...",
+                          file=sys.stderr)
+                    r = run_libfuzzer_server(args.libfuzzer, args.dualfuzz, server,
+                                             args.libfuzzer_seconds, seed, log)
+                    f = r.get("finding")
+                    print(f"  {r.get('error') or r.get('finding_error') or ''}"
+                          + (f"{r['seconds']} s: {f['signature']} "
+                             f"[{(judge(f) or {}).get('id', 'UNCLASSIFIED')}]" if f else
+                             f"no violation in {r.get('executions')} executions"
+                             if not r.get("violation") else ""), file=sys.stderr)
+                for k in ([] if args.libfuzzer_only else conns):
                     print(f"{server}, {k} connection(s), {args.seconds:g} s ...",
                           file=sys.stderr)
                     r = run_server(args.dualfuzz, server, args.seconds, args.seed, k, log)
@@ -1493,16 +1632,22 @@ def main():
                         print(f"    {v['count']:5d} x {v['signature']}  "
                               f"[{j['id'] if j else 'UNCLASSIFIED'}]", file=sys.stderr)
     # The latest run of each (server, connections, seed) in the raw log.
-    latest = {}
+    latest, lf_latest = {}, {}
     if os.path.exists(args.raw):
         for line in open(args.raw):
             if line.strip():
                 r = json.loads(line)
-                latest[(r["server"], r["connections"], r["seed"])] = r
+                if r.get("engine") == "libfuzzer":
+                    lf_latest[(r["server"], r["seed"])] = r
+                else:
+                    latest[(r["server"], r["connections"], r["seed"])] = r
     order = {s: i for i, s in enumerate(SERVERS)}
     runs = [latest[k] for k in sorted(latest, key=lambda k: (order.get(k[0], 99), -k[1], k[2]))
             if k[0] in servers]
-    eval_blackbox.write_section(args.out, render(eval_blackbox.machine(), args, runs), SECTION)
+    lf_runs = [lf_latest[k] for k in sorted(lf_latest, key=lambda k: (order.get(k[0], 99), k[1]))
+               if k[0] in servers]
+    eval_blackbox.write_section(args.out, render(eval_blackbox.machine(), args, runs, lf_runs),
+                                SECTION)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
