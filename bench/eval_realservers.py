@@ -1215,6 +1215,7 @@ def run_libfuzzer_server(fuzzer, exe, server, seconds, seed, log):
     shrunk by `dualfuzz minimize --json` against the same server (a fresh
     namespace), which names the finding as `dualfuzz fuzz` would."""
     rec = {"engine": "libfuzzer", "server": server, "seed": seed, "budget": seconds}
+    fuzzer, exe = os.path.abspath(fuzzer), os.path.abspath(exe)  # it runs in a temp dir
     with Subject(server) as sub:
         rec["version"] = sub.version
         if sub.error:
@@ -1223,11 +1224,26 @@ def run_libfuzzer_server(fuzzer, exe, server, seconds, seed, log):
         tmp = tempfile.mkdtemp(prefix="eval-lf-server-")
         corpus = os.path.join(tmp, "corpus")
         shutil.copytree(os.path.join(ROOT, "corpora/fuzz/http_inprocess_fuzzer"), corpus)
-        cmd = ["nice", "-n", "5", fuzzer, f"-seed={seed}", f"-max_total_time={seconds:g}",
-               "-print_final_stats=1", f"-artifact_prefix={tmp}/", corpus]
         env = dict(os.environ, DUALFUZZ_TARGET=sub.target)
         env.pop("DUALFUZZ_BUG", None)
-        rec["cmd"] = "DUALFUZZ_TARGET=127.0.0.1:PORT " + " ".join(cmd[3:]).replace(tmp, "TMP")
+        # Seeds that show a violation of this server already are left out
+        # (a bug a seed shows is not found by fuzzing; bench/eval_libfuzzer.py
+        # does the same for the planted bugs).
+        dropped = []
+        for name in sorted(os.listdir(corpus)):
+            f = os.path.join(corpus, name)
+            q = subprocess.run([fuzzer, f], env=env, capture_output=True, cwd=tmp)
+            if q.returncode != 0:
+                dropped.append(name)
+                os.remove(f)
+        for a in glob.glob(os.path.join(tmp, "crash-*")):
+            os.remove(a)
+        rec["seeds_dropped"] = dropped
+        rec["seeds_kept"] = len(os.listdir(corpus))
+        cmd = ["nice", "-n", "5", fuzzer, f"-seed={seed}", f"-max_total_time={seconds:g}",
+               "-print_final_stats=1", f"-artifact_prefix={tmp}/", corpus]
+        rec["cmd"] = "DUALFUZZ_TARGET=127.0.0.1:PORT " + " ".join(
+            [os.path.relpath(fuzzer, ROOT)] + cmd[4:]).replace(tmp, "TMP")
         t0, found, execs = time.monotonic(), None, 0
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              text=True, errors="replace", env=env, cwd=tmp)
@@ -1320,7 +1336,8 @@ def render_libfuzzer(lf_runs, proven):
            "fuzz target (`DUALFUZZ_TARGET=127.0.0.1:PORT "
            "build-lf/tests/fuzz/http_inprocess_fuzzer`, built with "
            "`DUALFUZZ_BUILD_FUZZERS=ON`; the custom mutator, the seed corpus "
-           "`corpora/fuzz/http_inprocess_fuzzer`) runs until its first violation, which "
+           "`corpora/fuzz/http_inprocess_fuzzer` without the seeds that already show a "
+           "violation of that server) runs until its first violation, which "
            "aborts it like a crash; `dualfuzz minimize --target 127.0.0.1:PORT --json` then "
            "shrinks the crash file against the same server and names it as `dualfuzz fuzz` "
            "does, and it is judged by the same table.", "",
@@ -1611,11 +1628,14 @@ def main():
                     r = run_libfuzzer_server(args.libfuzzer, args.dualfuzz, server,
                                              args.libfuzzer_seconds, seed, log)
                     f = r.get("finding")
-                    print(f"  {r.get('error') or r.get('finding_error') or ''}"
-                          + (f"{r['seconds']} s: {f['signature']} "
-                             f"[{(judge(f) or {}).get('id', 'UNCLASSIFIED')}]" if f else
-                             f"no violation in {r.get('executions')} executions"
-                             if not r.get("violation") else ""), file=sys.stderr)
+                    if r.get("error") or r.get("finding_error"):
+                        print(f"  {r.get('error') or r.get('finding_error')}", file=sys.stderr)
+                    elif f:
+                        print(f"  {r['seconds']} s: {f['signature']} "
+                              f"[{(judge(f) or {}).get('id', 'UNCLASSIFIED')}]", file=sys.stderr)
+                    else:
+                        print(f"  no violation in {r.get('executions')} executions",
+                              file=sys.stderr)
                 for k in ([] if args.libfuzzer_only else conns):
                     print(f"{server}, {k} connection(s), {args.seconds:g} s ...",
                           file=sys.stderr)
