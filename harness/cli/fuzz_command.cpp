@@ -39,6 +39,7 @@
 #include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/specs/http.h"
 #include "dualfuzz/specs/http_protocol.h"
+#include "io.h"
 #include "race_skeleton.h"
 #include "signature.h"
 #include "target.h"
@@ -158,6 +159,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
     bool json = false;
     bool keep_going = false;
     bool no_targeted = false;
+    std::string shrink;  // --shrink FILE
+    unsigned shrink_tries = 100;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* sub =
@@ -177,7 +180,16 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag(
       "--keep-going", o->keep_going,
       "after a violation, go on until --seconds; report each distinct one once");
+  sub->add_option(
+         "--shrink", o->shrink,
+         "fuzz nothing: play this script until it shows a violation (at most "
+         "--shrink-tries times; a race may take many), shrink it as --keep-going "
+         "does and print the finding")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--shrink-tries", o->shrink_tries, "plays of the --shrink script")
+      ->check(CLI::Range(1, 1000000));
   sub->callback([o, &run] {
+    if (!o->shrink.empty()) o->keep_going = true;  // same-violation shrinking
     run = [o]() -> int {
       auto target = Target::make(o->target);
       if (!target) {
@@ -483,6 +495,44 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                        "replays (8 for a race))\n";
         std::cout << harness::print_script(s.script) << "--- " << s.run.report();
       };
+
+      // --shrink FILE: one script's violation, shrunk as --keep-going does
+      // (for a finding that did not show again during the campaign, with
+      // many more tries than the campaign can afford).
+      if (!o->shrink.empty()) {
+        auto text = read_file(o->shrink);
+        if (!text) {
+          std::cerr << "dualfuzz fuzz: cannot read " << o->shrink << "\n";
+          return kTrouble;
+        }
+        auto script = harness::parse_script(*text, http.functions);
+        if (!script) {
+          std::cerr << "dualfuzz fuzz: " << o->shrink << ": " << script.error() << "\n";
+          return kTrouble;
+        }
+        RunResult r;
+        unsigned plays = 0;
+        while (plays < o->shrink_tries && !r.violation()) {
+          r = play(*script);
+          ++plays;
+        }
+        nlohmann::json j = {{"violation", r.violation()}, {"plays", plays}};
+        if (!r.violation()) {
+          std::cout << "dualfuzz fuzz: no violation in " << plays << " plays of "
+                    << o->shrink << "\n";
+        } else {
+          const Shrunk sh = shrink(*script, r);
+          print_finding(*script, sh, elapsed());
+          j.update(finding_json(sh.script, sh.run));
+          j["reproduced"] = sh.reproduced;
+          j["steps"] = script->steps.size();
+        }
+        if (o->json)
+          std::cout << "\n"
+                    << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                    << "\n";
+        return r.violation() ? kViolation : kNoViolation;
+      }
 
       std::map<std::string, Finding> findings;  // by signature
       std::vector<std::string> order;           // signatures, in order found

@@ -96,6 +96,24 @@ case $t in
     [ "$(code "$dualfuzz" replay --target inprocess --chart /nonexistent/c.svg "$script")" = 2 ] ||
       fail "unwritable chart"
     ;;
+  fuzz_shrink)
+    # --shrink: one script, shrunk to the same violation; the noise on
+    # another path and the GET after the violating PUT go.
+    printf '%s\n' 'req 1 on c0: {"method":"PUT","path":"/doc","body":"a"}' \
+      'req 3 on c1: {"method":"GET","path":"/other"}' \
+      'req 5 on c0: {"method":"GET","path":"/doc"}' > s.txt
+    [ "$(code "$dualfuzz" fuzz --target inprocess:create-204 --shrink s.txt --json)" = 1 ] ||
+      fail "exit code: $(cat err.txt)"
+    tail -1 out.txt > j.txt
+    grep -q '"signature":"model: PUT -> 204"' j.txt && grep -q '"min_messages":2' j.txt &&
+      grep -q '"reproduced":true' j.txt || fail "finding: $(cat j.txt)"
+    # No violation on the correct server: exit 0, and it says so.
+    [ "$(code "$dualfuzz" fuzz --target inprocess --shrink s.txt --shrink-tries 3 --json)" = 0 ] ||
+      fail "correct server: exit code"
+    grep -q '^{"plays":3,"violation":false}$' out.txt || fail "no-violation line: $(cat out.txt)"
+    [ "$(code "$dualfuzz" fuzz --target inprocess --shrink missing.txt)" = 2 ] ||
+      fail "missing file"
+    ;;
   fuzz_keep_going)
     # --keep-going reports the first violation and goes on until --seconds.
     [ "$(code "$dualfuzz" fuzz --target inprocess:etag-reuse --seconds 4 --seed 1 \
