@@ -1088,17 +1088,25 @@ def shortest_reproduced(group):
 
 
 STATUS_WORDS = {"short": "≤ 6 messages", "late": "a later sign of another bug (below)",
+                "shrunk": "shrinks to another bug (below)",
                 "longer": "more than 6 by construction (below)",
                 "open": "**open**: none of ≤ 6 messages"}
 
 
-def counterexample_status(key, shortest):
-    """("short" | "late" | "longer" | "open", why) for one judgement of one
-    server, given the messages of each judgement's shortest reproduced
-    counterexample on that server."""
+def counterexample_status(key, shortest, shrunk_to=None):
+    """("short" | "late" | "shrunk" | "longer" | "open", why) for one
+    judgement of one server, given the messages of each judgement's shortest
+    reproduced counterexample on that server, and what follow-up shrinks of
+    a judgement's findings showed instead (merge_findings)."""
     m = shortest.get(key)
     if m is not None and m <= 6:
         return "short", f"{m} messages"
+    if shrunk_to and key in shrunk_to:
+        other, n = shrunk_to[key]
+        return "shrunk", (f"its script, played again with more tries and shrunk, shows the "
+                          f"bug of `{other}` in {n} messages (the same killing request, less what the "
+                          "shrinker found it did not need, e.g. a precondition field, and the "
+                          "same answer).")
     j = next((x for x in JUDGEMENTS if x["id"] == key), None) or {}
     bases = [b for b in j.get("base", [])
              if shortest.get(b) is not None and shortest[b] <= 6]
@@ -1329,6 +1337,102 @@ def fmt_s(x):
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 
 
+def merge_findings(runs, follow_ups=()):
+    """server -> signature -> finding merged over the runs (occurrences
+    added up; the shortest reproduced counterexample kept), with the
+    reproduced results of the follow-up shrinks (`follow_up`) merged in;
+    server -> the ids judged without context (see judge); and server ->
+    judgement -> (judgement, messages) when a follow-up shrink of the first
+    showed the second in <= 6 messages."""
+    findings, proven = {}, {}
+    for r in runs:
+        ids = proven.setdefault(r["server"], set())
+        for v in r.get("summary", {}).get("violations", []):
+            j = judge(v)
+            if j:
+                ids.add(j["id"])
+
+    def better(v, f):
+        return v.get("reproduced") and (not f.get("reproduced") or
+                                        len(v.get("trace", [])) < len(f.get("trace", [])))
+
+    def merge(server, v, count, run):
+        f = findings.setdefault(server, {}).get(v["signature"])
+        if f is None:
+            f = findings[server][v["signature"]] = dict(v, count=0, runs=[])
+        elif better(v, f):
+            f.update({k: v[k] for k in ("script", "trace", "explanation", "reproduced",
+                                        "min_messages", "min_steps")})
+        f["count"] += count
+        f["runs"].append(run)
+
+    for r in runs:
+        for v in r.get("summary", {}).get("violations", []):
+            merge(r["server"], v, v["count"],
+                  f"{r['connections']} conn.: first after {fmt_s(v['first_seconds'])} s")
+    shrunk_to = {}  # server -> judgement -> (another judgement, messages)
+    for u in follow_ups:
+        v = u.get("finding")
+        j = judge(v, proven.get(u["server"], set())) if v else None
+        if not (j and v.get("reproduced")):
+            continue
+        if j["id"] == u["judgement"] or len(v.get("trace", [])) <= 6:
+            merge(u["server"], v, 0, f"follow-up shrink: {u['plays']} plays to show it")
+        if j["id"] != u["judgement"] and len(v.get("trace", [])) <= 6:
+            # The same killing request and status without what the shrinker
+            # found unneeded (a precondition that did not matter): the
+            # finding shows that other judgement's bug.
+            shrunk_to.setdefault(u["server"], {})[u["judgement"]] = (j["id"],
+                                                                     len(v["trace"]))
+    return findings, proven, shrunk_to
+
+
+def open_judgements(findings, proven, shrunk_to):
+    """(server, judgement id, its findings) for each judgement whose
+    counterexample status is "open" (counterexample_status)."""
+    out = []
+    for server, fs in findings.items():
+        by = {}
+        for f in fs.values():
+            j = judge(f, proven.get(server, set()))
+            by.setdefault(j["id"] if j else "unclassified", []).append(f)
+        shortest = {k: shortest_reproduced(g) for k, g in by.items()}
+        out += [(server, k, g) for k, g in by.items()
+                if counterexample_status(k, shortest, shrunk_to.get(server, {}))[0] == "open"]
+    return out
+
+
+def follow_up(exe, server, judgement, finding, tries, log):
+    """`dualfuzz fuzz --shrink` on one finding's script against a fresh
+    server: for a judgement with no counterexample of <= 6 messages, a race
+    the campaign could replay only a few times may show (and shrink) with
+    many more tries."""
+    rec = {"engine": "shrink", "server": server, "judgement": judgement,
+           "from_signature": finding["signature"], "tries": tries}
+    with Subject(server) as sub:
+        if sub.error:
+            rec["error"] = sub.error
+            return rec
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write(finding["script"])
+        try:
+            p = subprocess.run(["nice", "-n", "5", exe, "fuzz", "--target", sub.target,
+                                "--shrink", f.name, "--shrink-tries", str(tries), "--json"],
+                               capture_output=True, text=True, timeout=1800)
+            j = eval_blackbox.last_json(p.stdout) or {}
+            rec["plays"] = j.get("plays")
+            if j.get("violation"):
+                rec["finding"] = j
+        except subprocess.TimeoutExpired:
+            rec["error"] = "timeout"
+        finally:
+            os.unlink(f.name)
+    if log is not None:
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+    return rec
+
+
 def render_libfuzzer(lf_runs, proven):
     """The libFuzzer runs against the real servers: time to the first
     violation, and that violation minimized and judged."""
@@ -1364,7 +1468,7 @@ def render_libfuzzer(lf_runs, proven):
     return out
 
 
-def render(m, args, runs, lf_runs=()):
+def render(m, args, runs, lf_runs=(), follow_ups=()):
     out = [SECTION, ""]
     out.append(f"Generated by `bench/eval_realservers.py` on {m['date']}; dualfuzz "
                + (args.build_note or f"built at commit `{m['commit']}`") + ".")
@@ -1406,14 +1510,7 @@ def render(m, args, runs, lf_runs=()):
                "(unshrunk) |")
     out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
                "| ---: | ---: | ---: | ---: |")
-    findings = {}  # server -> signature -> merged finding
-    proven = {}  # server -> ids judged without context (see judge)
-    for r in runs:
-        ids = proven.setdefault(r["server"], set())
-        for v in r.get("summary", {}).get("violations", []):
-            j = judge(v)
-            if j:
-                ids.add(j["id"])
+    findings, proven, shrunk_to = merge_findings(runs, follow_ups)
     for r in runs:
         if "error" in r:
             out.append(f"| {r['server']} | {r['connections']} | {r['seed']} | — | — | — | — "
@@ -1432,16 +1529,6 @@ def render(m, args, runs, lf_runs=()):
                    f"| {bugs} | {gaps} | {len(vs) - bugs - gaps} "
                    f"| {sum(1 for v in vs if v.get('min_messages', 99) <= 6)} "
                    f"| {sum(1 for v in vs if not v.get('reproduced', True))} |")
-        for v in vs:
-            f = findings.setdefault(r["server"], {}).get(v["signature"])
-            if f is None:
-                f = findings[r["server"]][v["signature"]] = dict(v, count=0, runs=[])
-            f["count"] += v["count"]
-            f["runs"].append(f"{r['connections']} conn.: first after "
-                             f"{fmt_s(v['first_seconds'])} s")
-            if v.get("reproduced") and not f.get("reproduced"):
-                f.update({k: v[k] for k in ("script", "trace", "explanation", "reproduced",
-                                            "min_messages", "min_steps")})
     out.append("")
     if lf_runs:
         out.extend(render_libfuzzer(lf_runs, proven))
@@ -1471,7 +1558,7 @@ def render(m, args, runs, lf_runs=()):
         for key, group in by.items():
             j = next((x for x in JUDGEMENTS if x["id"] == key), None)
             n = sum(f["count"] for f in group)
-            kind, text = counterexample_status(key, shortest)
+            kind, text = counterexample_status(key, shortest, shrunk_to.get(server, {}))
             short_status[kind] = short_status.get(kind, 0) + 1
             if kind != "short":
                 notes.append(f"{version} `{key}`: {text}")
@@ -1542,6 +1629,8 @@ def render(m, args, runs, lf_runs=()):
                f"{short_status.get('short', 0)} have a reproduced counterexample of ≤ 6 "
                f"messages; {short_status.get('late', 0)} are a later sign of another "
                "judgement's bug on the same server, which has one; "
+               f"{short_status.get('shrunk', 0)} shrink, with more tries, to another "
+               "judgement's bug in ≤ 6 messages; "
                f"{short_status.get('longer', 0)} show a bug that needs more messages than 6 "
                f"(reason below); {short_status.get('open', 0)} have none yet (*open*).")
     out.append("")
@@ -1611,6 +1700,11 @@ def main():
     ap.add_argument("--libfuzzer-only", action="store_true",
                     help="run only the libFuzzer part (with --libfuzzer)")
     ap.add_argument("--libfuzzer-seconds", type=float, default=300)
+    ap.add_argument("--follow-up-tries", type=int, default=200,
+                    help="after the runs: plays of each finding of a judgement without a "
+                         "counterexample of <= 6 messages (dualfuzz fuzz --shrink); 0: none")
+    ap.add_argument("--follow-up-only", action="store_true",
+                    help="with --reuse: run only the follow-up shrinks, then render")
     ap.add_argument("--libfuzzer-seeds", type=int, default=3)
     args = ap.parse_args()
     servers = [s for s in args.servers.split(",") if s]
@@ -1652,22 +1746,63 @@ def main():
                         print(f"    {v['count']:5d} x {v['signature']}  "
                               f"[{j['id'] if j else 'UNCLASSIFIED'}]", file=sys.stderr)
     # The latest run of each (server, connections, seed) in the raw log.
-    latest, lf_latest = {}, {}
-    if os.path.exists(args.raw):
-        for line in open(args.raw):
-            if line.strip():
-                r = json.loads(line)
-                if r.get("engine") == "libfuzzer":
-                    lf_latest[(r["server"], r["seed"])] = r
-                else:
-                    latest[(r["server"], r["connections"], r["seed"])] = r
     order = {s: i for i, s in enumerate(SERVERS)}
-    runs = [latest[k] for k in sorted(latest, key=lambda k: (order.get(k[0], 99), -k[1], k[2]))
-            if k[0] in servers]
+
+    def load():
+        """The latest campaign run of each (server, connections, seed) and
+        libFuzzer run of each (server, seed) in the raw log, and the
+        follow-up shrinks recorded after the first of those campaign runs
+        of their server."""
+        latest, lf_latest, ups = {}, {}, []
+        if os.path.exists(args.raw):
+            for i, line in enumerate(open(args.raw)):
+                if line.strip():
+                    r = dict(json.loads(line), line=i)
+                    if r.get("engine") == "libfuzzer":
+                        lf_latest[(r["server"], r["seed"])] = r
+                    elif r.get("engine") == "shrink":
+                        ups.append(r)
+                    else:
+                        latest[(r["server"], r["connections"], r["seed"])] = r
+        runs = [latest[k] for k in sorted(latest, key=lambda k: (order.get(k[0], 99), -k[1],
+                                                                  k[2])) if k[0] in servers]
+        first = {}
+        for r in runs:
+            first[r["server"]] = min(first.get(r["server"], r["line"]), r["line"])
+        ups = [u for u in ups if u["server"] in first and u["line"] > first[u["server"]]]
+        return runs, lf_latest, ups
+
+    runs, lf_latest, ups = load()
+    if args.follow_up_tries and (not args.reuse or args.follow_up_only):
+        # Judgements still without a counterexample of <= 6 messages: their
+        # findings' scripts again, with many more tries (three findings at
+        # most, the shortest first; the first that gives one ends it).
+        findings, proven, shrunk_to = merge_findings(runs, ups)
+        with open(args.raw, "a") as log:
+            for server, key, group in open_judgements(findings, proven, shrunk_to):
+                if key == "unclassified":
+                    continue
+                group = sorted(group, key=lambda f: (not f.get("reproduced"),
+                                                     len(f.get("trace", []))))
+                for f in group[:3]:
+                    print(f"{server} {key}: shrinking {f['signature']} "
+                          f"({len(f.get('trace', []))} messages) ...", file=sys.stderr)
+                    u = follow_up(args.dualfuzz, server, key, f, args.follow_up_tries, log)
+                    v = u.get("finding")
+                    j = judge(v, proven.get(server, set())) if v else None
+                    print(f"  {u.get('error') or ''}" + (
+                        f"{len(v['trace'])} messages, {v['signature']} "
+                        f"[{j['id'] if j else 'UNCLASSIFIED'}]"
+                        + ("" if v.get("reproduced") else " (not reproduced)")
+                        if v else f"no violation in {u.get('plays')} plays"), file=sys.stderr)
+                    if v and v.get("reproduced") and j and j["id"] == key and \
+                            len(v["trace"]) <= 6:
+                        break
+        runs, lf_latest, ups = load()
     lf_runs = [lf_latest[k] for k in sorted(lf_latest, key=lambda k: (order.get(k[0], 99), k[1]))
                if k[0] in servers]
-    eval_blackbox.write_section(args.out, render(eval_blackbox.machine(), args, runs, lf_runs),
-                                SECTION)
+    eval_blackbox.write_section(
+        args.out, render(eval_blackbox.machine(), args, runs, lf_runs, ups), SECTION)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
