@@ -1103,10 +1103,10 @@ def counterexample_status(key, shortest, shrunk_to=None):
         return "short", f"{m} messages"
     if shrunk_to and key in shrunk_to:
         other, n = shrunk_to[key]
-        return "shrunk", (f"its script, played again with more tries and shrunk, shows the "
-                          f"bug of `{other}` in {n} messages (the same killing request, less what the "
-                          "shrinker found it did not need, e.g. a precondition field, and the "
-                          "same answer).")
+        return "shrunk", (f"its script, played again with more tries and shrunk, shows "
+                          f"the bug of `{other}` in {n} messages (the same killing request, "
+                          "less what the shrinker found it did not need, e.g. a precondition "
+                          "field, and the same answer).")
     j = next((x for x in JUDGEMENTS if x["id"] == key), None) or {}
     bases = [b for b in j.get("base", [])
              if shortest.get(b) is not None and shortest[b] <= 6]
