@@ -74,6 +74,11 @@ Q_INM = ("§13.1.2: \"An origin server MUST NOT perform the requested method if 
          "condition evaluates to false; instead, the origin server MUST respond with either "
          "a) the 304 (Not Modified) status code if the request method is GET or HEAD or b) "
          "the 412 (Precondition Failed) status code for all other request methods.\"")
+Q_EPOCH = ("(Apache 2.4.71, checked by hand with curl: `If-Unmodified-Since: Thu, 01 Jan "
+           "1970 00:00:00 GMT` on a file written today is answered 200 by GET and POST, and "
+           "one second later, `Thu, 01 Jan 1970 00:00:01 GMT`, 412: the epoch itself, a "
+           "valid HTTP-date, is taken for no date at all — APR's date parser returns 0 for "
+           "it, which is also its value for a bad date.)")
 Q_IUS_INVALID = ("§13.1.4: \"A recipient MUST ignore the If-Unmodified-Since header field "
                  "if the received field value is not a valid HTTP-date\".")
 
@@ -526,6 +531,23 @@ def ius_before_answer(v):
     return d is not None and now is not None and d < now
 
 
+def ius_false_answered_2xx(v):
+    """A request of the path other than the killing one carries a valid
+    If-Unmodified-Since date D, no If-Match, and was answered 2xx with a
+    Last-Modified after D: its condition was false by its own answer."""
+    kill = kill_label(v)
+    for r in path_requests(v):
+        h = r[2].get("headers", {})
+        if r[0] == kill or not succeeded(r) or "if-match" in h:
+            continue
+        d = http_date(h.get("if-unmodified-since"))
+        rh = r[3].get("headers") if isinstance(r[3].get("headers"), dict) else {}
+        lm = http_date(rh.get("last-modified"))
+        if d is not None and lm is not None and lm > d:
+            return True
+    return False
+
+
 def valid_precondition_in_kill(v):
     head = v["signature"].split(" -> ")[0]
     return re.search(r" if-[a-z-]+(?!\()(?: |$)", head) is not None
@@ -685,7 +707,7 @@ JUDGEMENTS = [
         "why": "The resource was modified after the If-Unmodified-Since date, so the "
                "condition is false, and the method was performed. §13.1.4: \"An origin "
                "server MUST NOT perform the requested method if the condition evaluates to "
-               "false.\"",
+               "false.\" " + Q_EPOCH,
     },
     {
         "id": "ius-ignored-get",
@@ -706,7 +728,7 @@ JUDGEMENTS = [
                "the resource does not have a modification date available\", and a resource "
                "the same server evaluates the field for on PUT or DELETE has one (lighttpd "
                "1.4.69 with mod_webdav alone, checked with curl: GET sends no Last-Modified "
-               "and ignores the field, PUT answers 412 to a 2001 date).",
+               "and ignores the field, PUT answers 412 to a 2001 date). " + Q_EPOCH,
     },
     {
         "id": "strong-etag-reused",
@@ -930,6 +952,22 @@ JUDGEMENTS = [
                "of the path both answered 201); no order of the requests explains the "
                "answers, and the oracle gives up at a later response of the same "
                "interleaving.",
+    },
+    {
+        "id": "after-ius-ignored",
+        "base": ["ius-ignored", "ius-ignored-get"],
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": ius_false_answered_2xx,
+        "shows": "a request of the path with a valid If-Unmodified-Since date answered 2xx "
+                 "with a Last-Modified after that date",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "Earlier in the counterexample the server performed a request whose "
+               "If-Unmodified-Since is false by the server's own answer (its Last-Modified "
+               "is after the date); the model explains that answer only by a resource "
+               "modified no later than the date, which a later answer contradicts. "
+               "§13.1.4: \"An origin server MUST NOT perform the requested method if the "
+               "condition evaluates to false.\" " + Q_EPOCH,
     },
     {
         "id": "after-invalid-ius-412",
