@@ -6,7 +6,11 @@
 #
 #   scripts/evaluate.sh --all            # everything: 4 engines x 32 bugs x 5 seeds, the
 #                                        # correct server 10 min under libFuzzer and AFL++,
-#                                        # afl-tmin, throughput and Jepsen benchmarks (~2-3 h)
+#                                        # afl-tmin, throughput and Jepsen benchmarks, and
+#                                        # the real servers (~3-4 h)
+#   scripts/evaluate.sh --realservers --engines none   # the real servers only (~75 min):
+#                                        # bench/eval_realservers.py, dualfuzz fuzz 10 min per
+#                                        # server with 2 and 1 connections, libFuzzer, follow-ups
 #   scripts/evaluate.sh                  # the 4 engines only (60 s per run; crash-only 15 s)
 #   scripts/evaluate.sh --bugs lost-update,etag-reuse,head-with-body --seeds 2 --seconds 20 \
 #                       --crashonly-seconds 20          # a quick subset
@@ -17,6 +21,8 @@
 # Options are those of bench/eval_report.py (--help), plus:
 #   --all        add --bench --afl-correct-seconds 600 --lf-correct-seconds 600
 #                --tmin lost-update,412-on-match,etag-from-length,racy-if-match
+#   --realservers  also Apache, nginx and lighttpd (bench/eval_realservers.py
+#                --connections 2,1 --libfuzzer build-lf/...; with --render-only, --reuse)
 #   --no-build   do not configure/build anything
 # Build trees (each configured on first use; JOBS=2 parallel jobs, nice):
 #   build/             dualfuzz CLI, crash_only_bench, throughput_bench, jepsen_bench,
@@ -29,13 +35,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 
-args=() build=1 engines="libfuzzer,afl,blackbox,crashonly" bench=0 render=0
+args=() build=1 engines="libfuzzer,afl,blackbox,crashonly" bench=0 render=0 real=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --all)
       args+=(--bench --afl-correct-seconds 600 --lf-correct-seconds 600
              --tmin lost-update,412-on-match,etag-from-length,racy-if-match)
-      bench=1 ;;
+      bench=1 real=1 ;;
+    --realservers) real=1 ;;
     --no-build) build=0 ;;
     --engines) engines=$2; args+=("$1" "$2"); shift ;;
     --engines=*) engines=${1#*=}; args+=("$1") ;;
@@ -62,7 +69,7 @@ if [ "$build" -eq 1 ] && [ "$render" -eq 0 ]; then
     targets+=(dualfuzz_afl_mutator)
   configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUALFUZZ_BUILD_TESTS=OFF
   nice -n 5 cmake --build build -j "$JOBS" --target "${targets[@]}"
-  if has libfuzzer; then
+  if has libfuzzer || [ "$real" -eq 1 ]; then
     configure build-lf -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DDUALFUZZ_BUILD_FUZZERS=ON -DDUALFUZZ_BUILD_TESTS=OFF -DDUALFUZZ_BUILD_BENCH=OFF \
       -DDUALFUZZ_BUILD_AFL_MUTATOR=OFF
@@ -76,4 +83,14 @@ if [ "$build" -eq 1 ] && [ "$render" -eq 0 ]; then
   fi
 fi
 
-exec python3 bench/eval_report.py "${args[@]}"
+if [ "$engines" != none ] || [ "$bench" -eq 1 ] || [ "$real" -eq 0 ]; then
+  python3 bench/eval_report.py "${args[@]}"
+fi
+if [ "$real" -eq 1 ]; then
+  if [ "$render" -eq 1 ]; then
+    python3 bench/eval_realservers.py --reuse
+  else
+    python3 bench/eval_realservers.py --connections 2,1 \
+      --libfuzzer build-lf/tests/fuzz/http_inprocess_fuzzer
+  fi
+fi
