@@ -548,6 +548,34 @@ def ius_false_answered_2xx(v):
     return False
 
 
+def ius_false_put_shown(v):
+    """The killing GET was answered 200 with the body of a PUT of the path
+    that carries a valid If-Unmodified-Since date D and no If-Match (its own
+    answer may never have come), while another answer of the path showed a
+    different content with a Last-Modified after D: when that PUT took
+    effect, the resource had been modified after D."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if not kill or kill[2].get("method") != "GET" or not kill[3] or \
+            kill[3].get("status") != 200:
+        return False
+    shown = kill[3].get("body")
+    for r in reqs:
+        h = r[2].get("headers", {})
+        d = http_date(h.get("if-unmodified-since"))
+        if r[2].get("method") != "PUT" or d is None or "if-match" in h or \
+                r[2].get("body", "") != shown or (r[3] and r[3].get("status") == 412):
+            continue
+        for x in reqs:
+            xh = x[3].get("headers") if x[3] and isinstance(x[3].get("headers"), dict) else {}
+            lm = http_date(xh.get("last-modified"))
+            if x is not kill and x[3] and x[3].get("status") == 200 and \
+                    x[2].get("method") == "GET" and x[3].get("body") != shown and \
+                    lm is not None and lm > d:
+                return True
+    return False
+
+
 def valid_precondition_in_kill(v):
     head = v["signature"].split(" -> ")[0]
     return re.search(r" if-[a-z-]+(?!\()(?: |$)", head) is not None
@@ -968,6 +996,21 @@ JUDGEMENTS = [
                "modified no later than the date, which a later answer contradicts. "
                "§13.1.4: \"An origin server MUST NOT perform the requested method if the "
                "condition evaluates to false.\" " + Q_EPOCH,
+    },
+    {
+        "id": "after-ius-ignored",
+        "base": ["ius-ignored"],
+        "signature": r"model: GET[^>]* -> 200.*",
+        "evidence": ius_false_put_shown,
+        "shows": "a GET returned the body of a PUT with If-Unmodified-Since D, after another "
+                 "GET showed a different content last modified after D",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "A PUT whose If-Unmodified-Since was false when it took effect (the resource "
+               "had been modified after the date, as a GET showed) was performed: a later "
+               "GET returns its content (the PUT's own answer may not have arrived). "
+               "§13.1.4: \"An origin server MUST NOT perform the requested method if the "
+               "condition evaluates to false.\"",
     },
     {
         "id": "after-invalid-ius-412",
