@@ -304,8 +304,9 @@ def ius_answered_both_ways(v):
 def removed_by_conditional_delete(v):
     """The killing answer shows the resource gone (404, or 201 to a PUT)
     where every explanation had it present, and every other DELETE of the
-    path that may have removed it (not answered 4xx) carried If-Match or
-    If-None-Match: one of them was performed although the model could explain
+    path that may have removed it (not answered 4xx) carried If-Match,
+    If-None-Match, or an If-Unmodified-Since date before a Last-Modified the
+    path showed: one of them was performed although the model could explain
     none of them succeeding."""
     reqs = path_requests(v)
     kill = next((r for r in reqs if r[0] == kill_label(v)), None)
@@ -325,8 +326,18 @@ def removed_by_conditional_delete(v):
         gone = status == 404 and states and all(x != '{"missing":true}' for x in states)
     dels = [r for r in reqs if r[2].get("method") == "DELETE" and r is not kill and
             not (r[3] is not None and str(r[3].get("status", "")).startswith("4"))]
-    return bool(gone and dels and
-                all({"if-match", "if-none-match"} & set(r[2].get("headers", {})) for r in dels))
+    # The latest Last-Modified the path showed: an If-Unmodified-Since
+    # before it is false for every representation from then on.
+    shown = [http_date(r[3]["headers"].get("last-modified")) for r in reqs
+             if r[3] and isinstance(r[3].get("headers"), dict)]
+    shown = max((d for d in shown if d is not None), default=None)
+
+    def conditional(r):
+        h = r[2].get("headers", {})
+        ius = http_date(h.get("if-unmodified-since"))
+        return bool({"if-match", "if-none-match"} & set(h)) or (
+            ius is not None and shown is not None and ius < shown)
+    return bool(gone and dels and all(conditional(r) for r in dels))
 
 
 def inm_matched_but_performed(v):
@@ -860,13 +871,15 @@ JUDGEMENTS = [
         "signature": r"model: [A-Z]+[^>]* -> (?:404|201).*",
         "evidence": removed_by_conditional_delete,
         "shows": "every explanation had the resource present and every DELETE of the path "
-                 "carried If-Match or If-None-Match",
+                 "carried If-Match, If-None-Match, or an If-Unmodified-Since date before a "
+                 "Last-Modified the path showed",
         "verdict": SERVER_BUG,
-        "clause": "RFC 9110 §13.1.1, §13.1.2",
+        "clause": "RFC 9110 §13.1.1, §13.1.2, §13.1.4",
         "why": "The resource is gone although every order of the requests has it present: "
                "the only requests that could remove it were DELETEs whose precondition the "
                "model found false in every order, so the server performed a DELETE whose "
-               "precondition had failed. " + Q_INM,
+               "precondition had failed. " + Q_INM + " §13.1.1 and §13.1.4 say the same of "
+               "If-Match and If-Unmodified-Since.",
     },
     {
         "id": "after-if-match-ignored",
