@@ -587,6 +587,32 @@ def ius_false_put_shown(v):
     return False
 
 
+def ius_412_after_same_date_performed(v):
+    """The killing request carries a valid If-Unmodified-Since D2 and no
+    If-Match and was answered 412, and an earlier request of the path with
+    a valid If-Unmodified-Since D1 <= D2 and no If-Match was answered 2xx
+    with no write of the path that may have taken effect in between: the
+    server itself found D2, so D1, false for the same representation."""
+    reqs = path_requests(v)
+    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    if not kill or not kill[3] or kill[3].get("status") != 412:
+        return False
+    kh = kill[2].get("headers", {})
+    d2 = http_date(kh.get("if-unmodified-since"))
+    if d2 is None or "if-match" in kh:
+        return False
+    writes = [w for w in reqs if w[2].get("method") in ("PUT", "DELETE") and w is not kill]
+    for r in reqs:
+        h = r[2].get("headers", {})
+        d1 = http_date(h.get("if-unmodified-since"))
+        if r is kill or d1 is None or d1 > d2 or "if-match" in h or not succeeded(r):
+            continue
+        # Every other write of the path certainly took effect before r.
+        if all(not may_follow(w, r) for w in writes if w is not r):
+            return True
+    return False
+
+
 def valid_precondition_in_kill(v):
     head = v["signature"].split(" -> ")[0]
     return re.search(r" if-[a-z-]+(?!\()(?: |$)", head) is not None
@@ -1022,6 +1048,22 @@ JUDGEMENTS = [
         "why": "A PUT whose If-Unmodified-Since was false when it took effect (the resource "
                "had been modified after the date, as a GET showed) was performed: a later "
                "GET returns its content (the PUT's own answer may not have arrived). "
+               "§13.1.4: \"An origin server MUST NOT perform the requested method if the "
+               "condition evaluates to false.\"",
+    },
+    {
+        "id": "after-ius-ignored",
+        "base": ["ius-ignored", "ius-ignored-get"],
+        "signature": r"model: [A-Z]+ if-unmodified-since -> 412.*",
+        "evidence": ius_412_after_same_date_performed,
+        "shows": "a request with If-Unmodified-Since D1 answered 2xx, then, with no write of "
+                 "the path since, one with a date D2 >= D1 answered 412",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "The server answered 412 to an If-Unmodified-Since date, so by its own account "
+               "the resource was modified after it, and so after the earlier, no later date "
+               "of a request it had performed on the same representation; the model explains "
+               "that earlier answer only by a true condition, which the 412 contradicts. "
                "§13.1.4: \"An origin server MUST NOT perform the requested method if the "
                "condition evaluates to false.\"",
     },
