@@ -1065,7 +1065,9 @@ JUDGEMENTS = [
                "of a request it had performed on the same representation; the model explains "
                "that earlier answer only by a true condition, which the 412 contradicts. "
                "§13.1.4: \"An origin server MUST NOT perform the requested method if the "
-               "condition evaluates to false.\"",
+               "condition evaluates to false.\" (lighttpd 1.4.69, checked with curl on a "
+               "file written a moment before: GET and POST with `If-Unmodified-Since: Mon, 01 "
+               "Jan 2001 00:00:00 GMT` are answered 200, PUT with it 412.)",
     },
     {
         "id": "after-invalid-ius-412",
