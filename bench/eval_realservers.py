@@ -1358,8 +1358,8 @@ def run_libfuzzer_server(fuzzer, exe, server, seconds, seed, log):
     """The external-server fuzz target (tests/fuzz/http_inprocess_fuzzer with
     DUALFUZZ_TARGET) under libFuzzer with the custom mutator, from the seed
     corpus, until its first violation or `seconds`; the crash file is then
-    shrunk by `dualfuzz minimize --json` against the same server (a fresh
-    namespace), which names the finding as `dualfuzz fuzz` would."""
+    shrunk by `dualfuzz fuzz --shrink` against the same server (a fresh
+    namespace), which names the finding as the campaign does."""
     rec = {"engine": "libfuzzer", "server": server, "seed": seed, "budget": seconds}
     fuzzer, exe = os.path.abspath(fuzzer), os.path.abspath(exe)  # it runs in a temp dir
     with Subject(server) as sub:
@@ -1409,17 +1409,19 @@ def run_libfuzzer_server(fuzzer, exe, server, seconds, seed, log):
         if found is not None:
             rec["seconds"] = round(found, 3)
         if crashes:
-            q = subprocess.run(["nice", "-n", "5", exe, "minimize", "--target", sub.target,
-                                "--json", "-o", os.path.join(tmp, "min.txt"), crashes[0]],
+            # Shrunk as `dualfuzz fuzz --keep-going` shrinks its findings
+            # (a race is replayed until it shows again, then distilled).
+            q = subprocess.run(["nice", "-n", "5", exe, "fuzz", "--target", sub.target,
+                                "--shrink", crashes[0], "--shrink-tries", "100", "--json"],
                                capture_output=True, text=True, timeout=1800)
-            rec["minimize_exit"] = q.returncode
+            rec["shrink_exit"] = q.returncode
             finding = eval_blackbox.last_json(q.stdout)
-            if finding is not None and q.returncode == 1:
+            if finding is not None and finding.get("violation"):
                 rec["finding"] = finding
             else:
-                # No violation on replay: a race lost this time; the report
-                # of the original crash is what there is.
-                rec["finding_error"] = (q.stderr.strip().splitlines() or ["?"])[-1]
+                # No violation in 100 plays: a race lost every time.
+                rec["finding_error"] = "the crash file showed no violation in " + str(
+                    (finding or {}).get("plays", "?")) + " plays"
         elif p.returncode != 0:
             rec["error"] = f"exit {p.returncode} without a crash file"
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1475,6 +1477,17 @@ def fmt_s(x):
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 
 
+KILL_SHAPE = re.compile(r"^model: ([A-Z]+)((?: [a-z-]+(?:\(invalid\))?)*) -> (\d+)")
+
+
+def same_kill(shrunk, original):
+    """Does signature `shrunk` name the killing request of `original`, with
+    the same method and answer and a subset of its precondition fields?"""
+    a, b = KILL_SHAPE.match(shrunk), KILL_SHAPE.match(original)
+    return bool(a and b and a.group(1) == b.group(1) and a.group(3) == b.group(3) and
+                set(a.group(2).split()) <= set(b.group(2).split()))
+
+
 def merge_findings(runs, follow_ups=()):
     """server -> signature -> finding merged over the runs (occurrences
     added up; the shortest reproduced counterexample kept), with the
@@ -1516,7 +1529,8 @@ def merge_findings(runs, follow_ups=()):
             continue
         if j["id"] == u["judgement"] or len(v.get("trace", [])) <= 6:
             merge(u["server"], v, 0, f"follow-up shrink: {u['plays']} plays to show it")
-        if j["id"] != u["judgement"] and len(v.get("trace", [])) <= 6:
+        if j["id"] != u["judgement"] and len(v.get("trace", [])) <= 6 and \
+                same_kill(v["signature"], u["from_signature"]):
             # The same killing request and status without what the shrinker
             # found unneeded (a precondition that did not matter): the
             # finding shows that other judgement's bug.
@@ -1580,9 +1594,10 @@ def render_libfuzzer(lf_runs, proven):
            "`DUALFUZZ_BUILD_FUZZERS=ON`; the custom mutator, the seed corpus "
            "`corpora/fuzz/http_inprocess_fuzzer` without the seeds that already show a "
            "violation of that server) runs until its first violation, which "
-           "aborts it like a crash; `dualfuzz minimize --target 127.0.0.1:PORT --json` then "
-           "shrinks the crash file against the same server and names it as `dualfuzz fuzz` "
-           "does, and it is judged by the same table.", "",
+           "aborts it like a crash; `dualfuzz fuzz --target 127.0.0.1:PORT --shrink CRASH "
+           "--json` then plays the crash file again (a race may need many plays), shrinks it "
+           "against the same server as the campaign shrinks its findings and names it, and "
+           "it is judged by the same table.", "",
            "| server | seed | seconds to the first violation | executions | signature "
            "(minimized) | messages | judgement |",
            "| --- | ---: | ---: | ---: | --- | ---: | --- |"]

@@ -248,8 +248,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
       // the smallest ones (`race_candidates`: the killing request with one
       // racing request, after at most two earlier ones), up to 25 runs or
       // 2 s each, then the whole skeleton (`distilled`), up to 200 runs or
-      // 10 s. Only a run of the small script itself that showed it is
-      // reported.
+      // 10 s (ten times that with --shrink). Only a run of the small script
+      // itself that showed it is reported.
       auto distill = [&](const harness::Script& s, const RunResult& r,
                          const std::function<bool(const RunResult&)>& same)
           -> std::optional<Shrunk> {
@@ -263,11 +263,14 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           }
           return std::nullopt;
         };
+        // --shrink has one script to spend its time on: ten times the plays.
+        const int more = o->shrink.empty() ? 1 : 10;
         for (const harness::Script& c : race_candidates(s, r, http.functions))
-          if (auto found = replay(c, 25, std::chrono::seconds(2))) return found;
+          if (auto found = replay(c, 25 * more, std::chrono::seconds(2 * more)))
+            return found;
         auto d = distilled(s, r, http.functions);
         if (!d) return std::nullopt;
-        return replay(*d, 200, std::chrono::seconds(10));
+        return replay(*d, 200 * more, std::chrono::seconds(10 * more));
       };
       // Beyond this many messages a race's counterexample is distilled.
       constexpr std::size_t kShortRace = 6;
