@@ -114,11 +114,13 @@ inline std::optional<Race> race_of(const harness::Script& s,
 
 // The script: `history` in sequence on c0, each awaited (with the requests
 // their references need), then the killing request on c0 and `racers` on
-// c1, in the order they were sent. Nullopt if it is no valid script.
+// c1, in the order they were sent (the killing request first with
+// `kill_first`). Nullopt if it is no valid script.
 inline std::optional<harness::Script> skeleton(const Race& race,
                                                const std::vector<harness::Label>& history,
                                                const std::vector<harness::Label>& racers,
-                                               const harness::FunctionRegistry& fns) {
+                                               const harness::FunctionRegistry& fns,
+                                               bool kill_first = false) {
   std::set<harness::Label> before(history.begin(), history.end());
   const std::set<harness::Label> during(racers.begin(), racers.end());
   std::vector<harness::Label> work(before.begin(), before.end());
@@ -154,8 +156,10 @@ inline std::optional<harness::Script> skeleton(const Race& race,
   }
   std::vector<harness::Label> flight(during.begin(), during.end());
   flight.push_back(race.k);
-  std::sort(flight.begin(), flight.end(),
-            [&](harness::Label a, harness::Label b) { return sent_at(a) < sent_at(b); });
+  std::sort(flight.begin(), flight.end(), [&](harness::Label a, harness::Label b) {
+    if (kill_first && (a == race.k || b == race.k)) return a == race.k && b != race.k;
+    return sent_at(a) < sent_at(b);
+  });
   for (harness::Label l : flight) {
     harness::RequestStep q = *race.step.at(l);
     q.conn = l == race.k ? 0 : 1;
@@ -177,8 +181,8 @@ inline std::vector<harness::Label> last(const std::vector<harness::Label>& v,
 inline void add_skeleton(std::vector<harness::Script>& out, const harness::Script& s,
                          const Race& race, const std::vector<harness::Label>& history,
                          const std::vector<harness::Label>& racers,
-                         const harness::FunctionRegistry& fns) {
-  auto c = skeleton(race, history, racers, fns);
+                         const harness::FunctionRegistry& fns, bool kill_first = false) {
+  auto c = skeleton(race, history, racers, fns, kill_first);
   if (c && *c != s && std::find(out.begin(), out.end(), *c) == out.end())
     out.push_back(std::move(*c));
 }
@@ -211,8 +215,9 @@ inline std::optional<harness::Script> distilled(const harness::Script& s,
 }
 
 // Smaller skeletons to try before `distilled`'s, smallest first: the
-// killing request with one racing request at a time, after none, the last
-// one or the last two requests of the path's history; then with all the
+// killing request with one racing request at a time (sent in either order),
+// after none, the last one or the last two requests of the path's history;
+// then with all the
 // racing requests after the last one or two. Most races need one other
 // request and the state one earlier request made (two PUTs of a new path:
 // 4 messages; a GET and a DELETE after the PUT that made the file: 6). A
@@ -225,9 +230,13 @@ inline std::vector<harness::Script> race_candidates(
   auto race = detail::race_of(s, r);
   if (!race || race->during.empty()) return out;
   const auto& b = race->before;
+  // Which of two racing requests is sent first is the script's choice, and
+  // a race may show far more often one way (a GET sent just before a PUT
+  // reads the file while the PUT rewrites it): each order.
   for (std::size_t n = 0; n <= 2 && n <= b.size(); ++n)
     for (harness::Label d : race->during)
-      detail::add_skeleton(out, s, *race, detail::last(b, n), {d}, fns);
+      for (bool kill_first : {false, true})
+        detail::add_skeleton(out, s, *race, detail::last(b, n), {d}, fns, kill_first);
   if (race->during.size() > 1)
     for (std::size_t n = 1; n <= 2 && n <= b.size(); ++n)
       detail::add_skeleton(out, s, *race, detail::last(b, n), race->during, fns);

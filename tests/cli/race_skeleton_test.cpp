@@ -96,6 +96,24 @@ TEST_F(RaceSkeleton, CandidatesSmallestFirstAndTheFirstThatShowsIsMinimal) {
   EXPECT_EQ(requests(*shown).front().first, 1u) << harness::print_script(*shown);
 }
 
+TEST_F(RaceSkeleton, CandidatesSendTheTwoRacersInEitherOrder) {
+  ASSERT_NO_FATAL_FAILURE(Play("racy-if-match", kRace));
+  const harness::Label k = harness::request_of(r.events[r.verdict.event_index].label);
+  const harness::Label other = k == 5 ? 7 : 5;
+  // After PUT 1: the killing PUT (c0) and the other (c1), each first once.
+  bool kill_first = false, other_first = false;
+  for (const auto& c : race_candidates(script, r, fns())) {
+    const auto q = requests(c);
+    if (q.size() != 3 || q[0].first != 1) continue;
+    kill_first |= q[1] == std::make_pair(k, harness::ConnId{0}) &&
+                  q[2] == std::make_pair(other, harness::ConnId{1});
+    other_first |= q[1] == std::make_pair(other, harness::ConnId{1}) &&
+                   q[2] == std::make_pair(k, harness::ConnId{0});
+  }
+  EXPECT_TRUE(kill_first);
+  EXPECT_TRUE(other_first);
+}
+
 TEST_F(RaceSkeleton, NoneWithoutARace) {
   // A creation answered 204 (create-204) is wrong on its own.
   ASSERT_NO_FATAL_FAILURE(
