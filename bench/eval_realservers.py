@@ -1928,7 +1928,7 @@ def main():
     runs, lf_latest, ups = load()
     if args.follow_up_tries and (not args.reuse or args.follow_up_only):
         # Judgements still without a counterexample of <= 6 messages: their
-        # findings' scripts again, with many more tries (three findings at
+        # findings' scripts again, with many more tries (five findings at
         # most, the shortest first; the first that gives one ends it).
         findings, proven, shrunk_to = merge_findings(runs, ups)
         with open(args.raw, "a") as log:
@@ -1937,7 +1937,7 @@ def main():
                     continue
                 group = sorted(group, key=lambda f: (not f.get("reproduced"),
                                                      len(f.get("trace", []))))
-                for f in group[:3]:
+                for f in group[:5]:
                     print(f"{server} {key}: shrinking {f['signature']} "
                           f"({len(f.get('trace', []))} messages) ...", file=sys.stderr)
                     u = follow_up(args.dualfuzz, server, key, f, args.follow_up_tries, log)

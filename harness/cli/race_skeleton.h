@@ -62,7 +62,8 @@ struct Race {
   harness::Label k = 0;
   std::vector<harness::Label> before, during, earlier;
   std::map<harness::Label, const harness::RequestStep*> step;
-  std::map<harness::Label, std::size_t> sent;  // position in the trace
+  std::map<harness::Label, std::size_t> sent;     // position in the trace
+  std::map<harness::Label, oracle::ConnId> conn;  // of the requests in `during`
 };
 
 inline std::optional<Race> race_of(const harness::Script& s,
@@ -98,8 +99,10 @@ inline std::optional<Race> race_of(const harness::Script& s,
     if (i < race.sent[race.k]) earlier.emplace_back(i, l);
     if (at(answered, l) < race.sent[race.k])
       before.emplace_back(i, l);
-    else if (i < at(answered, race.k) && conn(l) != conn(race.k))
+    else if (i < at(answered, race.k) && conn(l) != conn(race.k)) {
       during.emplace_back(i, l);
+      race.conn[l] = conn(l);
+    }
   }
   std::sort(before.begin(), before.end());
   std::sort(during.begin(), during.end());
@@ -216,8 +219,9 @@ inline std::optional<harness::Script> distilled(const harness::Script& s,
 
 // Smaller skeletons to try before `distilled`'s, smallest first: the
 // killing request with one racing request at a time (sent in either order),
-// after none, the last one or the last two requests of the path's history;
-// then with all the
+// after none, any one or the last two requests of the path's history
+// (answered before the killing request was sent, or sent before the racer
+// on its connection); then with all the
 // racing requests after the last one or two. Most races need one other
 // request and the state one earlier request made (two PUTs of a new path:
 // 4 messages; a GET and a DELETE after the PUT that made the file: 6). A
@@ -233,10 +237,27 @@ inline std::vector<harness::Script> race_candidates(
   // Which of two racing requests is sent first is the script's choice, and
   // a race may show far more often one way (a GET sent just before a PUT
   // reads the file while the PUT rewrites it): each order.
-  for (std::size_t n = 0; n <= 2 && n <= b.size(); ++n)
-    for (harness::Label d : race->during)
+  // The racer's history: the path's requests answered before the killing
+  // one was sent, and those sent before the racer on its connection (a
+  // pipelined PUT that made the content the racer replaces).
+  for (harness::Label d : race->during) {
+    std::vector<harness::Label> h = b;
+    for (harness::Label x : race->during)
+      if (x != d && race->conn.at(x) == race->conn.at(d) &&
+          race->sent.at(x) < race->sent.at(d))
+        h.push_back(x);
+    std::stable_sort(h.begin(), h.end(), [&](harness::Label x, harness::Label y) {
+      return race->sent.at(x) < race->sent.at(y);
+    });
+    // After none, any one (the state raced on is often not the latest:
+    // a GET in between changed nothing), or the last two.
+    std::vector<std::vector<harness::Label>> histories = {{}};
+    for (harness::Label x : h) histories.push_back({x});
+    if (h.size() >= 2) histories.push_back(detail::last(h, 2));
+    for (const auto& hist : histories)
       for (bool kill_first : {false, true})
-        detail::add_skeleton(out, s, *race, detail::last(b, n), {d}, fns, kill_first);
+        detail::add_skeleton(out, s, *race, hist, {d}, fns, kill_first);
+  }
   if (race->during.size() > 1)
     for (std::size_t n = 1; n <= 2 && n <= b.size(); ++n)
       detail::add_skeleton(out, s, *race, detail::last(b, n), race->during, fns);
