@@ -1129,10 +1129,11 @@ JUDGEMENTS = [
         "longer": (8, "Each answer fits some order of the racing requests, and only a later "
                       "answer rules out the last order: a request that makes the state raced "
                       "on (2 messages), two overlapping requests (4) and that later answer "
-                      "(2). Before keeping 8 messages the shrinker played the smaller "
-                      "skeletons of the race (the killing request with one racing request "
-                      "after none, one or two earlier requests of the path, each up to 25 "
-                      "times) and none showed it."),
+                      "(2); 7 when a racing request's own answer never came (its connection "
+                      "was closed). Before keeping more than 6 messages the shrinker played "
+                      "the smaller skeletons of the race (the killing request with one racing "
+                      "request, sent in either order, after none, any one or the last two "
+                      "earlier requests of the path, each up to 25 times) and none showed it."),
         "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
         "evidence": racing_writes,
         # Only for a server that, in the same campaign, was caught in a race
