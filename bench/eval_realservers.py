@@ -1131,9 +1131,11 @@ JUDGEMENTS = [
                       "on (2 messages), two overlapping requests (4) and that later answer "
                       "(2); 7 when a racing request's own answer never came (its connection "
                       "was closed). Before keeping more than 6 messages the shrinker played "
-                      "the smaller skeletons of the race (the killing request with one racing "
-                      "request, sent in either order, after none, any one or the last two "
-                      "earlier requests of the path, each up to 25 times) and none showed it."),
+                      "smaller skeletons of the race, each up to 25 times, and none showed it "
+                      "(the killing request with one racing request after none, the last one "
+                      "or the last two earlier requests of the path; since commits 2f08767 "
+                      "and 4398d58 also sent in either order and after any one earlier "
+                      "request, as the follow-up shrinks were)."),
         "signature": r"model: [A-Z]+[^>]* -> \d+ \(concurrent\)",
         "evidence": racing_writes,
         # Only for a server that, in the same campaign, was caught in a race
