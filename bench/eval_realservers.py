@@ -1252,8 +1252,9 @@ def counterexample_status(key, shortest, shrunk_to=None):
     bases = [b for b in j.get("base", [])
              if shortest.get(b) is not None and shortest[b] <= 6]
     if bases:
-        return "late", (f"the bug of `{bases[0]}` ({shortest[bases[0]]} messages above), "
-                        "seen by the oracle only at a later answer of the same run; "
+        named = " or ".join(f"`{b}` ({shortest[b]} messages above)" for b in bases)
+        return "late", (f"the bug of {named}, seen by the oracle only at a later answer "
+                        "of the same run; "
                         + ("the shortest reproduced counterexample of this form has "
                            f"{m} messages." if m is not None else
                            "no counterexample of this form was reproduced."))
