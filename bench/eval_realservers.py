@@ -1794,12 +1794,16 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
     for n in notes:
         out.append(f"- {n}")
     out.append("")
-    out.append("**Reproduce.** `cmake --build build --target dualfuzz && "
-               "scripts/subjects/campaign.sh` (= `bench/eval_realservers.py`; "
-               "`--seconds 600 --connections 2` by default, `--connections 1,2` for both, "
-               "`--reuse` to re-render from `bench/results/realservers.jsonl`). A single "
-               "counterexample: `scripts/subjects/subject.sh start nginx 18080 DIR`, save "
-               "its script to a file, `dualfuzz replay --target 127.0.0.1:18080 FILE`.")
+    out.append("**Reproduce.** `scripts/evaluate.sh --realservers --engines none` (builds "
+               "`build/` and `build-lf/`, then runs `bench/eval_realservers.py --connections "
+               "2,1 --libfuzzer build-lf/tests/fuzz/http_inprocess_fuzzer`: the campaign, the "
+               "libFuzzer runs, then the follow-up shrinks of every judgement still without a "
+               "counterexample of ≤ 6 messages; `--reuse` re-renders from "
+               "`bench/results/realservers.jsonl`). A single counterexample: "
+               "`scripts/subjects/subject.sh start nginx 18080 DIR`, save its script to a "
+               "file, `dualfuzz replay --target 127.0.0.1:18080 FILE` (a race: `dualfuzz fuzz "
+               "--target 127.0.0.1:18080 --shrink FILE --shrink-tries 500` plays it until it "
+               "shows).")
     out.append("")
     out.append("**How the judgements are made.** The table `JUDGEMENTS` in "
                "`bench/eval_realservers.py` maps signatures (regular expressions over them, "
