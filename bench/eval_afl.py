@@ -295,6 +295,33 @@ def minimize(args, bug, crash):
     return rec
 
 
+def kept_subsection(path, title):
+    """The subsection `title` ("### ...") of this section as `path` has it
+    now, marked as kept, or "" if it has none. A render whose raw log lacks
+    that subsection's runs (a fresh machine that only ran `fuzz.sh
+    correct`) keeps the measured table rather than drop it."""
+    if not os.path.exists(path):
+        return ""
+    doc = open(path).read()
+    start = doc.find(SECTION)
+    if start < 0:
+        return ""
+    nxt = re.search(r"^## ", doc[start + len(SECTION):], re.M)
+    sec = doc[start:start + len(SECTION) + nxt.start()] if nxt else doc[start:]
+    m = re.search(rf"^{re.escape(title)}\n.*?(?=^### |\Z)", sec, re.M | re.S)
+    if not m:
+        return ""
+    kept = m.group(0).rstrip("\n")
+    if KEPT not in kept:
+        kept = kept.replace(title + "\n", title + "\n\n" + KEPT + " (its runs' commit is in "
+                            "the git history of this file): the raw log this render read "
+                            "has none of its runs.\n", 1)
+    return kept
+
+
+KEPT = "*Kept from an earlier render*"
+
+
 def render(m, args, bugs, latest, correct, tmins):
     fmt = eval_blackbox.fmt
     med = eval_crashonly.eval_blackbox_median
@@ -392,6 +419,9 @@ def render(m, args, bugs, latest, correct, tmins):
                        + (f"; stability median {eval_blackbox.median(stab):.1f} %" if stab
                           else "") + ".")
             out.append("")
+    elif kept_subsection(args.out, "### Planted bugs"):
+        out.append(kept_subsection(args.out, "### Planted bugs"))
+        out.append("")
     out.append("### AFL++: how to reproduce")
     out.append("")
     out.append("```sh")
@@ -475,6 +505,9 @@ def render(m, args, bugs, latest, correct, tmins):
                    "file changes the coverage (fewer requests parsed and played), so the "
                    "step stays. For a small counterexample use `dualfuzz minimize` (same "
                    "violation, structural) or afl-tmin (same crash, bytes).")
+        out.append("")
+    elif kept_subsection(args.out, "### Minimizing AFL++ crash files"):
+        out.append(kept_subsection(args.out, "### Minimizing AFL++ crash files"))
         out.append("")
     return "\n".join(out)
 
