@@ -221,8 +221,8 @@ inline std::optional<harness::Script> distilled(const harness::Script& s,
 // killing request with one racing request at a time (sent in either order),
 // after none, any one or the last two requests of the path's history
 // (answered before the killing request was sent, or sent before the racer
-// on its connection); then with all the
-// racing requests after the last one or two. Most races need one other
+// on its connection); then with all the racing requests after the last one
+// or two. Most races need one other
 // request and the state one earlier request made (two PUTs of a new path:
 // 4 messages; a GET and a DELETE after the PUT that made the file: 6). A
 // candidate that does not show the violation costs a few replays; one that
@@ -234,9 +234,6 @@ inline std::vector<harness::Script> race_candidates(
   auto race = detail::race_of(s, r);
   if (!race || race->during.empty()) return out;
   const auto& b = race->before;
-  // Which of two racing requests is sent first is the script's choice, and
-  // a race may show far more often one way (a GET sent just before a PUT
-  // reads the file while the PUT rewrites it): each order.
   // The racer's history: the path's requests answered before the killing
   // one was sent, and those sent before the racer on its connection (a
   // pipelined PUT that made the content the racer replaces).
@@ -254,6 +251,9 @@ inline std::vector<harness::Script> race_candidates(
     std::vector<std::vector<harness::Label>> histories = {{}};
     for (harness::Label x : h) histories.push_back({x});
     if (h.size() >= 2) histories.push_back(detail::last(h, 2));
+    // Which of two racing requests is sent first is the script's choice,
+    // and a race may show far more often one way (a GET sent just before a
+    // PUT reads the file while the PUT rewrites it): each order.
     for (const auto& hist : histories)
       for (bool kill_first : {false, true})
         detail::add_skeleton(out, s, *race, hist, {d}, fns, kill_first);
