@@ -35,6 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import eval_blackbox  # noqa: E402  (machine(), write_section())
+import eval_libfuzzer  # noqa: E402  (the fuzz target's report and status lines)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SECTION = "## Real servers (black box)"
@@ -153,7 +154,7 @@ def racing_delete(v):
     """A DELETE of the killing path was in flight on another connection while
     the killing request was."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     return kill is not None and any(
         r[2].get("method") == "DELETE" and overlapping(r, kill) for r in reqs if r is not kill)
 
@@ -177,10 +178,21 @@ def kill_label(v):
     return int(m.group(1)) - 1 if m else None
 
 
+def kill_of(reqs, v):
+    """The killing request's entry of path_requests(v), or None."""
+    return next((r for r in reqs if r[0] == kill_label(v)), None)
+
+
+def response_headers(r):
+    """The headers of a path_requests entry's response ({} if none)."""
+    h = r[3].get("headers") if r[3] else None
+    return h if isinstance(h, dict) else {}
+
+
 def torn_read(v):
     """The killing GET returned a body that no PUT of the path sent."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if not kill or kill[2].get("method") != "GET" or not kill[3]:
         return False
     bodies = {r[2].get("body", "") for r in reqs if r[2].get("method") == "PUT"}
@@ -232,7 +244,7 @@ def created_by_conditional_put(v):
     taken effect after a deletion of it (or at all, if it was never deleted)
     carried If-Match, which is false on a missing resource."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if kill is None or kill[3] is None:
         return False
     method, status = kill[2].get("method"), kill[3].get("status")
@@ -256,7 +268,7 @@ def found_by_412_after_conditional_puts(v):
     carried If-Match: the server found a representation that only a PUT with
     a false If-Match can have created."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if kill is None or kill[3] is None or kill[3].get("status") != 412:
         return False
     if kill[2].get("method") not in ("GET", "HEAD", "DELETE") or not all_states_missing(v):
@@ -271,7 +283,7 @@ def ius_answered_both_ways(v):
     before it, was answered 200, with no write of the path between them that succeeded: one
     representation, one date, two answers to the same condition."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if kill is None or kill[3] is None or kill[3].get("status") != 412:
         return False
     date = kill[2].get("headers", {}).get("if-unmodified-since")
@@ -309,7 +321,7 @@ def removed_by_conditional_delete(v):
     path showed: one of them was performed although the model could explain
     none of them succeeding."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if kill is None or kill[3] is None:
         return False
     status = kill[3].get("status")
@@ -372,7 +384,7 @@ def head_inm_ignored_then_old_content(v):
     PUT's content: either the HEAD ignored a true If-None-Match or the
     content came back under another tag."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if not kill or kill[2].get("method") != "GET" or not kill[3]:
         return False
     opaque = lambda t: t.strip()[2:] if t.strip().startswith("W/") else t.strip()
@@ -418,7 +430,7 @@ def if_match_tag_reused(v):
     the If-Match was true and T named the old content too, or it was false
     and the PUT was performed anyway."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if kill is None or kill[3] is None or kill[2].get("method") not in ("GET", "HEAD"):
         return False
     headers = kill[3].get("headers") if isinstance(kill[3].get("headers"), dict) else {}
@@ -511,7 +523,7 @@ def true_ius_answered_412(v):
     or DELETE of the path was answered and before the killing request was
     sent, is not after D: the condition was true."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if kill is None or not kill[3] or kill[3].get("status") != 412:
         return False
     h = kill[2].get("headers", {})
@@ -534,11 +546,11 @@ def ius_before_answer(v):
     Date of its answer: only then can the resource have been modified after
     it, i.e. the condition be false (a date in the future is always true)."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
-    if kill is None or not kill[3] or not isinstance(kill[3].get("headers"), dict):
+    kill = kill_of(reqs, v)
+    if kill is None:
         return False
     d = http_date(kill[2].get("headers", {}).get("if-unmodified-since"))
-    now = http_date(kill[3]["headers"].get("date"))
+    now = http_date(response_headers(kill).get("date"))
     return d is not None and now is not None and d < now
 
 
@@ -552,8 +564,7 @@ def ius_false_answered_2xx(v):
         if r[0] == kill or not succeeded(r) or "if-match" in h:
             continue
         d = http_date(h.get("if-unmodified-since"))
-        rh = r[3].get("headers") if isinstance(r[3].get("headers"), dict) else {}
-        lm = http_date(rh.get("last-modified"))
+        lm = http_date(response_headers(r).get("last-modified"))
         if d is not None and lm is not None and lm > d:
             return True
     return False
@@ -566,24 +577,24 @@ def ius_false_put_shown(v):
     different content with a Last-Modified after D: when that PUT took
     effect, the resource had been modified after D."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if not kill or kill[2].get("method") != "GET" or not kill[3] or \
             kill[3].get("status") != 200:
         return False
     shown = kill[3].get("body")
+    # Last-Modified dates of the other contents GETs of the path showed.
+    other = [http_date(response_headers(x).get("last-modified")) for x in reqs
+             if x is not kill and x[3] and x[3].get("status") == 200 and
+             x[2].get("method") == "GET" and x[3].get("body") != shown]
+    other = [lm for lm in other if lm is not None]
     for r in reqs:
         h = r[2].get("headers", {})
         d = http_date(h.get("if-unmodified-since"))
         if r[2].get("method") != "PUT" or d is None or "if-match" in h or \
                 r[2].get("body", "") != shown or (r[3] and r[3].get("status") == 412):
             continue
-        for x in reqs:
-            xh = x[3].get("headers") if x[3] and isinstance(x[3].get("headers"), dict) else {}
-            lm = http_date(xh.get("last-modified"))
-            if x is not kill and x[3] and x[3].get("status") == 200 and \
-                    x[2].get("method") == "GET" and x[3].get("body") != shown and \
-                    lm is not None and lm > d:
-                return True
+        if any(lm > d for lm in other):
+            return True
     return False
 
 
@@ -594,7 +605,7 @@ def ius_412_after_same_date_performed(v):
     with no write of the path that may have taken effect in between: the
     server itself found D2, so D1, false for the same representation."""
     reqs = path_requests(v)
-    kill = next((r for r in reqs if r[0] == kill_label(v)), None)
+    kill = kill_of(reqs, v)
     if not kill or not kill[3] or kill[3].get("status") != 412:
         return False
     kh = kill[2].get("headers", {})
@@ -1292,6 +1303,14 @@ def free_port():
         return s.getsockname()[1]
 
 
+def append_record(log, rec):
+    """Writes one run's record to the raw log (if any) as a JSON line."""
+    if log is not None:
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
+    return rec
+
+
 class Subject:
     """A server on a free loopback port with a private document root
     (scripts/subjects/subject.sh), stopped and removed on exit:
@@ -1348,14 +1367,7 @@ def run_server(exe, server, seconds, seed, connections, log):
                                                            or ["no summary"])[-1]
         except subprocess.TimeoutExpired:
             rec["error"] = "timeout"
-    if log is not None:
-        log.write(json.dumps(rec) + "\n")
-        log.flush()
-    return rec
-
-
-LF_VIOLATION = "==dualfuzz== functional violation"  # the fuzz target's report
-LF_STATUS = re.compile(r"^#(\d+)\s+(\w+)\s+")
+    return append_record(log, rec)
 
 
 def run_libfuzzer_server(fuzzer, exe, server, seconds, seed, log):
@@ -1398,10 +1410,10 @@ def run_libfuzzer_server(fuzzer, exe, server, seconds, seed, log):
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              text=True, errors="replace", env=env, cwd=tmp)
         for line in p.stderr:
-            m = LF_STATUS.match(line)
+            m = eval_libfuzzer.STATUS.match(line)
             if m and found is None:
                 execs = int(m.group(1))
-            if line.startswith(LF_VIOLATION) and found is None:
+            if line.startswith(eval_libfuzzer.VIOLATION_MARK) and found is None:
                 found = time.monotonic() - t0
             if line.startswith("stat::number_of_executed_units:"):
                 execs = int(line.split(":")[-1])
@@ -1429,10 +1441,7 @@ def run_libfuzzer_server(fuzzer, exe, server, seconds, seed, log):
         elif p.returncode != 0:
             rec["error"] = f"exit {p.returncode} without a crash file"
         shutil.rmtree(tmp, ignore_errors=True)
-    if log is not None:
-        log.write(json.dumps(rec) + "\n")
-        log.flush()
-    return rec
+    return append_record(log, rec)
 
 
 def show_path(p):
@@ -1543,15 +1552,22 @@ def merge_findings(runs, follow_ups=()):
     return findings, proven, shrunk_to
 
 
+def by_judgement(fs, proven):
+    """judgement id ("unclassified" for none) -> the findings it judges, in
+    the order of `fs`."""
+    by = {}
+    for f in fs:
+        j = judge(f, proven)
+        by.setdefault(j["id"] if j else "unclassified", []).append(f)
+    return by
+
+
 def open_judgements(findings, proven, shrunk_to):
     """(server, judgement id, its findings) for each judgement whose
     counterexample status is "open" (counterexample_status)."""
     out = []
     for server, fs in findings.items():
-        by = {}
-        for f in fs.values():
-            j = judge(f, proven.get(server, set()))
-            by.setdefault(j["id"] if j else "unclassified", []).append(f)
+        by = by_judgement(fs.values(), proven.get(server, set()))
         shortest = {k: shortest_reproduced(g) for k, g in by.items()}
         out += [(server, k, g) for k, g in by.items()
                 if counterexample_status(k, shortest, shrunk_to.get(server, {}))[0] == "open"]
@@ -1583,10 +1599,7 @@ def follow_up(exe, server, judgement, finding, tries, log):
             rec["error"] = "timeout"
         finally:
             os.unlink(f.name)
-    if log is not None:
-        log.write(json.dumps(rec) + "\n")
-        log.flush()
-    return rec
+    return append_record(log, rec)
 
 
 def render_libfuzzer(lf_runs, proven):
@@ -1699,10 +1712,7 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
                     key=lambda f: (judge(f, pv) is None, (judge(f, pv) or {}).get("id", ""),
                                    -f["count"]))
         version = short_version(next(r["version"] for r in runs if r["server"] == server))
-        by = {}  # judgement id -> findings, most frequent first
-        for f in fs:
-            j = judge(f, pv)
-            by.setdefault(j["id"] if j else "unclassified", []).append(f)
+        by = by_judgement(fs, pv)  # judgement id -> findings, most frequent first
         # Judgements by occurrences, the unclassified last.
         by = dict(sorted(by.items(), key=lambda kv: (kv[0] == "unclassified",
                                                      -sum(f["count"] for f in kv[1]))))
