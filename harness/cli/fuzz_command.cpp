@@ -683,8 +683,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           for (const std::string& sig : order) {
             const Finding& f = findings[sig];
             Json one = finding_json(f.script, f.run);
-            one.update({{"signature", f.signature},
-                        {"kind", f.kind},
+            one.update({{"kind", f.kind},
                         {"first_seconds", f.first_seconds},
                         {"first_execution", f.first_execution},
                         {"count", f.count},

@@ -3,9 +3,10 @@
 // finding as JSON for scripts (bench/eval_realservers.py judges findings by
 // their signatures).
 //
-//   harness::RunResult r = player.play(script);       // a model violation
-//   std::string sig = cli::signature_of(r);  // "model: PUT if-none-match -> 204 after
-//   PUT" harness::Json j = cli::finding_json(script, r);
+//   harness::RunResult r = player.play(script);  // a model violation
+//   std::string sig = cli::signature_of(r);
+//   // sig: "model: PUT if-none-match -> 204 after PUT"
+//   harness::Json j = cli::finding_json(script, r);
 #pragma once
 
 #include <map>
@@ -99,6 +100,30 @@ inline std::string quick_key(const harness::RunResult& r) {
   return model_key(request_shape(*q), r);
 }
 
+// Were two requests on the killing request's path in flight at once, on
+// different connections?
+inline bool concurrent(const harness::RunResult& r) {
+  const harness::Json* kill = killing_request(r);
+  if (!kill) return false;
+  const std::string path = path_of(*kill);
+  const auto wire = wire_conns(r);
+  auto conn_of = [&](const harness::LabelledTrace::Message& m) -> std::uint64_t {
+    auto it = wire.find(m.label);
+    return it == wire.end() ? m.conn : it->second;
+  };
+  std::map<harness::Label, std::uint64_t> in_flight;  // same-path requests
+  for (const auto& m : r.trace.messages()) {
+    if (!harness::is_request_label(m.label)) {
+      in_flight.erase(harness::request_of(m.label));
+    } else if (path_of(m.ir) == path) {
+      for (const auto& [label, conn] : in_flight)
+        if (conn != conn_of(m)) return true;
+      in_flight[m.label] = conn_of(m);
+    }
+  }
+  return false;
+}
+
 // The signature of a (minimized) violating run, to deduplicate findings:
 //   "model: PUT if-none-match -> 204 after PUT"
 //   "model: PUT -> 201 (concurrent)"
@@ -124,32 +149,6 @@ inline std::string quick_key(const harness::RunResult& r) {
 // differ only in a header value are counted as one; the printed
 // counterexample is the first one's.
 // Protocol and liveness violations: violation_key (what was malformed).
-inline std::string signature_of(const harness::RunResult& r);
-
-// Were two requests on the killing request's path in flight at once, on
-// different connections?
-inline bool concurrent(const harness::RunResult& r) {
-  const harness::Json* kill = killing_request(r);
-  if (!kill) return false;
-  const std::string path = path_of(*kill);
-  const auto wire = wire_conns(r);
-  auto conn_of = [&](const harness::LabelledTrace::Message& m) -> std::uint64_t {
-    auto it = wire.find(m.label);
-    return it == wire.end() ? m.conn : it->second;
-  };
-  std::map<harness::Label, std::uint64_t> in_flight;  // same-path requests
-  for (const auto& m : r.trace.messages()) {
-    if (!harness::is_request_label(m.label)) {
-      in_flight.erase(harness::request_of(m.label));
-    } else if (path_of(m.ir) == path) {
-      for (const auto& [label, conn] : in_flight)
-        if (conn != conn_of(m)) return true;
-      in_flight[m.label] = conn_of(m);
-    }
-  }
-  return false;
-}
-
 inline std::string signature_of(const harness::RunResult& r) {
   const harness::Json* kill = killing_request(r);
   if (r.outcome != harness::RunResult::Outcome::ModelViolation || !kill)
