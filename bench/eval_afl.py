@@ -520,7 +520,7 @@ def main(argv=None):
         os.path.join(ROOT, d, "mutator/libdualfuzz_afl_mutator.so")
         for d in ("build-afl", "build")]))
     ap.add_argument("--dualfuzz", default=first_existing([
-        os.path.join(ROOT, d, "harness/cli/dualfuzz") for d in ("build", "build-afl")]),
+        os.path.join(ROOT, d, "cli/dualfuzz") for d in ("build", "build-afl")]),
         help="lists the bugs, replays and minimizes crash files")
     ap.add_argument("--corpus", default=os.path.join(ROOT, "corpora/fuzz/http_inprocess_fuzzer"))
     ap.add_argument("--seeds", type=int, default=5)

@@ -12,7 +12,7 @@ file is kept). Runs are sequential: each is single-threaded.
   bench/eval_blackbox.py --false-alarm-seconds 75 --false-alarm-connections 8
   bench/eval_blackbox.py --false-alarm-only --false-alarm-seconds 75
 
-Needs only python3 and a built `dualfuzz` (default build/harness/cli/dualfuzz).
+Needs only python3 and a built `dualfuzz` (default build/cli/dualfuzz).
 Raw results (one JSON object per run) go to --raw (default
 bench/results/blackbox.jsonl).
 """
@@ -250,7 +250,7 @@ def write_section(path, text, section=SECTION):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/harness/cli/dualfuzz"))
+    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/cli/dualfuzz"))
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--connections", type=int, default=4)

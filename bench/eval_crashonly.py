@@ -2,7 +2,7 @@
 """Crash-only baseline: `dualfuzz fuzz`'s generation engine with the oracle off.
 
 Runs build/bench/crash_only_bench (bench/crash_only_bench.cpp: the loop of
-harness/cli/fuzz_command.cpp, same mutator, seeds, pool and connection
+cli/fuzz_command.cpp, same mutator, seeds, pool and connection
 folding, but each script played with the oracle off) on every planted bug
 for seeds 1..N with a time budget, and once on the correct server; writes
 the section "Crash-only baseline (oracle off)" of docs/EVALUATION.md (the
@@ -262,7 +262,7 @@ def eval_blackbox_median(found_vals, n):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bench", default=os.path.join(ROOT, "build/bench/crash_only_bench"))
-    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/harness/cli/dualfuzz"),
+    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/cli/dualfuzz"),
                     help="lists the bugs")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=15)

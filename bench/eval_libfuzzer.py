@@ -465,7 +465,7 @@ def render(m, args, bugs, results, correct, bb, bb_source, kept_correct=None):
                "# 10 min, correct server")
     out.append("DUALFUZZ_BUG=lost-update build-lf/tests/fuzz/http_inprocess_fuzzer "
                "-seed=1 corpus/   # by hand")
-    out.append("build-lf-cli/harness/cli/dualfuzz replay --target inprocess:lost-update "
+    out.append("build-lf-cli/cli/dualfuzz replay --target inprocess:lost-update "
                "crash-…   # the report again")
     out.append("```")
     out.append("")
@@ -501,7 +501,7 @@ def main(argv=None):
         os.path.join(ROOT, d, "tests/fuzz/http_inprocess_fuzzer")
         for d in ("build-lf", "build-fuzz")]))
     ap.add_argument("--dualfuzz", default=first_existing([
-        os.path.join(ROOT, d, "harness/cli/dualfuzz") for d in ("build-lf-cli", "build")]),
+        os.path.join(ROOT, d, "cli/dualfuzz") for d in ("build-lf-cli", "build")]),
         help="for `bugs` and `replay`")
     ap.add_argument("--replay-with", default="",
                     help="dualfuzz CLI for `replay` of crash files (default: --dualfuzz)")

@@ -47,7 +47,7 @@ CONFIG = {
     "lighttpd": "mod_webdav (`webdav.activate`, not read-only)",
 }
 
-# Judgements, keyed by signature. A signature (harness/cli/fuzz_command.cpp,
+# Judgements, keyed by signature. A signature (cli/fuzz_command.cpp,
 # signature_of) is "model: <killing request shape> -> <status>[ after
 # <earlier requests on the path>][; then <later ones>]" or, when a race was
 # needed, "model: <killing request shape> -> <status> (concurrent)"; a
@@ -58,7 +58,7 @@ CONFIG = {
 # must show (`evidence`, described in `shows`), the verdict, the clause, and
 # why. The first entry that matches decides; a violation none matches is
 # listed as "unclassified — needs a look". A "model gap" entry would mean a
-# false alarm: fix specs/src/http.cpp instead of leaving it here.
+# false alarm: fix protocols/http/src/model.cpp instead of leaving it here.
 IMS = r"(?: if-modified-since(?:\(invalid\))?)?"  # If-Modified-Since, ignored by non-GET
 IUS = r"(?: if-unmodified-since(?:\(invalid\))?)?"
 SEQ = r"(?: after .*?)?(?:; then .*?)?"  # the rest of a signature without a race
@@ -1823,7 +1823,7 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
                "after reading the counterexamples it covers. A violation that needs a race "
                "(*(concurrent)*) is never judged by its killing request's preconditions, "
                "since a race can be the cause. A *model gap* would be a false alarm: the "
-               "fix belongs in `specs/src/http.cpp` (with the RFC text), not in this table.")
+               "fix belongs in `protocols/http/src/model.cpp` (with the RFC text), not in this table.")
     out.append("")
     out.append("**Races.** RFC 9110 never says \"atomic\", but it defines every method against "
                "*the* current state of the target resource and no intermediate states: PUT "
@@ -1853,7 +1853,7 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/harness/cli/dualfuzz"))
+    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/cli/dualfuzz"))
     ap.add_argument("--servers", default=",".join(SERVERS))
     ap.add_argument("--seconds", type=float, default=600, help="per server and run")
     ap.add_argument("--connections", default="2", help="comma-separated, one run each")

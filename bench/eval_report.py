@@ -564,7 +564,7 @@ def main(argv=None):
     ap.add_argument("--nice", type=int, default=10)
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
     ap.add_argument("--plot-dir", default=os.path.join(ROOT, "docs/eval"))
-    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/harness/cli/dualfuzz"))
+    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/cli/dualfuzz"))
     args = ap.parse_args(argv)
     can_plot = ensure_matplotlib(sys.argv[1:] if argv is None else argv)
     args.engines = [e for e in args.engines.split(",") if e and e != "none"]

@@ -43,7 +43,7 @@ def table(runs, n, key_time, key_exec):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fuzzer", default=os.path.join(ROOT, "build-lf/tests/fuzz/http_inprocess_fuzzer"))
-    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/harness/cli/dualfuzz"))
+    ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/cli/dualfuzz"))
     ap.add_argument("--corpus", default=os.path.join(ROOT, "corpora/fuzz/http_inprocess_fuzzer"))
     ap.add_argument("--bugs", default="if-match-first-only,ius-after-if-match,etag-from-length,if-match-weak")
     ap.add_argument("--seeds", type=int, default=5)

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "../harness/cli/player.h"
+#include "dualfuzz/campaign/player.h"
 #include "bench_args.h"
 #include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/mutator/targeted_mutation.h"

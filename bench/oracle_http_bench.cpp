@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "dualfuzz/oracle/oracle.h"
-#include "dualfuzz/specs/http.h"
+#include "dualfuzz/http/model.h"
 
 using namespace dualfuzz;
 using oracle::Event;
@@ -21,10 +21,10 @@ Json req(const char* m, const char* p, Json h = Json::object(),
   return q;
 }
 Json resp(int s, Json h = Json::object(), const char* body = "") {
-  return specs::normalize_response({{"status", s}, {"headers", h}, {"body", body}});
+  return http::normalize_response({{"status", s}, {"headers", h}, {"body", body}});
 }
 Json tag(const char* t, long long lm) {
-  return {{"etag", t}, {"last-modified", specs::format_http_date(lm)}, {"date", "x"}};
+  return {{"etag", t}, {"last-modified", http::format_http_date(lm)}, {"date", "x"}};
 }
 
 std::vector<Event> script() {
@@ -62,7 +62,7 @@ int main() {
   auto t0 = std::chrono::steady_clock::now();
   int accepted = 0;
   for (int i = 0; i < n; ++i) {
-    oracle::Oracle o(specs::http_model(), {}, solver);
+    oracle::Oracle o(http::server_model(), {}, solver);
     for (const Event& e : trace) o.observe(e);
     accepted += o.verdict().accepted();
   }

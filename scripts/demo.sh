@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-DF=build/harness/cli/dualfuzz
+DF=build/cli/dualfuzz
 SCRIPT=corpora/http/conditional-put.txt
 expect() {  # expect STATUS command...
   local want=$1; shift

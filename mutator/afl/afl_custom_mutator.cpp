@@ -9,7 +9,7 @@
 #include <new>
 #include <string_view>
 
-#include "../../harness/cli/player.h"
+#include "dualfuzz/campaign/player.h"
 #include "dualfuzz/mutator/afl_adapter.h"
 
 using dualfuzz::mutator::AflAdapter;

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <random>
 
-#include "../../harness/cli/player.h"
+#include "dualfuzz/campaign/player.h"
 #include "dualfuzz/mutator/script_mutator.h"
 
 namespace {

@@ -59,8 +59,8 @@ MUTATOR=$ROOT/build-afl/mutator/libdualfuzz_afl_mutator.so
 [ -f "$MUTATOR" ] || [ ! -f "$ROOT/build/mutator/libdualfuzz_afl_mutator.so" ] ||
   MUTATOR=$ROOT/build/mutator/libdualfuzz_afl_mutator.so
 TARGET=$ROOT/build-afl-target/tests/fuzz/http_inprocess_fuzzer
-CLI=${DUALFUZZ_CLI:-$ROOT/build-afl/harness/cli/dualfuzz}
-[ -x "$CLI" ] || CLI=$ROOT/build/harness/cli/dualfuzz  # any build lists the bugs
+CLI=${DUALFUZZ_CLI:-$ROOT/build-afl/cli/dualfuzz}
+[ -x "$CLI" ] || CLI=$ROOT/build/cli/dualfuzz  # any build lists the bugs
 
 export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1
 export AFL_CUSTOM_MUTATOR_LIBRARY=$MUTATOR AFL_CUSTOM_MUTATOR_ONLY=1
@@ -76,7 +76,7 @@ build() {
   nice -n 5 cmake --build build-afl-target -j "$JOBS" --target http_inprocess_fuzzer
   # The CLI only lists the bugs for `eval` (any build of it will do).
   nice -n 5 cmake --build build-afl -j "$JOBS" --target dualfuzz ||
-    echo "afl: the dualfuzz CLI did not build; eval falls back to build/harness/cli/dualfuzz" >&2
+    echo "afl: the dualfuzz CLI did not build; eval falls back to build/cli/dualfuzz" >&2
 }
 
 need_build() {

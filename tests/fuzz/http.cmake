@@ -2,15 +2,15 @@
 # bounded memory) and the request printer (always exactly one request).
 dualfuzz_fuzzer(http_response_parser_fuzzer
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_response_parser_fuzzer.cpp
-                LIBS dualfuzz::harness_instrumented)
+                LIBS dualfuzz::http_codec_instrumented)
 dualfuzz_fuzzer(http_request_parser_fuzzer
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_request_parser_fuzzer.cpp
-                LIBS dualfuzz::harness_instrumented)
+                LIBS dualfuzz::http_codec_instrumented)
 # The functional fuzz target (in-process reference server + oracle), with the
 # structure-aware custom mutator.
-if(TARGET dualfuzz_refserver AND TARGET dualfuzz_mutator)
+if(TARGET dualfuzz_campaign)
   dualfuzz_fuzzer(http_inprocess_fuzzer
                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_inprocess_fuzzer.cpp
                           ${PROJECT_SOURCE_DIR}/mutator/libfuzzer/http_mutator_hooks.cpp
-                  LIBS dualfuzz::refserver dualfuzz::specs dualfuzz::mutator)
+                  LIBS dualfuzz::campaign)
 endif()

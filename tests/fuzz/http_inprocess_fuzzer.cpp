@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "../../harness/cli/player.h"
+#include "dualfuzz/campaign/player.h"
 
 // The custom mutator's targeted-mutation counters (http_mutator_hooks.cpp;
 // weak: the target also links without the hooks).

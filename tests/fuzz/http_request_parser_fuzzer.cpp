@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dualfuzz/harness/http_codec.h"
+#include "dualfuzz/http/codec.h"
 
 namespace http = dualfuzz::harness::http;
 using dualfuzz::harness::Json;

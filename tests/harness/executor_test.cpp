@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "dualfuzz/specs/http_protocol.h"
+#include "dualfuzz/http/protocol.h"
 
 namespace dualfuzz::harness {
 namespace {
@@ -32,7 +32,7 @@ class FakeTransport final : public Transport {
 };
 
 const Protocol& http() {
-  static const Protocol p = specs::http_protocol();
+  static const Protocol p = http::protocol();
   return p;
 }
 RunResult play(FakeTransport::Reply reply, const std::string& text, bool liveness = false,

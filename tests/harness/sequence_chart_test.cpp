@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "dualfuzz/specs/http_protocol.h"
+#include "dualfuzz/http/protocol.h"
 
 namespace dualfuzz::harness {
 namespace {
@@ -134,7 +134,7 @@ TEST(SequenceChart, EmptyRunIsStillADocument) {
 }
 
 TEST(RunReport, FuzzTargetFormat) {
-  const Protocol http = specs::http_protocol();
+  const Protocol http = http::protocol();
   auto s =
       parse_script("req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"v1\"}\n",
                    http.functions);

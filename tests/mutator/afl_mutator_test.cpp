@@ -15,7 +15,7 @@
 
 #include "dualfuzz/harness/script.h"
 #include "dualfuzz/mutator/afl_custom_mutator.h"
-#include "dualfuzz/specs/http_protocol.h"
+#include "dualfuzz/http/protocol.h"
 
 namespace {
 
@@ -36,7 +36,7 @@ const std::string& other_script() {
   return s;
 }
 const dualfuzz::harness::FunctionRegistry& fns() {
-  static const auto p = dualfuzz::specs::http_protocol();
+  static const auto p = dualfuzz::http::protocol();
   return p.functions;
 }
 bool parses(const std::string& s) {

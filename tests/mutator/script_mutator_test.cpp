@@ -4,13 +4,13 @@
 
 #include <set>
 
-#include "dualfuzz/specs/http_protocol.h"
+#include "dualfuzz/http/protocol.h"
 
 namespace dualfuzz::mutator {
 namespace {
 
 const ScriptMutator& mutator() {
-  static const ScriptMutator m(specs::http_protocol());
+  static const ScriptMutator m(http::protocol());
   return m;
 }
 

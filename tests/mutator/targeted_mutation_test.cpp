@@ -11,8 +11,8 @@
 #include <string>
 
 #include "dualfuzz/mutator/script_mutator.h"
-#include "dualfuzz/servers/in_process_transport.h"
-#include "dualfuzz/specs/http_protocol.h"
+#include "dualfuzz/http/in_process_transport.h"
+#include "dualfuzz/http/protocol.h"
 
 namespace dualfuzz::mutator {
 namespace {
@@ -22,9 +22,9 @@ using harness::Script;
 // Plays scripts against a fresh correct reference server with the oracle's
 // decisions recorded, as the fuzz adapters' runners do.
 struct Bench {
-  harness::Protocol http = specs::http_protocol();
-  servers::HttpServerCore server{servers::ServerOptions{}};
-  servers::InProcessTransport transport{server};
+  harness::Protocol http = http::protocol();
+  http::HttpServerCore server{http::ServerOptions{}};
+  http::InProcessTransport transport{server};
   std::shared_ptr<oracle::Solver> solver = std::make_shared<oracle::Solver>();
 
   RunResult play(const Script& s) {

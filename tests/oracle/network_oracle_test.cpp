@@ -5,7 +5,7 @@
 
 #include "dualfuzz/oracle/oracle.h"
 #include "dualfuzz/specs/cmp_set.h"
-#include "dualfuzz/specs/etag_put.h"
+#include "dualfuzz/http/etag_put.h"
 #include "dualfuzz/specs/getput_store.h"
 #include "dualfuzz/specs/swap.h"
 
@@ -176,9 +176,9 @@ TEST(Etag, IfMatchAfterARevealedTagSucceeds) {
                           Event::response(1, 4, ok("\"t1\"", "v1")),
                           Event::request(1, 5, eput("v2", "\"t1\"")),
                           Event::response(1, 6, status(200))};
-  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+  EXPECT_TRUE(both(http::etag_put_model(), t).accepted());
   t.back() = Event::response(1, 6, status(412));  // the tag matches: 412 is wrong
-  EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
+  EXPECT_EQ(both(http::etag_put_model(), t).status, Verdict::Status::Reject);
 }
 
 TEST(Etag, UnknownTagEitherAnswerIsFineButNotBoth) {
@@ -187,13 +187,13 @@ TEST(Etag, UnknownTagEitherAnswerIsFineButNotBoth) {
   std::vector<Event> t = {
       Event::request(1, 1, eput("v1")), Event::response(1, 2, status(200)),
       Event::request(1, 3, eput("v2", "\"guess\"")), Event::response(1, 4, status(412))};
-  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+  EXPECT_TRUE(both(http::etag_put_model(), t).accepted());
   auto t200 = t;
   t200.back() = Event::response(1, 4, status(200));
-  EXPECT_TRUE(both(specs::etag_put_model(), t200).accepted());
+  EXPECT_TRUE(both(http::etag_put_model(), t200).accepted());
   t.push_back(Event::request(1, 5, eput("v3", "\"guess\"")));
   t.push_back(Event::response(1, 6, status(200)));
-  Verdict v = both(specs::etag_put_model(), t);
+  Verdict v = both(http::etag_put_model(), t);
   EXPECT_EQ(v.status, Verdict::Status::Reject) << v.explanation;
 }
 
@@ -202,9 +202,9 @@ TEST(Etag, NotModifiedRequiresTheCurrentTag) {
       Event::request(1, 1, eput("v1")),     Event::response(1, 2, status(200)),
       Event::request(1, 3, eget()),         Event::response(1, 4, ok("\"t1\"", "v1")),
       Event::request(1, 5, eget("\"t1\"")), Event::response(1, 6, status(304))};
-  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+  EXPECT_TRUE(both(http::etag_put_model(), t).accepted());
   t.back() = Event::response(1, 6, ok("\"t1\"", "v1"));  // matched: must be 304
-  EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
+  EXPECT_EQ(both(http::etag_put_model(), t).status, Verdict::Status::Reject);
 }
 
 TEST(Etag, StrongTagNeverNamesTwoContents) {
@@ -213,9 +213,9 @@ TEST(Etag, StrongTagNeverNamesTwoContents) {
       Event::request(1, 3, eget()),     Event::response(1, 4, ok("\"t1\"", "v1")),
       Event::request(1, 5, eput("v2")), Event::response(1, 6, status(200)),
       Event::request(1, 7, eget()),     Event::response(1, 8, ok("\"t1\"", "v2"))};
-  EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
+  EXPECT_EQ(both(http::etag_put_model(), t).status, Verdict::Status::Reject);
   t.back() = Event::response(1, 8, ok("\"t2\"", "v2"));
-  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+  EXPECT_TRUE(both(http::etag_put_model(), t).accepted());
 }
 
 TEST(Etag, ConcurrentConditionalPutsAtMostOneWins) {
@@ -229,9 +229,9 @@ TEST(Etag, ConcurrentConditionalPutsAtMostOneWins) {
                           Event::request(2, 7, eput("b", "\"t1\"")),
                           Event::response(2, 8, status(200)),
                           Event::response(1, 6, status(412))};
-  EXPECT_TRUE(both(specs::etag_put_model(), t).accepted());
+  EXPECT_TRUE(both(http::etag_put_model(), t).accepted());
   t.back() = Event::response(1, 6, status(200));
-  EXPECT_EQ(both(specs::etag_put_model(), t).status, Verdict::Status::Reject);
+  EXPECT_EQ(both(http::etag_put_model(), t).status, Verdict::Status::Reject);
 }
 
 }  // namespace

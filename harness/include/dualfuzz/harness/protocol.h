@@ -2,7 +2,7 @@
 // (bytes <-> IR), a server model, and generation heuristics (functions for
 // J-expression references; generators come with the mutator).
 //
-//   Protocol http = dualfuzz::specs::http_protocol();
+//   Protocol http = dualfuzz::http::protocol();
 //   auto parser = http.new_response_stream();
 #pragma once
 

@@ -1,6 +1,6 @@
 // How the executor reaches the server under test: per-connection byte
 // streams. Implementations: the in-process reference server
-// (dualfuzz::servers::InProcessTransport) and TCP (Boost.Asio).
+// (dualfuzz::http::InProcessTransport) and TCP (Boost.Asio).
 //
 //   transport.open(0);  transport.send(0, bytes);
 //   for (auto& in : transport.receive(std::chrono::milliseconds(100))) ...

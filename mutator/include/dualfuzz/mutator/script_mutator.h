@@ -2,7 +2,7 @@
 // size limit, and keeps the script rules (odd unique labels, waits for
 // earlier requests). Deterministic for a given engine state.
 //
-//   ScriptMutator m(dualfuzz::specs::http_protocol());
+//   ScriptMutator m(dualfuzz::http::protocol());
 //   std::mt19937_64 rng(seed);
 //   std::string next = m.mutate(current, /*max_size=*/4096, rng);
 #pragma once

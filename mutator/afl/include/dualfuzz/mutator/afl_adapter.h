@@ -2,7 +2,7 @@
 // ScriptMutator, its random engine, the buffers handed to afl-fuzz, and a
 // step-wise trimmer. The extern "C" hooks are one-line forwards to this.
 //
-//   AflAdapter a(dualfuzz::specs::http_protocol(), seed);
+//   AflAdapter a(dualfuzz::http::protocol(), seed);
 //   std::string_view next = a.fuzz(input, splice_or_empty, max_size);
 #pragma once
 

@@ -1,0 +1,113 @@
+// Plays single scripts exactly the way the coverage-guided fuzz target does
+// (same run options, same server set-up, same report), so a crash file
+// replays to the same report. Shared by tests/fuzz/http_inprocess_fuzzer.cpp
+// and `dualfuzz replay` / `minimize` (header-only: the fuzz target includes it).
+//
+//   auto p = Player::make("inprocess:lost-update");   // or Player::spec_from_env()
+//   harness::RunResult r = (*p)->play(script);
+//   std::cerr << harness::run_report(script, r, (*p)->description());
+#pragma once
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/sequence_chart.h"
+#include "dualfuzz/mutator/script_mutator.h"
+#include "dualfuzz/http/protocol.h"
+#include "dualfuzz/campaign/target.h"
+
+namespace dualfuzz::cli {
+
+class Player {
+ public:
+  // `inprocess[:BUG]` or `HOST:PORT`.
+  static Result<std::unique_ptr<Player>> make(const std::string& spec) {
+    auto t = Target::make(spec);
+    if (!t) return make_error(t.error());
+    auto p = std::unique_ptr<Player>(new Player());
+    p->target_ = std::move(*t);
+    if (p->target_->external()) {
+      p->description_ = "server " + spec;
+    } else {
+      std::string bug = spec.size() > 10 ? spec.substr(10) : "";
+      p->description_ =
+          "server bug: " + (bug.empty() ? std::string("none planted") : bug);
+    }
+    return p;
+  }
+  // The fuzz target's environment: DUALFUZZ_TARGET=HOST:PORT (an external
+  // server), else the in-process server with DUALFUZZ_BUG planted.
+  static std::string spec_from_env() {
+    const char* t = std::getenv("DUALFUZZ_TARGET");
+    if (t && *t) return t;
+    const char* b = std::getenv("DUALFUZZ_BUG");
+    return b && *b ? std::string("inprocess:") + b : std::string("inprocess");
+  }
+
+  // The options of every fuzz execution: in-process, silence means a
+  // dropped request, so liveness is checked. DUALFUZZ_ORACLE_BUDGET sets the
+  // configurations the oracle may explore per execution (0: no limit) —
+  // replay a crash with the budget it was found with or a larger one: a
+  // violation found within a budget is found within every larger one.
+  static harness::RunOptions fuzz_options() {
+    harness::RunOptions o;
+    o.check_liveness = true;
+    o.check_at_end = true;  // (the same results; the oracle runs cache-hot)
+    if (const char* b = std::getenv("DUALFUZZ_ORACLE_BUDGET"); b && *b)
+      o.oracle_options.limits.max_explored = std::strtoull(b, nullptr, 10);
+    return o;
+  }
+
+  // One execution on a fresh server (or a fresh path namespace).
+  // `record_decisions` keeps the oracle's symbolic branches in
+  // RunResult::explanations, for targeted mutation (engine_mutator below).
+  harness::RunResult play(const harness::Script& s, bool oracle = true,
+                          bool record_decisions = false) {
+    harness::RunOptions o = fuzz_options();
+    o.oracle = oracle;
+    o.oracle_options.limits.record_decisions = record_decisions;
+    o.path_prefix = target_->reset();
+    harness::Executor ex(http_, target_->transport(), o, solver_);
+    return ex.run(s);
+  }
+  Result<harness::Script> parse(std::string_view text) const {
+    return harness::parse_script(text, http_.functions);
+  }
+  std::string report(const harness::Script& s, const harness::RunResult& r) const {
+    return harness::run_report(s, r, description_);
+  }
+  // "server bug: lost-update", "server bug: none planted", "server HOST:PORT".
+  const std::string& description() const { return description_; }
+  const harness::Protocol& protocol() const { return http_; }
+
+  // The custom mutator of the coverage-guided engines (libFuzzer hooks,
+  // AFL++ library): one call in kTargetedOneIn replays its input on a
+  // Player of its own for `spec` (the fuzz target's server, not its state)
+  // and lets the solver rewrite a precondition header (targeted_mutation.h).
+  // $DUALFUZZ_TARGETED=0, or a spec that does not make a Player, gives the
+  // plain structural mutator.
+  //   auto m = Player::engine_mutator(Player::spec_from_env());
+  static mutator::ScriptMutator engine_mutator(const std::string& spec) {
+    const char* env = std::getenv("DUALFUZZ_TARGETED");
+    if (env && std::string(env) == "0")
+      return mutator::ScriptMutator(http::protocol());
+    auto made = make(spec);
+    if (!made) return mutator::ScriptMutator(http::protocol());
+    std::shared_ptr<Player> p = std::move(*made);
+    return mutator::ScriptMutator(
+        p->http_, [p](const harness::Script& s) { return p->play(s, true, true); },
+        p->solver_);
+  }
+
+ private:
+  Player() = default;
+  harness::Protocol http_ = http::protocol();
+  // One Z3 context for all executions (creating one costs ~10 ms).
+  std::shared_ptr<oracle::Solver> solver_ = std::make_shared<oracle::Solver>();
+  std::unique_ptr<Target> target_;
+  std::string description_;
+};
+
+}  // namespace dualfuzz::cli

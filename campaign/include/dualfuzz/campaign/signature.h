@@ -1,0 +1,205 @@
+// A violation's signature: the name of the bug it shows, to count one bug
+// once however often it is hit (`dualfuzz fuzz --keep-going`), and the
+// finding as JSON for scripts (bench/eval_realservers.py judges findings by
+// their signatures).
+//
+//   harness::RunResult r = player.play(script);  // a model violation
+//   std::string sig = cli::signature_of(r);
+//   // sig: "model: PUT if-none-match -> 204 after PUT"
+//   harness::Json j = cli::finding_json(script, r);
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/script.h"
+#include "dualfuzz/http/model.h"
+#include "dualfuzz/campaign/race_skeleton.h"
+
+namespace dualfuzz::cli {
+
+inline const char* kind_name(harness::RunResult::Outcome o) {
+  switch (o) {
+    case harness::RunResult::Outcome::ModelViolation:
+      return "model";
+    case harness::RunResult::Outcome::ProtocolViolation:
+      return "protocol";
+    case harness::RunResult::Outcome::LivenessViolation:
+      return "liveness";
+    default:
+      return "none";
+  }
+}
+
+// Is `v` a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1, §8.8.3)?
+inline bool valid_etag_field(const std::string& v) {
+  std::size_t i = 0, tags = 0;
+  auto skip = [&] {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
+  };
+  skip();
+  if (v.substr(i) == "*") return true;
+  while (i < v.size()) {
+    if (v.compare(i, 2, "W/") == 0) i += 2;
+    if (i >= v.size() || v[i] != '"') return false;
+    std::size_t close = v.find('"', i + 1);
+    if (close == std::string::npos) return false;
+    for (std::size_t k = i + 1; k < close; ++k)
+      if (static_cast<unsigned char>(v[k]) < 0x21 || v[k] == 0x7f) return false;
+    i = close + 1;
+    ++tags;
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t')) ++i;
+    if (i < v.size() && v[i] != ',') return false;
+    skip();
+  }
+  return tags > 0;
+}
+
+// A request's shape: its method and which precondition fields it carries,
+// each marked "(invalid)" when its value is malformed — the RFC treats a
+// malformed precondition differently from a false one (§13.1.4: ignore an
+// invalid If-Unmodified-Since), so the two are different bugs. Values are
+// left out: `If-Match: *` and `If-Match: "x"` ignored are one bug.
+inline std::string request_shape(const harness::Json& q) {
+  std::string s = q.is_object() && q.contains("method") && q["method"].is_string()
+                      ? q["method"].get<std::string>()
+                      : "?";
+  if (!q.is_object() || !q.contains("headers") || !q["headers"].is_object()) return s;
+  const harness::Json& h = q["headers"];
+  for (const char* name : {"if-match", "if-none-match", "if-modified-since",
+                           "if-unmodified-since", "if-range"}) {
+    if (!h.contains(name)) continue;
+    const std::string v = h[name].is_string() ? h[name].get<std::string>() : "";
+    const bool date = std::string_view(name).ends_with("since");
+    const bool ok = h[name].is_string() &&
+                    (date ? http::parse_http_date(v).has_value() : valid_etag_field(v));
+    s += std::string(" ") + name + (ok ? "" : "(invalid)");
+  }
+  return s;
+}
+
+// What makes two violations "the same" before shrinking, and what shrinking
+// must keep: the outcome kind and, for a model violation, the shape of the
+// request whose response no explanation survived and that response's
+// status (harness::violation_key also keeps the reasons the explanations
+// died for, but those depend on which explanations happened to be alive, so
+// they would stop the shrinker from removing irrelevant requests). Protocol
+// and liveness violations: violation_key (what was malformed).
+inline std::string model_key(const std::string& shape, const harness::RunResult& r) {
+  const harness::Json& answer = r.events[r.verdict.event_index].payload();
+  return std::string(kind_name(r.outcome)) + ": " + shape + " -> " +
+         (answer.is_object() && answer.contains("status") ? answer["status"].dump()
+                                                          : "?");
+}
+inline std::string quick_key(const harness::RunResult& r) {
+  const harness::Json* q = killing_request(r);
+  if (r.outcome != harness::RunResult::Outcome::ModelViolation || !q)
+    return harness::violation_key(r);
+  return model_key(request_shape(*q), r);
+}
+
+// Were two requests on the killing request's path in flight at once, on
+// different connections?
+inline bool concurrent(const harness::RunResult& r) {
+  const harness::Json* kill = killing_request(r);
+  if (!kill) return false;
+  const std::string path = path_of(*kill);
+  const auto wire = wire_conns(r);
+  auto conn_of = [&](const harness::LabelledTrace::Message& m) -> std::uint64_t {
+    auto it = wire.find(m.label);
+    return it == wire.end() ? m.conn : it->second;
+  };
+  std::map<harness::Label, std::uint64_t> in_flight;  // same-path requests
+  for (const auto& m : r.trace.messages()) {
+    if (!harness::is_request_label(m.label)) {
+      in_flight.erase(harness::request_of(m.label));
+    } else if (path_of(m.ir) == path) {
+      for (const auto& [label, conn] : in_flight)
+        if (conn != conn_of(m)) return true;
+      in_flight[m.label] = conn_of(m);
+    }
+  }
+  return false;
+}
+
+// The signature of a (minimized) violating run, to deduplicate findings:
+//   "model: PUT if-none-match -> 204 after PUT"
+//   "model: PUT -> 201 (concurrent)"
+// A bug is a wrong answer to a kind of interaction, so the signature is:
+//  - the outcome kind (model / protocol / liveness);
+//  - the request whose answer no explanation survived, by its shape (method
+//    + which preconditions, see request_shape), and that answer's status;
+//  - the shapes of the other requests on its path, in the order the server
+//    saw them, before it ("after ...") and sent while it was in flight
+//    ("then ..."): the model treats paths as independent, so these are the
+//    interaction that matters, and after shrinking they are the
+//    counterexample's skeleton;
+//  - or, when two of them were in flight at once on different connections,
+//    "(concurrent)" instead of the lists: two racing PUTs is a different bug
+//    from the same two PUTs in sequence (a shrunk script is first tried
+//    serialized, see `serialized`, so this is only said when the race is
+//    needed), and what else a race's counterexample holds is noise.
+// Left out: values (ETags, dates, bodies differ between occurrences), labels,
+// requests on other paths, and the reasons the explanations died (which of
+// them were alive depends on incidentals, e.g. a nested path keeps a
+// "409: no parent collection" explanation alive until the status is seen).
+// So two bugs that give the same status to the same request sequence and
+// differ only in a header value are counted as one; the printed
+// counterexample is the first one's.
+// Protocol and liveness violations: violation_key (what was malformed).
+inline std::string signature_of(const harness::RunResult& r) {
+  const harness::Json* kill = killing_request(r);
+  if (r.outcome != harness::RunResult::Outcome::ModelViolation || !kill)
+    return harness::violation_key(r);
+  // A race is shrunk unreliably (each try may or may not hit it), so the
+  // other requests left in its counterexample are noise: it is named by
+  // its killing request alone.
+  if (concurrent(r)) return quick_key(r) + " (concurrent)";
+  const std::string path = path_of(*kill);
+  std::string before, after;  // shapes of the other requests on the path
+  bool seen_kill = false;
+  for (const auto& m : r.trace.messages()) {
+    if (!harness::is_request_label(m.label) || path_of(m.ir) != path) continue;
+    if (&m.ir == kill) {
+      seen_kill = true;
+      continue;
+    }
+    std::string& list = seen_kill ? after : before;
+    list += (list.empty() ? "" : " ; ") + request_shape(m.ir);
+  }
+  // "model: PUT if-none-match -> 204 after PUT": the killing request and its
+  // answer first, then what led to it.
+  return quick_key(r) + (before.empty() ? "" : " after " + before) +
+         (after.empty() ? "" : "; then " + after);
+}
+
+// The run's messages for the --json summary (bench/eval_realservers.py
+// renders them), with long string values (error pages) cut to 80 bytes.
+inline harness::Json trace_json(const harness::RunResult& r) {
+  harness::Json out = harness::Json::array();
+  const auto wire = wire_conns(r);
+  for (const auto& m : r.trace.messages()) {
+    harness::Json ir = m.ir;
+    if (ir.is_object())
+      for (auto& [k, v] : ir.items())
+        if (v.is_string() && v.get<std::string>().size() > 80)
+          v = v.get<std::string>().substr(0, 77) + "...";
+    harness::Json msg = {{"conn", m.conn}, {"label", m.label}, {"ir", ir}};
+    if (auto it = wire.find(m.label); it != wire.end()) msg["wire_conn"] = it->second;
+    out.push_back(std::move(msg));
+  }
+  return out;
+}
+
+// A (minimized) violating run as bench/eval_realservers.py reads it.
+inline harness::Json finding_json(const harness::Script& s, const harness::RunResult& r) {
+  return {{"signature", signature_of(r)},   {"kind", kind_name(r.outcome)},
+          {"min_steps", s.steps.size()},    {"min_requests", count_requests(s)},
+          {"min_messages", r.trace.size()}, {"script", harness::print_script(s)},
+          {"report", r.report()},           {"explanation", r.detail},
+          {"trace", trace_json(r)}};
+}
+
+}  // namespace dualfuzz::cli

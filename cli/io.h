@@ -1,0 +1,37 @@
+// Helpers shared by the subcommands that play single scripts (replay,
+// minimize, run): file I/O, charts, exit codes. Defined in replay_command.cpp.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/campaign/player.h"
+
+namespace dualfuzz::cli {
+
+// Help text of --target for the commands that default to the fuzz target's
+// environment.
+inline constexpr const char* kTargetHelp =
+    "inprocess[:BUG] (the reference server, optionally with a planted bug) or HOST:PORT; "
+    "default: as the fuzz target, from $DUALFUZZ_TARGET / $DUALFUZZ_BUG";
+
+std::optional<std::string> read_file(const std::string& path);
+bool write_file(const std::string& path, const std::string& text);
+// A chart of the run: HTML (chart, script, report) for *.html / *.htm, SVG otherwise.
+bool write_chart(const std::string& path, const harness::Script& script,
+                 const harness::RunResult& r, const std::string& title);
+// 0 no violation, 1 violation, 2 the run could not be made.
+int exit_code(const harness::RunResult& r);
+
+struct Loaded {
+  std::unique_ptr<Player> player;
+  harness::Script script;
+};
+// The player for `target` and the parsed script from `file`; on failure a
+// message "dualfuzz CMD: ..." on stderr and nullopt (exit 2).
+std::optional<Loaded> load(const char* cmd, const std::string& target,
+                           const std::string& file);
+
+}  // namespace dualfuzz::cli

@@ -1,0 +1,114 @@
+// `dualfuzz run --spec http --target inprocess[:BUG] [--chart FILE] SCRIPT`:
+// plays one script, prints the trace and the verdict (`dualfuzz replay`
+// plays it as the fuzz target does, with the fuzz target's report). `dualfuzz bugs` lists
+// the reference server's planted bugs.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.h"
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/http/asio_server.h"
+#include "dualfuzz/http/protocol.h"
+#include "io.h"
+#include "dualfuzz/campaign/target.h"
+
+namespace dualfuzz::cli {
+
+void add_run_command(CLI::App& app, std::function<int()>& run) {
+  struct Opts {
+    std::string spec = "http";
+    std::string target = "inprocess";
+    std::string file;
+    bool liveness = false;
+    int timeout_ms = 2000;
+    std::string chart;
+    std::size_t budget = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* sub =
+      app.add_subcommand("run", "Play one script against a server and check it");
+  sub->add_option("--spec", o->spec, "protocol model")->check(CLI::IsMember({"http"}));
+  sub->add_option(
+      "--target", o->target,
+      "inprocess[:BUG] — the reference server in this process, optionally with a "
+      "planted bug (see `dualfuzz bugs`) — or HOST:PORT of a running server");
+  sub->add_option("SCRIPT", o->file, "script file")->required();
+  sub->add_flag("--liveness", o->liveness,
+                "report requests left unanswered as a violation");
+  sub->add_option("--timeout-ms", o->timeout_ms, "per-response timeout");
+  sub->add_option("--oracle-budget", o->budget,
+                  "configurations the oracle may explore before it stops with an "
+                  "inconclusive verdict (0, the default: no limit; fuzzing uses " +
+                      std::to_string(harness::RunOptions::kMaxExploredPerRun) + ")");
+  sub->add_option(
+      "--chart", o->chart,
+      "write a message-sequence chart (.svg, or .html with script and report)");
+  sub->callback([o, &run] {
+    run = [o]() -> int {
+      std::ifstream in(o->file);
+      if (!in) {
+        std::cerr << "dualfuzz run: cannot read " << o->file << "\n";
+        return kTrouble;
+      }
+      std::stringstream ss;
+      ss << in.rdbuf();
+      harness::Protocol http = http::protocol();
+      auto script = harness::parse_script(ss.str(), http.functions);
+      if (!script) {
+        std::cerr << "dualfuzz run: " << o->file << ": " << script.error() << "\n";
+        return kTrouble;
+      }
+      auto target = Target::make(o->target);
+      if (!target) {
+        std::cerr << "dualfuzz run: " << target.error() << "\n";
+        return kTrouble;
+      }
+      harness::RunOptions opts;
+      opts.check_liveness = o->liveness;
+      // One script, read by a person: a definite verdict matters more than
+      // the time a fuzz execution may take.
+      opts.oracle_options.limits.max_explored = o->budget;
+      opts.message_timeout = std::chrono::milliseconds(o->timeout_ms);
+      opts.path_prefix = (*target)->reset();
+      harness::Executor ex(http, (*target)->transport(), opts);
+      harness::RunResult r = ex.run(*script);
+      std::cout << r.report();
+      if (!o->chart.empty() &&
+          !write_chart(o->chart, *script, r,
+                       "dualfuzz run " + o->file + " (" + o->target + ")")) {
+        std::cerr << "dualfuzz run: cannot write " << o->chart << "\n";
+        return kTrouble;
+      }
+      return exit_code(r);
+    };
+  });
+
+  auto serve_port = std::make_shared<int>(8080);
+  auto serve_bug = std::make_shared<std::string>();
+  CLI::App* serve = app.add_subcommand("serve", "Run the reference server on 127.0.0.1");
+  serve->add_option("--port", *serve_port, "TCP port (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  serve->add_option("--bug", *serve_bug, "planted bug to enable, or `list`");
+  serve->callback([serve_port, serve_bug, &run] {
+    run = [serve_port, serve_bug]() -> int {
+      if (*serve_bug == "list") {
+        for (const auto& b : http::planted_bugs())
+          std::cout << b.name << "\t[" << b.category << "] " << b.description << "\n";
+        return kNoViolation;
+      }
+      return http::run_standalone(static_cast<std::uint16_t>(*serve_port), *serve_bug);
+    };
+  });
+
+  CLI::App* bugs = app.add_subcommand("bugs", "List the reference server's planted bugs");
+  bugs->callback([&run] {
+    run = []() -> int {
+      for (const auto& b : http::planted_bugs())
+        std::cout << b.name << "\t[" << b.category << "] " << b.description << "\n";
+      return kNoViolation;
+    };
+  });
+}
+
+}  // namespace dualfuzz::cli

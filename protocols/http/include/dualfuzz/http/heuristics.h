@@ -1,0 +1,20 @@
+// HTTP generation heuristics (thesis §5.2), used by the mutator and by
+// `dualfuzz fuzz`.
+//
+//   Jexp q = dualfuzz::http::generate_request(rng, context);
+#pragma once
+
+#include "dualfuzz/harness/protocol.h"
+
+namespace dualfuzz::http {
+harness::Jexp generate_request(std::mt19937_64& rng,
+                                    const harness::Protocol::Context& ctx);
+harness::Jexp mutate_request(std::mt19937_64& rng, const harness::Jexp& request,
+                                  const harness::Protocol::Context& ctx);
+// Targeted mutation: the precondition field of `request_ir` that carried
+// `old_value` (an entity tag in If-Match / If-None-Match, a date in seconds
+// in If-Modified-Since / If-Unmodified-Since), rewritten to `new_value`.
+std::optional<harness::Protocol::Retarget> retarget(const harness::Json& request_ir,
+                                                         const harness::Json& old_value,
+                                                         const harness::Json& new_value);
+}  // namespace dualfuzz::http

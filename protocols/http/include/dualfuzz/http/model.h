@@ -1,0 +1,45 @@
+// The HTTP/1.1 server model (RFC 9110/9112 subset): a nondeterministic
+// reference implementation the oracle is derived from.
+//
+// Request IR:  {"method":"PUT","path":"/a","headers":{"if-match":"\"x\""},"body":"..."}
+// Response IR: {"status":200,"headers":{"etag":...},"body":"...", "dates":{...}}
+//   (header names lowercase; `dates` holds every header whose value is an
+//   IMF-fixdate, as seconds since the epoch — see normalize_response()).
+//
+// What the model leaves to the server (each a hidden choice the oracle tracks):
+// whether a representation has an ETag, and its value (strong or weak,
+// unknown until observed; a strong tag never names two different contents of
+// one resource); Last-Modified as an unknown time, never decreasing, possibly
+// equal for quick successive modifications; 200 vs 204 for a replacing PUT and
+// a DELETE; 405 vs 501 for unsupported methods; extra headers (Date, Server…);
+// whether it evaluates If-Modified-Since at all (RFC 9110 §13.1.3 lets a
+// recipient ignore it when it has no modification date).
+//
+//   oracle::Oracle o(dualfuzz::http::server_model());
+//   o.observe(Event::request(1, 1, {{"method","GET"},{"path","/a"}}));
+//   o.observe(Event::response(1, 2, normalize_response(ir)));
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "dualfuzz/oracle/itree.h"
+
+namespace dualfuzz::http {
+
+oracle::ServerModel server_model();
+
+// Adds the `dates` member to a response IR (seconds since the epoch of each
+// header that is a valid IMF-fixdate). The harness calls it on every response.
+oracle::Json normalize_response(oracle::Json response_ir);
+
+// IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") <-> seconds since the epoch.
+std::optional<long long> parse_http_date(const std::string& s);
+std::string format_http_date(long long seconds);
+
+// Paths the model serves as plain files: "/seg/seg" with unreserved
+// characters. Other paths may be refused with a 4xx by a correct server.
+bool plain_path(std::string_view path);
+
+}  // namespace dualfuzz::http

@@ -1,0 +1,448 @@
+#include "dualfuzz/http/server_core.h"
+
+#include <algorithm>
+#include <ctime>
+#include <stdexcept>
+
+namespace dualfuzz::http {
+namespace {
+
+constexpr long long kEpoch = 1'700'000'000;  // Tue, 14 Nov 2023 22:13:20 GMT
+
+const char* reason(int s) {
+  switch (s) {
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 204:
+      return "No Content";
+    case 304:
+      return "Not Modified";
+    case 400:
+      return "Bad Request";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 412:
+      return "Precondition Failed";
+    default:
+      return "Unknown";
+  }
+}
+
+std::string http_date(long long t) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return buf;
+}
+// IMF-fixdate only, exactly as the HTTP model reads dates: a date the model
+// ignores must be ignored here too.
+std::optional<long long> parse_date(const std::string& s) {
+  if (s.size() != 29 || s.compare(25, 4, " GMT") != 0) return std::nullopt;
+  std::tm tm{};
+  const char* end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (!end || *end != '\0') return std::nullopt;
+  return static_cast<long long>(timegm(&tm));
+}
+
+// An entity-tag list (RFC 9110 §8.8.3), split like the model splits it.
+std::vector<std::string> tag_list(const std::string& v) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < v.size()) {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
+    if (i >= v.size()) break;
+    std::size_t start = i;
+    if (v.compare(i, 2, "W/") == 0) i += 2;
+    if (i < v.size() && v[i] == '"') {
+      auto close = v.find('"', i + 1);
+      i = close == std::string::npos ? v.size() : close + 1;
+    } else {
+      while (i < v.size() && v[i] != ',') ++i;
+    }
+    out.push_back(v.substr(start, i - start));
+    while (!out.back().empty() && (out.back().back() == ' ' || out.back().back() == '\t'))
+      out.back().pop_back();
+  }
+  return out;
+}
+bool is_weak(const std::string& t) { return t.rfind("W/", 0) == 0; }
+std::string opaque(const std::string& t) { return is_weak(t) ? t.substr(2) : t; }
+// RFC 9110 §8.8.3.2.
+bool strong_eq(const std::string& a, const std::string& b) {
+  return !is_weak(a) && !is_weak(b) && a == b;
+}
+bool weak_eq(const std::string& a, const std::string& b) {
+  return opaque(a) == opaque(b);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+const std::string* header(const Json& q, const char* name) {
+  auto it = q["headers"].find(name);
+  return it == q["headers"].end() ? nullptr : it->get_ptr<const std::string*>();
+}
+// Does a Connection header value list `token`?
+bool has_token(const std::string* value, std::string_view token) {
+  if (!value) return false;
+  for (std::string_view rest = *value;;) {
+    auto comma = rest.find(',');
+    std::string_view t = rest.substr(0, comma);
+    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+    if (lower(std::string(t)) == token) return true;
+    if (comma == std::string_view::npos) return false;
+    rest.remove_prefix(comma + 1);
+  }
+}
+std::size_t segments(const std::string& path) {
+  return static_cast<std::size_t>(std::count(path.begin(), path.end(), '/'));
+}
+
+}  // namespace
+
+const std::vector<BugInfo>& planted_bugs() {
+  static const std::vector<BugInfo> bugs = {
+      // framing
+      {"length-off-by-one", "framing",
+       "Content-Length of a 200 response is one short for bodies longer than 5 bytes"},
+      {"head-with-body", "framing",
+       "HEAD responses carry the body when it is longer than 2 bytes"},
+      {"chunked-decimal", "framing",
+       "GET bodies of 16 bytes or more are sent chunked with a decimal chunk size"},
+      // conditional requests
+      {"if-match-weak", "conditional", "If-Match uses weak comparison (W/ tags match)"},
+      {"if-match-skipped", "conditional",
+       "If-Match is ignored once a resource has 2 or more versions"},
+      {"if-match-first-only", "conditional",
+       "only the first tag of an If-Match list counts"},
+      {"if-none-match-star-ignored", "conditional",
+       "PUT with If-None-Match: * overwrites an existing resource"},
+      {"if-none-match-strong", "conditional",
+       "If-None-Match uses strong comparison, so a W/ tag never matches"},
+      {"wrong-304", "conditional",
+       "GET with an If-None-Match that does not match answers 304"},
+      {"ims-wrong-304", "conditional",
+       "If-Modified-Since answers 304 even when modified after the date"},
+      {"ius-ignored", "conditional", "If-Unmodified-Since is ignored"},
+      {"ius-after-if-match", "conditional",
+       "If-Unmodified-Since is evaluated even when If-Match is present"},
+      {"412-on-match", "conditional",
+       "If-Match of the current tag fails once a resource has 3 versions"},
+      // storage
+      {"lost-update", "storage",
+       "the third PUT to a resource (its second replace) is acknowledged but not stored"},
+      {"stale-read", "storage",
+       "GET returns the previous body after a replace of a body longer than 3"},
+      {"delete-noop", "storage", "DELETE answers 204 but keeps the resource"},
+      {"delete-prefix", "storage", "DELETE /p also deletes every resource under /p/"},
+      {"wrong-path", "storage",
+       "PUT to a path of two or more segments stores at the first segment"},
+      {"path-case-folded", "storage",
+       "paths longer than 8 bytes are stored and looked up case-insensitively"},
+      {"truncate-body", "storage",
+       "bodies longer than 8 bytes are stored without their last byte"},
+      // validators
+      {"etag-reuse", "etag", "a replaced representation keeps its old strong ETag"},
+      {"etag-from-length", "etag",
+       "the strong ETag of a body longer than 4 bytes is derived from its length"},
+      {"lm-backwards", "etag",
+       "Last-Modified goes back in time on the third modification"},
+      // status codes
+      {"not-found-403", "status", "GET of a missing resource answers 403"},
+      {"create-204", "status", "creating a resource answers 204 instead of 201"},
+      {"deep-404", "status",
+       "GET of an existing resource three or more segments deep answers 404"},
+      {"tombstone-200", "status",
+       "GET of a deleted resource answers 200 with an empty body"},
+      // connection handling
+      {"pipeline-reorder", "connection",
+       "two pipelined responses on one connection are swapped"},
+      {"pipeline-drop", "connection",
+       "the second of two pipelined requests is never answered"},
+      {"wrong-connection", "connection",
+       "responses go to the lowest other open connection when three are open"},
+      // concurrency, realised deterministically by the round-robin scheduler
+      {"racy-if-match", "concurrency",
+       "an If-Match PUT is checked in one round and written in the next, so two "
+       "concurrent PUTs with the same tag both succeed"},
+      {"torn-write", "concurrency",
+       "a replacing PUT writes the body one round before the ETag, so a concurrent "
+       "GET sees the new body with the old tag"},
+  };
+  return bugs;
+}
+
+bool is_known_bug(std::string_view name) {
+  const auto& all = planted_bugs();
+  return name.empty() || name == "none" ||
+         std::any_of(all.begin(), all.end(),
+                     [&](const BugInfo& b) { return b.name == name; });
+}
+
+Result<HttpServerCore> HttpServerCore::make(ServerOptions options) {
+  if (!is_known_bug(options.bug))
+    return make_error("unknown planted bug `" + options.bug + "` (see `dualfuzz bugs`)");
+  return HttpServerCore(std::move(options));
+}
+
+HttpServerCore::HttpServerCore(ServerOptions options)
+    : bug_(std::move(options.bug)), seed_(options.seed) {
+  if (!is_known_bug(bug_))
+    throw std::invalid_argument("unknown planted bug `" + bug_ +
+                                "` (see `dualfuzz bugs`)");
+  if (bug_ == "none") bug_.clear();
+  reset();
+}
+
+void HttpServerCore::reset() {
+  conns_.clear();
+  files_.clear();
+  clock_ = kEpoch + static_cast<long long>(seed_ % 1'000'000);
+  next_tag_ = 1 + seed_ % 1'000'000;
+}
+
+void HttpServerCore::on_data(ConnId c, std::string_view bytes) {
+  Conn& conn = conns_[c];
+  if (conn.closing || conn.bad) return;
+  conn.parser.feed(bytes);
+  while (auto q = conn.parser.next()) conn.queue.push_back(std::move(*q));
+  conn.bad = conn.parser.failed();
+}
+
+std::string HttpServerCore::key(std::string path) const {
+  if (bug("path-case-folded") && path.size() > 8) path = lower(std::move(path));
+  return path;
+}
+
+std::string HttpServerCore::new_tag(const std::string& body) {
+  if (bug("etag-from-length") && body.size() > 4)
+    return "\"L" + std::to_string(body.size()) + "\"";
+  return "\"" + std::to_string(next_tag_++) + "\"";
+}
+
+std::string HttpServerCore::render(const Reply& r, bool close) const {
+  std::string out =
+      "HTTP/1.1 " + std::to_string(r.status) + " " + reason(r.status) + "\r\n";
+  out += "Date: " + http_date(clock_) + "\r\nServer: dualfuzz-reference\r\n";
+  for (const auto& [k, v] : r.headers) out += k + ": " + v + "\r\n";
+  if (close) out += "Connection: close\r\n";
+  const bool bodyless = r.status == 204 || r.status == 304;
+  const bool chunked =
+      bug("chunked-decimal") && r.status == 200 && !r.head && r.body.size() >= 16;
+  if (chunked) {
+    out += "Transfer-Encoding: chunked\r\n\r\n";
+    out += std::to_string(r.body.size()) + "\r\n" + r.body + "\r\n0\r\n\r\n";
+    return out;
+  }
+  if (!bodyless) {
+    std::size_t len = r.body.size();
+    if (bug("length-off-by-one") && r.status == 200 && len > 5) --len;
+    out += "Content-Length: " + std::to_string(len) + "\r\n";
+  }
+  out += "\r\n";
+  const bool send_body = !r.head || (bug("head-with-body") && r.body.size() > 2);
+  if (!bodyless && send_body) out += r.body;
+  return out;
+}
+
+// RFC 9110 §13.2.2; nullopt when the method should be applied.
+std::optional<HttpServerCore::Reply> HttpServerCore::preconditions(const Json& q,
+                                                                   const Resource* r) {
+  const std::string& method = q["method"].get_ref<const std::string&>();
+  const bool safe = method == "GET" || method == "HEAD";
+  const std::string* im = header(q, "if-match");
+  if (bug("if-match-skipped") && r && r->versions >= 2) im = nullptr;
+  const std::string* ius = header(q, "if-unmodified-since");
+  // Step 1: If-Match, strong comparison.
+  if (im) {
+    bool ok = false;
+    auto tags = tag_list(*im);
+    if (bug("if-match-first-only") && tags.size() > 1) tags.resize(1);
+    for (const std::string& t : tags)
+      ok = ok || (r && (t == "*" || (bug("if-match-weak") ? weak_eq(t, r->etag)
+                                                          : strong_eq(t, r->etag))));
+    if (ok && bug("412-on-match") && r->versions >= 3) ok = false;
+    if (!ok) return Reply{412, {}, "", false};
+  }
+  // Step 2: If-Unmodified-Since, only without If-Match.
+  if (ius && r && (!im || bug("ius-after-if-match")) && !bug("ius-ignored"))
+    if (auto d = parse_date(*ius); d && r->modified > *d)
+      return Reply{412, {}, "", false};
+  // Step 3: If-None-Match, weak comparison.
+  if (const std::string* inm = header(q, "if-none-match")) {
+    bool match = false;
+    for (const std::string& t : tag_list(*inm))
+      match = match ||
+              (r && (t == "*" || (bug("if-none-match-strong") ? strong_eq(t, r->etag)
+                                                              : weak_eq(t, r->etag))));
+    if (bug("if-none-match-star-ignored") && *inm == "*") match = false;
+    if (bug("wrong-304") && r && safe) match = true;
+    if (!match) return std::nullopt;
+    if (!safe) return Reply{412, {}, "", false};
+    return Reply{304, {{"ETag", r->etag}}, "", false};
+  }
+  // Step 4: If-Modified-Since, GET and HEAD only.
+  if (const std::string* ims = header(q, "if-modified-since"); ims && r && safe)
+    if (auto d = parse_date(*ims); d && (r->modified <= *d || bug("ims-wrong-304")))
+      return Reply{304, {{"ETag", r->etag}}, "", false};
+  return std::nullopt;
+}
+
+HttpServerCore::Reply HttpServerCore::put(const Json& q, const std::string& path) {
+  std::string body = q["body"].get<std::string>();
+  if (bug("truncate-body") && body.size() > 8) body.pop_back();
+  ++clock_;
+  auto it = files_.find(path);
+  if (it == files_.end()) {
+    Resource fresh{body, new_tag(body), clock_, 1, ""};
+    files_[path] = fresh;
+    return {bug("create-204") ? 204 : 201,
+            {{"ETag", fresh.etag}, {"Last-Modified", http_date(fresh.modified)}},
+            "",
+            false};
+  }
+  Resource& r = it->second;
+  ++r.versions;
+  if (bug("lost-update") && r.versions == 3) return {204, {}, "", false};
+  r.previous = r.body;
+  r.body = body;
+  if (!bug("etag-reuse")) r.etag = new_tag(body);
+  r.modified = bug("lm-backwards") && r.versions == 3 ? kEpoch - 100 : clock_;
+  return {204, {{"ETag", r.etag}, {"Last-Modified", http_date(r.modified)}}, "", false};
+}
+
+std::optional<HttpServerCore::Reply> HttpServerCore::handle(const Json& q, Conn& c) {
+  const std::string& method = q["method"].get_ref<const std::string&>();
+  const bool get = method == "GET", head = method == "HEAD";
+  if (!get && !head && method != "PUT" && method != "DELETE")
+    return Reply{405, {{"Allow", "GET, HEAD, PUT, DELETE"}}, "", false};
+  std::string path = q["path"].get<std::string>();
+  if (bug("wrong-path") && method == "PUT") {
+    auto second = path.find('/', 1);
+    if (second != std::string::npos && second + 1 < path.size()) path.resize(second);
+  }
+  path = key(std::move(path));
+  auto it = files_.find(path);
+  Resource* r = it == files_.end() ? nullptr : &it->second;
+  if (r && get && bug("deep-404") && segments(path) >= 3) r = nullptr;
+  if (!r && method != "PUT") {
+    if (get && bug("tombstone-200") && files_.count("\x7f" + path))
+      return Reply{200, {}, "", false};
+    return Reply{bug("not-found-403") && get ? 403 : 404, {}, "", false};
+  }
+  if (auto failed = preconditions(q, r)) return failed;
+
+  if (get || head) {
+    std::string body = r->body;
+    if (bug("stale-read") && r->versions >= 2 && r->body.size() > 3) body = r->previous;
+    return Reply{200,
+                 {{"ETag", r->etag}, {"Last-Modified", http_date(r->modified)}},
+                 std::move(body),
+                 head};
+  }
+  if (method == "DELETE") {
+    ++clock_;
+    if (bug("delete-prefix"))
+      std::erase_if(files_,
+                    [&](const auto& f) { return f.first.rfind(path + "/", 0) == 0; });
+    if (bug("tombstone-200")) files_["\x7f" + path];  // remembered as deleted
+    if (!bug("delete-noop")) files_.erase(path);
+    return Reply{204, {}, "", false};
+  }
+  // PUT. The concurrency bugs split it across two scheduler rounds.
+  if (r && bug("racy-if-match") && header(q, "if-match")) {
+    c.pending = PendingPut{q, path};
+    return std::nullopt;
+  }
+  if (r && bug("torn-write")) {
+    r->body = q["body"].get<std::string>();  // the tag follows next round
+    c.pending = PendingPut{q, path};
+    return std::nullopt;
+  }
+  return put(q, path);
+}
+
+void HttpServerCore::emit(ConnId id, Conn& c, const Json* q, Reply reply,
+                          std::vector<Output>& out) {
+  bool close = !q;  // a 400 always closes
+  if (q) {
+    const std::string* conn = header(*q, "connection");
+    close = has_token(conn, "close") ||
+            ((*q)["version"] == "HTTP/1.0" && !has_token(conn, "keep-alive"));
+  }
+  Output o{id, render(reply, close), close};
+  if (close) {
+    c.closing = true;
+    c.queue.clear();
+    c.pending.reset();
+  }
+  ++c.served_this_poll;
+  if (bug("pipeline-drop") && c.served_this_poll == 2) return;
+  if (bug("wrong-connection") && conns_.size() >= 3)
+    for (const auto& [other, oc] : conns_)
+      if (other != id) {
+        o.conn = other;
+        break;
+      }
+  // pipeline-reorder: hold a response back while the next one is queued.
+  if (bug("pipeline-reorder") && !c.held && !c.queue.empty() && !close) {
+    c.held = std::move(o);
+    return;
+  }
+  out.push_back(std::move(o));
+  if (c.held) {
+    out.push_back(std::move(*c.held));
+    c.held.reset();
+  }
+}
+
+bool HttpServerCore::step(ConnId id, Conn& c, std::vector<Output>& out) {
+  if (c.closing) return false;
+  if (c.pending) {
+    PendingPut p = std::move(*c.pending);
+    c.pending.reset();
+    emit(id, c, &p.request, put(p.request, p.path), out);
+    return true;
+  }
+  if (!c.queue.empty()) {
+    Json q = std::move(c.queue.front());
+    c.queue.pop_front();
+    if (auto reply = handle(q, c)) emit(id, c, &q, std::move(*reply), out);
+    return true;
+  }
+  if (c.bad) {
+    emit(id, c, nullptr, Reply{400, {}, "", false}, out);
+    return true;
+  }
+  return false;
+}
+
+std::vector<HttpServerCore::Output> HttpServerCore::poll() {
+  std::vector<Output> out;
+  for (auto& [id, c] : conns_) c.served_this_poll = 0;
+  // Round-robin: one request per connection per round, so requests of
+  // different connections interleave the way concurrent clients would.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (auto& [id, c] : conns_) progress = step(id, c, out) || progress;
+  }
+  for (auto& [id, c] : conns_)
+    if (c.held) {
+      out.push_back(std::move(*c.held));
+      c.held.reset();
+    }
+  return out;
+}
+
+}  // namespace dualfuzz::http

@@ -1,0 +1,451 @@
+#include "dualfuzz/http/codec.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace dualfuzz::http {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool tchar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+bool is_token(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), tchar);
+}
+// Bytes a request-target may not contain: whitespace, controls, DEL.
+bool bad_target_byte(char c) {
+  return static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) == 0x7f;
+}
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+std::string text_of(const Json& v) {
+  return v.is_string() ? v.get<std::string>() : harness::dump_json(v);
+}
+std::string str_field(const Json& ir, const char* k, const char* def) {
+  if (ir.is_object() && ir.contains(k) && ir[k].is_string())
+    return ir[k].get<std::string>();
+  return def;
+}
+std::string clean_value(std::string v) {
+  std::erase_if(v, [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
+  return v;
+}
+// The last transfer coding of a Transfer-Encoding value is chunked.
+bool chunked_last(const std::string& te) {
+  std::string_view v = te;
+  auto comma = v.rfind(',');
+  return lower(trim(comma == std::string_view::npos ? v : v.substr(comma + 1))) ==
+         "chunked";
+}
+
+}  // namespace
+
+std::string escape_bytes(std::string_view b, std::size_t max) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < b.size() && i < max; ++i) {
+    unsigned char c = static_cast<unsigned char>(b[i]);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (b.size() > max) out += "...";
+  return out;
+}
+
+std::string print_request(const Json& ir) {
+  std::string method = str_field(ir, "method", "GET");
+  std::erase_if(method, [](char c) { return !tchar(c); });
+  if (method.empty()) method = "GET";
+  std::string path = str_field(ir, "path", "/");
+  std::erase_if(path, bad_target_byte);
+  if (path.empty()) path = "/";
+  std::string body;
+  if (ir.is_object() && ir.contains("body")) body = text_of(ir["body"]);
+  std::string out = method + " " + path + " HTTP/1.1\r\n";
+  bool host = false;
+  if (ir.is_object() && ir.contains("headers") && ir["headers"].is_object()) {
+    for (const auto& [k, v] : ir["headers"].items()) {
+      std::string name = k;
+      std::erase_if(name, [](char c) { return !tchar(c); });
+      std::string n = lower(name);
+      // The printer owns framing: the IR cannot smuggle a second request.
+      if (name.empty() || n == "content-length" || n == "transfer-encoding") continue;
+      host = host || n == "host";
+      out += name + ": " + clean_value(text_of(v)) + "\r\n";
+    }
+  }
+  if (!host) out += "Host: localhost\r\n";
+  if (!body.empty() || method == "PUT" || method == "POST")
+    out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  out += "\r\n";
+  out += body;
+  return out;
+}
+
+Json canonical_request(const Json& ir) {
+  return canonical_request(ir, print_request(ir));
+}
+
+Json canonical_request(const Json& ir, std::string_view printed) {
+  RequestParser p;
+  p.feed(printed);
+  auto q = p.next();
+  if (!q) return ir;  // unreachable: the printer always frames one request
+  q->erase("version");
+  Json& h = (*q)["headers"];
+  h.erase("content-length");
+  bool had_host = false;
+  if (ir.is_object() && ir.contains("headers") && ir["headers"].is_object())
+    for (const auto& [k, v] : ir["headers"].items()) {
+      std::string name = k;
+      std::erase_if(name, [](char c) { return !tchar(c); });
+      had_host = had_host || lower(name) == "host";
+    }
+  if (!had_host) h.erase("host");
+  return *q;
+}
+
+namespace detail {
+
+void MessageReader::fail(std::string_view what, std::size_t at, std::string_view bytes) {
+  if (failed()) return;
+  error_ = std::string(what) + " at byte " + std::to_string(at) + ": \"" +
+           escape_bytes(bytes) + "\"";
+}
+
+void MessageReader::feed(std::string_view bytes) {
+  if (failed() || eof_) return;
+  buf_.append(bytes);
+  run();
+}
+
+void MessageReader::on_eof() {
+  if (failed() || eof_) return;
+  eof_ = true;
+  run();
+  if (failed()) return;
+  if (state_ == State::kUntilClose) return finish();
+  if (state_ != State::kStart || pos_ < buf_.size())
+    fail(role_ == Role::kResponse ? "connection closed in the middle of a response"
+                                  : "connection closed in the middle of a request",
+         consumed_ + pos_, std::string_view(buf_).substr(pos_));
+}
+
+std::optional<Json> MessageReader::next() {
+  if (ready_.empty()) return std::nullopt;
+  Json r = std::move(ready_.front());
+  ready_.pop_front();
+  return r;
+}
+
+bool MessageReader::take_line(std::string_view& line) {
+  std::size_t nl = buf_.find('\n', pos_);
+  if (nl == std::string::npos) {
+    // +1: the line may still end in CR, which is not part of it.
+    if (buf_.size() - pos_ > kMaxHeaderBytes + 1)
+      fail("line longer than 64 KiB", consumed_ + pos_,
+           std::string_view(buf_).substr(pos_, 80));
+    return false;
+  }
+  line_at_ = consumed_ + pos_;
+  raw_line_ = std::string_view(buf_).substr(pos_, nl + 1 - pos_);
+  line = raw_line_.substr(0, raw_line_.size() - 1);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // bare LF is fine
+  pos_ = nl + 1;
+  if (line.size() > kMaxHeaderBytes) {
+    fail("line longer than 64 KiB", line_at_, raw_line_.substr(0, 80));
+    return false;
+  }
+  // RFC 9110 §5.5: CR and NUL inside a line are invalid and dangerous.
+  if (line.find_first_of(std::string_view("\r\0", 2)) != std::string_view::npos) {
+    fail("bare CR or NUL in a line", line_at_, raw_line_);
+    return false;
+  }
+  if (state_ == State::kHeaders || state_ == State::kTrailers) {
+    header_bytes_ += raw_line_.size();
+    if (header_bytes_ > kMaxHeaderBytes) {
+      fail("header section larger than 64 KiB", line_at_, raw_line_.substr(0, 80));
+      return false;
+    }
+  }
+  return true;
+}
+
+bool MessageReader::start_line(std::string_view line) {
+  cur_ = Json::object();
+  if (role_ == Role::kResponse) {
+    // HTTP-version SP 3DIGIT SP [reason]; a missing reason is tolerated.
+    bool ok = line.size() >= 12 && line.substr(0, 5) == "HTTP/" && is_digit(line[5]) &&
+              line[6] == '.' && is_digit(line[7]) && line[8] == ' ' &&
+              is_digit(line[9]) && is_digit(line[10]) && is_digit(line[11]) &&
+              (line.size() == 12 || line[12] == ' ');
+    int status =
+        ok ? (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0') : 0;
+    if (!ok || status < 100 || status > 599) {
+      fail(ok ? "status code out of range" : "malformed status line", line_at_,
+           raw_line_);
+      return false;
+    }
+    cur_["status"] = status;
+    cur_["reason"] = line.size() > 13 ? std::string(line.substr(13)) : std::string();
+    cur_["version"] = std::string(line.substr(0, 8));
+  } else {
+    // method SP request-target SP HTTP-version, single spaces.
+    auto sp1 = line.find(' ');
+    auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+    if (sp2 == std::string_view::npos) {
+      fail("malformed request line", line_at_, raw_line_);
+      return false;
+    }
+    std::string_view method = line.substr(0, sp1);
+    std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+    std::string_view version = line.substr(sp2 + 1);
+    if (!is_token(method) || target.empty() ||
+        std::any_of(target.begin(), target.end(), bad_target_byte)) {
+      fail("malformed request line", line_at_, raw_line_);
+      return false;
+    }
+    if (version != "HTTP/1.1" && version != "HTTP/1.0") {
+      fail("unsupported HTTP version", line_at_, raw_line_);
+      return false;
+    }
+    cur_["method"] = std::string(method);
+    cur_["path"] = std::string(target);
+    cur_["version"] = std::string(version);
+  }
+  cur_["headers"] = Json::object();
+  return true;
+}
+
+bool MessageReader::header_line(std::string_view line) {
+  if (line.front() == ' ' || line.front() == '\t') {
+    fail("obsolete line folding in a header", line_at_, raw_line_);
+    return false;
+  }
+  auto colon = line.find(':');
+  if (colon == std::string_view::npos || !is_token(line.substr(0, colon))) {
+    fail("malformed header field", line_at_, raw_line_);
+    return false;
+  }
+  if (state_ == State::kTrailers) return true;  // trailers are not part of the IR
+  std::string name = lower(line.substr(0, colon));
+  std::string_view value = trim(line.substr(colon + 1));
+  Json& h = cur_["headers"];
+  // Repeated fields combine into one list (RFC 9110 §5.3); empty members are
+  // dropped (§5.6.1 says to ignore them), so the IR prints back to itself.
+  auto it = h.find(name);
+  if (it == h.end()) {
+    h[name] = std::string(value);
+  } else if (!value.empty()) {
+    auto& s = it->get_ref<std::string&>();
+    if (!s.empty()) s.append(", ");
+    s.append(value);
+  }
+  return true;
+}
+
+void MessageReader::finish() {
+  cur_["body"] = std::move(body_);
+  body_.clear();
+  bool interim = role_ == Role::kResponse && cur_["status"].get<int>() < 200;
+  if (!interim) {  // a 1xx response is interim: its request still waits
+    if (role_ == Role::kResponse && !methods_.empty()) methods_.pop_front();
+    ready_.push_back(std::move(cur_));
+  }
+  cur_ = Json();
+  state_ = State::kStart;
+  header_bytes_ = 0;
+}
+
+void MessageReader::start_body() {
+  const Json& h = cur_["headers"];
+  auto te = h.find("transfer-encoding");
+  auto cl = h.find("content-length");
+  std::size_t at = consumed_ + pos_;
+  if (role_ == Role::kResponse) {
+    int status = cur_["status"].get<int>();
+    const std::string method = methods_.empty() ? "" : methods_.front();
+    if (method == "HEAD" || status < 200 || status == 204 || status == 304)
+      return finish();
+    if (te != h.end()) {  // RFC 9112 §6.3: Transfer-Encoding overrides Content-Length
+      state_ =
+          chunked_last(te->get<std::string>()) ? State::kChunkSize : State::kUntilClose;
+      return;
+    }
+    if (cl == h.end()) {
+      state_ = State::kUntilClose;
+      return;
+    }
+  } else {
+    if (te != h.end()) {
+      // Only chunked framing is understood, and both headers at once is the
+      // classic smuggling vector: refuse (RFC 9112 §6.1, §6.3).
+      if (!chunked_last(te->get<std::string>()) || cl != h.end())
+        return fail("unacceptable Transfer-Encoding", at, te->get<std::string>());
+      state_ = State::kChunkSize;
+      return;
+    }
+    if (cl == h.end()) return finish();
+  }
+  // A list of identical values is allowed (RFC 9110 §8.6); anything else is not.
+  const std::string& v = cl->get<std::string>();
+  std::optional<std::size_t> len;
+  std::string_view rest = v;
+  while (true) {
+    auto comma = rest.find(',');
+    std::string_view part = trim(rest.substr(0, comma));
+    std::size_t n = 0;
+    auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), n);
+    if (part.empty() || ec != std::errc() || p != part.data() + part.size() ||
+        (len && *len != n))
+      return fail("invalid Content-Length", at, v);
+    len = n;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  if (*len > kMaxBodyBytes) return fail("Content-Length above 16 MiB", at, v);
+  remaining_ = *len;
+  state_ = State::kBody;
+  if (remaining_ == 0) finish();
+}
+
+void MessageReader::run() {
+  std::string_view line;
+  bool more = true;
+  while (more && !failed()) {
+    switch (state_) {
+      case State::kStart: {
+        if (pos_ == buf_.size()) {
+          more = false;
+          break;
+        }
+        // Fail fast on bytes that cannot start a message, before a line ends
+        // (a peer sending garbage may never send a newline).
+        std::string_view rest = std::string_view(buf_).substr(pos_);
+        bool plausible =
+            rest[0] == '\r' || rest[0] == '\n' ||
+            (role_ == Role::kResponse
+                 ? rest.substr(0, 5) == std::string_view("HTTP/").substr(
+                                            0, std::min<std::size_t>(rest.size(), 5))
+                 : tchar(rest[0]));
+        if (!plausible) {
+          std::size_t nl = rest.find('\n');
+          fail(role_ == Role::kResponse ? "malformed status line"
+                                        : "malformed request line",
+               consumed_ + pos_, rest.substr(0, nl == rest.npos ? rest.size() : nl + 1));
+          break;
+        }
+        if (!take_line(line)) {
+          more = false;
+          break;
+        }
+        if (line.empty()) break;  // a stray CRLF between messages (RFC 9112 §2.2)
+        if (start_line(line)) state_ = State::kHeaders;
+        break;
+      }
+      case State::kHeaders:
+      case State::kTrailers: {
+        if (!take_line(line)) {
+          more = false;
+          break;
+        }
+        if (!line.empty()) {
+          header_line(line);
+        } else if (state_ == State::kTrailers) {
+          finish();
+        } else {
+          start_body();
+        }
+        break;
+      }
+      case State::kBody:
+      case State::kChunkData: {
+        std::size_t n = std::min(remaining_, buf_.size() - pos_);
+        body_.append(buf_, pos_, n);
+        pos_ += n;
+        remaining_ -= n;
+        if (remaining_ > 0) {
+          more = false;
+        } else if (state_ == State::kBody) {
+          finish();
+        } else {
+          state_ = State::kChunkEnd;
+        }
+        break;
+      }
+      case State::kChunkSize: {
+        if (!take_line(line)) {
+          more = false;
+          break;
+        }
+        // chunk-size [BWS ; chunk-ext]
+        std::string_view size = line.substr(0, line.find(';'));
+        while (!size.empty() && (size.back() == ' ' || size.back() == '\t'))
+          size.remove_suffix(1);
+        std::size_t n = 0;
+        auto [p, ec] = std::from_chars(size.data(), size.data() + size.size(), n, 16);
+        if (size.empty() || ec != std::errc() || p != size.data() + size.size()) {
+          fail("malformed chunk size", line_at_, raw_line_);
+          break;
+        }
+        if (n > kMaxBodyBytes - body_.size()) {
+          fail("chunked body above 16 MiB", line_at_, raw_line_);
+          break;
+        }
+        remaining_ = n;
+        state_ = n == 0 ? State::kTrailers : State::kChunkData;
+        break;
+      }
+      case State::kChunkEnd: {
+        if (!take_line(line)) {
+          more = false;
+          break;
+        }
+        if (!line.empty()) fail("chunk data longer than its size", line_at_, raw_line_);
+        state_ = State::kChunkSize;
+        break;
+      }
+      case State::kUntilClose: {
+        body_.append(buf_, pos_, std::string::npos);
+        pos_ = buf_.size();
+        if (body_.size() > kMaxBodyBytes)  // at the first byte beyond the limit
+          fail("close-delimited body above 16 MiB",
+               consumed_ + pos_ - body_.size() + kMaxBodyBytes, "");
+        more = false;
+        break;
+      }
+    }
+  }
+  // Drop what has been parsed so memory stays bounded by one message.
+  if (pos_ > 0 && !failed()) {
+    consumed_ += pos_;
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+}
+
+}  // namespace detail
+}  // namespace dualfuzz::http

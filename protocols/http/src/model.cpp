@@ -1,0 +1,698 @@
+#include "dualfuzz/http/model.h"
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <string_view>
+
+#include "dualfuzz/specs/detail/sym_state.h"
+
+namespace dualfuzz::http {
+using oracle::Json;
+using oracle::Request;
+using oracle::Sort;
+using oracle::Sym;
+using oracle::Tree;
+
+namespace {
+
+// One path's server state (the model is partitioned by path; see http_model).
+struct Resource {
+  std::string body;
+  Sym etag;      // Str; the constant "" means "this representation has no ETag"
+  Sym modified;  // Int seconds: when this representation was stored
+  // What every response showing this representation contains, built once
+  // when it is stored (make_resource): functions of the fields above.
+  Sym headers;  // {"etag": the tag, which the server may leave out}
+  Sym dates;    // {"last-modified": ...}, optional
+  Sym content;  // the body as a constant
+  friend bool operator==(const Resource& a, const Resource& b) {
+    return a.body == b.body && a.etag == b.etag && a.modified == b.modified;
+  }
+};
+struct PathState {
+  std::optional<Resource> file;
+  Sym clock = Sym::lit(0);  // no modification happens before this time
+  friend bool operator==(const PathState&, const PathState&) = default;
+};
+void to_json(Json& j, const PathState& s) {
+  j = Json::object();
+  if (s.file)
+    j = {{"body", s.file->body},
+         {"etag", specs::detail::SymState{s.file->etag}},
+         {"modified", specs::detail::SymState{s.file->modified}}};
+  else
+    j = {{"missing", true}};
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
+
+template <>
+struct std::hash<dualfuzz::http::PathState> {
+  std::size_t operator()(const dualfuzz::http::PathState& s) const {
+    std::size_t h = s.clock.hash();
+    if (s.file)
+      h ^= std::hash<std::string>{}(s.file->body) + 31 * s.file->etag.hash() +
+           s.file->modified.hash() * 17;
+    return h;
+  }
+};
+
+namespace dualfuzz::http {
+namespace {
+
+Sym optional(Sym s) { return Sym::alt({Sym::absent(), std::move(s)}); }
+Sym status(std::vector<int> codes) {
+  std::vector<Sym> alts;
+  for (int c : codes) alts.push_back(Sym::lit(c));
+  return Sym::alt(std::move(alts));
+}
+// 200 or 204: what a successful PUT of an existing resource (or a no-op
+// success) may answer; built once.
+const Sym& status_ok() {
+  static const Sym ok = status({200, 204});
+  return ok;
+}
+// A response that only shows its status: one of `codes`. The oracle runs
+// the model for every request in every explanation, so the answers the
+// model gives are built once (an immutable table, filled on first use).
+Sym status_only(std::initializer_list<int> codes) {
+  auto make = [](std::vector<int> c) {
+    return Sym::object({{"status", status(std::move(c))}});
+  };
+  if (codes.size() == 1 && *codes.begin() >= 100 && *codes.begin() < 600) {
+    static const std::vector<Sym> single = [&] {
+      std::vector<Sym> v;
+      for (int c = 100; c < 600; ++c) v.push_back(make({c}));
+      return v;
+    }();
+    return single[static_cast<std::size_t>(*codes.begin() - 100)];
+  }
+  static const std::vector<std::pair<std::vector<int>, Sym>> sets = [&] {
+    std::vector<std::pair<std::vector<int>, Sym>> v;
+    v.emplace_back(std::vector<int>{200, 204}, Sym::object({{"status", status_ok()}}));
+    for (std::vector<int> c :
+         std::initializer_list<std::vector<int>>{{400, 413, 415},
+                                                 {400, 403, 404, 405, 409, 414},
+                                                 {405, 501},
+                                                 {405, 501, 404},
+                                                 {200, 204, 405, 501},
+                                                 {200, 204, 405, 501, 404}})
+      v.emplace_back(c, make(c));
+    return v;
+  }();
+  for (const auto& [c, sym] : sets)
+    if (std::equal(c.begin(), c.end(), codes.begin(), codes.end())) return sym;
+  return make(codes);
+}
+
+// One lookup per field (the model reads requests for every hypothesis):
+// the member, or null when `obj` is no object or lacks it.
+const Json* field(const Json& obj, std::string_view key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);  // (a string_view key: no strlen per comparison)
+  return it == obj.end() ? nullptr : &*it;
+}
+// An entity-tag list (RFC 9110 §8.8.3): `*` or comma-separated tags.
+std::vector<std::string> etag_list(const std::string& v) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < v.size()) {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
+    if (i >= v.size()) break;
+    std::size_t start = i;
+    if (v.compare(i, 2, "W/") == 0) i += 2;
+    if (i < v.size() && v[i] == '"') {
+      auto close = v.find('"', i + 1);
+      i = close == std::string::npos ? v.size() : close + 1;
+    } else {
+      while (i < v.size() && v[i] != ',') ++i;
+    }
+    out.push_back(v.substr(start, i - start));
+    while (!out.back().empty() && (out.back().back() == ' ' || out.back().back() == '\t'))
+      out.back().pop_back();
+  }
+  return out;
+}
+
+// Is the field a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1-2,
+// §8.8.3)? A server may treat a malformed one as absent or refuse it.
+bool valid_etag_list(const std::vector<std::string>& tags) {
+  if (tags.empty()) return false;
+  if (tags.size() == 1 && tags[0] == "*") return true;
+  for (const std::string& t : tags) {
+    std::string_view v = t;
+    if (v.starts_with("W/")) v.remove_prefix(2);
+    if (v.size() < 2 || v.front() != '"' || v.back() != '"') return false;
+    for (char c : v.substr(1, v.size() - 2))
+      if (static_cast<unsigned char>(c) < 0x21 || c == '"' || c == 0x7f) return false;
+  }
+  return true;
+}
+
+// Does the If-Match / If-None-Match list match the resource's tag?
+Sym list_matches(const std::vector<std::string>& tags, const Resource* r, bool strong) {
+  if (!r) return Sym::lit(false);
+  Sym any = Sym::lit(false);
+  for (const std::string& t : tags) {
+    if (t == "*") return Sym::lit(true);
+    any = oracle::or_(any, strong ? oracle::strong_match(Sym::lit(t), r->etag)
+                                  : oracle::weak_match(Sym::lit(t), r->etag));
+  }
+  return any;
+}
+
+Tree serve(const PathState& st);
+Tree serve_in(const oracle::ModelState& ms);
+
+Tree respond(const Request& q, Sym pattern, const PathState& next) {
+  return oracle::send(q.conn, std::move(pattern), serve(next));
+}
+
+Sym validators(const Sym& etag) {
+  // A representation without an ETag has none in any response. One with a
+  // tag may still omit it: RFC 9110 §8.8.3 says an origin server SHOULD (not
+  // MUST) send it (lighttpd 1.4.69 shows it on the 201 of a PUT, not on GET).
+  if (etag.is_const() && etag.value() == "") return Sym::absent();
+  return optional(etag);
+}
+
+Sym headers_pattern(const Sym& etag) { return Sym::object({{"etag", validators(etag)}}); }
+Sym dates_pattern(const Sym& modified) {
+  return optional(Sym::object({{"last-modified", optional(modified)}}));
+}
+// The same patterns over the model's first variables (a PUT's tag and time
+// are fresh variables, numbered from 0 in each explanation), built once:
+// every PUT of every explanation stores a representation.
+constexpr oracle::VarId kPrebuilt = 64;
+const Sym& prebuilt(bool headers, oracle::VarId id) {
+  static const std::vector<Sym> table = [] {
+    std::vector<Sym> t;
+    for (oracle::VarId i = 0; i < kPrebuilt; ++i)
+      t.push_back(headers_pattern(Sym::var(i, Sort::Str)));
+    for (oracle::VarId i = 0; i < kPrebuilt; ++i)
+      t.push_back(dates_pattern(Sym::var(i, Sort::Int)));
+    return t;
+  }();
+  return table[(headers ? 0 : kPrebuilt) + id];
+}
+
+Resource make_resource(std::string body, Sym etag, Sym modified) {
+  Resource r{std::move(body), std::move(etag), std::move(modified), {}, {}, {}};
+  const bool tag_var =
+      r.etag.is_var() && r.etag.sort() == Sort::Str && r.etag.var_id() < kPrebuilt;
+  const bool time_var = r.modified.is_var() && r.modified.sort() == Sort::Int &&
+                        r.modified.var_id() < kPrebuilt;
+  r.headers = tag_var ? prebuilt(true, r.etag.var_id()) : headers_pattern(r.etag);
+  r.dates = time_var ? prebuilt(false, r.modified.var_id()) : dates_pattern(r.modified);
+  r.content = Sym::lit(r.body);
+  return r;
+}
+
+// A precondition field (If-Match, If-None-Match) as sent: present or not,
+// well-formed or not, and its entity tags.
+struct TagField {
+  bool present = false;
+  bool valid = false;  // a well-formed `"*" / #entity-tag` (RFC 9110 §8.8.3)
+  std::vector<std::string> tags;
+};
+TagField tag_field(const Json* h) {
+  TagField f;
+  f.present = h != nullptr;
+  if (!h || !h->is_string()) return f;
+  f.tags = etag_list(h->get_ref<const std::string&>());
+  f.valid = valid_etag_list(f.tags);
+  return f;
+}
+// A date field's value, if it is a valid HTTP-date. Parsed only where the
+// model reads it (strptime and timegm cost microseconds).
+std::optional<long long> date_of(const Json* h) {
+  if (!h || !h->is_string()) return std::nullopt;
+  return parse_http_date(h->get_ref<const std::string&>());
+}
+
+// One request as the model reads it, decoded once per distinct request
+// (ServerModel::decode; the oracle runs the model on every request in every
+// hypothesis): its fields looked up once, its dates parsed once.
+enum class Method { Get, Head, Put, Delete, Options, Other };
+struct HttpRequest final : oracle::DecodedRequest {
+  Method method = Method::Other;
+  std::string path;
+  bool plain = false;        // plain_path(path)
+  bool safe = false;         // GET or HEAD
+  bool has_content = false;  // a body that is neither empty nor null
+  std::string body;          // the representation a PUT stores (empty for other methods)
+  TagField if_match, if_none_match;
+  bool has_ius = false;  // If-Unmodified-Since sent (valid or not)
+  // If-Unmodified-Since, If-Modified-Since, when valid HTTP-dates.
+  std::optional<long long> ius, ims;
+};
+
+// One pass over an object's members, pointing the slot of each wanted one
+// at it (a lookup per field costs a tree search each).
+void pick(const Json& obj,
+          std::initializer_list<std::pair<std::string_view, const Json**>> wanted) {
+  if (!obj.is_object()) return;
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string_view k = it.key();
+    for (const auto& [name, slot] : wanted)
+      if (k == name) {
+        *slot = &*it;
+        break;
+      }
+  }
+}
+
+std::shared_ptr<const HttpRequest> decode(const Json& r) {
+  using namespace std::string_view_literals;
+  auto d = std::make_shared<HttpRequest>();
+  const Json *method = nullptr, *path = nullptr, *body = nullptr, *headers = nullptr;
+  pick(r, {{"method", &method}, {"path", &path}, {"body", &body}, {"headers", &headers}});
+  auto text = [](const Json* v) -> std::string_view {
+    return v && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
+                               : std::string_view();
+  };
+  const std::string_view m = text(method);
+  d->method = m == "GET"sv       ? Method::Get
+              : m == "HEAD"sv    ? Method::Head
+              : m == "PUT"sv     ? Method::Put
+              : m == "DELETE"sv  ? Method::Delete
+              : m == "OPTIONS"sv ? Method::Options
+                                 : Method::Other;
+  d->path = std::string(text(path));
+  d->plain = plain_path(d->path);
+  d->safe = d->method == Method::Get || d->method == Method::Head;
+  d->has_content = body && !body->is_null() &&
+                   !(body->is_string() && body->get_ref<const std::string&>().empty());
+  // Only a PUT stores (and compares) its content.
+  if (body && d->method == Method::Put)
+    d->body = body->is_string() ? body->get<std::string>() : body->dump();
+  if (headers) {
+    const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr;
+    pick(*headers, {{"if-match", &im},
+                    {"if-none-match", &inm},
+                    {"if-unmodified-since", &ius},
+                    {"if-modified-since", &ims}});
+    d->if_match = tag_field(im);
+    d->if_none_match = tag_field(inm);
+    d->has_ius = ius != nullptr;
+    d->ius = date_of(ius);
+    d->ims = date_of(ims);
+  }
+  return d;
+}
+
+// One run of the model on one request in one state, shared by every
+// closure of that run, so neither the request nor the path's state is
+// copied per branch.
+struct Evaluation {
+  Request q;
+  oracle::ModelState ms;  // owns the path's state
+  const PathState* state;
+  // The server waiting again as it was (the recv tree that took q): the
+  // continuation of every answer that changes nothing (most answers).
+  Tree unchanged;
+  const PathState& st() const { return *state; }
+  const Resource* file() const { return state->file ? &*state->file : nullptr; }
+  // q.decoded: the oracle's decoding, or this evaluation's (no decoder).
+  const HttpRequest& req() const { return static_cast<const HttpRequest&>(*q.decoded); }
+};
+using Ev = std::shared_ptr<const Evaluation>;
+
+Ev evaluation(const Request& q, const oracle::ModelState& ms, const Tree& waiting) {
+  auto e = std::make_shared<Evaluation>();
+  e->q = q;
+  e->ms = ms;
+  e->state = ms.get<PathState>();
+  if (!q.decoded_as<HttpRequest>()) e->q.decoded = decode(q.json());
+  e->unchanged = waiting;
+  return e;
+}
+
+// An answer that changes nothing.
+Tree respond(const Ev& e, Sym pattern) {
+  return oracle::send(e->q.conn, std::move(pattern), e->unchanged);
+}
+
+// The shapes of the responses that show a representation (their field
+// names are made once).
+const Sym::Fields& shown_shape() {
+  static const Sym::Fields shape = Sym::fields({"status", "headers", "dates"});
+  return shape;
+}
+
+Tree get(const Ev& e, bool head) {
+  static const Sym::Fields with_body =
+      Sym::fields({"status", "headers", "dates", "body"});
+  const Resource& r = *e->file();
+  if (head)
+    return respond(e, Sym::object(shown_shape(), {Sym::lit(200), r.headers, r.dates}));
+  return respond(e,
+                 Sym::object(with_body, {Sym::lit(200), r.headers, r.dates, r.content}));
+}
+
+Tree not_modified(const Ev& e) {
+  const Resource& r = *e->file();
+  static const Sym::Fields shape = Sym::fields({"status", "headers"});
+  return respond(e, Sym::object(shape, {Sym::lit(304), r.headers}));
+}
+
+// The PUT stored, with Last-Modified `m` and entity tag `tag`.
+Tree commit(const Ev& e, const Sym& tag, const Sym& m) {
+  const bool exists = e->file() != nullptr;
+  // (Built afresh: a copy of the old state would copy the old content too.)
+  const PathState next{make_resource(e->req().body, tag, m), m};
+  Sym pattern = Sym::object(shown_shape(), {exists ? status_ok() : Sym::lit(201),
+                                            next.file->headers, next.file->dates});
+  return respond(e->q, std::move(pattern), next);
+}
+
+Tree put(const Ev& e) {
+  // Last-Modified: an unknown time, not before any earlier modification.
+  return oracle::fresh(Sort::Int, "last-modified", [e](const Sym& m) {
+    Tree tagged = oracle::fresh(Sort::Str, "etag", [e, m](const Sym& t) {
+      // A strong tag never names two different contents of one resource.
+      const Resource* old = e->file();
+      if (old && old->body != e->req().body)
+        return oracle::assume(oracle::not_(oracle::strong_match(t, old->etag)),
+                              commit(e, t, m));
+      return commit(e, t, m);
+    });
+    return oracle::assume(oracle::le(e->st().clock, m), tagged);
+  });
+}
+
+// A malformed precondition field: evaluated as written, ignored, or refused
+// with 400 (RFC 9110 §5.5 lets a recipient reject or ignore an invalid value;
+// nginx 1.22 ignores `If-Match: null`).
+template <class Ignore, class Evaluate>
+Tree malformed_or(const TagField& f, const Ev& e, Ignore ignore, Evaluate evaluate) {
+  if (f.valid) return evaluate();
+  return oracle::choose(evaluate(),
+                        oracle::choose(ignore(), respond(e, status_only({400}))));
+}
+
+// The method itself, once the preconditions hold.
+Tree proceed(const Ev& e) {
+  if (e->req().safe) return get(e, e->req().method == Method::Head);
+  if (e->req().method == Method::Put) return put(e);
+  // POST and other methods: a 2xx that changes nothing (see handle).
+  if (e->req().method != Method::Delete) return respond(e, status_only({200, 204}));
+  // DELETE of an existing resource.
+  const PathState gone{std::nullopt, e->st().clock};
+  return oracle::choose(respond(e->q, status_only({200, 204}), gone),
+                        respond(e, status_only({202})));
+}
+
+Tree fail412(const Ev& e) { return respond(e, status_only({412})); }
+
+// A false If-Match or If-Unmodified-Since: 412, or, for a state-changing
+// request whose change is already in place, a 2xx that changes nothing.
+// RFC 9110 §13.1.1 (and §13.1.4 in the same words): "An origin server MUST
+// NOT perform the requested method if a received If-Match condition
+// evaluates to false. Instead, the origin server MAY indicate that the
+// conditional request failed by responding with a 412 (Precondition Failed)
+// status code or, if the request is a state-changing operation that appears
+// to have already been applied to the selected representation, the origin
+// server MAY respond with a 2xx (Successful) status code". A PUT of the
+// content the resource already has is such a request; the representation,
+// and so its validators, stay as they are. (If-None-Match has no such
+// clause, §13.1.2.)
+Tree fail_precondition(const Ev& e) {
+  const Resource* file = e->file();
+  if (e->req().method != Method::Put || !file || file->body != e->req().body)
+    return fail412(e);
+  Sym applied = Sym::object(shown_shape(), {status_ok(), file->headers, file->dates});
+  return oracle::choose(fail412(e), respond(e, std::move(applied)));
+}
+
+// Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
+Tree step4(const Ev& e) {
+  const Resource* file = e->file();
+  if (auto d = e->req().safe && file ? e->req().ims : std::nullopt) {
+    Sym not_since = oracle::le(file->modified, Sym::lit(*d));
+    return oracle::choose(proceed(e), oracle::ifx(
+                                          not_since, [e] { return not_modified(e); },
+                                          [e] { return proceed(e); }));
+  }
+  return proceed(e);
+}
+
+// Step 3: If-None-Match (weak comparison).
+Tree step3(const Ev& e) {
+  if (!e->req().if_none_match.present) return step4(e);
+  return malformed_or(
+      e->req().if_none_match, e, [e] { return step4(e); },
+      [e] {
+        return oracle::ifx(
+            list_matches(e->req().if_none_match.tags, e->file(), false),
+            [e] { return e->req().safe ? not_modified(e) : fail412(e); },
+            [e] { return proceed(e); });
+      });
+}
+
+// RFC 9110 §13.2.2: evaluate preconditions in order, then the method.
+Tree preconditions(const Ev& e) {
+  // Step 1: If-Match (strong comparison); when true, go on to step 3.
+  if (e->req().if_match.present)
+    return malformed_or(
+        e->req().if_match, e, [e] { return step3(e); },
+        [e] {
+          return oracle::ifx(
+              list_matches(e->req().if_match.tags, e->file(), true),
+              [e] { return step3(e); }, [e] { return fail_precondition(e); });
+        });
+  // Step 2: If-Unmodified-Since (only without If-Match).
+  Sym unmodified = Sym::lit(true);
+  const std::optional<long long> d = e->req().ius;
+  if (d && e->file())
+    unmodified = oracle::le(e->file()->modified, Sym::lit(*d));
+  else if (d)  // no representation, no date: either way (§13.1.4; Apache: 412)
+    return oracle::choose(step3(e), fail412(e));
+  return oracle::ifx(
+      unmodified, [e] { return step3(e); }, [e] { return fail_precondition(e); });
+}
+
+Tree handle_method(const Ev& e) {
+  // Preconditions are ignored when the unconditional answer is an error.
+  if ((e->req().safe || e->req().method == Method::Delete) && !e->file())
+    return respond(e, status_only({404}));
+  // The model keeps paths independent, so it cannot know whether /a/b's
+  // parent collection exists: a PUT there may fail with 409 and change
+  // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
+  if (e->req().method == Method::Put &&
+      e->req().path.find('/', 1) != std::string_view::npos)
+    return oracle::choose(respond(e, status_only({409})), preconditions(e));
+  return preconditions(e);
+}
+
+Tree handle(const Ev& e) {
+  const Method method = e->req().method;
+  if (method == Method::Options || method == Method::Other) {
+    // No resource to apply the method to is a 404 as much as a 405 (RFC 9110
+    // §15.5.5; Apache, nginx and lighttpd all answer POST /missing so).
+    const bool options = method == Method::Options, missing = !e->file();
+    // What POST and other methods do to an existing resource is the
+    // resource's own business (RFC 9110 §9.3.3); the model only covers
+    // servers where it changes nothing, e.g. a static file answering POST
+    // with itself (Apache 2.4) or with an empty 2xx.
+    Tree refuse = respond(
+        e, options ? (missing ? status_only({200, 204, 405, 501, 404})
+                              : status_only({200, 204, 405, 501}))
+                   : (missing ? status_only({405, 501, 404}) : status_only({405, 501})));
+    // A 2xx answer is subject to the preconditions (RFC 9110 §13.2.1); a
+    // refusal takes precedence over them. Without a representation, If-Match
+    // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
+    if (e->file()) return oracle::choose(refuse, preconditions(e));
+    if (e->req().if_match.present || e->req().has_ius)
+      return oracle::choose(refuse, respond(e, status_only({412})));
+    return refuse;
+  }
+  // Content in a GET, HEAD or DELETE has no defined semantics and "might
+  // lead some implementations to reject the request" (RFC 9110 §9.3.1,
+  // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
+  if (method != Method::Put && e->req().has_content)
+    return oracle::choose(respond(e, status_only({400, 413, 415})), handle_method(e));
+  return handle_method(e);
+}
+
+Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state)); }
+
+// The server waiting in `ms` (which holds a PathState). The continuation
+// keeps the state through the ModelState (one shared copy).
+Tree serve_in(const oracle::ModelState& ms) {
+  return oracle::recv(ms, [ms](const Request& q, const Tree& self) -> Tree {
+    const Ev e = evaluation(q, ms, self);
+    if (!e->req().plain)  // a correct server may refuse odd paths outright
+      return oracle::choose(respond(e, status_only({400, 403, 404, 405, 409, 414})),
+                            handle(e));
+    return handle(e);
+  });
+}
+
+}  // namespace
+
+bool plain_path(std::string_view path) {
+  // (/[A-Za-z0-9._~-]+)+ : RFC 3986 unreserved characters only.
+  if (path.empty() || path.size() > 512 || path.front() != '/' || path.back() == '/')
+    return false;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const char c = path[i];
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                            (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '~' ||
+                            c == '-';
+    if (!unreserved && !(c == '/' && (i == 0 || path[i - 1] != '/'))) return false;
+  }
+  // No dot segments: servers normalise them.
+  return path.find("/./") == std::string_view::npos &&
+         path.find("/../") == std::string_view::npos && !path.ends_with("/.") &&
+         !path.ends_with("/..");
+}
+
+namespace {
+// Exactly the fixed-width shape `shape`: 'D' a digit, 'd' a digit or a
+// space, 'A' a letter, anything else itself.
+bool shaped(std::string_view s, std::string_view shape) {
+  if (s.size() != shape.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool digit = c >= '0' && c <= '9';
+    const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    switch (shape[i]) {
+      case 'D':
+        if (!digit) return false;
+        break;
+      case 'd':
+        if (!digit && c != ' ') return false;
+        break;
+      case 'A':
+        if (!letter) return false;
+        break;
+      default:
+        if (c != shape[i]) return false;
+    }
+  }
+  return true;
+}
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+// days_from_civil); a day past the month's end runs on into the next
+// month, as timegm normalises it.
+long long days_from_civil(long long y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const long long era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<long long>(doe) - 719468;
+}
+// The index of `name` (3 letters, any case) in `names`, or -1.
+int name_index(std::string_view name, const char* const* names, int n) {
+  for (int i = 0; i < n; ++i) {
+    bool same = true;
+    for (int k = 0; k < 3; ++k) same = same && (name[k] | 0x20) == (names[i][k] | 0x20);
+    if (same) return i;
+  }
+  return -1;
+}
+// An IMF-fixdate already checked by `shaped`; the ranges strptime's %d,
+// %H, %M and %S accept (the weekday is not checked against the date,
+// as strptime does not).
+std::optional<long long> imf_fixdate(std::string_view s) {
+  static const char* const kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  auto num = [&](std::size_t at, std::size_t len) {
+    long long v = 0;
+    for (std::size_t i = 0; i < len; ++i) v = v * 10 + (s[at + i] - '0');
+    return v;
+  };
+  const int month = name_index(s.substr(8, 3), kMonths, 12);
+  const long long day = num(5, 2), year = num(12, 4), hour = num(17, 2),
+                  minute = num(20, 2), second = num(23, 2);
+  if (name_index(s.substr(0, 3), kDays, 7) < 0 || month < 0 || day < 1 || day > 31 ||
+      hour > 23 || minute > 59 || second > 61)
+    return std::nullopt;
+  return days_from_civil(year, static_cast<unsigned>(month + 1),
+                         static_cast<unsigned>(day)) *
+             86400 +
+         hour * 3600 + minute * 60 + second;
+}
+std::optional<long long> parsed(const std::string& s, const char* format, std::tm& tm) {
+  const char* end = strptime(s.c_str(), format, &tm);
+  if (!end || *end != '\0') return std::nullopt;
+  return static_cast<long long>(timegm(&tm));
+}
+}  // namespace
+
+// RFC 9110 §5.6.7: "A recipient that parses a timestamp value in an HTTP
+// field MUST accept all three HTTP-date formats" — IMF-fixdate and the
+// obsolete rfc850-date and asctime-date.
+std::optional<long long> parse_http_date(const std::string& s) {
+  std::tm tm{};
+  // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT". Decoded by position:
+  // the model reads every date a request carries, and strptime costs
+  // microseconds (locale-aware name matching).
+  if (shaped(s, "AAA, DD AAA DDDD DD:DD:DD GMT")) return imf_fixdate(s);
+  // asctime-date: "Sun Nov  6 08:49:37 1994"
+  if (shaped(s, "AAA AAA dD DD:DD:DD DDDD")) return parsed(s, "%a %b %e %H:%M:%S %Y", tm);
+  // rfc850-date: "Sunday, 06-Nov-94 08:49:37 GMT"; a two-digit year more
+  // than 50 years in the future is the latest such year in the past.
+  static const char* const kDays[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
+                                      "Friday", "Saturday", "Sunday"};
+  const std::size_t comma = s.find(", ");
+  if (comma == std::string::npos ||
+      std::find(std::begin(kDays), std::end(kDays), s.substr(0, comma)) ==
+          std::end(kDays) ||
+      !shaped(std::string_view(s).substr(comma + 2), "DD-AAA-DD DD:DD:DD GMT"))
+    return std::nullopt;
+  auto t = parsed(s, "%A, %d-%b-%y %H:%M:%S GMT", tm);
+  if (!t) return std::nullopt;
+  std::tm now{};
+  const std::time_t clock = std::time(nullptr);
+  gmtime_r(&clock, &now);
+  const int year = 1900 + tm.tm_year, this_year = 1900 + now.tm_year;
+  int full = this_year / 100 * 100 + year % 100;
+  if (full > this_year + 50) full -= 100;
+  tm.tm_year = full - 1900;
+  return static_cast<long long>(timegm(&tm));
+}
+
+std::string format_http_date(long long seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return buf;
+}
+
+Json normalize_response(Json ir) {
+  if (!ir.is_object() || !ir.contains("headers") || !ir["headers"].is_object()) return ir;
+  Json dates = Json::object();
+  for (const auto& [k, v] : ir["headers"].items())
+    if (v.is_string())
+      if (auto d = parse_http_date(v.get<std::string>())) dates[k] = *d;
+  ir["dates"] = dates;
+  return ir;
+}
+
+oracle::ServerModel server_model() {
+  // The initial tree is an immutable value: built once, shared by every
+  // oracle (one per execution when fuzzing).
+  oracle::ServerModel m{"HTTP/1.1",
+                        [] {
+                          static const Tree initial = serve(PathState{});
+                          return initial;
+                        },
+                        nullptr, [](const Json& r) { return decode(r); }};
+  // Resources are independent: one server per path (P-compositionality).
+  m.partition = [](const Json& r) -> std::optional<std::string> {
+    if (const Json* p = field(r, "path"); p && p->is_string())
+      return p->get<std::string>();
+    return std::nullopt;
+  };
+  return m;
+}
+
+}  // namespace dualfuzz::http

@@ -1,0 +1,62 @@
+#include "dualfuzz/http/protocol.h"
+
+#include "dualfuzz/http/codec.h"
+#include "dualfuzz/http/model.h"
+#include "dualfuzz/http/heuristics.h"
+
+namespace dualfuzz::http {
+namespace {
+
+class HttpStream final : public harness::ResponseStream {
+ public:
+  void expect(const harness::Json& q) override {
+    parser_.expect(q.is_object() && q.contains("method") && q["method"].is_string()
+                       ? q["method"].get<std::string>()
+                       : "GET");
+  }
+  void feed(std::string_view b) override { parser_.feed(b); }
+  void on_eof() override { parser_.on_eof(); }
+  std::optional<harness::Json> next() override {
+    auto r = parser_.next();
+    if (!r) return std::nullopt;
+    return normalize_response(std::move(*r));
+  }
+  bool failed() const override { return parser_.failed(); }
+  std::string error() const override { return parser_.error(); }
+
+ private:
+  http::ResponseParser parser_;
+};
+
+}  // namespace
+
+harness::Protocol protocol() {
+  harness::Protocol p;
+  p.name = "http";
+  p.print_request = [](const harness::Json& q) {
+    return http::print_request(q);
+  };
+  p.canonical_request = [](const harness::Json& q, std::string_view printed) {
+    return http::canonical_request(q, printed);
+  };
+  p.new_response_stream = [] { return std::make_unique<HttpStream>(); };
+  p.model = server_model;
+  p.generate_request = generate_request;
+  p.mutate_request = mutate_request;
+  p.retarget = retarget;
+  // Trace-based heuristic functions (thesis §5.2.2): reuse a tag weakly or
+  // strongly.
+  p.functions.add("weak", [](const harness::Json& j) -> Result<harness::Json> {
+    if (!j.is_string()) return j;
+    std::string s = j.get<std::string>();
+    return harness::Json(s.rfind("W/", 0) == 0 ? s : "W/" + s);
+  });
+  p.functions.add("strong", [](const harness::Json& j) -> Result<harness::Json> {
+    if (!j.is_string()) return j;
+    std::string s = j.get<std::string>();
+    return harness::Json(s.rfind("W/", 0) == 0 ? s.substr(2) : s);
+  });
+  return p;
+}
+
+}  // namespace dualfuzz::http

@@ -1,0 +1,117 @@
+// The whole harness path over real TCP (TcpTransport, codec, executor,
+// oracle) against misbehaving servers on the same io_context: one that
+// closes in the middle of a response, one that sends garbage, one that
+// never answers. None may hang or crash dualfuzz; each ends in the right
+// verdict. (tests/harness/executor_test.cpp checks the same cases on an
+// in-memory transport.)
+#include <gtest/gtest.h>
+
+#include <array>
+#include <boost/asio.hpp>
+#include <memory>
+#include <string>
+
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/tcp_transport.h"
+#include "dualfuzz/http/protocol.h"
+
+namespace dualfuzz::harness {
+namespace {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+// Accepts connections; on the first bytes of a request writes `reply`, then
+// closes when `close_after` (an empty reply with !close_after: silence).
+class BadServer {
+ public:
+  BadServer(asio::io_context& io, std::string reply, bool close_after)
+      : acceptor_(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0)),
+        reply_(std::move(reply)),
+        close_after_(close_after) {
+    accept();
+  }
+  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  struct Session {
+    explicit Session(tcp::socket s) : socket(std::move(s)) {}
+    tcp::socket socket;
+    std::array<char, 4096> buf{};
+    bool answered = false;
+  };
+  void accept() {
+    acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket s) {
+      if (ec) return;
+      read(std::make_shared<Session>(std::move(s)));
+      accept();
+    });
+  }
+  void read(const std::shared_ptr<Session>& s) {
+    s->socket.async_read_some(
+        asio::buffer(s->buf), [this, s](boost::system::error_code ec, std::size_t) {
+          if (ec) return;
+          if (!s->answered && !reply_.empty()) {
+            s->answered = true;
+            asio::async_write(s->socket, asio::buffer(reply_),
+                              [this, s](boost::system::error_code, std::size_t) {
+                                if (close_after_) s->socket.close();
+                              });
+          }
+          read(s);
+        });
+  }
+  tcp::acceptor acceptor_;
+  std::string reply_;
+  bool close_after_;
+};
+
+RunResult play_against(const std::string& reply, bool close_after, bool liveness) {
+  asio::io_context io;
+  BadServer server(io, reply, close_after);
+  TcpTransport t(io, "127.0.0.1", server.port());
+  static const Protocol http = http::protocol();
+  RunOptions o;
+  o.message_timeout = std::chrono::milliseconds(200);
+  o.check_liveness = liveness;
+  Executor ex(http, t, o);
+  auto script = parse_script(R"(req 1 on c0: {"method":"GET","path":"/a"}
+wait 1
+req 3 on c0: {"method":"GET","path":"/a"})",
+                             http.functions);
+  return ex.run(*script);
+}
+
+TEST(MisbehavingTcpServer, ClosingInTheMiddleOfAResponseIsAProtocolViolation) {
+  auto r = play_against("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", true, false);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::ProtocolViolation) << r.report();
+  EXPECT_NE(r.report().find("closed in the middle"), std::string::npos) << r.report();
+}
+
+TEST(MisbehavingTcpServer, GarbageIsAProtocolViolationShowingTheBytes) {
+  auto r =
+      play_against(std::string("\x16\x03\x01\x02\x00 garbage\r\n\r\n", 17), false, false);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::ProtocolViolation) << r.report();
+  EXPECT_NE(r.report().find("\\x16\\x03\\x01"), std::string::npos) << r.report();
+}
+
+TEST(MisbehavingTcpServer, SilenceEndsTheRunAndIsALivenessViolationWhenAskedFor) {
+  auto start = std::chrono::steady_clock::now();
+  auto quiet = play_against("", false, false);
+  EXPECT_EQ(quiet.outcome, RunResult::Outcome::Pass) << quiet.report();
+  auto r = play_against("", false, true);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::LivenessViolation) << r.report();
+  EXPECT_NE(r.report().find("unanswered"), std::string::npos) << r.report();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5))
+      << "the message timeout bounds a silent server";
+}
+
+TEST(MisbehavingTcpServer, ACorrectAnswerThenSilencePassesWithoutLiveness) {
+  auto r =
+      play_against("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, false);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
+  EXPECT_GE(r.trace.size(), 2u) << r.report();
+}
+
+}  // namespace
+}  // namespace dualfuzz::harness

@@ -1,0 +1,503 @@
+// The HTTP/1.1 model's verdicts on hand-written traces, both directions.
+#include "dualfuzz/http/model.h"
+
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <map>
+#include <random>
+#include <set>
+
+#include "dualfuzz/oracle/oracle.h"
+#include "dualfuzz/http/heuristics.h"
+
+namespace dualfuzz::http {
+namespace {
+using oracle::Event;
+using oracle::Json;
+using oracle::Verdict;
+
+const long long kT0 = 1'700'000'000;
+
+Json req(const char* method, const char* path, Json headers = Json::object(),
+         const char* body = nullptr) {
+  Json q = {{"method", method}, {"path", path}, {"headers", headers}};
+  if (body) q["body"] = body;
+  return q;
+}
+Json resp(int status, Json headers = Json::object(), const char* body = nullptr) {
+  Json a = {{"status", status}, {"headers", headers}, {"body", body ? body : ""}};
+  return normalize_response(a);
+}
+Json tagged(const char* etag, long long t = kT0) {
+  return {{"etag", etag}, {"last-modified", format_http_date(t)}, {"server", "test"}};
+}
+
+// A trace on one connection: request, response, request, response, ...
+Verdict run(const std::vector<std::pair<Json, Json>>& exchanges) {
+  std::vector<Event> t;
+  oracle::Label l = 1;
+  for (const auto& [q, a] : exchanges) {
+    t.push_back(Event::request(1, l, q));
+    t.push_back(Event::response(1, l + 1, a));
+    l += 2;
+  }
+  oracle::Oracle o(server_model());
+  for (const Event& e : t)
+    if (!o.observe(e).accepted()) break;
+  Verdict offline = oracle::check(server_model(), t);
+  EXPECT_EQ(o.verdict().status, offline.status) << offline.explanation;
+  return o.verdict();
+}
+bool accepted(const std::vector<std::pair<Json, Json>>& x) { return run(x).accepted(); }
+
+TEST(HttpModel, CreateThenGet) {
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                        {req("GET", "/a"), resp(200, tagged("\"1\""), "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                         {req("GET", "/a"), resp(200, tagged("\"1\""), "y")}}));
+  // Creation must be 201 (RFC 9110 §9.3.4).
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(204)}}));
+}
+
+TEST(HttpModel, ReplaceMay200Or204) {
+  for (int s : {200, 204})
+    EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                          {req("PUT", "/a", {}, "y"), resp(s)},
+                          {req("GET", "/a"), resp(200, tagged("\"2\""), "y")}}));
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("PUT", "/a", {}, "y"), resp(201)}}));
+}
+
+TEST(HttpModel, MissingIs404AndDeleteRemoves) {
+  EXPECT_TRUE(accepted({{req("GET", "/nope"), resp(404)}}));
+  EXPECT_FALSE(accepted({{req("GET", "/nope"), resp(200, {}, "")}}));
+  EXPECT_FALSE(accepted({{req("GET", "/nope"), resp(403)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("DELETE", "/a"), resp(204)},
+                        {req("GET", "/a"), resp(404)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("DELETE", "/a"), resp(204)},
+                         {req("GET", "/a"), resp(200, tagged("\"1\""), "x")}}));
+}
+
+TEST(HttpModel, IfMatchStrongComparison) {
+  auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"t1\""), "x")}};
+  auto ok = base;
+  ok.push_back({req("PUT", "/a", {{"if-match", "\"t1\""}}, "y"), resp(204)});
+  EXPECT_TRUE(accepted(ok));
+  auto bad = base;
+  bad.push_back({req("PUT", "/a", {{"if-match", "\"t1\""}}, "y"), resp(412)});
+  EXPECT_FALSE(accepted(bad));
+  auto list = base;
+  list.push_back({req("PUT", "/a", {{"if-match", "\"zz\", \"t1\""}}, "y"), resp(200)});
+  EXPECT_TRUE(accepted(list));
+  // A weak tag never matches strongly: If-Match W/"w" must fail.
+  auto weak = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("W/\"w\""), "x")},
+      {req("PUT", "/a", {{"if-match", "W/\"w\""}}, "y"), resp(204)}};
+  EXPECT_FALSE(accepted(weak));
+  weak.back().second = resp(412);
+  EXPECT_TRUE(accepted(weak));
+}
+
+TEST(HttpModel, UnknownTagThen412Then200IsContradictory) {
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("PUT", "/a", {{"if-match", "\"g\""}}, "y"), resp(412)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("PUT", "/a", {{"if-match", "\"g\""}}, "y"), resp(412)},
+                         {req("PUT", "/a", {{"if-match", "\"g\""}}, "y"), resp(204)}}));
+}
+
+// RFC 9110 §13.1.1 (and §13.1.4 in the same words): with a false If-Match
+// the server "MUST NOT perform the requested method", but "if the request is
+// a state-changing operation that appears to have already been applied to
+// the selected representation, the origin server MAY respond with a 2xx".
+// nginx 1.22 answered such a PUT (the same empty content again) 204.
+TEST(HttpModel, FalsePreconditionOnAChangeAlreadyInPlaceMayBe2xx) {
+  const auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"1\""), "x")}};
+  auto same = base;
+  same.push_back({req("PUT", "/a", {{"if-match", "\"2\""}}, "x"), resp(204)});
+  EXPECT_TRUE(accepted(same));
+  auto ius = base;
+  ius.push_back(
+      {req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0 - 10)}}, "x"),
+       resp(200)});
+  EXPECT_TRUE(accepted(ius));
+  // Not performed: the representation and its tag stay.
+  auto after = same;
+  after.push_back({req("GET", "/a"), resp(200, tagged("\"1\""), "x")});
+  EXPECT_TRUE(accepted(after));
+  // Performed anyway: a new tag for it afterwards gives it away.
+  after.back().second = resp(200, tagged("\"3\""), "x");
+  EXPECT_FALSE(accepted(after));
+  // Other content is not a change already in place.
+  auto other = base;
+  other.push_back({req("PUT", "/a", {{"if-match", "\"2\""}}, "y"), resp(204)});
+  EXPECT_FALSE(accepted(other));
+  // Nothing is in place on a missing resource.
+  EXPECT_FALSE(accepted({{req("PUT", "/b", {{"if-match", "\"1\""}}, ""), resp(204)}}));
+  // If-None-Match has no such clause (§13.1.2: 412 for other methods).
+  auto inm = base;
+  inm.push_back({req("PUT", "/a", {{"if-none-match", "*"}}, "x"), resp(204)});
+  EXPECT_FALSE(accepted(inm));
+}
+
+TEST(HttpModel, IfNoneMatchWeakComparison) {
+  auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"t1\""), "x")}};
+  auto hit = base;
+  hit.push_back({req("GET", "/a", {{"if-none-match", "W/\"t1\""}}), resp(304)});
+  EXPECT_TRUE(accepted(hit));
+  hit.back().second = resp(200, tagged("\"t1\""), "x");
+  EXPECT_FALSE(accepted(hit));
+  auto put = base;  // not GET/HEAD: 412
+  put.push_back({req("PUT", "/a", {{"if-none-match", "*"}}, "y"), resp(412)});
+  EXPECT_TRUE(accepted(put));
+  put.back().second = resp(204);
+  EXPECT_FALSE(accepted(put));
+  // If-None-Match: * on a missing resource: create.
+  EXPECT_TRUE(accepted({{req("PUT", "/b", {{"if-none-match", "*"}}, "x"), resp(201)}}));
+}
+
+TEST(HttpModel, StrongTagNeverReusedForNewContent) {
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("GET", "/a"), resp(200, tagged("\"1\""), "x")},
+                         {req("PUT", "/a", {}, "y"), resp(204)},
+                         {req("GET", "/a"), resp(200, tagged("\"1\""), "y")}}));
+  // Weak tags may be shared by equivalent representations.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("GET", "/a"), resp(200, tagged("W/\"1\""), "x")},
+                        {req("PUT", "/a", {}, "y"), resp(204)},
+                        {req("GET", "/a"), resp(200, tagged("W/\"1\""), "y")}}));
+}
+
+TEST(HttpModel, LastModifiedNeverGoesBackButMayRepeat) {
+  auto trace = [](long long t1, long long t2) {
+    return std::vector<std::pair<Json, Json>>{
+        {req("PUT", "/a", {}, "x"), resp(201)},
+        {req("GET", "/a"), resp(200, tagged("\"1\"", t1), "x")},
+        {req("PUT", "/a", {}, "y"), resp(204)},
+        {req("GET", "/a"), resp(200, tagged("\"2\"", t2), "y")}};
+  };
+  EXPECT_TRUE(accepted(trace(kT0, kT0)));  // same second
+  EXPECT_TRUE(accepted(trace(kT0, kT0 + 5)));
+  EXPECT_FALSE(accepted(trace(kT0, kT0 - 1)));
+}
+
+std::string asctime_date(long long seconds) {
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm);
+  return buf;
+}
+
+TEST(HttpModel, IfUnmodifiedSinceAndIfModifiedSince) {
+  auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"1\"", kT0), "x")}};
+  auto ius = base;
+  ius.push_back(
+      {req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0 - 10)}}, "y"),
+       resp(204)});
+  EXPECT_FALSE(accepted(ius));
+  ius.back().second = resp(412);
+  EXPECT_TRUE(accepted(ius));
+  // An obsolete date format is a date (RFC 9110 §5.6.7: "A recipient that
+  // parses a timestamp value in an HTTP field MUST accept all three
+  // HTTP-date formats"), not an invalid value to ignore.
+  auto obs = base;
+  obs.push_back({req("PUT", "/a", {{"if-unmodified-since", asctime_date(kT0 - 10)}}, "y"),
+                 resp(204)});
+  EXPECT_FALSE(accepted(obs));
+  obs.back().second = resp(412);
+  EXPECT_TRUE(accepted(obs));
+  auto ims = base;
+  ims.push_back(
+      {req("GET", "/a", {{"if-modified-since", format_http_date(kT0 + 10)}}), resp(304)});
+  EXPECT_TRUE(accepted(ims));
+  ims.back().second = resp(200, tagged("\"1\"", kT0), "x");  // ignoring IMS is allowed
+  EXPECT_TRUE(accepted(ims));
+  auto wrong = base;  // modified after the date: 304 is wrong
+  wrong.push_back(
+      {req("GET", "/a", {{"if-modified-since", format_http_date(kT0 - 10)}}), resp(304)});
+  EXPECT_FALSE(accepted(wrong));
+}
+
+TEST(HttpModel, IfModifiedSinceStillAppliesAfterASuccessfulIfMatch) {
+  // RFC 9110 §13.2.2: If-Match true -> step 3 -> step 4. Found by the fuzzer
+  // as a false alarm against the correct reference server.
+  auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"1\"", kT0), "x")}};
+  base.push_back(
+      {req("GET", "/a",
+           {{"if-match", "\"1\""}, {"if-modified-since", format_http_date(kT0 + 100)}}),
+       resp(304)});
+  EXPECT_TRUE(accepted(base));
+}
+
+TEST(HttpModel, MethodsAndOddPaths) {
+  EXPECT_TRUE(accepted({{req("POST", "/a"), resp(405)}}));
+  EXPECT_TRUE(accepted({{req("BREW", "/a"), resp(501)}}));
+  EXPECT_FALSE(accepted({{req("POST", "/a"), resp(200)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a/../b", {}, "x"), resp(400)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/plain", {}, "x"), resp(400)}}));
+}
+
+// Found against real servers (scripts/subjects/campaign.sh), both directions.
+TEST(HttpModel, RealServerLatitude) {
+  // POST /missing: 404 is as correct as 405 (Apache, nginx, lighttpd) ...
+  EXPECT_TRUE(accepted({{req("POST", "/a"), resp(404)}}));
+  // ... but not once the resource exists.
+  EXPECT_FALSE(
+      accepted({{req("PUT", "/a", {}, "x"), resp(201)}, {req("POST", "/a"), resp(404)}}));
+  // POST to an existing static resource may answer like a GET (Apache) ...
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("POST", "/a"), resp(200, Json::object(), "x")},
+                        {req("GET", "/a"), resp(200, Json::object(), "x")}}));
+  // ... and changes nothing.
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("POST", "/a"), resp(200, Json::object(), "x")},
+                         {req("GET", "/a"), resp(404)}}));
+  // Preconditions apply to POST's 2xx too (Apache: 412) ...
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("POST", "/a", {{"if-none-match", "*"}}), resp(412)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                         {req("POST", "/a", {{"if-none-match", "\"zz\""}}), resp(412)}}));
+  // ... and If-Unmodified-Since without a representation may fail (Apache).
+  EXPECT_TRUE(
+      accepted({{req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0)}}, "x"),
+                 resp(412)}}));
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)},
+       {req("PUT", "/a", {{"if-unmodified-since", "not a date"}}, "y"), resp(412)}}));
+  // Content in a GET may be refused with 400 (RFC 9110 §9.3.1; lighttpd) ...
+  EXPECT_TRUE(accepted({{req("GET", "/a", {}, "hello"), resp(400)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("DELETE", "/a", {}, "x"), resp(400)},
+                        {req("GET", "/a"), resp(200, Json::object(), "x")}}));
+  // ... but a GET without content may not, and the refusal changes nothing.
+  EXPECT_FALSE(accepted({{req("GET", "/a"), resp(400)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("DELETE", "/a", {}, "x"), resp(400)},
+                         {req("GET", "/a"), resp(404)}}));
+  // An ETag shown on the 201 may be left out of a GET (SHOULD, §8.8.3) ...
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                        {req("GET", "/a"), resp(200, Json::object(), "x")},
+                        {req("GET", "/a"), resp(200, tagged("\"1\""), "x")}}));
+  // ... but a different strong tag for the same representation is wrong.
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                         {req("GET", "/a"), resp(200, Json::object(), "x")},
+                         {req("GET", "/a"), resp(200, tagged("\"2\""), "x")}}));
+  // A malformed If-Match may be ignored (nginx: `If-Match: null`) or refused;
+  // a well-formed one that does not match may not be ignored.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if-match", "null"}}, "x"), resp(201)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if-match", "null"}}, "x"), resp(400)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if-match", "null"}}, "x"), resp(412)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {{"if-match", "\"1\""}}, "x"), resp(201)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {{"if-match", "\"1\""}}, "x"), resp(400)}}));
+  // A PUT below a missing parent collection may fail with 409 (RFC 4918
+  // §9.7.1: Apache), changing nothing; a top-level one may not.
+  EXPECT_TRUE(accepted(
+      {{req("PUT", "/a/b", {}, "x"), resp(409)}, {req("GET", "/a/b"), resp(404)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a/b", {}, "x"), resp(409)},
+                         {req("GET", "/a/b"), resp(200, Json::object(), "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(409)}}));
+  // nginx refuses content in a DELETE with 415.
+  EXPECT_TRUE(accepted({{req("DELETE", "/a", {}, "x"), resp(415)}}));
+}
+
+TEST(HttpModel, ConcurrentIfMatchPutsAtMostOneWins) {
+  Json tag = "\"t1\"";
+  std::vector<Event> t = {
+      Event::request(1, 1, req("PUT", "/a", {}, "x")),
+      Event::response(1, 2, resp(201)),
+      Event::request(1, 3, req("GET", "/a")),
+      Event::response(1, 4, resp(200, tagged("\"t1\""), "x")),
+      Event::request(1, 5, req("PUT", "/a", {{"if-match", tag}}, "p")),
+      Event::request(2, 7, req("PUT", "/a", {{"if-match", tag}}, "q")),
+      Event::response(2, 8, resp(204)),
+      Event::response(1, 6, resp(412))};
+  EXPECT_TRUE(oracle::check(server_model(), t).accepted());
+  t.back() = Event::response(1, 6, resp(204));
+  EXPECT_EQ(oracle::check(server_model(), t).status, Verdict::Status::Reject);
+}
+
+TEST(HttpModel, ClosedConnectionQueueIsProcessedInOrderLater) {
+  // A client sends DELETE then PUT on c0 and closes it unanswered; the
+  // server may process both later, after a HEAD on c1 saw 404. Found as a
+  // false alarm by fuzzing a TCP server (subsumption compared queue suffixes).
+  std::vector<Event> t = {Event::open(0),
+                          Event::request(0, 1, req("DELETE", "/a/b")),
+                          Event::request(0, 3, req("PUT", "/a/b")),
+                          Event::close(0),
+                          Event::open(1),
+                          Event::request(1, 7, req("HEAD", "/a/b")),
+                          Event::open(64),
+                          Event::request(64, 5, req("PUT", "/a/b")),
+                          Event::response(1, 8, resp(404)),
+                          Event::response(64, 6, resp(204))};
+  oracle::Oracle o(server_model());
+  for (const Event& e : t) o.observe(e);
+  EXPECT_TRUE(o.verdict().accepted()) << o.verdict().explanation;
+  EXPECT_TRUE(oracle::check(server_model(), t).accepted());
+}
+
+TEST(HttpModel, UnansweredRequestsOfAConnectionTheServerClosed) {
+  // lighttpd 1.4.69, one connection: PUT "", POST, PUT "bb", POST pipelined;
+  // the server answers the first two and closes the connection. A PUT never
+  // answered may or may not have been applied. On a new connection, HEAD
+  // with If-None-Match naming the first tag (weakly) gets 200, then GET gets
+  // the first content: no correct server does both (the tag still matched,
+  // so the HEAD had to be 304, RFC 9110 §13.1.2), but each alone is fine.
+  auto trace = [](Json head_headers, const char* get_body) {
+    return std::vector<Event>{
+        Event::open(0),
+        Event::request(0, 5, req("PUT", "/doc", {}, "")),
+        Event::request(0, 17, req("POST", "/doc", {}, "YbbbY")),
+        Event::request(0, 9, req("PUT", "/doc", {}, "bb")),
+        Event::request(0, 19, req("POST", "/doc")),
+        Event::response(0, 6, resp(201, {{"etag", "\"3809000258\""}})),
+        Event::response(0, 18, resp(200)),
+        Event::close(0),
+        Event::open(64),
+        Event::request(64, 15, req("HEAD", "/doc", head_headers)),
+        Event::request(64, 41, req("GET", "/doc")),
+        Event::response(64, 16, resp(200)),
+        Event::response(64, 42, resp(200, Json::object(), get_body))};
+  };
+  auto verdict = [](const std::vector<Event>& t) {
+    oracle::Oracle o(server_model());
+    for (const Event& e : t) o.observe(e);
+    EXPECT_EQ(o.verdict().status, oracle::check(server_model(), t).status);
+    return o.verdict();
+  };
+  const Json inm = {{"if-none-match", "W/\"3809000258\""}};
+  EXPECT_EQ(verdict(trace(inm, "")).status, Verdict::Status::Reject);
+  // The unanswered PUT was never applied: the first content, HEAD 200.
+  EXPECT_TRUE(verdict(trace(Json::object(), "")).accepted());
+  // It was applied: a new tag (If-None-Match no longer matches) and "bb".
+  EXPECT_TRUE(verdict(trace(inm, "bb")).accepted());
+}
+
+// IMF-fixdates are decoded by position, not by strptime; they must mean
+// what strptime + timegm make of them, including the edge cases (Feb 29,
+// a day past the month's end, out-of-range fields, names in any case).
+TEST(HttpModel, FixdateAgreesWithStrptime) {
+  auto reference = [](const std::string& s) -> std::optional<long long> {
+    std::tm tm{};
+    const char* end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    if (!end || *end != '\0') return std::nullopt;
+    return static_cast<long long>(timegm(&tm));
+  };
+  const char* const days[] = {"Mon", "Tue", "Wed", "Thu", "Fri",
+                              "Sat", "Sun", "sun", "XYZ"};
+  const char* const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
+                                "Aug", "Sep", "Oct", "Nov", "Dec", "feb", "Foo"};
+  std::mt19937_64 rng(7);
+  std::size_t valid = 0;
+  for (int i = 0; i < 20000; ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT", days[rng() % 9],
+                  static_cast<int>(rng() % 33), months[rng() % 14],
+                  static_cast<int>(1890 + rng() % 250), static_cast<int>(rng() % 26),
+                  static_cast<int>(rng() % 62), static_cast<int>(rng() % 63));
+    const auto want = reference(buf);
+    valid += want.has_value();
+    ASSERT_EQ(parse_http_date(buf), want) << buf;
+  }
+  EXPECT_GT(valid, 5000u);  // both outcomes are exercised
+  EXPECT_EQ(parse_http_date("Thu, 29 Feb 1996 23:59:60 GMT"),
+            reference("Thu, 29 Feb 1996 23:59:60 GMT"));
+  EXPECT_EQ(parse_http_date("Mon, 31 Feb 2023 00:00:00 GMT"),
+            reference("Mon, 31 Feb 2023 00:00:00 GMT"));
+}
+
+TEST(HttpModel, Dates) {
+  EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), 784111777);
+  EXPECT_EQ(format_http_date(784111777), "Sun, 06 Nov 1994 08:49:37 GMT");
+  // RFC 9110 §5.6.7: the obsolete formats must be accepted too.
+  EXPECT_EQ(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), 784111777);
+  EXPECT_EQ(parse_http_date("Sun Nov  6 08:49:37 1994"), 784111777);
+  EXPECT_EQ(parse_http_date("Sun Nov 06 08:49:37 1994"), 784111777);
+  EXPECT_FALSE(parse_http_date("garbage"));
+  EXPECT_FALSE(parse_http_date("not a date"));
+  EXPECT_FALSE(parse_http_date("Sun, 06 Nov 1994 08:49:37 UTC"));
+  EXPECT_FALSE(parse_http_date("Sun, 6 Nov 1994 08:49:37 GMT"));
+  EXPECT_FALSE(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT "));
+  EXPECT_FALSE(
+      parse_http_date("Sun, 06-Nov-94 08:49:37 GMT"));  // rfc850 needs the full name
+  EXPECT_FALSE(parse_http_date("Sunday, 06-Nov-1994 08:49:37 GMT"));
+  EXPECT_FALSE(parse_http_date("Sun Nov  6 08:49:37 1994 GMT"));
+}
+
+// Generation heuristics (http_heuristics.cpp): enough variety to reach
+// framing and storage corners, and validators taken from the trace.
+std::string field(const harness::Jexp& q, const char* name) {
+  for (std::size_t i = 0; i < q.keys().size(); ++i)
+    if (q.keys()[i] == name && q.items()[i].kind() == harness::Jexp::Kind::Scalar &&
+        q.items()[i].value().is_string())
+      return q.items()[i].value().get<std::string>();
+  return {};
+}
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+TEST(HttpHeuristics, BodiesOfManyLengthsAndPathsRelatedToKnownOnes) {
+  harness::Protocol::Context ctx;
+  ctx.earlier.push_back(
+      harness::Jexp::object({{"method", harness::Jexp::scalar("PUT")},
+                             {"path", harness::Jexp::scalar("/Docs/Item")}}));
+  ctx.earlier_labels.push_back(1);
+  std::mt19937_64 rng(3);
+  std::map<std::size_t, std::set<std::string>> by_length;
+  int long_bodies = 0, same_path = 0, other_case = 0, child = 0;
+  for (int i = 0; i < 3000; ++i) {
+    harness::Jexp q = generate_request(rng, ctx);
+    std::string body = field(q, "body"), path = field(q, "path");
+    by_length[body.size()].insert(body);
+    long_bodies += body.size() >= 16;
+    same_path += path == "/Docs/Item";
+    other_case += path != "/Docs/Item" && lower(path) == "/docs/item";
+    child += path.rfind("/Docs/Item/", 0) == 0;
+  }
+  EXPECT_GT(long_bodies, 20);
+  EXPECT_GT(by_length[6].size(), 2u) << "different bodies of one length";
+  EXPECT_GT(same_path, 1000) << "most requests revisit a known resource";
+  EXPECT_GT(other_case, 20);
+  EXPECT_GT(child, 20);
+}
+
+TEST(HttpHeuristics, ValidatorReferencesPreferTheLatestResponseOnThePath) {
+  harness::Protocol::Context ctx;
+  for (auto [label, path] :
+       {std::pair<harness::Label, const char*>{1, "/a"}, {3, "/b"}, {5, "/a"}}) {
+    ctx.earlier.push_back(harness::Jexp::object({{"method", harness::Jexp::scalar("PUT")},
+                                                 {"path", harness::Jexp::scalar(path)}}));
+    ctx.earlier_labels.push_back(label);
+  }
+  std::mt19937_64 rng(4);
+  std::map<harness::Label, int> refs;  // for requests on /a
+  for (int i = 0; i < 3000; ++i) {
+    harness::Jexp q = generate_request(rng, ctx);
+    if (field(q, "path") != "/a") continue;
+    for (const auto& r : harness::references(q)) ++refs[r.label];
+  }
+  EXPECT_GT(refs[6], 2 * refs[2]) << "the latest response on /a carries its current tag";
+  EXPECT_GT(refs[6], 2 * refs[4]);
+  EXPECT_GT(refs[2] + refs[4], 0) << "older and other responses still appear";
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
