@@ -2,7 +2,7 @@
 // the generate-and-mutate loop of `dualfuzz fuzz` (cli/fuzz_command.cpp:
 // same ScriptMutator, same seed handling, same pool of 256 recent scripts,
 // same connection folding), but every script is played with the oracle OFF
-// (cli::Player::play(script, false)), so only what a crash-oriented fuzzer
+// (campaign::Player::play(script, false)), so only what a crash-oriented fuzzer
 // notices counts:
 //   - the process crashing (the in-process server dies: the bench dies with it,
 //     and bench/eval_crashonly.py records a signal),
@@ -34,13 +34,15 @@
 #include <variant>
 #include <vector>
 
-#include "dualfuzz/campaign/player.h"
 #include "bench_args.h"
+#include "dualfuzz/campaign/player.h"
+#include "dualfuzz/http/plugin.h"
 #include "dualfuzz/mutator/script_mutator.h"
 
 namespace {
 
-using dualfuzz::cli::Player;
+using dualfuzz::campaign::Player;
+const dualfuzz::campaign::Plugin kHttp = dualfuzz::http::plugin();
 namespace harness = dualfuzz::harness;
 using Outcome = harness::RunResult::Outcome;
 
@@ -79,7 +81,7 @@ int main(int argc, char** argv) {
   dump_file = dump.second;
   if (connections < 1 || connections > 64 || seconds <= 0) return 2;
   const std::string spec = bug.empty() ? "inprocess" : "inprocess:" + bug;
-  auto made = Player::make(spec);
+  auto made = Player::make(kHttp, spec);
   if (!made) {
     std::fprintf(stderr, "crash_only_bench: %s\n", made.error().c_str());
     return 2;
@@ -131,7 +133,7 @@ int main(int argc, char** argv) {
       j["script"] = harness::print_script(*script);
       // The same script again, with the bug and on the correct server.
       j["replay_bug"] = p.play(*script, false).outcome == r.outcome ? 1 : 0;
-      auto correct = Player::make("inprocess");
+      auto correct = Player::make(kHttp, "inprocess");
       if (correct) {
         harness::RunResult c = (*correct)->play(*script, false);
         j["replay_correct"] = c.violation() ? 1 : 0;

@@ -21,14 +21,16 @@
 #include <string>
 #include <vector>
 
-#include "dualfuzz/campaign/player.h"
 #include "bench_args.h"
+#include "dualfuzz/campaign/player.h"
+#include "dualfuzz/http/plugin.h"
 #include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/mutator/targeted_mutation.h"
 
 namespace {
 
-using dualfuzz::cli::Player;
+using dualfuzz::campaign::Player;
+const dualfuzz::campaign::Plugin kHttp = dualfuzz::http::plugin();
 using dualfuzz::mutator::ScriptMutator;
 namespace harness = dualfuzz::harness;
 
@@ -87,7 +89,7 @@ int main(int argc, char** argv) {
   if (auto rc = dualfuzz::bench::parse(app, argc, argv)) return *rc;
   if (calls == 0) return 2;
   const std::string spec = bug.empty() ? "inprocess" : "inprocess:" + bug;
-  auto made = Player::make(spec);
+  auto made = Player::make(kHttp, spec);
   if (!made) {
     std::fprintf(stderr, "mutator_bench: %s\n", made.error().c_str());
     return 2;
@@ -121,7 +123,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const ScriptMutator plain(p.protocol());
-  const ScriptMutator targeted = Player::engine_mutator(spec);
+  const ScriptMutator targeted = Player::engine_mutator(kHttp, spec);
   if (!targeted.targeted()) {
     std::fprintf(stderr,
                  "mutator_bench: targeted mutation is off (DUALFUZZ_TARGETED=0?)\n");

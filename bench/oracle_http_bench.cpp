@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "dualfuzz/oracle/oracle.h"
 #include "dualfuzz/http/model.h"
+#include "dualfuzz/oracle/oracle.h"
 
 using namespace dualfuzz;
 using oracle::Event;

@@ -1,6 +1,6 @@
 // Throughput of the in-process HTTP pipeline — the fuzz target's code path
 // (parse the script text, play it with the executor against the in-process
-// reference server, judge it with the oracle; cli::Player is what
+// reference server, judge it with the oracle; campaign::Player is what
 // tests/fuzz/http_inprocess_fuzzer.cpp runs) — on ~10-request scripts the
 // mutator generates from a fixed seed, with the oracle on and off
 // (RunOptions::oracle). The oracle's share is measured twice: from the two
@@ -24,14 +24,16 @@
 #include <string>
 #include <vector>
 
-#include "dualfuzz/campaign/player.h"
 #include "bench_args.h"
+#include "dualfuzz/campaign/player.h"
+#include "dualfuzz/http/plugin.h"
 #include "dualfuzz/mutator/script_mutator.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using dualfuzz::cli::Player;
+using dualfuzz::campaign::Player;
+const dualfuzz::campaign::Plugin kHttp = dualfuzz::http::plugin();
 namespace harness = dualfuzz::harness;
 namespace oracle = dualfuzz::oracle;
 
@@ -101,7 +103,7 @@ int main(int argc, char** argv) {
                  "with --profile: exactly this many executions (for callgrind)");
   if (auto rc = dualfuzz::bench::parse(app, argc, argv)) return *rc;
   if (scripts == 0 || seconds <= 0) return 2;
-  auto made = Player::make(bug.empty() ? "inprocess" : "inprocess:" + bug);
+  auto made = Player::make(kHttp, bug.empty() ? "inprocess" : "inprocess:" + bug);
   if (!made) {
     std::fprintf(stderr, "throughput_bench: %s\n", made.error().c_str());
     return 2;

@@ -33,16 +33,15 @@
 #include <set>
 
 #include "commands.h"
+#include "dualfuzz/campaign/race_skeleton.h"
+#include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/harness/sequence_chart.h"
 #include "dualfuzz/mutator/minimize.h"
 #include "dualfuzz/mutator/script_mutator.h"
-#include "dualfuzz/http/model.h"
-#include "dualfuzz/http/protocol.h"
+#include "dualfuzz/protocols/builtin.h"
 #include "io.h"
-#include "dualfuzz/campaign/race_skeleton.h"
-#include "dualfuzz/campaign/signature.h"
-#include "dualfuzz/campaign/target.h"
 
 namespace dualfuzz::cli {
 namespace {
@@ -51,25 +50,25 @@ using harness::Json;
 using harness::RunResult;
 
 // What the shrinker learns from a failing run: its trace (to re-point or
-// inline references) and the requests on other paths than the killing
-// request's (the model keeps paths independent, so they are tried deleted
-// all at once; the same-violation check still decides).
-mutator::FailingRun failing_run(const RunResult& r) {
+// inline references) and the requests with another race key than the
+// killing request's (HTTP: other paths; the model keeps them independent, so they are
+// tried deleted all at once; the same-violation check still decides).
+mutator::FailingRun failing_run(const harness::Protocol& p, const RunResult& r) {
   mutator::FailingRun out{r.trace, {}};
   const Json* kill = killing_request(r);
   if (r.outcome != RunResult::Outcome::ModelViolation || !kill) return out;
-  const std::string path = path_of(*kill);
+  const std::string key = p.race_key(*kill);
   for (const auto& m : r.trace.messages())
-    if (harness::is_request_label(m.label) && path_of(m.ir) != path)
+    if (harness::is_request_label(m.label) && p.race_key(m.ir) != key)
       out.unrelated.insert(m.label);
   return out;
 }
 
 // Where the explanations went wrong ("response.status",
 // "response.headers.etag", ...), from violation_key.
-std::set<std::string> reasons(const RunResult& r) {
+std::set<std::string> reasons(const harness::Protocol& p, const RunResult& r) {
   std::set<std::string> out;
-  const std::string key = harness::violation_key(r);
+  const std::string key = harness::violation_key(p, r);
   for (std::size_t at = key.find('\n'); at != std::string::npos;) {
     std::size_t end = key.find('\n', at + 1);
     out.insert(key.substr(at + 1, end == std::string::npos ? end : end - at - 1));
@@ -97,41 +96,6 @@ std::optional<harness::Script> serialized(const harness::Script& s,
   return out;
 }
 
-// The precondition fields of a request step's "headers" (as the script
-// spells them), and the step without one of them.
-bool is_precondition(std::string name) {
-  std::erase_if(name, [](char c) { return c <= ' ' || c == ':' || c >= 0x7f; });
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return name == "if-match" || name == "if-none-match" || name == "if-modified-since" ||
-         name == "if-unmodified-since" || name == "if-range";
-}
-std::vector<std::string> precondition_keys(const harness::Jexp& body) {
-  std::vector<std::string> out;
-  if (body.kind() != harness::Jexp::Kind::Object) return out;
-  for (std::size_t i = 0; i < body.keys().size(); ++i)
-    if (body.keys()[i] == "headers" &&
-        body.items()[i].kind() == harness::Jexp::Kind::Object)
-      for (const std::string& k : body.items()[i].keys())
-        if (is_precondition(k)) out.push_back(k);
-  return out;
-}
-harness::Jexp without_header(const harness::Jexp& body, const std::string& name) {
-  std::vector<std::pair<std::string, harness::Jexp>> fields;
-  for (std::size_t i = 0; i < body.keys().size(); ++i) {
-    const harness::Jexp& v = body.items()[i];
-    if (body.keys()[i] != "headers" || v.kind() != harness::Jexp::Kind::Object) {
-      fields.emplace_back(body.keys()[i], v);
-      continue;
-    }
-    std::vector<std::pair<std::string, harness::Jexp>> headers;
-    for (std::size_t j = 0; j < v.keys().size(); ++j)
-      if (v.keys()[j] != name) headers.emplace_back(v.keys()[j], v.items()[j]);
-    fields.emplace_back("headers", harness::Jexp::object(std::move(headers)));
-  }
-  return harness::Jexp::object(std::move(fields));
-}
-
 // One distinct violation (--keep-going).
 struct Finding {
   std::string signature;
@@ -149,7 +113,7 @@ struct Finding {
 
 void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   struct Opts {
-    std::string spec = "http";
+    std::string spec = protocols::kDefault;
     std::string target = "inprocess";
     double seconds = 60;
     std::uint64_t seed = 1;
@@ -165,8 +129,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   auto o = std::make_shared<Opts>();
   CLI::App* sub =
       app.add_subcommand("fuzz", "Generate, mutate and check scripts (no coverage)");
-  sub->add_option("--spec", o->spec, "protocol model")->check(CLI::IsMember({"http"}));
-  sub->add_option("--target", o->target, "inprocess[:BUG] or HOST:PORT");
+  sub->add_option("--spec", o->spec, "protocol plug-in")
+      ->check(CLI::IsMember(protocols::builtin().names()));
+  sub->add_option("--target", o->target, "inprocess[:ARG] or HOST:PORT");
   sub->add_option("--seconds", o->seconds, "time budget");
   sub->add_option("--seed", o->seed, "random seed (runs are reproducible from it)");
   sub->add_option("--connections", o->connections, "connections per script (1-64)")
@@ -191,29 +156,35 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->callback([o, &run] {
     if (!o->shrink.empty()) o->keep_going = true;  // same-violation shrinking
     run = [o]() -> int {
-      auto target = Target::make(o->target);
+      const campaign::Registry registry = protocols::builtin();
+      auto plugin = protocols::find(registry, o->spec);
+      if (!plugin) {
+        std::cerr << "dualfuzz fuzz: " << plugin.error() << "\n";
+        return kTrouble;
+      }
+      auto target = Target::make(**plugin, o->target);
       if (!target) {
         std::cerr << "dualfuzz fuzz: " << target.error() << "\n";
         return kTrouble;
       }
-      const harness::Protocol http = http::protocol();
+      const harness::Protocol& protocol = (*plugin)->protocol;
       auto solver = std::make_shared<oracle::Solver>();
       harness::RunOptions opts;
       opts.check_liveness = o->liveness;
       auto play = [&](const harness::Script& s, bool record_decisions = false) {
         harness::RunOptions run_opts = opts;
-        run_opts.path_prefix = (*target)->reset();
+        run_opts.run_namespace = (*target)->reset();
         run_opts.oracle_options.limits.record_decisions = record_decisions;
-        harness::Executor ex(http, (*target)->transport(), run_opts, solver);
+        harness::Executor ex(protocol, (*target)->transport(), run_opts, solver);
         return ex.run(s);
       };
       // Targeted mutation replays a parent (one mutation in kTargetedOneIn)
       // with the oracle's branches recorded; those replays are counted apart.
       const mutator::ScriptMutator mut =
           o->no_targeted
-              ? mutator::ScriptMutator(http)
+              ? mutator::ScriptMutator(protocol)
               : mutator::ScriptMutator(
-                    http, [&](const harness::Script& s) { return play(s, true); },
+                    protocol, [&](const harness::Script& s) { return play(s, true); },
                     solver);
       std::mt19937_64 rng(o->seed);
       std::vector<std::string> pool;  // recent scripts to mutate
@@ -265,10 +236,10 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         };
         // --shrink has one script to spend its time on: ten times the plays.
         const int more = o->shrink.empty() ? 1 : 10;
-        for (const harness::Script& c : race_candidates(s, r, http.functions))
+        for (const harness::Script& c : race_candidates(s, r, protocol))
           if (auto found = replay(c, 25 * more, std::chrono::seconds(2 * more)))
             return found;
-        auto d = distilled(s, r, http.functions);
+        auto d = distilled(s, r, protocol);
         if (!d) return std::nullopt;
         return replay(*d, 200 * more, std::chrono::seconds(10 * more));
       };
@@ -281,13 +252,13 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
       auto settle_keep_going = [&](const harness::Script& original,
                                    const RunResult& replayed, std::string key) -> Shrunk {
         auto same = [&](const RunResult& x) {
-          return x.violation() && quick_key(x) == key;
+          return x.violation() && quick_key(protocol, x) == key;
         };
         // A race shows on some runs only: the shrinker gives each candidate
         // four chances, or it would keep whatever happened to be in the
         // first run that lost the race, and a shrunk race is confirmed with
         // eight replays.
-        const bool flaky = concurrent(replayed);
+        const bool flaky = concurrent(protocol, replayed);
         auto shows = [&](const harness::Script& s, RunResult& out) {
           for (int i = 0; i < (flaky ? 8 : 3); ++i) {
             out = play(s);
@@ -300,7 +271,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           RunResult x = play(c);
           for (int i = 1; i < 4 && flaky && !same(x); ++i) x = play(c);
           if (!same(x)) return std::nullopt;
-          return failing_run(x);
+          return failing_run(protocol, x);
         };
         // quick_key keeps the killing request's preconditions, so the
         // shrinker cannot drop one the violation does not need (a reused
@@ -311,19 +282,12 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           for (std::size_t i = 0; i < s.steps.size(); ++i) {
             auto* q = std::get_if<harness::RequestStep>(&s.steps[i]);
             if (!q || run.trace.find(q->label) != kill) continue;
-            for (const std::string& name : precondition_keys(q->body)) {
+            for (const harness::Protocol::Lighter& l : protocol.lighter(q->body, *kill)) {
               harness::Script cand = s;
-              std::get<harness::RequestStep>(cand.steps[i]).body =
-                  without_header(q->body, name);
+              std::get<harness::RequestStep>(cand.steps[i]).body = l.body;
               // The same violation, killed at the same request without it.
-              Json lighter = *kill;
-              std::string lower = name;
-              std::transform(lower.begin(), lower.end(), lower.begin(),
-                             [](unsigned char c) { return std::tolower(c); });
-              std::erase_if(lower, [](char c) { return c <= ' ' || c >= 0x7f; });
-              if (lighter.contains("headers") && lighter["headers"].is_object())
-                lighter["headers"].erase(lower);
-              const std::string want = model_key(request_shape(lighter), run);
+              const std::string want =
+                  model_key(protocol, protocol.request_shape(l.sent), run);
               RunResult x;
               bool ok = false;
               // ... and for no new reason: without If-Match, a PUT that
@@ -331,8 +295,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
               // another bug.
               for (int t = 0; t < 3 && !ok; ++t) {
                 x = play(cand);
-                ok = x.violation() && quick_key(x) == want &&
-                     std::ranges::includes(reasons(run), reasons(x));
+                ok = x.violation() && quick_key(protocol, x) == want &&
+                     std::ranges::includes(reasons(protocol, run), reasons(protocol, x));
               }
               if (!ok) continue;
               key = want;
@@ -349,7 +313,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         // other paths are most of a race's counterexample, and one unlucky
         // timing would keep them all).
         auto only_the_path = [&](harness::Script& s, RunResult& run) {
-          const mutator::FailingRun f = failing_run(run);
+          const mutator::FailingRun f = failing_run(protocol, run);
           if (f.unrelated.empty()) return;
           std::set<harness::Label> needed;
           for (const auto& st : s.steps)
@@ -378,7 +342,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           }
           for (int round = 0; round < 4; ++round) {
             harness::Script m =
-                mutator::minimize(s, failing_run(run), http.functions, still_fails);
+                mutator::minimize(s, failing_run(protocol, run), protocol.functions,
+                                  still_fails, 2000, protocol.required_fields);
             RunResult mr;
             if (m != s) {
               if (!shows(m, mr)) break;  // shrunk by luck (a race): keep s
@@ -396,20 +361,21 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         // the interaction in sequence. If the sequence shows a violation,
         // even another one (a DELETE that ignored If-None-Match, seen
         // concurrently as a later HEAD's 404), that is the bug to report.
-        if (auto seq = serialized(out.script, http.functions))
+        if (auto seq = serialized(out.script, protocol.functions))
           for (int i = 0; i < 3; ++i) {
             RunResult x = play(*seq);
             if (same(x)) {
               // In sequence the shrinker may get further (no race to lose).
               harness::Script m =
-                  mutator::minimize(*seq, failing_run(x), http.functions, still_fails);
+                  mutator::minimize(*seq, failing_run(protocol, x), protocol.functions,
+                                    still_fails, 2000, protocol.required_fields);
               RunResult mr;
               if (m != *seq && shows(m, mr)) return {m, mr, true};
               return {*seq, x, true};
             }
             if (x.outcome == RunResult::Outcome::ModelViolation && killing_request(x)) {
               const std::string before = key;
-              key = quick_key(x);
+              key = quick_key(protocol, x);
               Shrunk s = settle(*seq, x);
               RunResult check;
               if (shows(s.script, check)) return {s.script, check, true};
@@ -418,14 +384,14 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
             }
           }
         // Still a race with a long counterexample: build it from its skeleton.
-        if (out.run.trace.size() > kShortRace && concurrent(out.run))
+        if (out.run.trace.size() > kShortRace && concurrent(protocol, out.run))
           if (auto d = distill(out.script, out.run, same)) return *d;
         // Still long without a race: the path's last requests in sequence
         // may show it (the shrinker keeps a step whose removal changed
         // what an unrelated reference resolved to).
-        if (out.run.trace.size() > kShortRace && !concurrent(out.run))
+        if (out.run.trace.size() > kShortRace && !concurrent(protocol, out.run))
           for (const harness::Script& c :
-               sequential_candidates(out.script, out.run, http.functions)) {
+               sequential_candidates(out.script, out.run, protocol)) {
             RunResult x;
             if (count_requests(c) < count_requests(out.script) && shows(c, x) &&
                 x.trace.size() < out.run.trace.size())
@@ -434,16 +400,16 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         return out;
       };
       auto shrink = [&](const harness::Script& original, const RunResult& r) -> Shrunk {
-        std::string key = quick_key(r);
+        std::string key = quick_key(protocol, r);
         auto same = [&](const RunResult& x) {
-          return o->keep_going ? x.violation() && quick_key(x) == key
+          return o->keep_going ? x.violation() && quick_key(protocol, x) == key
                                : x.outcome == r.outcome;
         };
         // A real server may show a violation only under one timing (two
         // racing PUTs): replay a few times before trusting it (a race
         // more often: a replay costs little next to losing the finding's
         // shrinking).
-        const int tries = concurrent(r) ? 8 : 3;
+        const int tries = concurrent(protocol, r) ? 8 : 3;
         auto shows = [&](const harness::Script& s, RunResult& out) {
           for (int i = 0; i < tries; ++i) {
             out = play(s);
@@ -454,7 +420,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         RunResult replayed;
         if (!shows(original, replayed)) {
           // A race lost on every replay may still show from its skeleton.
-          if (o->keep_going && concurrent(r))
+          if (o->keep_going && concurrent(protocol, r))
             if (auto d = distill(original, r, same))
               return settle_keep_going(d->script, d->run, key);
           // A violation that needed no race, or a race that did not show
@@ -463,19 +429,19 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           // reference to an answer from another connection resolved before
           // that answer came).
           if (o->keep_going)
-            for (const harness::Script& c :
-                 sequential_candidates(original, r, http.functions))
+            for (const harness::Script& c : sequential_candidates(original, r, protocol))
               if (shows(c, replayed)) return settle_keep_going(c, replayed, key);
           return {original, r, false};
         }
         if (o->keep_going) return settle_keep_going(original, replayed, key);
         harness::Script small = mutator::minimize(
-            original, failing_run(replayed), http.functions,
+            original, failing_run(protocol, replayed), protocol.functions,
             [&](const harness::Script& s) -> std::optional<mutator::FailingRun> {
               RunResult x = play(s);
               if (!same(x)) return std::nullopt;
-              return failing_run(x);
-            });
+              return failing_run(protocol, x);
+            },
+            2000, protocol.required_fields);
         RunResult again;
         if (!shows(small, again)) {
           // The shrunk script failed by luck during shrinking; the original
@@ -508,7 +474,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           std::cerr << "dualfuzz fuzz: cannot read " << o->shrink << "\n";
           return kTrouble;
         }
-        auto script = harness::parse_script(*text, http.functions);
+        auto script = harness::parse_script(*text, protocol.functions);
         if (!script) {
           std::cerr << "dualfuzz fuzz: " << o->shrink << ": " << script.error() << "\n";
           return kTrouble;
@@ -526,7 +492,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         } else {
           const Shrunk sh = shrink(*script, r);
           print_finding(*script, sh, elapsed());
-          j.update(finding_json(sh.script, sh.run));
+          j.update(finding_json(protocol, sh.script, sh.run));
           j["reproduced"] = sh.reproduced;
           j["steps"] = script->steps.size();
         }
@@ -551,7 +517,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
       while (elapsed() < o->seconds) {
         std::string parent = pool.empty() ? std::string() : pool[rng() % pool.size()];
         std::string text = mut.mutate(parent, 2048, rng);
-        auto script = harness::parse_script(text, http.functions);
+        auto script = harness::parse_script(text, protocol.functions);
         if (!script) continue;  // cannot happen: the mutator emits scripts
         for (auto& st : script->steps) {
           if (auto* r = std::get_if<harness::RequestStep>(&st)) r->conn %= o->connections;
@@ -590,7 +556,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           // one quick_key covers two bugs); the others count as repeats of
           // the quick_key's most frequent signature.
           const double found = elapsed();
-          Quick& qk = quick[quick_key(r)];
+          Quick& qk = quick[quick_key(protocol, r)];
           const std::uint64_t n = ++qk.seen;
           // Until one of its findings has a short counterexample that showed
           // again (a race may not, or only in a long script), the next
@@ -608,7 +574,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           if (sample || (n <= 8 && !settled())) {
             const Shrunk s = shrink(*script, r);
             shrink_seconds += elapsed() - found;
-            const std::string sig = signature_of(s.run);
+            const std::string sig = signature_of(protocol, s.run);
             ++qk.signatures[sig];
             auto [it, fresh] = findings.try_emplace(sig);
             Finding& f = it->second;
@@ -682,7 +648,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           nlohmann::json list = nlohmann::json::array();
           for (const std::string& sig : order) {
             const Finding& f = findings[sig];
-            Json one = finding_json(f.script, f.run);
+            Json one = finding_json(protocol, f.script, f.run);
             one.update({{"kind", f.kind},
                         {"first_seconds", f.first_seconds},
                         {"first_execution", f.first_execution},

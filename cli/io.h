@@ -6,10 +6,28 @@
 #include <optional>
 #include <string>
 
-#include "dualfuzz/harness/executor.h"
 #include "dualfuzz/campaign/player.h"
+#include "dualfuzz/campaign/race_skeleton.h"
+#include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/campaign/target.h"
+#include "dualfuzz/harness/executor.h"
 
 namespace dualfuzz::cli {
+
+// The campaign library's names, as the subcommands use them.
+using campaign::concurrent;
+using campaign::count_requests;
+using campaign::distilled;
+using campaign::finding_json;
+using campaign::killing_request;
+using campaign::kind_name;
+using campaign::model_key;
+using campaign::Player;
+using campaign::quick_key;
+using campaign::race_candidates;
+using campaign::sequential_candidates;
+using campaign::signature_of;
+using campaign::Target;
 
 // Help text of --target for the commands that default to the fuzz target's
 // environment.
@@ -20,8 +38,9 @@ inline constexpr const char* kTargetHelp =
 std::optional<std::string> read_file(const std::string& path);
 bool write_file(const std::string& path, const std::string& text);
 // A chart of the run: HTML (chart, script, report) for *.html / *.htm, SVG otherwise.
-bool write_chart(const std::string& path, const harness::Script& script,
-                 const harness::RunResult& r, const std::string& title);
+bool write_chart(const std::string& path, const harness::Protocol& protocol,
+                 const harness::Script& script, const harness::RunResult& r,
+                 const std::string& title);
 // 0 no violation, 1 violation, 2 the run could not be made.
 int exit_code(const harness::RunResult& r);
 
@@ -29,7 +48,8 @@ struct Loaded {
   std::unique_ptr<Player> player;
   harness::Script script;
 };
-// The player for `target` and the parsed script from `file`; on failure a
+// The player for `target` (protocol: $DUALFUZZ_PROTOCOL, as the fuzz
+// targets) and the parsed script from `file`; on failure a
 // message "dualfuzz CMD: ..." on stderr and nullopt (exit 2).
 std::optional<Loaded> load(const char* cmd, const std::string& target,
                            const std::string& file);

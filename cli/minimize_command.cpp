@@ -11,9 +11,9 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/mutator/minimize.h"
 #include "io.h"
-#include "dualfuzz/campaign/signature.h"
 
 namespace dualfuzz::cli {
 
@@ -44,7 +44,7 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
       if (!l) return kTrouble;
       Player& p = *l->player;
       harness::RunResult first = p.play(l->script);
-      const std::string key = harness::violation_key(first);
+      const std::string key = harness::violation_key(l->player->protocol(), first);
       if (key.empty()) {
         std::cout << p.report(l->script, first);
         std::cerr << "dualfuzz minimize: " << m->file
@@ -59,10 +59,11 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
           [&](const harness::Script& s) -> std::optional<mutator::FailingRun> {
             ++runs;
             harness::RunResult r = p.play(s);
-            if (harness::violation_key(r) != key) return std::nullopt;
+            if (harness::violation_key(l->player->protocol(), r) != key)
+              return std::nullopt;
             return mutator::FailingRun{r.trace, {}};
           },
-          m->max_runs);
+          m->max_runs, p.protocol().required_fields);
       harness::RunResult again = p.play(small);
       const std::string out = m->out.empty() ? m->file + ".min" : m->out;
       if (!write_file(out, harness::print_script(small))) {
@@ -74,20 +75,20 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
                 << "\n";
       std::cout << p.report(small, again);
       if (!m->chart.empty() &&
-          !write_chart(m->chart, small, again,
+          !write_chart(m->chart, p.protocol(), small, again,
                        "dualfuzz minimize " + m->file + " (" + p.description() + ")")) {
         std::cerr << "dualfuzz minimize: cannot write " << m->chart << "\n";
         return kTrouble;
       }
       if (m->json) {
-        harness::Json j = finding_json(small, again);
-        j["reproduced"] = harness::violation_key(again) == key;
+        harness::Json j = finding_json(l->player->protocol(), small, again);
+        j["reproduced"] = harness::violation_key(l->player->protocol(), again) == key;
         j["steps"] = l->script.steps.size();
         j["runs"] = runs;
         std::cout << j.dump(-1, ' ', false, harness::Json::error_handler_t::replace)
                   << "\n";
       }
-      if (harness::violation_key(again) != key) {
+      if (harness::violation_key(l->player->protocol(), again) != key) {
         std::cerr << "dualfuzz minimize: the minimized script no longer shows the same "
                      "violation (a nondeterministic server?)\n";
         return again.violation() ? kViolation : kTrouble;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "dualfuzz/protocols/builtin.h"
 #include "io.h"
 
 namespace dualfuzz::cli {
@@ -32,12 +33,13 @@ bool write_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-bool write_chart(const std::string& path, const harness::Script& script,
-                 const harness::RunResult& r, const std::string& title) {
+bool write_chart(const std::string& path, const harness::Protocol& protocol,
+                 const harness::Script& script, const harness::RunResult& r,
+                 const std::string& title) {
   const bool html =
       path.size() >= 5 && (path.ends_with(".html") || path.ends_with(".htm"));
-  return write_file(path, html ? harness::sequence_chart_html(script, r, title)
-                               : harness::sequence_chart_svg(r, title));
+  return write_file(path, html ? harness::sequence_chart_html(protocol, script, r, title)
+                               : harness::sequence_chart_svg(protocol, r, title));
 }
 
 int exit_code(const harness::RunResult& r) {
@@ -52,7 +54,13 @@ std::optional<Loaded> load(const char* cmd, const std::string& target,
     std::cerr << "dualfuzz " << cmd << ": cannot read " << file << "\n";
     return std::nullopt;
   }
-  auto p = Player::make(target);
+  const campaign::Registry registry = protocols::builtin();
+  auto plugin = protocols::from_env(registry);
+  if (!plugin) {
+    std::cerr << "dualfuzz " << cmd << ": " << plugin.error() << "\n";
+    return std::nullopt;
+  }
+  auto p = Player::make(**plugin, target);
   if (!p) {
     std::cerr << "dualfuzz " << cmd << ": " << p.error() << "\n";
     return std::nullopt;
@@ -105,9 +113,10 @@ void add_replay_command(CLI::App& app, std::function<int()>& run) {
       if (r->repeat > 1)
         std::cerr << "dualfuzz replay: stable: " << r->repeat
                   << " runs, identical reports\n";
-      if (!r->chart.empty() && !write_chart(r->chart, l->script, res,
-                                            "dualfuzz replay " + r->file + " (" +
-                                                l->player->description() + ")")) {
+      if (!r->chart.empty() &&
+          !write_chart(
+              r->chart, l->player->protocol(), l->script, res,
+              "dualfuzz replay " + r->file + " (" + l->player->description() + ")")) {
         std::cerr << "dualfuzz replay: cannot write " << r->chart << "\n";
         return kTrouble;
       }

@@ -7,17 +7,18 @@
 #include <sstream>
 
 #include "commands.h"
+#include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/http/asio_server.h"
-#include "dualfuzz/http/protocol.h"
+#include "dualfuzz/http/server_core.h"
+#include "dualfuzz/protocols/builtin.h"
 #include "io.h"
-#include "dualfuzz/campaign/target.h"
 
 namespace dualfuzz::cli {
 
 void add_run_command(CLI::App& app, std::function<int()>& run) {
   struct Opts {
-    std::string spec = "http";
+    std::string spec = protocols::kDefault;
     std::string target = "inprocess";
     std::string file;
     bool liveness = false;
@@ -28,7 +29,8 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
   auto o = std::make_shared<Opts>();
   CLI::App* sub =
       app.add_subcommand("run", "Play one script against a server and check it");
-  sub->add_option("--spec", o->spec, "protocol model")->check(CLI::IsMember({"http"}));
+  sub->add_option("--spec", o->spec, "protocol plug-in")
+      ->check(CLI::IsMember(protocols::builtin().names()));
   sub->add_option(
       "--target", o->target,
       "inprocess[:BUG] — the reference server in this process, optionally with a "
@@ -53,13 +55,19 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
       }
       std::stringstream ss;
       ss << in.rdbuf();
-      harness::Protocol http = http::protocol();
-      auto script = harness::parse_script(ss.str(), http.functions);
+      const campaign::Registry registry = protocols::builtin();
+      auto plugin = protocols::find(registry, o->spec);
+      if (!plugin) {
+        std::cerr << "dualfuzz run: " << plugin.error() << "\n";
+        return kTrouble;
+      }
+      const harness::Protocol& protocol = (*plugin)->protocol;
+      auto script = harness::parse_script(ss.str(), protocol.functions);
       if (!script) {
         std::cerr << "dualfuzz run: " << o->file << ": " << script.error() << "\n";
         return kTrouble;
       }
-      auto target = Target::make(o->target);
+      auto target = Target::make(**plugin, o->target);
       if (!target) {
         std::cerr << "dualfuzz run: " << target.error() << "\n";
         return kTrouble;
@@ -70,12 +78,12 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
       // the time a fuzz execution may take.
       opts.oracle_options.limits.max_explored = o->budget;
       opts.message_timeout = std::chrono::milliseconds(o->timeout_ms);
-      opts.path_prefix = (*target)->reset();
-      harness::Executor ex(http, (*target)->transport(), opts);
+      opts.run_namespace = (*target)->reset();
+      harness::Executor ex(protocol, (*target)->transport(), opts);
       harness::RunResult r = ex.run(*script);
       std::cout << r.report();
       if (!o->chart.empty() &&
-          !write_chart(o->chart, *script, r,
+          !write_chart(o->chart, protocol, *script, r,
                        "dualfuzz run " + o->file + " (" + o->target + ")")) {
         std::cerr << "dualfuzz run: cannot write " << o->chart << "\n";
         return kTrouble;

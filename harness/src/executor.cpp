@@ -124,19 +124,10 @@ class Run {
       observe(oracle::Event::open(model_conn(r.conn)));
     }
     Json ir = evaluate_loose(r.body, res_.trace, p_.functions);
-    if (!o_.path_prefix.empty() && ir.is_object() && ir.contains("path") &&
-        ir["path"].is_string()) {
-      // One flat name per script path: "/a/b" -> "/<prefix>a~b". The model
-      // treats paths as independent resources, while a real server's
-      // namespace is a tree (a PUT needs the parent collection, RFC 4918
-      // §9.7.1; /a may be a directory that answers 301, or a file that
-      // serves /a/b as path info): those links are outside the model, so on
-      // an external server every path is top-level and stands alone.
-      std::string path = ir["path"].get<std::string>();
-      if (path.starts_with('/')) path.erase(0, 1);
-      std::replace(path.begin(), path.end(), '/', '~');
-      ir["path"] = "/" + o_.path_prefix + path;
-    }
+    // On a long-lived external server each run gets its own namespace
+    // (the protocol says how a request names its state).
+    if (!o_.run_namespace.empty())
+      ir = p_.namespace_request(std::move(ir), o_.run_namespace);
     // The trace and the oracle see the request as it goes on the wire (the
     // printer drops or repairs what cannot be sent: an empty method becomes
     // GET, header names arrive case-insensitive), not the raw IR.

@@ -52,30 +52,14 @@ std::string shape(std::string_view s) {
   return out;
 }
 
-std::string str_field(const Json& v, const char* k) {
-  if (v.is_object() && v.contains(k) && v[k].is_string()) return v[k].get<std::string>();
-  return "";
-}
-
-std::string status_of(const Json& v) {
-  if (v.is_object() && v.contains("status") && v["status"].is_number_integer())
-    return std::to_string(v["status"].get<long long>());
-  return "";
-}
-
 std::string clip(std::string s, std::size_t max) {
   return s.size() > max ? s.substr(0, max - 3) + "..." : s;
 }
 
-// `PUT /a` for a request, `412` for a response; JSON text otherwise.
-std::string summary(const Event& e) {
-  if (e.kind == Event::Kind::Request) {
-    std::string m = str_field(e.payload(), "method"), p = str_field(e.payload(), "path");
-    if (!m.empty() || !p.empty()) return clip(m + " " + p, 30);
-  } else if (e.kind == Event::Kind::Response) {
-    std::string st = status_of(e.payload());
-    if (!st.empty()) return st;
-  }
+// A message in a few words, as the protocol names it ("PUT /a", "412").
+std::string summary(const Protocol& p, const Event& e) {
+  if (e.kind == Event::Kind::Request) return clip(p.request_label(e.payload()), 30);
+  if (e.kind == Event::Kind::Response) return clip(p.response_label(e.payload()), 30);
   return clip(dump_json(e.payload()), 30);
 }
 
@@ -118,7 +102,7 @@ std::string num(double v) {
   return buf;
 }
 
-std::string svg_body(const RunResult& r, std::string_view title) {
+std::string svg_body(const Protocol& p, const RunResult& r, std::string_view title) {
   const auto& ev = r.events;
   // Lifelines: connections in order of appearance, then the server.
   std::vector<ConnId> conns;
@@ -240,14 +224,14 @@ std::string svg_body(const RunResult& r, std::string_view title) {
       case Event::Kind::Open:
         break;
       case Event::Kind::Request:
-        arrow("request", cx, server_x, std::to_string(e.label) + " " + summary(e),
+        arrow("request", cx, server_x, std::to_string(e.label) + " " + summary(p, e),
               e.describe(), red, false);
         break;
       case Event::Kind::Response: {
         std::string lab = e.label ? std::to_string(e.label) + " " : "(unsolicited) ";
-        std::string text = summary(e);
+        std::string text = summary(p, e);
         if (const Event* q = request_for(ev, e)) {
-          std::string m = str_field(q->payload(), "method");
+          std::string m = p.request_kind(q->payload());
           if (!m.empty() && text.size() < 6) text += " (" + m + ")";
         }
         arrow("response", server_x, cx, lab + text, e.describe(), red, false);
@@ -361,7 +345,7 @@ std::string run_report(const Script& script, const RunResult& r,
          print_script(script) + "--- " + r.report();
 }
 
-std::string violation_key(const RunResult& r) {
+std::string violation_key(const Protocol& p, const RunResult& r) {
   if (!r.violation()) return "";
   std::string key = outcome_name(r.outcome);
   if (r.outcome == Outcome::ProtocolViolation) {
@@ -382,12 +366,12 @@ std::string violation_key(const RunResult& r) {
         key += " close";
         break;
       case Event::Kind::Request:
-        key += " request " + str_field(e.payload(), "method");
+        key += " request " + p.request_kind(e.payload());
         break;
       case Event::Kind::Response: {
         const Event* q = request_for(r.events, e);
-        key += " response " + (q ? str_field(q->payload(), "method") : std::string("?")) +
-               " " + status_of(e.payload());
+        key += " response " + (q ? p.request_kind(q->payload()) : std::string("?")) +
+               " " + p.response_shape(e.payload());
         break;
       }
     }
@@ -408,18 +392,19 @@ std::string violation_key(const RunResult& r) {
   return key;
 }
 
-std::string sequence_chart_svg(const RunResult& r, std::string_view title) {
-  return svg_body(r, title);
+std::string sequence_chart_svg(const Protocol& p, const RunResult& r,
+                               std::string_view title) {
+  return svg_body(p, r, title);
 }
 
-std::string sequence_chart_html(const Script& script, const RunResult& r,
-                                std::string_view title) {
+std::string sequence_chart_html(const Protocol& p, const Script& script,
+                                const RunResult& r, std::string_view title) {
   std::string s =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
       xml_escape(title) +
       "</title>\n<style>body{font-family:sans-serif;margin:1.5em}pre{background:#f6f6f6;"
       "padding:.8em;overflow-x:auto}</style>\n</head>\n<body>\n";
-  s += svg_body(r, title);
+  s += svg_body(p, r, title);
   s += "<h2>Script</h2>\n<pre class=\"script\">" + xml_escape(print_script(script)) +
        "</pre>\n";
   s += "<h2>Report</h2>\n<pre class=\"report\">" + xml_escape(r.report()) + "</pre>\n";

@@ -9,8 +9,8 @@
 #include <new>
 #include <string_view>
 
-#include "dualfuzz/campaign/player.h"
 #include "dualfuzz/mutator/afl_adapter.h"
+#include "dualfuzz/protocols/builtin.h"
 
 using dualfuzz::mutator::AflAdapter;
 
@@ -37,8 +37,7 @@ extern "C" DUALFUZZ_AFL_API void* afl_custom_init(afl_state_t* /*afl*/,
     // Targeted mutation replays inputs on a server of its own, from the
     // environment afl-fuzz passes to the target too ($DUALFUZZ_BUG,
     // $DUALFUZZ_TARGET; $DUALFUZZ_TARGETED=0 turns it off).
-    using dualfuzz::cli::Player;
-    return new AflAdapter(Player::engine_mutator(Player::spec_from_env()), seed);
+    return new AflAdapter(dualfuzz::protocols::engine_mutator_from_env(), seed);
   } catch (...) {
     return nullptr;
   }

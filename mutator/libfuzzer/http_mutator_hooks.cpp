@@ -1,6 +1,6 @@
-// libFuzzer custom-mutator hooks for HTTP scripts: thin extern "C" shims over
-// ScriptMutator. They catch everything (nothing may cross the C ABI) and
-// write only into libFuzzer's buffer, within MaxSize.
+// libFuzzer custom-mutator hooks for scripts of any registered protocol: thin extern "C"
+// shims over ScriptMutator. They catch everything (nothing may cross the C ABI) and write
+// only into libFuzzer's buffer, within MaxSize.
 //
 // Targeted mutation (one call in ScriptMutator::kTargetedOneIn) replays the
 // input on a server of the mutator's own, built from the same environment
@@ -14,13 +14,13 @@
 #include <cstring>
 #include <random>
 
-#include "dualfuzz/campaign/player.h"
 #include "dualfuzz/mutator/script_mutator.h"
+#include "dualfuzz/protocols/builtin.h"
 
 namespace {
 const dualfuzz::mutator::ScriptMutator& the_mutator() {
   static const dualfuzz::mutator::ScriptMutator m =
-      dualfuzz::cli::Player::engine_mutator(dualfuzz::cli::Player::spec_from_env());
+      dualfuzz::protocols::engine_mutator_from_env();
   return m;
 }
 std::size_t emit(const std::string& s, std::uint8_t* out, std::size_t max) {

@@ -18,12 +18,13 @@ using harness::RequestStep;
 using harness::Script;
 
 namespace {
-// Candidate simplifications of a request body: drop one object field.
-std::vector<Jexp> smaller(const Jexp& e) {
+// Candidate simplifications of a request body: drop one object field (but
+// not, at the top, one the protocol requires).
+std::vector<Jexp> smaller(const Jexp& e, const std::vector<std::string>& keep = {}) {
   std::vector<Jexp> out;
   if (e.kind() != Jexp::Kind::Object) return out;
   for (std::size_t skip = 0; skip < e.keys().size(); ++skip) {
-    if (e.keys()[skip] == "method" || e.keys()[skip] == "path") continue;
+    if (std::find(keep.begin(), keep.end(), e.keys()[skip]) != keep.end()) continue;
     std::vector<std::pair<std::string, Jexp>> f;
     for (std::size_t i = 0; i < e.keys().size(); ++i)
       if (i != skip) f.emplace_back(e.keys()[i], e.items()[i]);
@@ -118,7 +119,7 @@ Label request_label(Label l) { return l % 2 ? l : l - 1; }
 
 Script minimize(const Script& failing, FailingRun run,
                 const harness::FunctionRegistry& fns, const RunIfFails& still_fails,
-                std::size_t max_runs) {
+                std::size_t max_runs, const std::vector<std::string>& keep) {
   Script best = failing;
   std::size_t runs = 0;
   std::set<std::string>
@@ -221,7 +222,7 @@ Script minimize(const Script& failing, FailingRun run,
     for (std::size_t i = 0; i < best.steps.size(); ++i) {
       auto* r = std::get_if<RequestStep>(&best.steps[i]);
       if (!r) continue;
-      for (const Jexp& s : smaller(r->body)) {
+      for (const Jexp& s : smaller(r->body, keep)) {
         Script cand = best;
         std::get<RequestStep>(cand.steps[i]).body = s;
         if (attempt(std::move(cand))) {
@@ -236,7 +237,7 @@ Script minimize(const Script& failing, FailingRun run,
 
 Script minimize(const Script& failing,
                 const std::function<bool(const Script&)>& still_fails,
-                std::size_t max_runs) {
+                std::size_t max_runs, const std::vector<std::string>& keep) {
   // Without a trace the reference passes find nothing to work on.
   static const harness::FunctionRegistry no_functions;
   return minimize(
@@ -245,7 +246,7 @@ Script minimize(const Script& failing,
         if (still_fails(s)) return FailingRun{};
         return std::nullopt;
       },
-      max_runs);
+      max_runs, keep);
 }
 
 }  // namespace dualfuzz::mutator

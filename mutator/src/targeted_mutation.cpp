@@ -77,15 +77,17 @@ std::optional<Jexp> with_header(const Jexp& request, const std::string& name,
 }
 
 // A value for `x` that satisfies `goal`, other than `k`. The candidates
-// are the goal's own constants of x's sort (an entity tag the server sent,
-// a date it announced, one second either side of it) and, for a tag, one
+// are the goal's own constants of x's sort (a string the server sent and its
+// Protocol::related_values, a number it announced, one either side of it)
+// and, for a string, one
 // nobody has seen; each is checked, in an order the rng picks. Checking
 // (sat or not is a property of the formulas) rather than taking Z3's model
 // keeps the answer independent of what the solver's context solved before,
 // so a fuzzer's mutation is a function of (input, seed). Z3's model is the
 // fallback. Never "" (an empty header).
-oracle::Json pick_value(const std::vector<Sym>& goal, const Sym& x, const oracle::Json& k,
-                        oracle::Solver& solver, std::mt19937_64& rng) {
+oracle::Json pick_value(const harness::Protocol& protocol, const std::vector<Sym>& goal,
+                        const Sym& x, const oracle::Json& k, oracle::Solver& solver,
+                        std::mt19937_64& rng) {
   std::vector<oracle::Json> consts;
   for (const Sym& f : goal) literals(f, consts);
   std::vector<oracle::Json> cands;
@@ -98,7 +100,7 @@ oracle::Json pick_value(const std::vector<Sym>& goal, const Sym& x, const oracle
     if (str && v.is_string()) {
       const std::string& t = v.get_ref<const std::string&>();
       add(v);
-      add(t.rfind("W/", 0) == 0 ? oracle::Json(t.substr(2)) : oracle::Json("W/" + t));
+      for (oracle::Json r : protocol.related_values(v)) add(std::move(r));
     } else if (!str && v.is_number_integer()) {
       const long long n = v.get<long long>();
       for (long long d : {0LL, -1LL, 1LL}) add(n + d);
@@ -170,7 +172,7 @@ std::optional<harness::Script> targeted_mutation(const harness::Script& script,
       const Sym flipped = replace_const(c.d->condition, k, x);
       std::vector<Sym> goal = c.why->facts;
       goal.push_back(c.d->taken ? oracle::not_(flipped) : flipped);
-      const oracle::Json value = pick_value(goal, x, k, solver, rng);
+      const oracle::Json value = pick_value(protocol, goal, x, k, solver, rng);
       if (value.is_null() || value == k) continue;
       auto field = protocol.retarget(ir, k, value);
       if (!field) continue;

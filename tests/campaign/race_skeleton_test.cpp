@@ -6,8 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "dualfuzz/campaign/player.h"
+#include "dualfuzz/http/plugin.h"
 
-namespace dualfuzz::cli {
+namespace dualfuzz::campaign {
 namespace {
 
 // Two If-Match PUTs with the same tag, concurrently: both succeed
@@ -35,7 +36,7 @@ std::vector<std::pair<harness::Label, harness::ConnId>> requests(
 class RaceSkeleton : public ::testing::Test {
  protected:
   void Play(const char* bug, const char* text) {
-    auto made = Player::make(std::string("inprocess:") + bug);
+    auto made = Player::make(http::plugin(), std::string("inprocess:") + bug);
     ASSERT_TRUE(made) << made.error();
     p = std::move(*made);
     auto parsed = p->parse(text);
@@ -44,7 +45,7 @@ class RaceSkeleton : public ::testing::Test {
     r = p->play(script);
     ASSERT_EQ(r.outcome, harness::RunResult::Outcome::ModelViolation) << r.report();
   }
-  const harness::FunctionRegistry& fns() const { return p->protocol().functions; }
+  const harness::Protocol& fns() const { return p->protocol(); }
   std::unique_ptr<Player> p;
   harness::Script script;
   harness::RunResult r;
@@ -166,4 +167,4 @@ TEST_F(RaceSkeleton, NoSequentialCandidateThatIsTheScriptItself) {
 }
 
 }  // namespace
-}  // namespace dualfuzz::cli
+}  // namespace dualfuzz::campaign

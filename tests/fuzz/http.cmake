@@ -12,5 +12,5 @@ if(TARGET dualfuzz_campaign)
   dualfuzz_fuzzer(http_inprocess_fuzzer
                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_inprocess_fuzzer.cpp
                           ${PROJECT_SOURCE_DIR}/mutator/libfuzzer/http_mutator_hooks.cpp
-                  LIBS dualfuzz::campaign)
+                  LIBS dualfuzz::protocols)
 endif()

@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "dualfuzz/campaign/player.h"
+#include "dualfuzz/protocols/builtin.h"
 
 // The custom mutator's targeted-mutation counters (http_mutator_hooks.cpp;
 // weak: the target also links without the hooks).
@@ -29,12 +29,13 @@ namespace {
 // process started, the violating script included.
 std::uint64_t played_scripts = 0, played_messages = 0;
 
-dualfuzz::cli::Player& player() {
-  static std::unique_ptr<dualfuzz::cli::Player> p = [] {
-    auto made = dualfuzz::cli::Player::make(dualfuzz::cli::Player::spec_from_env());
+dualfuzz::campaign::Player& player() {
+  static std::unique_ptr<dualfuzz::campaign::Player> p = [] {
+    auto made = dualfuzz::protocols::player_from_env();
     if (!made) {
-      std::fprintf(stderr, "==dualfuzz== bad DUALFUZZ_BUG/DUALFUZZ_TARGET: %s\n",
-                   made.error().c_str());
+      std::fprintf(
+          stderr, "==dualfuzz== bad DUALFUZZ_PROTOCOL/DUALFUZZ_BUG/DUALFUZZ_TARGET: %s\n",
+          made.error().c_str());
       std::exit(2);
     }
     return std::move(*made);
@@ -49,7 +50,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  dualfuzz::cli::Player& p = player();
+  dualfuzz::campaign::Player& p = player();
   auto script = p.parse(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!script) return 0;  // not a script: nothing to play
   auto r = p.play(*script);

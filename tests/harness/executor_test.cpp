@@ -68,7 +68,7 @@ TEST(Executor, PathPrefixGivesEachPathOneTopLevelName) {
         {c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, {}}};
   });
   RunOptions o;
-  o.path_prefix = "run-7-";
+  o.run_namespace = "run-7-";
   Executor ex(http(), t, o);
   auto r =
       ex.run(*parse_script("req 1 on c0: {\"method\":\"GET\",\"path\":\"/a/b/c\"}\n"

@@ -12,6 +12,10 @@
 
 namespace dualfuzz::harness {
 namespace {
+const Protocol& proto() {
+  static const Protocol p = http::protocol();
+  return p;
+}
 
 using oracle::Event;
 
@@ -52,7 +56,7 @@ RunResult lost_update_run(const std::string& body = "v1") {
 
 TEST(SequenceChart, LifelinesArrowsAndTheKillingMessage) {
   RunResult r = lost_update_run();
-  std::string svg = sequence_chart_svg(r, "lost update");
+  std::string svg = sequence_chart_svg(proto(), r, "lost update");
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   // Two connections and the server.
@@ -81,7 +85,7 @@ TEST(SequenceChart, LifelinesArrowsAndTheKillingMessage) {
 TEST(SequenceChart, PayloadsAndTitlesAreEscaped) {
   RunResult r = lost_update_run("<b>&amp;</b>\x01\xff");
   r.trace = {};
-  std::string svg = sequence_chart_svg(r, "a <title> & more");
+  std::string svg = sequence_chart_svg(proto(), r, "a <title> & more");
   EXPECT_EQ(svg.find("<b>"), std::string::npos);
   EXPECT_EQ(svg.find("<title> &"), std::string::npos);
   EXPECT_NE(svg.find("a &lt;title&gt; &amp; more"), std::string::npos);
@@ -96,7 +100,7 @@ TEST(SequenceChart, PayloadsAndTitlesAreEscaped) {
     ASSERT_NE(semi, std::string::npos);
     EXPECT_LE(semi - at, 6u) << svg.substr(at, 10);
   }
-  std::string html = sequence_chart_html(Script{}, r, "t");
+  std::string html = sequence_chart_html(proto(), Script{}, r, "t");
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_EQ(html.find("<b>"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
@@ -119,7 +123,7 @@ TEST(SequenceChart, LivenessMarksTheUnansweredRequest) {
   r.trace.add(1, 2, get);
   r.outcome = RunResult::Outcome::LivenessViolation;
   r.detail = "LIVENESS: at `the run ended`, 1 request(s) were still unanswered";
-  std::string svg = sequence_chart_svg(r, "silence");
+  std::string svg = sequence_chart_svg(proto(), r, "silence");
   EXPECT_EQ(count(svg, "<g class=\"lifeline"), 2u);
   EXPECT_EQ(count(svg, "<g class=\"msg missing kill\""), 1u);
   EXPECT_NE(svg.find("no response to 1"), std::string::npos);
@@ -128,7 +132,7 @@ TEST(SequenceChart, LivenessMarksTheUnansweredRequest) {
 
 TEST(SequenceChart, EmptyRunIsStillADocument) {
   RunResult r;
-  std::string svg = sequence_chart_svg(r, "");
+  std::string svg = sequence_chart_svg(proto(), r, "");
   EXPECT_EQ(count(svg, "<g class=\"lifeline"), 1u);  // the server alone
   EXPECT_NE(svg.find("no violation"), std::string::npos);
 }
@@ -156,20 +160,20 @@ TEST(ViolationKey, IgnoresValuesKeepsKinds) {
       "No correct http server ... The explanations died because:\n"
       "  - response.status: expected 201, observed 412 (server state \"x y\")\n";
   b.verdict.event_index = 5;
-  EXPECT_FALSE(violation_key(a).empty());
-  EXPECT_EQ(violation_key(a), violation_key(b));
-  EXPECT_NE(violation_key(a).find("response GET 412"), std::string::npos)
-      << violation_key(a);
+  EXPECT_FALSE(violation_key(proto(), a).empty());
+  EXPECT_EQ(violation_key(proto(), a), violation_key(proto(), b));
+  EXPECT_NE(violation_key(proto(), a).find("response GET 412"), std::string::npos)
+      << violation_key(proto(), a);
 
   RunResult c = lost_update_run();
   c.detail =
       "VIOLATION ...:\n  - response.headers.etag: expected \"1\", observed \"2\"\n";
-  EXPECT_NE(violation_key(a), violation_key(c));
+  EXPECT_NE(violation_key(proto(), a), violation_key(proto(), c));
   RunResult d = lost_update_run();
   d.outcome = RunResult::Outcome::LivenessViolation;
-  EXPECT_EQ(violation_key(d), "liveness");
+  EXPECT_EQ(violation_key(proto(), d), "liveness");
   RunResult e;
-  EXPECT_EQ(violation_key(e), "");
+  EXPECT_EQ(violation_key(proto(), e), "");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "dualfuzz/http/codec.h"
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/http/heuristics.h"
+#include "dualfuzz/http/triage.h"
 
 namespace dualfuzz::http {
 namespace {
@@ -44,6 +45,18 @@ harness::Protocol protocol() {
   p.generate_request = generate_request;
   p.mutate_request = mutate_request;
   p.retarget = retarget;
+  p.related_values = related_values;
+  p.required_fields = {"method", "path"};
+  p.namespace_request = namespace_request;
+  p.request_label = request_label;
+  p.response_label = response_label;
+  p.describe_request = describe_request;
+  p.describe_response = describe_response;
+  p.request_kind = request_kind;
+  p.request_shape = request_shape;
+  p.response_shape = response_shape;
+  p.race_key = race_key;
+  p.lighter = lighter;
   // Trace-based heuristic functions (thesis §5.2.2): reuse a tag weakly or
   // strongly.
   p.functions.add("weak", [](const harness::Json& j) -> Result<harness::Json> {

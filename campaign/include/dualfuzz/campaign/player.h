@@ -1,9 +1,9 @@
 // Plays single scripts exactly the way the coverage-guided fuzz target does
 // (same run options, same server set-up, same report), so a crash file
-// replays to the same report. Shared by tests/fuzz/http_inprocess_fuzzer.cpp
-// and `dualfuzz replay` / `minimize` (header-only: the fuzz target includes it).
+// replays to the same report. Shared by the fuzz targets and `dualfuzz
+// replay` / `minimize`, for any protocol plug-in.
 //
-//   auto p = Player::make("inprocess:lost-update");   // or Player::spec_from_env()
+//   auto p = Player::make(plugin, "inprocess:lost-update");  // or spec_from_env()
 //   harness::RunResult r = (*p)->play(script);
 //   std::cerr << harness::run_report(script, r, (*p)->description());
 #pragma once
@@ -12,21 +12,22 @@
 #include <memory>
 #include <string>
 
+#include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/harness/sequence_chart.h"
 #include "dualfuzz/mutator/script_mutator.h"
-#include "dualfuzz/http/protocol.h"
-#include "dualfuzz/campaign/target.h"
 
-namespace dualfuzz::cli {
+namespace dualfuzz::campaign {
 
 class Player {
  public:
-  // `inprocess[:BUG]` or `HOST:PORT`.
-  static Result<std::unique_ptr<Player>> make(const std::string& spec) {
-    auto t = Target::make(spec);
+  // `inprocess[:ARG]` or `HOST:PORT`.
+  static Result<std::unique_ptr<Player>> make(const Plugin& plugin,
+                                              const std::string& spec) {
+    auto t = Target::make(plugin, spec);
     if (!t) return make_error(t.error());
-    auto p = std::unique_ptr<Player>(new Player());
+    auto p = std::unique_ptr<Player>(new Player(plugin.protocol));
     p->target_ = std::move(*t);
     if (p->target_->external()) {
       p->description_ = "server " + spec;
@@ -68,19 +69,19 @@ class Player {
     harness::RunOptions o = fuzz_options();
     o.oracle = oracle;
     o.oracle_options.limits.record_decisions = record_decisions;
-    o.path_prefix = target_->reset();
-    harness::Executor ex(http_, target_->transport(), o, solver_);
+    o.run_namespace = target_->reset();
+    harness::Executor ex(protocol_, target_->transport(), o, solver_);
     return ex.run(s);
   }
   Result<harness::Script> parse(std::string_view text) const {
-    return harness::parse_script(text, http_.functions);
+    return harness::parse_script(text, protocol_.functions);
   }
   std::string report(const harness::Script& s, const harness::RunResult& r) const {
     return harness::run_report(s, r, description_);
   }
   // "server bug: lost-update", "server bug: none planted", "server HOST:PORT".
   const std::string& description() const { return description_; }
-  const harness::Protocol& protocol() const { return http_; }
+  const harness::Protocol& protocol() const { return protocol_; }
 
   // The custom mutator of the coverage-guided engines (libFuzzer hooks,
   // AFL++ library): one call in kTargetedOneIn replays its input on a
@@ -88,26 +89,26 @@ class Player {
   // and lets the solver rewrite a precondition header (targeted_mutation.h).
   // $DUALFUZZ_TARGETED=0, or a spec that does not make a Player, gives the
   // plain structural mutator.
-  //   auto m = Player::engine_mutator(Player::spec_from_env());
-  static mutator::ScriptMutator engine_mutator(const std::string& spec) {
+  //   auto m = Player::engine_mutator(plugin, Player::spec_from_env());
+  static mutator::ScriptMutator engine_mutator(const Plugin& plugin,
+                                               const std::string& spec) {
     const char* env = std::getenv("DUALFUZZ_TARGETED");
-    if (env && std::string(env) == "0")
-      return mutator::ScriptMutator(http::protocol());
-    auto made = make(spec);
-    if (!made) return mutator::ScriptMutator(http::protocol());
+    if (env && std::string(env) == "0") return mutator::ScriptMutator(plugin.protocol);
+    auto made = make(plugin, spec);
+    if (!made) return mutator::ScriptMutator(plugin.protocol);
     std::shared_ptr<Player> p = std::move(*made);
     return mutator::ScriptMutator(
-        p->http_, [p](const harness::Script& s) { return p->play(s, true, true); },
+        p->protocol_, [p](const harness::Script& s) { return p->play(s, true, true); },
         p->solver_);
   }
 
  private:
-  Player() = default;
-  harness::Protocol http_ = http::protocol();
+  explicit Player(harness::Protocol p) : protocol_(std::move(p)) {}
+  harness::Protocol protocol_;
   // One Z3 context for all executions (creating one costs ~10 ms).
   std::shared_ptr<oracle::Solver> solver_ = std::make_shared<oracle::Solver>();
   std::unique_ptr<Target> target_;
   std::string description_;
 };
 
-}  // namespace dualfuzz::cli
+}  // namespace dualfuzz::campaign

@@ -3,7 +3,8 @@
 // shrinking a long race fails).
 //
 //   RunResult r = player.play(script);                  // a (concurrent) violation
-//   if (auto d = cli::distilled(script, r, fns)) ...    // replay *d until it shows
+//   if (auto d = campaign::distilled(script, r, protocol)) ...    // replay *d until it
+//   shows
 #pragma once
 
 #include <algorithm>
@@ -14,9 +15,10 @@
 #include <vector>
 
 #include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/protocol.h"
 #include "dualfuzz/harness/script.h"
 
-namespace dualfuzz::cli {
+namespace dualfuzz::campaign {
 
 // The request (in the trace) whose response killed the last explanation, or
 // nullptr (a protocol or liveness violation, or a kill at a request).
@@ -25,12 +27,6 @@ inline const harness::Json* killing_request(const harness::RunResult& r) {
   const oracle::Event& e = r.events[r.verdict.event_index];
   if (e.kind != oracle::Event::Kind::Response) return nullptr;
   return r.trace.find(harness::request_of(e.label));
-}
-
-inline std::string path_of(const harness::Json& q) {
-  return q.is_object() && q.contains("path") && q["path"].is_string()
-             ? q["path"].get<std::string>()
-             : "";
 }
 
 // The TCP connection a message went over, as the oracle numbers them: a
@@ -66,11 +62,11 @@ struct Race {
   std::map<harness::Label, oracle::ConnId> conn;  // of the requests in `during`
 };
 
-inline std::optional<Race> race_of(const harness::Script& s,
-                                   const harness::RunResult& r) {
+inline std::optional<Race> race_of(const harness::Script& s, const harness::RunResult& r,
+                                   const harness::Protocol& p) {
   const harness::Json* kill = killing_request(r);
   if (!kill) return std::nullopt;
-  const std::string path = path_of(*kill);
+  const std::string key = p.race_key(*kill);
   const auto wire = wire_conns(r);
   const auto& msgs = r.trace.messages();
   constexpr std::size_t kNever = static_cast<std::size_t>(-1);
@@ -95,7 +91,7 @@ inline std::optional<Race> race_of(const harness::Script& s,
   };
   std::vector<std::pair<std::size_t, harness::Label>> before, during, earlier;
   for (const auto& [l, i] : race.sent) {
-    if (l == race.k || path_of(msgs[i].ir) != path) continue;
+    if (l == race.k || p.race_key(msgs[i].ir) != key) continue;
     if (i < race.sent[race.k]) earlier.emplace_back(i, l);
     if (at(answered, l) < race.sent[race.k])
       before.emplace_back(i, l);
@@ -209,8 +205,9 @@ inline void smallest_first(std::vector<harness::Script>& v) {
 // Nullopt when the violation needed no other connection.
 inline std::optional<harness::Script> distilled(const harness::Script& s,
                                                 const harness::RunResult& r,
-                                                const harness::FunctionRegistry& fns) {
-  auto race = detail::race_of(s, r);
+                                                const harness::Protocol& p) {
+  const harness::FunctionRegistry& fns = p.functions;
+  auto race = detail::race_of(s, r, p);
   if (!race || race->during.empty()) return std::nullopt;
   auto out = detail::skeleton(*race, race->before, race->during, fns);
   if (!out || *out == s) return std::nullopt;
@@ -227,11 +224,12 @@ inline std::optional<harness::Script> distilled(const harness::Script& s,
 // 4 messages; a GET and a DELETE after the PUT that made the file: 6). A
 // candidate that does not show the violation costs a few replays; one that
 // does is a counterexample no longer than it must be.
-inline std::vector<harness::Script> race_candidates(
-    const harness::Script& s, const harness::RunResult& r,
-    const harness::FunctionRegistry& fns) {
+inline std::vector<harness::Script> race_candidates(const harness::Script& s,
+                                                    const harness::RunResult& r,
+                                                    const harness::Protocol& p) {
+  const harness::FunctionRegistry& fns = p.functions;
   std::vector<harness::Script> out;
-  auto race = detail::race_of(s, r);
+  auto race = detail::race_of(s, r, p);
   if (!race || race->during.empty()) return out;
   const auto& b = race->before;
   // The racer's history: the path's requests answered before the killing
@@ -274,11 +272,12 @@ inline std::vector<harness::Script> race_candidates(
 // of the path that only slow the shrinker down): each is a short script
 // that may show the same violation deterministically. No candidate without
 // a killing request (a protocol or liveness violation).
-inline std::vector<harness::Script> sequential_candidates(
-    const harness::Script& s, const harness::RunResult& r,
-    const harness::FunctionRegistry& fns) {
+inline std::vector<harness::Script> sequential_candidates(const harness::Script& s,
+                                                          const harness::RunResult& r,
+                                                          const harness::Protocol& p) {
+  const harness::FunctionRegistry& fns = p.functions;
   std::vector<harness::Script> out;
-  auto race = detail::race_of(s, r);
+  auto race = detail::race_of(s, r, p);
   if (!race) return out;
   const auto& e = race->earlier;
   std::set<std::size_t> sizes = {e.size()};
@@ -289,4 +288,4 @@ inline std::vector<harness::Script> sequential_candidates(
   return out;
 }
 
-}  // namespace dualfuzz::cli
+}  // namespace dualfuzz::campaign

@@ -4,21 +4,20 @@
 // their signatures).
 //
 //   harness::RunResult r = player.play(script);  // a model violation
-//   std::string sig = cli::signature_of(r);
+//   std::string sig = campaign::signature_of(protocol, r);
 //   // sig: "model: PUT if-none-match -> 204 after PUT"
-//   harness::Json j = cli::finding_json(script, r);
+//   harness::Json j = campaign::finding_json(protocol, script, r);
 #pragma once
 
 #include <map>
 #include <string>
 #include <string_view>
 
+#include "dualfuzz/campaign/race_skeleton.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/harness/script.h"
-#include "dualfuzz/http/model.h"
-#include "dualfuzz/campaign/race_skeleton.h"
 
-namespace dualfuzz::cli {
+namespace dualfuzz::campaign {
 
 inline const char* kind_name(harness::RunResult::Outcome o) {
   switch (o) {
@@ -33,53 +32,6 @@ inline const char* kind_name(harness::RunResult::Outcome o) {
   }
 }
 
-// Is `v` a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1, §8.8.3)?
-inline bool valid_etag_field(const std::string& v) {
-  std::size_t i = 0, tags = 0;
-  auto skip = [&] {
-    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
-  };
-  skip();
-  if (v.substr(i) == "*") return true;
-  while (i < v.size()) {
-    if (v.compare(i, 2, "W/") == 0) i += 2;
-    if (i >= v.size() || v[i] != '"') return false;
-    std::size_t close = v.find('"', i + 1);
-    if (close == std::string::npos) return false;
-    for (std::size_t k = i + 1; k < close; ++k)
-      if (static_cast<unsigned char>(v[k]) < 0x21 || v[k] == 0x7f) return false;
-    i = close + 1;
-    ++tags;
-    while (i < v.size() && (v[i] == ' ' || v[i] == '\t')) ++i;
-    if (i < v.size() && v[i] != ',') return false;
-    skip();
-  }
-  return tags > 0;
-}
-
-// A request's shape: its method and which precondition fields it carries,
-// each marked "(invalid)" when its value is malformed — the RFC treats a
-// malformed precondition differently from a false one (§13.1.4: ignore an
-// invalid If-Unmodified-Since), so the two are different bugs. Values are
-// left out: `If-Match: *` and `If-Match: "x"` ignored are one bug.
-inline std::string request_shape(const harness::Json& q) {
-  std::string s = q.is_object() && q.contains("method") && q["method"].is_string()
-                      ? q["method"].get<std::string>()
-                      : "?";
-  if (!q.is_object() || !q.contains("headers") || !q["headers"].is_object()) return s;
-  const harness::Json& h = q["headers"];
-  for (const char* name : {"if-match", "if-none-match", "if-modified-since",
-                           "if-unmodified-since", "if-range"}) {
-    if (!h.contains(name)) continue;
-    const std::string v = h[name].is_string() ? h[name].get<std::string>() : "";
-    const bool date = std::string_view(name).ends_with("since");
-    const bool ok = h[name].is_string() &&
-                    (date ? http::parse_http_date(v).has_value() : valid_etag_field(v));
-    s += std::string(" ") + name + (ok ? "" : "(invalid)");
-  }
-  return s;
-}
-
 // What makes two violations "the same" before shrinking, and what shrinking
 // must keep: the outcome kind and, for a model violation, the shape of the
 // request whose response no explanation survived and that response's
@@ -87,35 +39,35 @@ inline std::string request_shape(const harness::Json& q) {
 // died for, but those depend on which explanations happened to be alive, so
 // they would stop the shrinker from removing irrelevant requests). Protocol
 // and liveness violations: violation_key (what was malformed).
-inline std::string model_key(const std::string& shape, const harness::RunResult& r) {
-  const harness::Json& answer = r.events[r.verdict.event_index].payload();
+inline std::string model_key(const harness::Protocol& p, const std::string& shape,
+                             const harness::RunResult& r) {
+  const std::string answer = p.response_shape(r.events[r.verdict.event_index].payload());
   return std::string(kind_name(r.outcome)) + ": " + shape + " -> " +
-         (answer.is_object() && answer.contains("status") ? answer["status"].dump()
-                                                          : "?");
+         (answer.empty() ? "?" : answer);
 }
-inline std::string quick_key(const harness::RunResult& r) {
+inline std::string quick_key(const harness::Protocol& p, const harness::RunResult& r) {
   const harness::Json* q = killing_request(r);
   if (r.outcome != harness::RunResult::Outcome::ModelViolation || !q)
-    return harness::violation_key(r);
-  return model_key(request_shape(*q), r);
+    return harness::violation_key(p, r);
+  return model_key(p, p.request_shape(*q), r);
 }
 
-// Were two requests on the killing request's path in flight at once, on
-// different connections?
-inline bool concurrent(const harness::RunResult& r) {
+// Were two requests with the killing request's race key (Protocol::
+// race_key) in flight at once, on different connections?
+inline bool concurrent(const harness::Protocol& p, const harness::RunResult& r) {
   const harness::Json* kill = killing_request(r);
   if (!kill) return false;
-  const std::string path = path_of(*kill);
+  const std::string key = p.race_key(*kill);
   const auto wire = wire_conns(r);
   auto conn_of = [&](const harness::LabelledTrace::Message& m) -> std::uint64_t {
     auto it = wire.find(m.label);
     return it == wire.end() ? m.conn : it->second;
   };
-  std::map<harness::Label, std::uint64_t> in_flight;  // same-path requests
+  std::map<harness::Label, std::uint64_t> in_flight;  // same-key requests
   for (const auto& m : r.trace.messages()) {
     if (!harness::is_request_label(m.label)) {
       in_flight.erase(harness::request_of(m.label));
-    } else if (path_of(m.ir) == path) {
+    } else if (p.race_key(m.ir) == key) {
       for (const auto& [label, conn] : in_flight)
         if (conn != conn_of(m)) return true;
       in_flight[m.label] = conn_of(m);
@@ -149,29 +101,29 @@ inline bool concurrent(const harness::RunResult& r) {
 // differ only in a header value are counted as one; the printed
 // counterexample is the first one's.
 // Protocol and liveness violations: violation_key (what was malformed).
-inline std::string signature_of(const harness::RunResult& r) {
+inline std::string signature_of(const harness::Protocol& p, const harness::RunResult& r) {
   const harness::Json* kill = killing_request(r);
   if (r.outcome != harness::RunResult::Outcome::ModelViolation || !kill)
-    return harness::violation_key(r);
+    return harness::violation_key(p, r);
   // A race is shrunk unreliably (each try may or may not hit it), so the
   // other requests left in its counterexample are noise: it is named by
   // its killing request alone.
-  if (concurrent(r)) return quick_key(r) + " (concurrent)";
-  const std::string path = path_of(*kill);
+  if (concurrent(p, r)) return quick_key(p, r) + " (concurrent)";
+  const std::string key = p.race_key(*kill);
   std::string before, after;  // shapes of the other requests on the path
   bool seen_kill = false;
   for (const auto& m : r.trace.messages()) {
-    if (!harness::is_request_label(m.label) || path_of(m.ir) != path) continue;
+    if (!harness::is_request_label(m.label) || p.race_key(m.ir) != key) continue;
     if (&m.ir == kill) {
       seen_kill = true;
       continue;
     }
     std::string& list = seen_kill ? after : before;
-    list += (list.empty() ? "" : " ; ") + request_shape(m.ir);
+    list += (list.empty() ? "" : " ; ") + p.request_shape(m.ir);
   }
   // "model: PUT if-none-match -> 204 after PUT": the killing request and its
   // answer first, then what led to it.
-  return quick_key(r) + (before.empty() ? "" : " after " + before) +
+  return quick_key(p, r) + (before.empty() ? "" : " after " + before) +
          (after.empty() ? "" : "; then " + after);
 }
 
@@ -194,12 +146,17 @@ inline harness::Json trace_json(const harness::RunResult& r) {
 }
 
 // A (minimized) violating run as bench/eval_realservers.py reads it.
-inline harness::Json finding_json(const harness::Script& s, const harness::RunResult& r) {
-  return {{"signature", signature_of(r)},   {"kind", kind_name(r.outcome)},
-          {"min_steps", s.steps.size()},    {"min_requests", count_requests(s)},
-          {"min_messages", r.trace.size()}, {"script", harness::print_script(s)},
-          {"report", r.report()},           {"explanation", r.detail},
+inline harness::Json finding_json(const harness::Protocol& p, const harness::Script& s,
+                                  const harness::RunResult& r) {
+  return {{"signature", signature_of(p, r)},
+          {"kind", kind_name(r.outcome)},
+          {"min_steps", s.steps.size()},
+          {"min_requests", count_requests(s)},
+          {"min_messages", r.trace.size()},
+          {"script", harness::print_script(s)},
+          {"report", r.report()},
+          {"explanation", r.detail},
           {"trace", trace_json(r)}};
 }
 
-}  // namespace dualfuzz::cli
+}  // namespace dualfuzz::campaign

@@ -30,11 +30,9 @@ struct RunOptions {
   // server: the fuzz target's oracle share drops by about a tenth. The
   // price: a violating run plays its script to the end first.
   bool check_at_end = false;
-  // Non-empty: a fresh namespace per run on a long-lived external server.
-  // Every request's "path" becomes one top-level name, "/a/b" ->
-  // "/<prefix>a~b" (the model's resources are independent; a real server's
-  // collections are not).
-  std::string path_prefix;
+  // Non-empty: a fresh namespace per run on a long-lived external server;
+  // every request goes through Protocol::namespace_request with it.
+  std::string run_namespace;
   // A fuzz execution must stay cheap: past this many hypotheses for one
   // observation, or this many configurations explored over the whole run,
   // the verdict is Inconclusive (never a violation). A typical 10-request

@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dualfuzz/harness/function_registry.h"
 #include "dualfuzz/harness/jexp.h"
@@ -60,6 +61,50 @@ struct Protocol {
   std::function<std::optional<Retarget>(const Json& request_ir, const Json& old_value,
                                         const Json& new_value)>
       retarget;
+  // Values worth trying next to one the solver picked for a hidden choice
+  // (e.g. the same tag with a protocol's marker added or removed).
+  std::function<std::vector<Json>(const Json& value)> related_values = [](const Json&) {
+    return std::vector<Json>{};
+  };
+  // Fields of a request object the shrinker never drops (a request without
+  // them is not a request of this protocol).
+  std::vector<std::string> required_fields;
+  // Per-run namespacing against an external server: `request_ir` rewritten
+  // so that runs with different `run_prefix`es touch disjoint state.
+  std::function<Json(Json request_ir, std::string_view run_prefix)> namespace_request =
+      [](Json q, std::string_view) { return q; };
+
+  // Presentation and triage.
+  // A message in a few words, for charts: "PUT /a", "412".
+  std::function<std::string(const Json& request_ir)> request_label = default_label;
+  std::function<std::string(const Json& response_ir)> response_label = default_label;
+  // A message on one line with what matters to a reader, for reports.
+  std::function<std::string(const Json& request_ir)> describe_request = default_describe;
+  std::function<std::string(const Json& response_ir)> describe_response =
+      default_describe;
+  // What kind of request this is, values left out (a signature's unit:
+  // two requests of one shape answered alike are one bug), and the kind
+  // of answer. `request_kind` is the coarse part that stays put while a
+  // counterexample shrinks (HTTP: the method).
+  std::function<std::string(const Json& request_ir)> request_kind = no_key;
+  std::function<std::string(const Json& request_ir)> request_shape = no_key;
+  std::function<std::string(const Json& response_ir)> response_shape = no_key;
+  // Variants of a request that each drop one part of its shape (HTTP: one
+  // precondition header), with the request as it would then be sent: a
+  // signature keeps the shape, so the shrinker tries these on its own.
+  struct Lighter {
+    Jexp body;
+    Json sent;
+  };
+  std::function<std::vector<Lighter>(const Jexp& body, const Json& sent)> lighter =
+      [](const Jexp&, const Json&) { return std::vector<Lighter>{}; };
+  // The part of the server's state a request touches: requests with
+  // different keys never race (HTTP: the path). "" for all: all may race.
+  std::function<std::string(const Json& request_ir)> race_key = no_key;
+
+  static std::string default_label(const Json& ir);     // JSON text, cut to 30 bytes
+  static std::string default_describe(const Json& ir);  // JSON text, cut to 200 bytes
+  static std::string no_key(const Json&) { return ""; }
 };
 
 }  // namespace dualfuzz::harness

@@ -6,8 +6,8 @@
 //
 //   RunResult r = executor.run(script);
 //   std::cerr << run_report(script, r, "server bug: lost-update");
-//   std::string key = violation_key(r);          // "" when no violation
-//   write(file, sequence_chart_html(script, r, "lost-update"));
+//   std::string key = violation_key(protocol, r);   // "" when no violation
+//   write(file, sequence_chart_html(protocol, script, r, "lost-update"));
 //
 // Chart: one lifeline per connection plus one for the server; a request is
 // an arrow connection -> server labelled `1 PUT /a`, a response an arrow
@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/protocol.h"
 #include "dualfuzz/harness/script.h"
 
 namespace dualfuzz::harness {
@@ -31,16 +32,18 @@ std::string run_report(const Script& script, const RunResult& r, std::string_vie
 
 // Which violation a run shows, stable under shrinking: the outcome kind, and
 // for a model violation the kind of message that killed the last
-// explanation, its request's method and the response status, and where the
+// explanation, its request's kind and the response's shape (Protocol::
+// request_kind, response_shape: for HTTP the method and status), and where the
 // explanations went wrong (the reasons' locations, e.g. "response.status",
 // without values). "" when no violation.
-std::string violation_key(const RunResult& r);
+std::string violation_key(const Protocol& p, const RunResult& r);
 
 // The chart as a standalone SVG document.
-std::string sequence_chart_svg(const RunResult& r, std::string_view title);
+std::string sequence_chart_svg(const Protocol& p, const RunResult& r,
+                               std::string_view title);
 // An HTML page holding the chart, the script and the text report.
-std::string sequence_chart_html(const Script& script, const RunResult& r,
-                                std::string_view title);
+std::string sequence_chart_html(const Protocol& p, const Script& script,
+                                const RunResult& r, std::string_view title);
 
 // `&`, `<`, `>`, `"`, `'` as entities; control characters and invalid UTF-8
 // replaced (so any bytes a server sent give a well-formed document).

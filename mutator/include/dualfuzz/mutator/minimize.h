@@ -21,6 +21,8 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "dualfuzz/harness/function_registry.h"
 #include "dualfuzz/harness/labelled_trace.h"
@@ -28,10 +30,13 @@
 
 namespace dualfuzz::mutator {
 
-// `still_fails` must be deterministic. At most `max_runs` calls.
+// `still_fails` must be deterministic. At most `max_runs` calls. Top-level
+// request fields named in `keep` (Protocol::required_fields) are never
+// dropped.
 harness::Script minimize(const harness::Script& failing,
                          const std::function<bool(const harness::Script&)>& still_fails,
-                         std::size_t max_runs = 2000);
+                         std::size_t max_runs = 2000,
+                         const std::vector<std::string>& keep = {});
 
 // What the shrinker learns from a failing run of a candidate.
 struct FailingRun {
@@ -44,6 +49,7 @@ using RunIfFails = std::function<std::optional<FailingRun>(const harness::Script
 // `run` is a failing run of `failing`; `fns` evaluates its references.
 harness::Script minimize(const harness::Script& failing, FailingRun run,
                          const harness::FunctionRegistry& fns,
-                         const RunIfFails& still_fails, std::size_t max_runs = 2000);
+                         const RunIfFails& still_fails, std::size_t max_runs = 2000,
+                         const std::vector<std::string>& keep = {});
 
 }  // namespace dualfuzz::mutator

@@ -18,8 +18,8 @@
 #include <string>
 #include <utility>  // before Asio: Boost 1.74 awaitable.hpp uses std::exchange
 
-#include "dualfuzz/result.h"
 #include "dualfuzz/http/server_core.h"
+#include "dualfuzz/result.h"
 
 namespace dualfuzz::http {
 

@@ -8,13 +8,13 @@
 
 namespace dualfuzz::http {
 harness::Jexp generate_request(std::mt19937_64& rng,
-                                    const harness::Protocol::Context& ctx);
+                               const harness::Protocol::Context& ctx);
 harness::Jexp mutate_request(std::mt19937_64& rng, const harness::Jexp& request,
-                                  const harness::Protocol::Context& ctx);
+                             const harness::Protocol::Context& ctx);
 // Targeted mutation: the precondition field of `request_ir` that carried
 // `old_value` (an entity tag in If-Match / If-None-Match, a date in seconds
 // in If-Modified-Since / If-Unmodified-Since), rewritten to `new_value`.
 std::optional<harness::Protocol::Retarget> retarget(const harness::Json& request_ir,
-                                                         const harness::Json& old_value,
-                                                         const harness::Json& new_value);
+                                                    const harness::Json& old_value,
+                                                    const harness::Json& new_value);
 }  // namespace dualfuzz::http

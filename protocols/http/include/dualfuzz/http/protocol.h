@@ -1,5 +1,6 @@
-// HTTP/1.1 as a dualfuzz protocol: the codec of harness/http_codec.h, the
-// server model of http.h, and the functions scripts may apply to references.
+// HTTP/1.1 as a dualfuzz protocol: the codec (codec.h), the origin-server
+// model (model.h), the generation heuristics (heuristics.h), the triage
+// hooks (triage.h) and the functions scripts may apply to references.
 //
 //   harness::Protocol http = dualfuzz::http::protocol();
 #pragma once

@@ -1,0 +1,59 @@
+// A protocol plug-in as the campaign sees it: the Protocol value (codec,
+// model, heuristics, triage) and, optionally, a server of its own that runs
+// in this process (`--target inprocess[:ARG]`, the fuzz target's default).
+// A Registry maps names to plug-ins (`--spec NAME`, $DUALFUZZ_PROTOCOL); it
+// is a value the program builds, not a global that plug-ins register into.
+//
+//   campaign::Registry r;
+//   r.add(my_plugin());                       // {protocol, in_process factory}
+//   const campaign::Plugin* p = r.find("http");
+//   auto server = p->in_process("lost-update");   // Result<unique_ptr<...>>
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dualfuzz/harness/protocol.h"
+#include "dualfuzz/harness/transport.h"
+#include "dualfuzz/result.h"
+
+namespace dualfuzz::campaign {
+
+// A server under test in this process, reached through a Transport (no
+// sockets: the fuzz target's fast path, DESIGN.md "Performance facts").
+class InProcessServer {
+ public:
+  virtual ~InProcessServer() = default;
+  virtual harness::Transport& transport() = 0;
+  // Back to the initial state: called before every execution.
+  virtual void reset() = 0;
+};
+
+struct Plugin {
+  harness::Protocol protocol;
+  // `inprocess[:ARG]`: a fresh server; ARG is the plug-in's to read (the
+  // HTTP reference server takes a planted bug's name). Null when the
+  // plug-in has no server of its own.
+  std::function<Result<std::unique_ptr<InProcessServer>>(const std::string& arg)>
+      in_process;
+  // What ARG means, for --help and error messages.
+  std::string in_process_help;
+};
+
+class Registry {
+ public:
+  // Misuse fails loudly: a second plug-in under one name is a bug.
+  void add(Plugin p);
+  const Plugin* find(std::string_view name) const;
+  std::vector<std::string> names() const;
+  // "http, kv": for help texts.
+  std::string joined_names() const;
+
+ private:
+  std::vector<Plugin> plugins_;
+};
+
+}  // namespace dualfuzz::campaign

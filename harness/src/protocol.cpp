@@ -1,0 +1,14 @@
+#include "dualfuzz/harness/protocol.h"
+
+namespace dualfuzz::harness {
+namespace {
+std::string clipped_json(const Json& ir, std::size_t max) {
+  std::string s = dump_json(ir);
+  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+}
+}  // namespace
+
+std::string Protocol::default_label(const Json& ir) { return clipped_json(ir, 30); }
+std::string Protocol::default_describe(const Json& ir) { return clipped_json(ir, 200); }
+
+}  // namespace dualfuzz::harness

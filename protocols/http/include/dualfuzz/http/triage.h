@@ -1,0 +1,56 @@
+// How HTTP messages are named, shown and told apart: the presentation and
+// triage hooks of the HTTP plug-in (harness::Protocol's request_label ...
+// race_key). A signature is built from these, so two violations are one bug
+// when they give the same answer to the same kind of request.
+//
+//   request_shape({{"method","PUT"},{"headers",{{"if-match","x"}}}})
+//       == "PUT if-match(invalid)"
+//   describe_request(q)   == "PUT /doc  if-match: \"1\"  (2 bytes)"
+//   describe_response(r)  == "204  etag: \"2\""
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dualfuzz/harness/ir.h"
+#include "dualfuzz/harness/protocol.h"
+
+namespace dualfuzz::http {
+
+using Json = harness::Json;
+
+// Is `v` a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1, §8.8.3)?
+bool valid_etag_field(const std::string& v);
+
+std::string request_label(const Json& q);   // "PUT /a"
+std::string response_label(const Json& r);  // "412"
+std::string describe_request(const Json& q);
+std::string describe_response(const Json& r);
+// The method: what stays put while a counterexample shrinks.
+std::string request_kind(const Json& q);
+// The method and which precondition fields the request carries, each marked
+// "(invalid)" when malformed: the RFC treats a malformed precondition
+// differently from a false one (§13.1.4: ignore an invalid
+// If-Unmodified-Since), so the two are different bugs. Values are left out:
+// `If-Match: *` and `If-Match: "x"` ignored are one bug.
+std::string request_shape(const Json& q);
+std::string response_shape(const Json& r);  // the status code
+// The target resource: requests on different paths never race (the model
+// keeps one independent server per path).
+std::string race_key(const Json& q);
+// One flat name per script path: "/a/b" -> "/<prefix>a~b". The model treats
+// paths as independent resources, while a real server's namespace is a tree
+// (a PUT needs the parent collection, RFC 4918 §9.7.1; /a may be a
+// directory that answers 301, or a file that serves /a/b as path info):
+// those links are outside the model, so on an external server every path is
+// top-level and stands alone.
+Json namespace_request(Json q, std::string_view prefix);
+// The request without one of its precondition headers, for each it has.
+std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
+                                                const Json& sent);
+// An entity tag with its weakness flipped: the tag a weak/strong comparison
+// bug is most likely to confuse with it.
+std::vector<Json> related_values(const Json& v);
+
+}  // namespace dualfuzz::http

@@ -1,0 +1,38 @@
+#include "dualfuzz/http/plugin.h"
+
+#include "dualfuzz/http/in_process_transport.h"
+#include "dualfuzz/http/protocol.h"
+#include "dualfuzz/http/server_core.h"
+
+namespace dualfuzz::http {
+namespace {
+// The reference server's sans-IO core and the transport over it.
+class ReferenceServer final : public campaign::InProcessServer {
+ public:
+  explicit ReferenceServer(const std::string& bug)
+      : core_(ServerOptions{bug}), transport_(core_) {}
+  harness::Transport& transport() override { return transport_; }
+  void reset() override { core_.reset(); }
+
+ private:
+  HttpServerCore core_;
+  InProcessTransport transport_;
+};
+}  // namespace
+
+campaign::Plugin plugin() {
+  campaign::Plugin p;
+  p.protocol = protocol();
+  p.in_process =
+      [](const std::string& bug) -> Result<std::unique_ptr<campaign::InProcessServer>> {
+    try {
+      return std::unique_ptr<campaign::InProcessServer>(new ReferenceServer(bug));
+    } catch (const std::exception& e) {
+      return make_error(e.what());
+    }
+  };
+  p.in_process_help = "the reference server, ARG a planted bug (`dualfuzz bugs`)";
+  return p;
+}
+
+}  // namespace dualfuzz::http

@@ -1,0 +1,174 @@
+#include "dualfuzz/http/triage.h"
+
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+
+#include "dualfuzz/http/model.h"
+
+namespace dualfuzz::http {
+namespace {
+std::string str_field(const Json& v, const char* k) {
+  if (v.is_object() && v.contains(k) && v[k].is_string()) return v[k].get<std::string>();
+  return "";
+}
+std::string clip(std::string s, std::size_t max) {
+  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+}
+const char* const kPreconditions[] = {"if-match", "if-none-match", "if-modified-since",
+                                      "if-unmodified-since", "if-range"};
+
+// "  name: value" for each header, then "  (N bytes)" for a body.
+std::string headers_and_body(const Json& m) {
+  std::string s;
+  if (m.is_object() && m.contains("headers") && m["headers"].is_object())
+    for (const auto& [k, v] : m["headers"].items())
+      s += "  " + k + ": " + clip(v.is_string() ? v.get<std::string>() : v.dump(), 60);
+  if (m.is_object() && m.contains("body") && m["body"].is_string() &&
+      !m["body"].get_ref<const std::string&>().empty())
+    s += "  (" + std::to_string(m["body"].get_ref<const std::string&>().size()) +
+         " bytes)";
+  return s;
+}
+// The precondition fields of a request step's "headers" (as the script
+// spells them), and the step without one of them.
+bool is_precondition(std::string name) {
+  std::erase_if(name, [](char c) { return c <= ' ' || c == ':' || c >= 0x7f; });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return std::find(std::begin(kPreconditions), std::end(kPreconditions), name) !=
+         std::end(kPreconditions);
+}
+std::vector<std::string> precondition_keys(const harness::Jexp& body) {
+  std::vector<std::string> out;
+  if (body.kind() != harness::Jexp::Kind::Object) return out;
+  for (std::size_t i = 0; i < body.keys().size(); ++i)
+    if (body.keys()[i] == "headers" &&
+        body.items()[i].kind() == harness::Jexp::Kind::Object)
+      for (const std::string& k : body.items()[i].keys())
+        if (is_precondition(k)) out.push_back(k);
+  return out;
+}
+harness::Jexp without_header(const harness::Jexp& body, const std::string& name) {
+  std::vector<std::pair<std::string, harness::Jexp>> fields;
+  for (std::size_t i = 0; i < body.keys().size(); ++i) {
+    const harness::Jexp& v = body.items()[i];
+    if (body.keys()[i] != "headers" || v.kind() != harness::Jexp::Kind::Object) {
+      fields.emplace_back(body.keys()[i], v);
+      continue;
+    }
+    std::vector<std::pair<std::string, harness::Jexp>> headers;
+    for (std::size_t j = 0; j < v.keys().size(); ++j)
+      if (v.keys()[j] != name) headers.emplace_back(v.keys()[j], v.items()[j]);
+    fields.emplace_back("headers", harness::Jexp::object(std::move(headers)));
+  }
+  return harness::Jexp::object(std::move(fields));
+}
+}  // namespace
+
+std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
+                                                const Json& sent) {
+  std::vector<harness::Protocol::Lighter> out;
+  for (const std::string& name : precondition_keys(body)) {
+    Json s = sent;
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    std::erase_if(lower, [](char c) { return c <= ' ' || c >= 0x7f; });
+    if (s.is_object() && s.contains("headers") && s["headers"].is_object())
+      s["headers"].erase(lower);
+    out.push_back({without_header(body, name), std::move(s)});
+  }
+  return out;
+}
+
+bool valid_etag_field(const std::string& v) {
+  std::size_t i = 0, tags = 0;
+  auto skip = [&] {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
+  };
+  skip();
+  if (v.substr(i) == "*") return true;
+  while (i < v.size()) {
+    if (v.compare(i, 2, "W/") == 0) i += 2;
+    if (i >= v.size() || v[i] != '"') return false;
+    std::size_t close = v.find('"', i + 1);
+    if (close == std::string::npos) return false;
+    for (std::size_t k = i + 1; k < close; ++k)
+      if (static_cast<unsigned char>(v[k]) < 0x21 || v[k] == 0x7f) return false;
+    i = close + 1;
+    ++tags;
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t')) ++i;
+    if (i < v.size() && v[i] != ',') return false;
+    skip();
+  }
+  return tags > 0;
+}
+
+std::string request_label(const Json& q) {
+  std::string m = str_field(q, "method"), p = str_field(q, "path");
+  if (m.empty() && p.empty()) return harness::Protocol::default_label(q);
+  return clip(m + " " + p, 30);
+}
+
+std::string response_label(const Json& r) {
+  std::string st = response_shape(r);
+  return st.empty() ? harness::Protocol::default_label(r) : st;
+}
+
+std::string describe_request(const Json& q) {
+  std::string m = str_field(q, "method"), p = str_field(q, "path");
+  if (m.empty() && p.empty()) return harness::Protocol::default_describe(q);
+  return m + " " + p + headers_and_body(q);
+}
+
+std::string describe_response(const Json& r) {
+  std::string st = response_shape(r);
+  if (st.empty()) return harness::Protocol::default_describe(r);
+  return st + headers_and_body(r);
+}
+
+std::string request_kind(const Json& q) { return str_field(q, "method"); }
+
+std::string request_shape(const Json& q) {
+  std::string s = q.is_object() && q.contains("method") && q["method"].is_string()
+                      ? q["method"].get<std::string>()
+                      : "?";
+  if (!q.is_object() || !q.contains("headers") || !q["headers"].is_object()) return s;
+  const Json& h = q["headers"];
+  for (const char* name : kPreconditions) {
+    if (!h.contains(name)) continue;
+    const std::string v = h[name].is_string() ? h[name].get<std::string>() : "";
+    const bool date = std::string_view(name).ends_with("since");
+    const bool ok = h[name].is_string() &&
+                    (date ? parse_http_date(v).has_value() : valid_etag_field(v));
+    s += std::string(" ") + name + (ok ? "" : "(invalid)");
+  }
+  return s;
+}
+
+std::string response_shape(const Json& r) {
+  if (r.is_object() && r.contains("status") && r["status"].is_number_integer())
+    return std::to_string(r["status"].get<long long>());
+  return "";
+}
+
+std::string race_key(const Json& q) { return str_field(q, "path"); }
+
+Json namespace_request(Json q, std::string_view prefix) {
+  if (prefix.empty() || !q.is_object() || !q.contains("path") || !q["path"].is_string())
+    return q;
+  std::string path = q["path"].get<std::string>();
+  if (path.starts_with('/')) path.erase(0, 1);
+  std::replace(path.begin(), path.end(), '/', '~');
+  q["path"] = "/" + std::string(prefix) + path;
+  return q;
+}
+
+std::vector<Json> related_values(const Json& v) {
+  if (!v.is_string()) return {};
+  const std::string& t = v.get_ref<const std::string&>();
+  return {t.rfind("W/", 0) == 0 ? Json(t.substr(2)) : Json("W/" + t)};
+}
+
+}  // namespace dualfuzz::http

@@ -1,0 +1,36 @@
+// The protocol plug-ins that ship with dualfuzz, as one registry: what
+// `--spec NAME` and $DUALFUZZ_PROTOCOL choose from. A new plug-in adds one
+// line to builtin.cpp (and one to protocols/CMakeLists.txt).
+//
+//   campaign::Registry r = protocols::builtin();
+//   auto plugin = protocols::from_env(r);   // $DUALFUZZ_PROTOCOL, default http
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "dualfuzz/campaign/player.h"
+#include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/mutator/script_mutator.h"
+#include "dualfuzz/result.h"
+
+namespace dualfuzz::protocols {
+
+inline constexpr const char* kDefault = "http";
+
+campaign::Registry builtin();
+// The plug-in named `name`, or an error that lists the registered ones.
+Result<const campaign::Plugin*> find(const campaign::Registry& r,
+                                     const std::string& name);
+// $DUALFUZZ_PROTOCOL (the fuzz targets' and engine plug-ins' choice), else kDefault.
+Result<const campaign::Plugin*> from_env(const campaign::Registry& r);
+
+// What the fuzz targets and the engine plug-ins (libFuzzer hooks, AFL++
+// library) build from their environment: $DUALFUZZ_PROTOCOL,
+// $DUALFUZZ_TARGET / $DUALFUZZ_BUG (campaign::Player::spec_from_env).
+Result<std::unique_ptr<campaign::Player>> player_from_env();
+// The custom mutator; an environment that makes no player gives the plain
+// structural mutator of the default protocol.
+mutator::ScriptMutator engine_mutator_from_env();
+
+}  // namespace dualfuzz::protocols

@@ -1,0 +1,41 @@
+#include "dualfuzz/protocols/builtin.h"
+
+#include <cstdlib>
+
+#include "dualfuzz/http/plugin.h"
+
+namespace dualfuzz::protocols {
+
+campaign::Registry builtin() {
+  campaign::Registry r;
+  r.add(http::plugin());
+  return r;
+}
+
+Result<const campaign::Plugin*> find(const campaign::Registry& r,
+                                     const std::string& name) {
+  if (const campaign::Plugin* p = r.find(name)) return p;
+  return make_error("unknown protocol '" + name + "' (registered: " + r.joined_names() +
+                    ")");
+}
+
+Result<const campaign::Plugin*> from_env(const campaign::Registry& r) {
+  const char* e = std::getenv("DUALFUZZ_PROTOCOL");
+  return find(r, e && *e ? e : kDefault);
+}
+
+Result<std::unique_ptr<campaign::Player>> player_from_env() {
+  const campaign::Registry r = builtin();
+  auto plugin = from_env(r);
+  if (!plugin) return make_error(plugin.error());
+  return campaign::Player::make(**plugin, campaign::Player::spec_from_env());
+}
+
+mutator::ScriptMutator engine_mutator_from_env() {
+  const campaign::Registry r = builtin();
+  auto plugin = from_env(r);
+  if (!plugin) return mutator::ScriptMutator(r.find(kDefault)->protocol);
+  return campaign::Player::engine_mutator(**plugin, campaign::Player::spec_from_env());
+}
+
+}  // namespace dualfuzz::protocols
