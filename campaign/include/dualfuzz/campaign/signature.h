@@ -16,6 +16,7 @@
 #include "dualfuzz/campaign/race_skeleton.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/harness/script.h"
+#include "dualfuzz/harness/sequence_chart.h"
 
 namespace dualfuzz::campaign {
 
