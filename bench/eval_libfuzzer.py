@@ -472,7 +472,7 @@ def render(m, args, bugs, results, correct, bb, bb_source, kept_correct=None):
     out.append("The fuzz target parses each input as a script, plays it against a fresh "
                "in-process reference server and judges the trace with the oracle; "
                "`LLVMFuzzerCustomMutator`/`LLVMFuzzerCustomCrossOver` "
-               "(`mutator/libfuzzer/http_mutator_hooks.cpp`) replace libFuzzer's byte "
+               "(`mutator/libfuzzer/mutator_hooks.cpp`) replace libFuzzer's byte "
                "mutations by the structure-aware script mutator, so coverage decides which "
                "scripts are kept and mutated further. libFuzzer's defaults are kept "
                "(`-len_control`, `-max_len` from the corpus, `-timeout=1200`, "

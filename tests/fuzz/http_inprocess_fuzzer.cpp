@@ -19,7 +19,7 @@
 
 #include "dualfuzz/protocols/builtin.h"
 
-// The custom mutator's targeted-mutation counters (http_mutator_hooks.cpp;
+// The custom mutator's targeted-mutation counters (mutator_hooks.cpp;
 // weak: the target also links without the hooks).
 extern "C" __attribute__((weak)) void dualfuzz_targeted_stats(std::uint64_t* runs,
                                                               std::uint64_t* rewrites);
