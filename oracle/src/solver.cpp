@@ -151,6 +151,27 @@ struct Solver::Impl {
   }
 };
 
+namespace {
+// One query's push/pop scope: popped however the query ends (a z3::exception
+// or std::bad_alloc while translating or solving), so the next query never
+// sees this one's assertions.
+class Scope {
+ public:
+  explicit Scope(z3::solver& s) : s_(s) { s_.push(); }
+  ~Scope() {
+    try {
+      s_.pop();
+    } catch (const z3::exception&) {  // (a destructor must not throw)
+    }
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  z3::solver& s_;
+};
+}  // namespace
+
 // The Z3 context is created on the first query: it costs ~10 ms, and most
 // checks (models over constants) never reach Z3.
 Solver::Solver(unsigned timeout_ms) : timeout_ms_(timeout_ms) {}
@@ -165,18 +186,17 @@ Sat Solver::check(const std::vector<Sym>& formulas) {
   ++stats_.queries;
   Impl& m = impl();
   bool partial = false;
-  m.solver.push();
-  // An untranslatable conjunct is dropped: the rest can still prove unsat,
-  // but sat then only means "maybe".
-  for (const Sym& f : formulas) partial = !m.add(f) || partial;
-  m.add_side_conditions();
   z3::check_result r = z3::unknown;
   try {
+    Scope scope(m.solver);
+    // An untranslatable conjunct is dropped: the rest can still prove
+    // unsat, but sat then only means "maybe".
+    for (const Sym& f : formulas) partial = !m.add(f) || partial;
+    m.add_side_conditions();
     r = m.solver.check();
   } catch (const z3::exception&) {
     r = z3::unknown;
   }
-  m.solver.pop();
   if (r == z3::unsat) {
     ++stats_.unsat;
     return Sat::No;
@@ -192,10 +212,10 @@ Sat Solver::check(const std::vector<Sym>& formulas) {
 std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formulas) {
   Impl& m = impl();
   std::vector<std::pair<VarId, Json>> out;
-  m.solver.push();
-  for (const Sym& f : formulas) m.add(f);
-  m.add_side_conditions();
   try {
+    Scope scope(m.solver);
+    for (const Sym& f : formulas) m.add(f);
+    m.add_side_conditions();
     if (m.solver.check() == z3::sat) {
       z3::model mod = m.solver.get_model();
       // The variables of these formulas only (not every one seen before),
@@ -259,9 +279,8 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
         }
       }
     }
-  } catch (const z3::exception&) {
+  } catch (const z3::exception&) {  // the values read so far stand
   }
-  m.solver.pop();
   return out;
 }
 
