@@ -10,7 +10,7 @@
 
 #include "dualfuzz/http/codec.h"
 
-namespace http = dualfuzz::harness::http;
+namespace http = dualfuzz::http;
 using dualfuzz::harness::Json;
 
 namespace {
