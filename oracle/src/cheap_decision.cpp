@@ -41,9 +41,11 @@ class Decider {
       if (!difference_fact(f)) return Sat::No;
     std::vector<std::int64_t> dist(int_nodes_.size() + 1, 0);
     if (!shortest_paths(dist)) return Sat::No;
-    // Exact per group first; the joint witness search only for groups that
-    // mix integers with tags or booleans.
-    if (Sat g = enumerate_groups(dist); g != Sat::Unknown) return g;
+    // Exact per group first (in one theory only: its values stand for every
+    // string of that theory); the joint witness search only for groups that
+    // mix integers with strings or booleans.
+    if (!mixed_theories_)
+      if (Sat g = enumerate_groups(dist); g != Sat::Unknown) return g;
     return witness(dist) ? Sat::Yes : Sat::Unknown;
   }
 
@@ -78,25 +80,45 @@ class Decider {
       }
       return;
     }
+    if (s.op() == Op::Match) {
+      if (!theory_)
+        theory_ = s.theory();
+      else if (!(*theory_ == s.theory()))
+        mixed_theories_ = true;
+    }
     // Constants a string variable is compared with are its likeliest values.
-    if ((s.op() == Op::StrongMatch || s.op() == Op::WeakMatch || s.op() == Op::Eq) &&
-        s.args().size() == 2) {
+    if ((s.op() == Op::Match || s.op() == Op::Eq) && s.args().size() == 2) {
       for (int i = 0; i < 2; ++i) {
         const Sym& v = s.args()[i];
         const Sym& c = s.args()[1 - i];
-        if (v.is_var() && v.sort() == Sort::Str && c.is_const() && c.value().is_string())
-          note_candidate(v.var_id(), c.value().get<std::string>());
+        if (v.is_var() && v.sort() == Sort::Str && c.is_const() &&
+            c.value().is_string()) {
+          auto& list = str_vars_[v.var_id()];
+          const std::string& x = c.value().get_ref<const std::string&>();
+          if (std::find(list.begin(), list.end(), x) == list.end()) list.push_back(x);
+        }
       }
     }
     for (const Sym& a : s.args()) collect_vars(a);
   }
 
-  void note_candidate(VarId v, const std::string& c) {
-    auto& list = str_vars_[v];
-    std::string strong = etag_opaque(c);
-    for (const std::string& x : {strong, "W/" + strong})
-      if (list.size() < 6 && std::find(list.begin(), list.end(), x) == list.end())
-        list.push_back(x);
+  // The facts' theory: that of their Match nodes (none: no marker).
+  const StringTheory& theory() const {
+    static const StringTheory none;
+    return theory_ ? *theory_ : none;
+  }
+
+  // A variable's candidate values, from the constants it is compared with:
+  // each one's core, unmarked and marked.
+  std::vector<std::string> candidates(const std::vector<std::string>& constants) const {
+    std::vector<std::string> list;
+    for (const std::string& c : constants) {
+      const std::string core(theory().core(c));
+      for (const std::string& x : {core, theory().mark(core)})
+        if (list.size() < 6 && std::find(list.begin(), list.end(), x) == list.end())
+          list.push_back(x);
+    }
+    return list;
   }
 
   // A fact and its negation (also with the arguments of a symmetric
@@ -110,7 +132,8 @@ class Decider {
         const Sym& h = facts_[j];
         if (h == g) return true;
         if (h.op() == g.op() && h.args().size() == 2 &&
-            (g.op() == Op::Eq || g.op() == Op::StrongMatch || g.op() == Op::WeakMatch) &&
+            (g.op() == Op::Eq || (g.op() == Op::Match && h.marked() == g.marked() &&
+                                  h.theory() == g.theory())) &&
             h.args()[0] == g.args()[1] && h.args()[1] == g.args()[0])
           return true;
       }
@@ -179,10 +202,11 @@ class Decider {
 
   bool witness(const std::vector<std::int64_t>& dist) {
     if (opaque_) return false;
-    // Per string variable: a fresh tag of its own, then its candidates.
+    // Per string variable: a fresh string of its own, then its candidates.
     std::vector<std::pair<VarId, std::vector<std::string>>> strs;
-    for (auto& [v, cands] : str_vars_) {
+    for (auto& [v, constants] : str_vars_) {
       std::vector<std::string> all = {"\"#w" + std::to_string(v) + "\""};
+      const std::vector<std::string> cands = candidates(constants);
       all.insert(all.end(), cands.begin(), cands.end());
       strs.emplace_back(v, std::move(all));
     }
@@ -223,14 +247,14 @@ class Decider {
     return false;
   }
 
-  // Entity tags and booleans are decided exhaustively, one group of facts
+  // Strings and booleans are decided exhaustively, one group of facts
   // sharing variables at a time (groups with no common variable are
-  // independent). A tag's value matters to eq, strong and weak comparison
-  // only through its weak flag and whether its opaque part is empty, equals
-  // a constant's, or equals another variable's. So the tags "o" and "W/o"
-  // for every opaque part o of the group's constants (and ""), plus one
-  // fresh opaque part per variable in both forms, stand for every value:
-  // if no such assignment satisfies the group, nothing does. Groups with an
+  // independent). A string's value matters to eq and match only through
+  // whether it is marked and whether its core is empty, equals a
+  // constant's, or equals another variable's. So the strings "o" and
+  // marker + "o" for every core o of the group's constants (and ""), plus
+  // one fresh core per variable in both forms, stand for every value: if no
+  // such assignment satisfies the group, nothing does. Groups with an
   // integer (left to the difference constraints) or a Json variable, or
   // that need more than kMaxEvaluations fact evaluations (a Z3 query costs
   // about as much as a few hundred), are not decided here.
@@ -250,11 +274,10 @@ class Decider {
     }
     for (const Sym& a : s.args()) vars_of(a, out);
   }
-  static void string_constants(const Sym& s, std::set<std::string>& out) {
+  void string_constants(const Sym& s, std::set<std::string>& out) const {
     if (s.is_const()) {
-      if (s.value().is_string()) {
-        out.insert(etag_opaque(s.value().get_ref<const std::string&>()));
-      }
+      if (s.value().is_string())
+        out.emplace(theory().core(s.value().get_ref<const std::string&>()));
       return;
     }
     for (const Sym& a : s.args()) string_constants(a, out);
@@ -303,10 +326,10 @@ class Decider {
                       const std::vector<std::set<VarKey>>& fact_vars,
                       const std::vector<std::int64_t>& dist) const {
     std::set<VarKey> vars;
-    std::set<std::string> opaques{""};
+    std::set<std::string> cores{""};
     for (std::size_t i : members) {
       vars.insert(fact_vars[i].begin(), fact_vars[i].end());
-      string_constants(facts_[i], opaques);
+      string_constants(facts_[i], cores);
     }
     std::size_t strs = 0, ints = 0;
     for (const VarKey& k : vars) {
@@ -325,16 +348,18 @@ class Decider {
       return Sat::Yes;
     }
     if (ints > 0) return Sat::Unknown;
-    std::vector<Json> tags;
-    for (const std::string& o : opaques) {
-      tags.emplace_back(o);
-      tags.emplace_back("W/" + o);
+    const StringTheory& th = theory();
+    std::vector<Json> strings;
+    for (const std::string& o : cores) {
+      strings.emplace_back(o);
+      if (th.has_marker()) strings.emplace_back(th.mark(o));
     }
     for (std::size_t f = 0; f < strs; ++f) {
       std::string o = "\"#f" + std::to_string(f) + "\"";
-      if (opaques.count(o)) return Sat::Unknown;  // not with real tags; stay safe
-      tags.emplace_back(o);
-      tags.emplace_back("W/" + o);
+      // Not with real cores, nor a marked one: stay safe.
+      if (cores.count(o) || th.marked(o)) return Sat::Unknown;
+      strings.emplace_back(o);
+      if (th.has_marker()) strings.emplace_back(th.mark(o));
     }
     const std::vector<Json> bools{Json(true), Json(false)};
     std::vector<VarKey> order(vars.begin(), vars.end());
@@ -352,7 +377,7 @@ class Decider {
     std::size_t evaluations = 0;
     std::function<bool(std::size_t)> satisfiable = [&](std::size_t j) -> bool {
       if (j == order.size()) return true;
-      const std::vector<Json>& domain = order[j].sort == Sort::Str ? tags : bools;
+      const std::vector<Json>& domain = order[j].sort == Sort::Str ? strings : bools;
       for (const Json& x : domain) {
         value[order[j]] = &x;
         bool ok = true;
@@ -382,7 +407,9 @@ class Decider {
 
   std::vector<Sym> facts_;
   std::map<VarId, std::size_t> int_nodes_;
-  std::map<VarId, std::vector<std::string>> str_vars_;
+  std::map<VarId, std::vector<std::string>> str_vars_;  // -> constants met
+  std::optional<StringTheory> theory_;
+  bool mixed_theories_ = false;
   std::set<VarId> bool_vars_;
   bool opaque_ = false;
   std::vector<Edge> edges_;

@@ -200,8 +200,8 @@ namespace {
 // integer variables, c a constant), or the negation of one. Over the
 // integers such a fact is satisfiable whatever finitely many disequalities
 // say about its variables, so unless it shares a variable with another
-// residual the fast path's answer is exact. (Every PUT of the HTTP model
-// states one: the new Last-Modified is not before the last one.)
+// residual the fast path's answer is exact. (A model that invents a new
+// time states one: it is not before the last one.)
 bool lone_bound(const Sym& f) {
   const Sym& g = f.op() == Op::Not ? f.args()[0] : f;
   if ((g.op() != Op::Le && g.op() != Op::Lt) || g.args().size() != 2) return false;
@@ -214,16 +214,15 @@ bool lone_bound(const Sym& f) {
   return (int_var(a) && int_const(b)) || (int_const(a) && int_var(b));
 }
 
-// An entity-tag comparison, or its negation, between a string variable and
-// a constant or another string variable. On its own it is satisfiable: an
-// unfolded match has a constant that can match (a non-empty, and for the
-// strong comparison strong, tag: see fold_match) and the variable can be
-// that tag, and a mismatch has infinitely many tags to pick from. (Every
-// PUT of new content states one: its fresh tag is not the old one.)
-bool etag_fact(const Sym& f, VarList& vars) {
+// A match, or its negation, between a string variable and a constant or
+// another string variable. On its own it is satisfiable: an unfolded match
+// has a constant that can match (a non-empty core, and unmarked if marks
+// are excluded: see match()) and the variable can be that constant, and a
+// mismatch has infinitely many strings to pick from. (A model that invents
+// a new version string states one: it does not match the old one.)
+bool match_fact(const Sym& f, VarList& vars) {
   const Sym& g = f.op() == Op::Not ? f.args()[0] : f;
-  if ((g.op() != Op::StrongMatch && g.op() != Op::WeakMatch) || g.args().size() != 2)
-    return false;
+  if (g.op() != Op::Match || g.args().size() != 2) return false;
   for (const Sym& a : g.args()) {
     if (a.is_var() && a.sort() == Sort::Str)
       vars.push_back(a.var_id());
@@ -234,12 +233,12 @@ bool etag_fact(const Sym& f, VarList& vars) {
 }
 }  // namespace
 
-// `f` (just absorbed as a residual) is an etag_fact whose variables occur
+// `f` (just absorbed as a residual) is a match_fact whose variables occur
 // in no other residual or disequality: its component is `f` alone, which
 // is satisfiable, and the rest of the store is as satisfiable as before.
-bool ConstraintStore::lone_etag_fact(const Sym& f) const {
+bool ConstraintStore::lone_match_fact(const Sym& f) const {
   VarList fv;
-  if (!etag_fact(f, fv)) return false;
+  if (!match_fact(f, fv)) return false;
   for (VarId& v : fv) v = find(v);
   VarList other;
   bool self = false;  // f itself is among the residuals once
@@ -273,9 +272,9 @@ Sat ConstraintStore::add_fast(const Sym& formula) {
   if (recheck(needs_solver) == Sat::No) return Sat::No;
   // f is now a residual of its own component (see lone_bound).
   if (!touches && lone_bound(f)) return Sat::Yes;
-  if (lone_etag_fact(f)) return Sat::Yes;
+  if (lone_match_fact(f)) return Sat::Yes;
   // A new fact may contradict a residual the fast path cannot evaluate
-  // (e.g. a disequality against a pending strong comparison).
+  // (e.g. a disequality against a pending match).
   return (needs_solver || touches) && !data().residual.empty() ? Sat::Unknown : Sat::Yes;
 }
 

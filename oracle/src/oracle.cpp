@@ -54,8 +54,8 @@ std::string Event::describe() const {
 }
 
 Oracle::Oracle(ServerModel model, OracleOptions options)
-    : Oracle(std::move(model), options,
-             std::make_shared<Solver>(options.solver_timeout_ms)) {}
+    : Oracle(model, options,
+             std::make_shared<Solver>(options.solver_timeout_ms, model.strings)) {}
 
 Oracle::Oracle(ServerModel model, OracleOptions options, std::shared_ptr<Solver> solver)
     : model_(std::move(model)), options_(options), solver_(std::move(solver)) {
@@ -239,7 +239,7 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
       }
     }
   }
-  Solver solver(options.solver_timeout_ms);
+  Solver solver(options.solver_timeout_ms, model.strings);
   Verdict best;
   std::size_t best_index = trace.size();
   auto consider = [&](Verdict::Status st, std::size_t index,

@@ -25,35 +25,74 @@ struct Solver::Impl {
     solver.set(p);
   }
 
-  // Strings only ever meet equality and the RFC 9110 entity-tag
-  // comparisons, so a string is encoded as (weak: Bool, opaque: Int), the
-  // opaque part interned: W/"x" = (true, id("\"x\"")), and "" has id 0.
-  // Every query then stays in EUF + linear integer arithmetic instead of
-  // Z3's sequence theory with prefix tests.
+  // Strings only ever meet equality and a theory's match (theory.h), so a
+  // string is encoded as (marked: Bool, core: Int), the core interned:
+  // with the marker "~", "~x" = (true, id("x")), and "" has id 0. Every
+  // query then stays in EUF + linear integer arithmetic instead of Z3's
+  // sequence theory with prefix tests. The encoding is injective for any
+  // marker, so one query is exact as long as it reads all its strings in
+  // one theory: the theory of its Match nodes, else the solver's own.
   struct Term {
     bool str;
-    z3::expr e;  // Bool/Int value, or the opaque id of a string
-    z3::expr w;  // strings: the weak flag (otherwise a copy of e)
+    z3::expr e;  // Bool/Int value, or the core id of a string
+    z3::expr w;  // strings: the marked flag (otherwise a copy of e)
   };
   std::unordered_map<std::string, int> ids{{"", 0}};
   std::unordered_map<int, std::string> names{{0, ""}};
   // By id and sort: explanations number their hidden choices separately,
-  // so one id may be a date in one query and a tag in the next (a PUT that
-  // omits its ETag invents one variable fewer); sharing one Z3 constant
+  // so one id may be an Int in one query and a Str in the next (a
+  // hypothesis that invented one variable fewer); sharing one Z3 constant
   // would make such a query untranslatable.
   static std::uint64_t key(VarId id, Sort sort) {
     return (static_cast<std::uint64_t>(id) << 8) | static_cast<std::uint64_t>(sort);
   }
   std::unordered_map<std::uint64_t, Term> vars;
-  std::vector<z3::expr> side;  // encoding invariants (opaque ids >= 0)
+  std::vector<z3::expr> side;  // encoding invariants (core ids >= 0)
+
+  // The current query's theory and what its encoding needs besides: the
+  // ids of its constants' cores that themselves begin with the marker
+  // (no unmarked string has such a core: "~~x" has the core "~x", but "~x"
+  // is marked), and its string variables.
+  StringTheory theory;
+  std::vector<int> marked_cores;
+  std::vector<std::pair<z3::expr, z3::expr>> query_strs;  // (core, marked)
+
+  static const Sym* first_match(const Sym& s) {
+    if (s.op() == Op::Match) return &s;
+    for (const Sym& a : s.args())
+      if (const Sym* m = first_match(a)) return m;
+    return nullptr;
+  }
+  void begin(const std::vector<Sym>& formulas, const StringTheory& own) {
+    theory = own;
+    for (const Sym& f : formulas)
+      if (const Sym* m = first_match(f)) {
+        theory = m->theory();
+        break;
+      }
+    marked_cores.clear();
+    query_strs.clear();
+  }
 
   Term plain(z3::expr e) { return Term{false, e, e}; }
   Term str_const(const std::string& v) {
-    bool weak = v.rfind("W/", 0) == 0;
-    std::string opaque = etag_opaque(v);
-    auto [it, fresh] = ids.emplace(opaque, static_cast<int>(ids.size()));
-    if (fresh) names.emplace(it->second, opaque);
-    return {true, ctx.int_val(it->second), ctx.bool_val(weak)};
+    const std::string_view core = theory.core(v);
+    auto [it, fresh] = ids.emplace(core, static_cast<int>(ids.size()));
+    if (fresh) names.emplace(it->second, std::string(core));
+    if (theory.marked(core) && std::find(marked_cores.begin(), marked_cores.end(),
+                                         it->second) == marked_cores.end())
+      marked_cores.push_back(it->second);
+    return {true, ctx.int_val(it->second), ctx.bool_val(theory.marked(v))};
+  }
+  Term str_var(const Term& t) {
+    // Without a marker no string is marked.
+    Term q{true, t.e, theory.has_marker() ? t.w : ctx.bool_val(false)};
+    if (theory.has_marker() &&
+        std::find_if(query_strs.begin(), query_strs.end(), [&](const auto& p) {
+          return z3::eq(p.first, t.e);
+        }) == query_strs.end())
+      query_strs.emplace_back(t.e, t.w);
+    return q;
   }
 
   // Untranslatable input (e.g. a Json-sorted variable) yields nullopt.
@@ -68,7 +107,7 @@ struct Solver::Impl {
       }
       case Op::Var: {
         auto it = vars.find(key(s.var_id(), s.sort()));
-        if (it != vars.end()) return it->second;
+        if (it != vars.end()) return it->second.str ? str_var(it->second) : it->second;
         std::string name = "v" + std::to_string(s.var_id()) + "_" +
                            std::to_string(static_cast<int>(s.sort()));
         std::optional<Term> t;
@@ -89,7 +128,7 @@ struct Solver::Impl {
             return std::nullopt;
         }
         vars.emplace(key(s.var_id(), s.sort()), *t);
-        return t;
+        return t->str ? str_var(*t) : *t;
       }
       case Op::Eq: {
         auto a = tr(s.args()[0]), b = tr(s.args()[1]);
@@ -117,12 +156,13 @@ struct Solver::Impl {
           return std::nullopt;
         return plain(s.op() == Op::Lt ? (a->e < b->e) : (a->e <= b->e));
       }
-      case Op::StrongMatch:
-      case Op::WeakMatch: {
+      case Op::Match: {
+        // (Another theory's match would need another encoding.)
+        if (!(s.theory() == theory)) return std::nullopt;
         auto a = tr(s.args()[0]), b = tr(s.args()[1]);
         if (!a || !b || !a->str || !b->str) return std::nullopt;
-        z3::expr same = a->e == b->e && a->e != 0;  // an empty tag matches nothing
-        if (s.op() == Op::WeakMatch) return plain(same);
+        z3::expr same = a->e == b->e && a->e != 0;  // an empty core matches nothing
+        if (s.marked() == Marked::Allowed) return plain(same);
         return plain(!a->w && !b->w && same);
       }
       case Op::Ite: {
@@ -148,6 +188,8 @@ struct Solver::Impl {
   }
   void add_side_conditions() {
     for (const z3::expr& e : side) solver.add(e);
+    for (const auto& [core, marked] : query_strs)
+      for (int k : marked_cores) solver.add(marked || core != k);
   }
 };
 
@@ -174,7 +216,8 @@ class Scope {
 
 // The Z3 context is created on the first query: it costs ~10 ms, and most
 // checks (models over constants) never reach Z3.
-Solver::Solver(unsigned timeout_ms) : timeout_ms_(timeout_ms) {}
+Solver::Solver(unsigned timeout_ms, StringTheory strings)
+    : timeout_ms_(timeout_ms), strings_(std::move(strings)) {}
 Solver::~Solver() = default;
 
 Solver::Impl& Solver::impl() {
@@ -189,6 +232,7 @@ Sat Solver::check(const std::vector<Sym>& formulas) {
   z3::check_result r = z3::unknown;
   try {
     Scope scope(m.solver);
+    m.begin(formulas, strings_);
     // An untranslatable conjunct is dropped: the rest can still prove
     // unsat, but sat then only means "maybe".
     for (const Sym& f : formulas) partial = !m.add(f) || partial;
@@ -214,6 +258,7 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
   std::vector<std::pair<VarId, Json>> out;
   try {
     Scope scope(m.solver);
+    m.begin(formulas, strings_);
     for (const Sym& f : formulas) m.add(f);
     m.add_side_conditions();
     if (m.solver.check() == z3::sat) {
@@ -222,11 +267,11 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
       // in the order they first occur, and the strings they mention: the
       // answer depends on the query, not on what this context saw before.
       std::vector<std::pair<VarId, Sort>> mentioned;
-      std::set<std::int64_t> constants{0};  // opaque ids; "" always counts
+      std::set<std::int64_t> constants{0};  // core ids; "" always counts
       auto collect = [&](auto& self, const Sym& x) -> void {
         if (x.is_const()) {
           if (x.value().is_string()) {
-            const std::string v = etag_opaque(x.value().get<std::string>());
+            const std::string v(m.theory.core(x.value().get_ref<const std::string&>()));
             if (auto it = m.ids.find(v); it != m.ids.end()) constants.insert(it->second);
           }
           return;
@@ -241,18 +286,19 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
         for (const Sym& a : x.args()) self(self, a);
       };
       for (const Sym& f : formulas) collect(collect, f);
-      std::map<std::int64_t, std::string> unseen;  // opaque id -> name
+      std::map<std::int64_t, std::string> unseen;  // core id -> name
       for (const auto& [id, sort] : mentioned) {
         auto found = m.vars.find(Impl::key(id, sort));
         if (found == m.vars.end()) continue;
         const Impl::Term& t = found->second;
         z3::expr v = mod.eval(t.e, true);
         if (t.str) {
-          // An opaque id no formula of the query mentions is a tag nobody has
-          // seen yet: any such tag will do, so it gets a name from its rank
-          // among them ("z1", "z2", ...; Z3's choice of id and names
-          // interned by earlier queries would make the answer depend on
-          // this context's history).
+          // A core id no formula of the query mentions is a string nobody
+          // has seen yet: any such string will do, so it gets a name from
+          // its rank among them ("z1", "z2", ..., quoted unless the marker
+          // begins with a quote; Z3's choice of id and names interned by
+          // earlier queries would make the answer depend on this context's
+          // history).
           std::int64_t o = v.get_numeral_int64();
           std::string body;
           if (constants.count(o)) {
@@ -263,6 +309,7 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
               std::string name;
               for (std::size_t k = unseen.size();; ++k) {
                 name = "\"z" + std::to_string(k) + "\"";
+                if (m.theory.marked(name)) name = name.substr(1, name.size() - 2);
                 auto id = m.ids.find(name);
                 if (id == m.ids.end() || !constants.count(id->second)) break;
               }
@@ -270,8 +317,8 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
             }
             body = it->second;
           }
-          bool weak = mod.eval(t.w, true).is_true();
-          out.emplace_back(id, (weak ? "W/" : "") + body);
+          const bool marked = m.theory.has_marker() && mod.eval(t.w, true).is_true();
+          out.emplace_back(id, marked ? m.theory.mark(body) : body);
         } else if (v.is_bool()) {
           out.emplace_back(id, v.is_true());
         } else if (v.is_int()) {

@@ -20,10 +20,6 @@ const char* op_name(Op op) {
       return "&&";
     case Op::Or:
       return "||";
-    case Op::StrongMatch:
-      return "strong-match";
-    case Op::WeakMatch:
-      return "weak-match";
     case Op::Lt:
       return "<";
     case Op::Le:
@@ -36,10 +32,6 @@ const char* op_name(Op op) {
 }
 
 }  // namespace
-
-std::string etag_opaque(const std::string& tag) {
-  return tag.rfind("W/", 0) == 0 ? tag.substr(2) : tag;
-}
 
 Sym Sym::build(Node n) {
   std::size_t h = mix(static_cast<std::size_t>(n.op), static_cast<std::size_t>(n.sort));
@@ -58,6 +50,8 @@ Sym Sym::build(Node n) {
       }
       if (n.names)
         for (const std::string& s : *n.names) h = mix(h, std::hash<std::string>{}(s));
+      if (n.op == Op::Match)
+        h = mix(mix(h, static_cast<std::size_t>(n.marked)), n.theory.hash());
   }
   n.hash = h;
   return Sym(std::make_shared<const Node>(std::move(n)));
@@ -186,6 +180,17 @@ Sym Sym::make(Op op, std::vector<Sym> args) {
   return build(std::move(n));
 }
 
+Sym Sym::make_match(const Sym& a, const Sym& b, const StringTheory& theory,
+                    Marked marked) {
+  Node n;
+  n.op = Op::Match;
+  n.sort = Sort::Bool;
+  n.marked = marked;
+  n.theory = theory;
+  n.args = {a, b};
+  return build(std::move(n));
+}
+
 bool operator==(const Sym& a, const Sym& b) {
   if (a.node_ == b.node_) return true;
   if (a.hash() != b.hash() || a.op() != b.op()) return false;
@@ -198,7 +203,8 @@ bool operator==(const Sym& a, const Sym& b) {
       return x.var == y.var && x.sort == y.sort;
     default:
       return x.args == y.args &&
-             (x.names == y.names || (x.names && y.names && *x.names == *y.names));
+             (x.names == y.names || (x.names && y.names && *x.names == *y.names)) &&
+             x.marked == y.marked && x.theory == y.theory;
   }
 }
 
@@ -236,6 +242,10 @@ std::string Sym::to_string() const {
     }
     case Op::Not:
       return "!(" + args()[0].to_string() + ")";
+    case Op::Match:
+      return "(" + args()[0].to_string() +
+             (marked() == Marked::Excluded ? " unmarked-match " : " match ") +
+             args()[1].to_string() + ")";
     case Op::Ite:
       return "(" + args()[0].to_string() + " ? " + args()[1].to_string() + " : " +
              args()[2].to_string() + ")";
@@ -245,13 +255,24 @@ std::string Sym::to_string() const {
   }
 }
 
-bool etag_strong_match(const std::string& a, const std::string& b) {
-  // An empty tag is "no ETag": it matches nothing.
-  return !a.empty() && a.rfind("W/", 0) != 0 && b.rfind("W/", 0) != 0 && a == b;
+namespace {
+const StringTheory& tags() {
+  static const StringTheory t("W/");
+  return t;
 }
-
+}  // namespace
+std::string etag_opaque(const std::string& tag) { return std::string(tags().core(tag)); }
+bool etag_strong_match(const std::string& a, const std::string& b) {
+  return tags().match(a, b, Marked::Excluded);
+}
 bool etag_weak_match(const std::string& a, const std::string& b) {
-  return !etag_opaque(a).empty() && etag_opaque(a) == etag_opaque(b);
+  return tags().match(a, b, Marked::Allowed);
+}
+Sym strong_match(const Sym& a, const Sym& b) {
+  return match(a, b, tags(), Marked::Excluded);
+}
+Sym weak_match(const Sym& a, const Sym& b) {
+  return match(a, b, tags(), Marked::Allowed);
 }
 
 Sym eq(const Sym& a, const Sym& b) {
@@ -282,33 +303,6 @@ Sym or_(const Sym& a, const Sym& b) {
 }
 
 namespace {
-// A tag constant that is not a string (e.g. null: no ETag) never matches.
-// Both comparisons are symmetric: a constant goes first (then the lower
-// variable), so a fact and its negation meet as equal terms.
-Sym fold_match(const Sym& a, const Sym& b, Op op) {
-  if ((a.is_const() && !a.value().is_string()) ||
-      (b.is_const() && !b.value().is_string()))
-    return Sym::lit(false);
-  if (!a.is_const() &&
-      (b.is_const() || (a.is_var() && b.is_var() && b.var_id() < a.var_id())))
-    return fold_match(b, a, op);
-  // A constant alone can decide: an empty tag matches nothing, and a weak
-  // tag never matches strongly.
-  if (a.is_const() && !b.is_const()) {
-    const auto& x = a.value().get_ref<const std::string&>();
-    if (etag_opaque(x).empty() ||
-        (op == Op::StrongMatch && (x.empty() || x.rfind("W/", 0) == 0)))
-      return Sym::lit(false);
-  }
-  if (a.is_const() && b.is_const()) {
-    const auto& x = a.value().get_ref<const std::string&>();
-    const auto& y = b.value().get_ref<const std::string&>();
-    return Sym::lit(op == Op::StrongMatch ? etag_strong_match(x, y)
-                                          : etag_weak_match(x, y));
-  }
-  return Sym::make(op, {a, b});
-}
-
 Sym fold_cmp(const Sym& a, const Sym& b, Op op) {
   if (a.is_const() && b.is_const()) {
     if (!a.value().is_number() || !b.value().is_number()) return Sym::lit(false);
@@ -319,8 +313,27 @@ Sym fold_cmp(const Sym& a, const Sym& b, Op op) {
 }
 }  // namespace
 
-Sym strong_match(const Sym& a, const Sym& b) { return fold_match(a, b, Op::StrongMatch); }
-Sym weak_match(const Sym& a, const Sym& b) { return fold_match(a, b, Op::WeakMatch); }
+// A constant that is not a string (e.g. null: no value) never matches. The
+// match is symmetric: a constant goes first (then the lower variable), so a
+// fact and its negation meet as equal terms.
+Sym match(const Sym& a, const Sym& b, const StringTheory& theory, Marked marked) {
+  const bool ac = a.is_const(), bc = b.is_const();
+  if ((ac && !a.value().is_string()) || (bc && !b.value().is_string()))
+    return Sym::lit(false);
+  if (!ac && (bc || (a.is_var() && b.is_var() && b.var_id() < a.var_id())))
+    return match(b, a, theory, marked);
+  if (ac) {
+    const std::string& x = a.value().get_ref<const std::string&>();
+    if (bc)
+      return Sym::lit(theory.match(x, b.value().get_ref<const std::string&>(), marked));
+    // A constant alone can decide: an empty core matches nothing, and a
+    // marked string never matches when marks are excluded.
+    if (theory.core(x).empty() || (marked == Marked::Excluded && theory.marked(x)))
+      return Sym::lit(false);
+  }
+  return Sym::make_match(a, b, theory, marked);
+}
+
 Sym lt(const Sym& a, const Sym& b) { return fold_cmp(a, b, Op::Lt); }
 Sym le(const Sym& a, const Sym& b) { return fold_cmp(a, b, Op::Le); }
 
@@ -342,10 +355,8 @@ Sym rebuild(const Sym& s, std::vector<Sym> args) {
       return and_(args[0], args[1]);
     case Op::Or:
       return or_(args[0], args[1]);
-    case Op::StrongMatch:
-      return strong_match(args[0], args[1]);
-    case Op::WeakMatch:
-      return weak_match(args[0], args[1]);
+    case Op::Match:
+      return match(args[0], args[1], s.theory(), s.marked());
     case Op::Lt:
       return lt(args[0], args[1]);
     case Op::Le:

@@ -3,11 +3,12 @@
 //
 //   ConstraintStore cs;
 //   Solver z3;
-//   cs.add(eq(Sym::var(0, Sort::Str), Sym::lit("\"v1\"")), z3);  // Sat::Yes
-//   cs.add(strong_match(Sym::lit("\"v2\""), Sym::var(0, Sort::Str)), z3);  // Sat::No
+//   const Sym x = Sym::var(0, Sort::Str);
+//   cs.add(eq(x, Sym::lit("v1")), z3);                                // Sat::Yes
+//   cs.add(match(Sym::lit("v2"), x, StringTheory(), Marked::Allowed), z3);  // Sat::No
 //
 // Fast path: union-find over variable = variable / variable = constant, and a
-// list of disequalities, so the common guards (an observed ETag binds the
+// list of disequalities, so the common guards (an observed value binds the
 // variable) never reach Z3. Other formulas are kept as residuals: first
 // evaluated under the bindings, then given to Z3. A store is a plain value;
 // forking a hypothesis copies it.
@@ -77,7 +78,7 @@ class ConstraintStore {
 
   VarId find(VarId v) const;
   bool touches_residuals(const Sym& f) const;
-  bool lone_etag_fact(const Sym& f) const;
+  bool lone_match_fact(const Sym& f) const;
   void ensure(VarId v, Sort s);
   bool unify(const Sym& a, const Sym& b);  // false on conflict
   Sat absorb(const Sym& formula, bool& needs_solver);

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "dualfuzz/oracle/symbolic.h"
+#include "dualfuzz/oracle/theory.h"
 
 namespace dualfuzz::oracle {
 
@@ -121,6 +122,10 @@ struct ServerModel {
   // Optional: decodes a request once for all runs of the model on it
   // (Request::decoded); the model must behave the same without it.
   RequestDecoder decode = nullptr;
+  // The theory the model's string matches are made in (theory.h); the
+  // oracle's own solver reads strings in it. The Match nodes carry their
+  // theory, so a shared solver made without it still decides them exactly.
+  StringTheory strings = {};
 };
 
 }  // namespace dualfuzz::oracle

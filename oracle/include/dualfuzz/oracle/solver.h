@@ -1,14 +1,20 @@
 // The Z3 back end: decides satisfiability of what the fast path cannot.
 //
-//   Solver z3(/*timeout_ms=*/200);
-//   Sat s = z3.check({strong_match(Sym::lit("\"a\""), Sym::var(0, Sort::Str)),
-//                     not_(eq(Sym::var(0, Sort::Str), Sym::lit("\"a\"")))});
-//   // s == Sat::No
+//   const StringTheory versions("~");
+//   Solver z3(/*timeout_ms=*/200, versions);
+//   Sym x = Sym::var(0, Sort::Str);
+//   Sat s = z3.check({match(Sym::lit("a"), x, versions, Marked::Excluded),
+//                     not_(eq(x, Sym::lit("a")))});
+//   // s == Sat::No: an unmarked string with the core "a" is "a"
 //
 // One solver per oracle (a Z3 context is single-threaded). Each query runs in
-// its own push/pop scope. Anything Z3 cannot express (a Json-sorted variable,
-// a constant of the wrong sort) and any `unknown`/timeout answers Sat::Unknown:
-// callers keep the hypothesis alive — the oracle never rejects on a guess.
+// its own push/pop scope. A query reads its strings in the theory of its
+// Match nodes (they carry it), or else in the solver's own (which matters
+// only to the strings model() invents); a Match node of a second theory in
+// the same query is untranslatable. Anything Z3 cannot express (a
+// Json-sorted variable, a constant of the wrong sort) and any
+// `unknown`/timeout answers Sat::Unknown: callers keep the hypothesis alive —
+// the oracle never rejects on a guess.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +22,7 @@
 #include <vector>
 
 #include "dualfuzz/oracle/symbolic.h"
+#include "dualfuzz/oracle/theory.h"
 
 namespace dualfuzz::oracle {
 
@@ -30,7 +37,7 @@ struct SolverStats {
 
 class Solver {
  public:
-  explicit Solver(unsigned timeout_ms = 500);
+  explicit Solver(unsigned timeout_ms = 500, StringTheory strings = {});
   ~Solver();
   Solver(const Solver&) = delete;
   Solver& operator=(const Solver&) = delete;
@@ -46,6 +53,7 @@ class Solver {
   struct Impl;
   Impl& impl();
   unsigned timeout_ms_;
+  StringTheory strings_;
   std::unique_ptr<Impl> impl_;  // created on first use
   SolverStats stats_;
 };

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "dualfuzz/oracle/theory.h"
+
 namespace dualfuzz::oracle {
 
 using Json = nlohmann::json;
@@ -25,21 +27,20 @@ using VarId = std::uint32_t;
 enum class Sort : std::uint8_t { Json, Str, Int, Bool };
 
 enum class Op : std::uint8_t {
-  Const,        // a JSON constant
-  Var,          // a symbolic variable (from `fresh`)
-  Object,       // response pattern: these fields (others allowed), each matching
-  Array,        // response pattern: exactly these elements
-  Absent,       // response pattern: the field must not be present
-  Alt,          // response pattern: any one of the alternatives
-  Eq,           // a == b
-  Not,          // !a
-  And,          // a && b
-  Or,           // a || b
-  StrongMatch,  // RFC 9110 §8.8.3.2 strong comparison of two entity tags
-  WeakMatch,    // RFC 9110 §8.8.3.2 weak comparison
-  Lt,           // integers: a < b
-  Le,           // integers: a <= b
-  Ite,          // if a then b else c
+  Const,   // a JSON constant
+  Var,     // a symbolic variable (from `fresh`)
+  Object,  // response pattern: these fields (others allowed), each matching
+  Array,   // response pattern: exactly these elements
+  Absent,  // response pattern: the field must not be present
+  Alt,     // response pattern: any one of the alternatives
+  Eq,      // a == b
+  Not,     // !a
+  And,     // a && b
+  Or,      // a || b
+  Match,   // strings: the node's theory's match (theory.h)
+  Lt,      // integers: a < b
+  Le,      // integers: a <= b
+  Ite,     // if a then b else c
 };
 
 class Sym {
@@ -61,6 +62,8 @@ class Sym {
   // `choose` in the model: one hypothesis instead of one per alternative.
   static Sym alt(std::vector<Sym> alternatives);
   static Sym make(Op op, std::vector<Sym> args);  // no folding; prefer the helpers below
+  static Sym make_match(const Sym& a, const Sym& b, const StringTheory& theory,
+                        Marked marked);  // no folding; prefer match()
 
   Op op() const { return node_->op; }
   bool is_const() const { return node_->op == Op::Const; }
@@ -73,6 +76,9 @@ class Sym {
     return node_->names ? *node_->names : no_names();
   }
   const Fields& shape() const { return node_->names; }  // Object: its shared names
+  // Match: the theory its strings are read in, and whether marked ones match.
+  const StringTheory& theory() const { return node_->theory; }
+  Marked marked() const { return node_->marked; }
   bool is_true() const {
     return is_const() && value().is_boolean() && value().get<bool>();
   }
@@ -92,9 +98,13 @@ class Sym {
     Sort sort = Sort::Json;
     VarId var = 0;
     bool ground = true;
+    Marked marked = Marked::Allowed;  // Match only
     Json value;
     std::vector<Sym> args;
     Fields names;  // Object field names, parallel to args (null otherwise)
+    // Match only: in the node, so that folding and substitution need no
+    // context and cost no lookup.
+    StringTheory theory;
     std::size_t hash = 0;
   };
   explicit Sym(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
@@ -109,6 +119,9 @@ Sym neq(const Sym& a, const Sym& b);
 Sym not_(const Sym& a);
 Sym and_(const Sym& a, const Sym& b);
 Sym or_(const Sym& a, const Sym& b);
+// The theory's match of two strings (theory.h); a constant that is not a
+// string matches nothing.
+Sym match(const Sym& a, const Sym& b, const StringTheory& theory, Marked marked);
 Sym strong_match(const Sym& a, const Sym& b);
 Sym weak_match(const Sym& a, const Sym& b);
 Sym lt(const Sym& a, const Sym& b);
