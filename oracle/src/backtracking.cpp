@@ -129,7 +129,7 @@ class SubsumptionSet {
   // Merged explanations keep one decision trail (SearchLimits::
   // record_decisions): the one with more symbolic branches, so that a
   // branch one of them took is not lost to an equal twin that took none
-  // (e.g. If-Modified-Since, which a server may also ignore).
+  // (e.g. a precondition a server may also ignore).
   static void keep_longer_trail(Hypothesis& kept, const Hypothesis& dropped) {
     if (!dropped.decisions || kept.decisions == dropped.decisions) return;
     auto length = [](const DecisionTrail* t) {
@@ -398,7 +398,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
         case EventKind::Decide: {
           Sym c = cur.store.resolve(ev.sym);
           // A branch on hidden choices is worth recording even when this
-          // explanation already knows its outcome (the tag was observed).
+          // explanation already knows its outcome (the value was observed).
           auto note = [&](bool taken) {
             return std::make_shared<const DecisionTrail>(
                 DecisionTrail{{ctx.current, ev.sym, taken}, cur.decisions});
@@ -449,7 +449,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
 namespace {
 // A cheap hash for interning: the top level's scalar values, and only the
 // size of nested objects and arrays (requests that differ in keys or deeper,
-// e.g. in one header, share a bucket and are told apart by comparison).
+// e.g. in one nested field, share a bucket and are told apart by comparison).
 std::size_t shallow_hash(const Json& v) {
   auto scalar = [](const Json& x) -> std::size_t {
     if (x.is_object() || x.is_array()) return x.size() * 0x9e3779b97f4a7c15ULL;
@@ -575,7 +575,7 @@ void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
     ctx.current = r.label;
     const std::size_t first = succ.size();
     settle(std::move(stepped), succ, ctx);
-    // Twins (e.g. a server that may ignore If-Modified-Since, and one that
+    // Twins (e.g. a server that may ignore a precondition, and one that
     // evaluated it to the same answer) would be merged by the visited set,
     // keeping whichever came first; keep the one whose trail took the
     // branch, so targeted mutation can flip it.

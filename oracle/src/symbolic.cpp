@@ -255,26 +255,6 @@ std::string Sym::to_string() const {
   }
 }
 
-namespace {
-const StringTheory& tags() {
-  static const StringTheory t("W/");
-  return t;
-}
-}  // namespace
-std::string etag_opaque(const std::string& tag) { return std::string(tags().core(tag)); }
-bool etag_strong_match(const std::string& a, const std::string& b) {
-  return tags().match(a, b, Marked::Excluded);
-}
-bool etag_weak_match(const std::string& a, const std::string& b) {
-  return tags().match(a, b, Marked::Allowed);
-}
-Sym strong_match(const Sym& a, const Sym& b) {
-  return match(a, b, tags(), Marked::Excluded);
-}
-Sym weak_match(const Sym& a, const Sym& b) {
-  return match(a, b, tags(), Marked::Allowed);
-}
-
 Sym eq(const Sym& a, const Sym& b) {
   if (a.is_const() && b.is_const()) return Sym::lit(a.value() == b.value());
   if (a == b) return Sym::lit(true);

@@ -7,8 +7,13 @@
 #include <random>
 #include <string>
 
+#include "entity_tags.h"
+
 namespace dualfuzz::oracle {
 namespace {
+
+using tests::strong_match;
+using tests::weak_match;
 
 using detail::decide_cheaply;
 
@@ -19,11 +24,12 @@ Sym lit(const char* s) { return Sym::lit(s); }
 // matched "5" (a 2xx to If-Match: "5") and later did not weakly match
 // W/"5". Both facts name one variable; no value satisfies them.
 TEST(CheapDecision, RefutesTagFactsWithoutZ3) {
-  EXPECT_EQ(decide_cheaply({not_(eq(tag(19), lit(""))), strong_match(lit("\"5\""), tag(19)),
-                            not_(weak_match(lit("W/\"5\""), tag(19)))}),
-            Sat::No);
-  EXPECT_EQ(decide_cheaply({strong_match(lit("\"8\""), tag(1)),
-                            strong_match(lit("\"1\""), tag(1))}),
+  EXPECT_EQ(
+      decide_cheaply({not_(eq(tag(19), lit(""))), strong_match(lit("\"5\""), tag(19)),
+                      not_(weak_match(lit("W/\"5\""), tag(19)))}),
+      Sat::No);
+  EXPECT_EQ(decide_cheaply(
+                {strong_match(lit("\"8\""), tag(1)), strong_match(lit("\"1\""), tag(1))}),
             Sat::No);
   // Two variables tied together: $1 = $2, $1 strong-matches "a", $2 is weak.
   EXPECT_EQ(decide_cheaply({eq(tag(1), tag(2)), strong_match(lit("\"a\""), tag(1)),
@@ -39,10 +45,11 @@ TEST(CheapDecision, RefutesTagFactsWithoutZ3) {
 // integer facts the enumeration does not handle.
 TEST(CheapDecision, RefutesOneGroupNextToOrderFacts) {
   Sym t = Sym::var(3, Sort::Int);
-  EXPECT_EQ(decide_cheaply({le(Sym::lit(10), t), or_(eq(t, Sym::lit(12)), eq(t, Sym::lit(15))),
-                            strong_match(lit("\"a\""), tag(1)),
-                            not_(weak_match(lit("\"a\""), tag(1)))}),
-            Sat::No);
+  EXPECT_EQ(
+      decide_cheaply({le(Sym::lit(10), t), or_(eq(t, Sym::lit(12)), eq(t, Sym::lit(15))),
+                      strong_match(lit("\"a\""), tag(1)),
+                      not_(weak_match(lit("\"a\""), tag(1)))}),
+      Sat::No);
 }
 
 // Random formulas over two tags and two booleans (the HTTP model's groups
@@ -57,7 +64,8 @@ TEST(CheapDecision, AgreesWithZ3OnRandomTagAndBoolFormulas) {
       case 0:
         return tag(rng() % 2);
       case 1:
-        return ite(Sym::var(10 + rng() % 2, Sort::Bool), tag(rng() % 2), lit(tags[rng() % 4]));
+        return ite(Sym::var(10 + rng() % 2, Sort::Bool), tag(rng() % 2),
+                   lit(tags[rng() % 4]));
       default:
         return lit(tags[rng() % 4]);
     }

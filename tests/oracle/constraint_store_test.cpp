@@ -8,8 +8,13 @@
 #include <random>
 #include <string>
 
+#include "entity_tags.h"
+
 namespace dualfuzz::oracle {
 namespace {
+
+using tests::strong_match;
+using tests::weak_match;
 
 Sym v(VarId i) { return Sym::var(i, Sort::Str); }
 Sym c(const char* s) { return Sym::lit(s); }
@@ -281,8 +286,9 @@ TEST(ConstraintStore, CheapDecisionAgreesWithZ3OnTimesAndTags) {
   for (int i = 0; i < 300; ++i) {
     Trial t = trial(1 + static_cast<int>(rng() % 5), formula);
     ASSERT_NE(t.truth, Sat::Unknown);
-    if (t.store != Sat::Unknown)
+    if (t.store != Sat::Unknown) {
       EXPECT_EQ(t.store, t.truth) << "case " << i << ": " << t.text;
+    }
     if (t.store != Sat::Unknown && !t.used_z3) ++decided_cheaply;
   }
   EXPECT_GT(decided_cheaply, 250) << "most such conjunctions need no Z3";

@@ -5,8 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include "entity_tags.h"
+
 namespace dualfuzz::oracle {
 namespace {
+
+using tests::strong_match;
+using tests::weak_match;
 
 Sym str(VarId i) { return Sym::var(i, Sort::Str); }
 Sym num(VarId i) { return Sym::var(i, Sort::Int); }

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "dualfuzz/specs/detail/sym_state.h"
+#include "dualfuzz/specs/entity_tag.h"
 
 namespace dualfuzz::http {
 using oracle::Json;
@@ -87,7 +88,7 @@ Tree serve(const State& st) {
       };
       if (!r.contains("if-none-match")) return ok();
       return oracle::ifx(
-          oracle::weak_match(str_field(r, "if-none-match"), res.etag),
+          weak_match(str_field(r, "if-none-match"), res.etag),
           [st, q] {
             return oracle::send(q.conn, Sym::object({{"status", Sym::lit(304)}}),
                                 serve(st));
@@ -99,7 +100,7 @@ Tree serve(const State& st) {
       if (!r.contains("if-match")) return put(st, q, path, body);
       if (it == st.res.end()) return respond(412);
       return oracle::ifx(
-          oracle::strong_match(str_field(r, "if-match"), it->second.etag),
+          strong_match(str_field(r, "if-match"), it->second.etag),
           [st, q, path, body] { return put(st, q, path, body); },
           [st, q] {
             return oracle::send(q.conn, Sym::object({{"status", Sym::lit(412)}}),
@@ -112,7 +113,7 @@ Tree serve(const State& st) {
 }  // namespace
 
 oracle::ServerModel etag_put_model() {
-  return {"ETag PUT", [] { return serve(State{}); }, nullptr};
+  return {"ETag PUT", [] { return serve(State{}); }, nullptr, nullptr, entity_tags()};
 }
 
 }  // namespace dualfuzz::http

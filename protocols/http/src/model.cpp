@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "dualfuzz/specs/detail/sym_state.h"
+#include "dualfuzz/specs/entity_tag.h"
 
 namespace dualfuzz::http {
 using oracle::Json;
@@ -157,8 +158,8 @@ Sym list_matches(const std::vector<std::string>& tags, const Resource* r, bool s
   Sym any = Sym::lit(false);
   for (const std::string& t : tags) {
     if (t == "*") return Sym::lit(true);
-    any = oracle::or_(any, strong ? oracle::strong_match(Sym::lit(t), r->etag)
-                                  : oracle::weak_match(Sym::lit(t), r->etag));
+    any = oracle::or_(any, strong ? strong_match(Sym::lit(t), r->etag)
+                                  : weak_match(Sym::lit(t), r->etag));
   }
   return any;
 }
@@ -375,8 +376,7 @@ Tree put(const Ev& e) {
       // A strong tag never names two different contents of one resource.
       const Resource* old = e->file();
       if (old && old->body != e->req().body)
-        return oracle::assume(oracle::not_(oracle::strong_match(t, old->etag)),
-                              commit(e, t, m));
+        return oracle::assume(oracle::not_(strong_match(t, old->etag)), commit(e, t, m));
       return commit(e, t, m);
     });
     return oracle::assume(oracle::le(e->st().clock, m), tagged);
@@ -686,6 +686,7 @@ oracle::ServerModel server_model() {
                           return initial;
                         },
                         nullptr, [](const Json& r) { return decode(r); }};
+  m.strings = entity_tags();
   // Resources are independent: one server per path (P-compositionality).
   m.partition = [](const Json& r) -> std::optional<std::string> {
     if (const Json* p = field(r, "path"); p && p->is_string())

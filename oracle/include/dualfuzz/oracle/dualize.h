@@ -4,9 +4,9 @@
 //   fresh  ↦ a new symbolic variable in the hypothesis
 //   decide ↦ fork: one hypothesis with cond = true, one with cond = false
 //
-//   Guard g = guard(Sym::object({{"status", Sym::lit(200)}, {"etag", tag}}),
-//                   Json{{"status", 200}, {"etag", "\"x\""}});
-//   // g.ok(), g.constraint == eq(tag, "\"x\"")
+//   Guard g = guard(Sym::object({{"status", Sym::lit(200)}, {"version", v}}),
+//                   Json{{"status", 200}, {"version", "v7"}});
+//   // g.ok(), g.constraint == eq(v, "v7")
 #pragma once
 
 #include <string>

@@ -31,8 +31,8 @@ enum class EventKind : std::uint8_t {
   Fresh,   // an internal choice: a new symbolic variable (answer: Sym)
   Decide,  // IFX: branch on a symbolic condition (answer: bool)
   Or,      // a free nondeterministic branch (answer: bool)
-  Assume,  // a fact about hidden choices (e.g. a new ETag differs from the old
-           // one); explanations where it cannot hold die (answer: none)
+  Assume,  // a fact about hidden choices (e.g. a new version differs from the
+           // old one); explanations where it cannot hold die (answer: none)
 };
 
 struct ServerEvent {
@@ -41,7 +41,7 @@ struct ServerEvent {
   ConnId conn = 0;         // Send
   Sym sym;                 // Send: the response pattern; Decide: the condition
   Sort sort = Sort::Json;  // Fresh
-  std::string hint;        // Fresh: a name for explanations ("etag")
+  std::string hint;        // Fresh: a name for explanations ("version")
 };
 
 using Answer = std::variant<std::monostate, Request, Sym, bool>;
@@ -145,7 +145,7 @@ Tree ifx(Sym cond, Then then_, Else else_) {
 // or: behaves as either tree.
 Tree choose(Tree a, Tree b);
 // Continue as `next` under the assumption `cond` (a property the server
-// guarantees about its own choices, such as strong ETags being unique).
+// guarantees about its own choices, such as version strings being unique).
 Tree assume(Sym cond, Tree next);
 
 }  // namespace dualfuzz::oracle

@@ -45,7 +45,7 @@ class Solver {
   // Satisfiability of the conjunction of `formulas` (boolean Syms).
   Sat check(const std::vector<Sym>& formulas);
   // A model for the conjunction, variable -> constant, when satisfiable
-  // (used by targeted mutation to pick header values).
+  // (used by targeted mutation to pick request values).
   std::vector<std::pair<VarId, Json>> model(const std::vector<Sym>& formulas);
   const SolverStats& stats() const { return stats_; }
 

@@ -1,8 +1,8 @@
 // Symbolic values: the expression language server models compute with.
 //
-//   Sym tag = Sym::var(3, Sort::Str);                 // an ETag the server invented
-//   Sym ok  = strong_match(Sym::lit("\"abc\""), tag); // If-Match evaluation
-//   Sym resp = Sym::object({{"status", Sym::lit(200)}, {"etag", tag}});
+//   Sym v = Sym::var(3, Sort::Str);                  // a version the server invented
+//   Sym ok = eq(Sym::lit("v7"), v);                  // a request's precondition
+//   Sym resp = Sym::object({{"status", Sym::lit(200)}, {"version", v}});
 //
 // Sym is an immutable, cheaply copyable value (a shared node). Constructors fold
 // constants eagerly, so a model that never invents anything computes with
@@ -122,17 +122,9 @@ Sym or_(const Sym& a, const Sym& b);
 // The theory's match of two strings (theory.h); a constant that is not a
 // string matches nothing.
 Sym match(const Sym& a, const Sym& b, const StringTheory& theory, Marked marked);
-Sym strong_match(const Sym& a, const Sym& b);
-Sym weak_match(const Sym& a, const Sym& b);
 Sym lt(const Sym& a, const Sym& b);
 Sym le(const Sym& a, const Sym& b);
 Sym ite(const Sym& c, const Sym& a, const Sym& b);
-
-// Entity-tag comparisons on concrete tags (RFC 9110 §8.8.3.2), and a tag
-// without its weakness indicator ("W/\"x\"" -> "\"x\"").
-std::string etag_opaque(const std::string& tag);
-bool etag_strong_match(const std::string& a, const std::string& b);
-bool etag_weak_match(const std::string& a, const std::string& b);
 
 // Rebuilds `s` bottom-up with `leaf` applied to every variable (folding again).
 template <typename F>
