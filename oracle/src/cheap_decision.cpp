@@ -108,6 +108,13 @@ class Decider {
     return theory_ ? *theory_ : none;
   }
 
+  // A fresh core's name, quoted; bare when the marker begins with a quote
+  // (an unmarked string's core never begins with the marker).
+  std::string fresh(const char* prefix, std::size_t k) const {
+    std::string quoted = "\"" + (prefix + std::to_string(k)) + "\"";
+    return theory().marked(quoted) ? quoted.substr(1, quoted.size() - 2) : quoted;
+  }
+
   // A variable's candidate values, from the constants it is compared with:
   // each one's core, unmarked and marked.
   std::vector<std::string> candidates(const std::vector<std::string>& constants) const {
@@ -205,7 +212,7 @@ class Decider {
     // Per string variable: a fresh string of its own, then its candidates.
     std::vector<std::pair<VarId, std::vector<std::string>>> strs;
     for (auto& [v, constants] : str_vars_) {
-      std::vector<std::string> all = {"\"#w" + std::to_string(v) + "\""};
+      std::vector<std::string> all = {fresh("#w", v)};
       const std::vector<std::string> cands = candidates(constants);
       all.insert(all.end(), cands.begin(), cands.end());
       strs.emplace_back(v, std::move(all));
@@ -355,9 +362,8 @@ class Decider {
       if (th.has_marker()) strings.emplace_back(th.mark(o));
     }
     for (std::size_t f = 0; f < strs; ++f) {
-      std::string o = "\"#f" + std::to_string(f) + "\"";
-      // Not with real cores, nor a marked one: stay safe.
-      if (cores.count(o) || th.marked(o)) return Sat::Unknown;
+      std::string o = fresh("#f", f);
+      if (cores.count(o)) return Sat::Unknown;  // not with real cores; stay safe
       strings.emplace_back(o);
       if (th.has_marker()) strings.emplace_back(th.mark(o));
     }

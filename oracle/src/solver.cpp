@@ -287,6 +287,7 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
       };
       for (const Sym& f : formulas) collect(collect, f);
       std::map<std::int64_t, std::string> unseen;  // core id -> name
+      std::size_t next_rank = 1;  // (past names skipped for a mentioned constant)
       for (const auto& [id, sort] : mentioned) {
         auto found = m.vars.find(Impl::key(id, sort));
         if (found == m.vars.end()) continue;
@@ -307,12 +308,13 @@ std::vector<std::pair<VarId, Json>> Solver::model(const std::vector<Sym>& formul
             auto [it, fresh] = unseen.emplace(o, std::string());
             if (fresh) {
               std::string name;
-              for (std::size_t k = unseen.size();; ++k) {
-                name = "\"z" + std::to_string(k) + "\"";
+              for (;; ++next_rank) {
+                name = "\"z" + std::to_string(next_rank) + "\"";
                 if (m.theory.marked(name)) name = name.substr(1, name.size() - 2);
                 auto id = m.ids.find(name);
                 if (id == m.ids.end() || !constants.count(id->second)) break;
               }
+              ++next_rank;
               it->second = name;
             }
             body = it->second;

@@ -53,5 +53,20 @@ TEST(Solver, ModelHasOnlyThisQuerysVariables) {
   EXPECT_EQ(m[0].second, Json("\"a\""));
 }
 
+// Regression: strings nobody mentioned were named by their rank, starting
+// over at the rank after skipping a name the query mentions, so two
+// different strings could get one name ("z2" twice after skipping "z1").
+TEST(Solver, InventedStringsHaveDistinctNames) {
+  Solver z3;
+  const std::vector<Sym> f = {neq(str(0), Sym::lit("\"z1\"")),
+                              neq(str(1), Sym::lit("\"z1\"")), neq(str(0), str(1)),
+                              neq(str(0), Sym::lit("")), neq(str(1), Sym::lit(""))};
+  auto m = z3.model(f);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_NE(m[0].second, m[1].second);
+  EXPECT_NE(m[0].second, Json("\"z1\""));
+  EXPECT_NE(m[1].second, Json("\"z1\""));
+}
+
 }  // namespace
 }  // namespace dualfuzz::oracle
