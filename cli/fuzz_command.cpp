@@ -168,7 +168,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         return kTrouble;
       }
       const harness::Protocol& protocol = (*plugin)->protocol;
-      auto solver = std::make_shared<oracle::Solver>();
+      auto solver = std::make_shared<oracle::Solver>(
+          oracle::OracleOptions{}.solver_timeout_ms, protocol.model().strings);
       harness::RunOptions opts;
       opts.check_liveness = o->liveness;
       auto play = [&](const harness::Script& s, bool record_decisions = false) {

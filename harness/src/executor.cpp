@@ -227,7 +227,10 @@ Executor::Executor(const Protocol& protocol, Transport& transport, RunOptions op
     : protocol_(protocol),
       transport_(transport),
       options_(options),
-      solver_(solver ? std::move(solver) : std::make_shared<oracle::Solver>()),
+      solver_(solver ? std::move(solver)
+                     : std::make_shared<oracle::Solver>(
+                           options.oracle_options.solver_timeout_ms,
+                           protocol.model().strings)),
       model_(protocol.model()) {}
 
 RunResult Executor::run(const Script& script) {

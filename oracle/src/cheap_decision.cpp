@@ -81,10 +81,12 @@ class Decider {
       return;
     }
     if (s.op() == Op::Match) {
-      if (!theory_)
+      if (!has_theory_) {
         theory_ = s.theory();
-      else if (!(*theory_ == s.theory()))
+        has_theory_ = true;
+      } else if (theory_ != s.theory()) {
         mixed_theories_ = true;
+      }
     }
     // Constants a string variable is compared with are its likeliest values.
     if ((s.op() == Op::Match || s.op() == Op::Eq) && s.args().size() == 2) {
@@ -102,17 +104,11 @@ class Decider {
     for (const Sym& a : s.args()) collect_vars(a);
   }
 
-  // The facts' theory: that of their Match nodes (none: no marker).
-  const StringTheory& theory() const {
-    static const StringTheory none;
-    return theory_ ? *theory_ : none;
-  }
-
   // A fresh core's name, quoted; bare when the marker begins with a quote
   // (an unmarked string's core never begins with the marker).
   std::string fresh(const char* prefix, std::size_t k) const {
     std::string quoted = "\"" + (prefix + std::to_string(k)) + "\"";
-    return theory().marked(quoted) ? quoted.substr(1, quoted.size() - 2) : quoted;
+    return theory_.marked(quoted) ? quoted.substr(1, quoted.size() - 2) : quoted;
   }
 
   // A variable's candidate values, from the constants it is compared with:
@@ -120,8 +116,8 @@ class Decider {
   std::vector<std::string> candidates(const std::vector<std::string>& constants) const {
     std::vector<std::string> list;
     for (const std::string& c : constants) {
-      const std::string core(theory().core(c));
-      for (const std::string& x : {core, theory().mark(core)})
+      const std::string core(theory_.core(c));
+      for (const std::string& x : {core, theory_.mark(core)})
         if (list.size() < 6 && std::find(list.begin(), list.end(), x) == list.end())
           list.push_back(x);
     }
@@ -284,7 +280,7 @@ class Decider {
   void string_constants(const Sym& s, std::set<std::string>& out) const {
     if (s.is_const()) {
       if (s.value().is_string())
-        out.emplace(theory().core(s.value().get_ref<const std::string&>()));
+        out.emplace(theory_.core(s.value().get_ref<const std::string&>()));
       return;
     }
     for (const Sym& a : s.args()) string_constants(a, out);
@@ -355,7 +351,7 @@ class Decider {
       return Sat::Yes;
     }
     if (ints > 0) return Sat::Unknown;
-    const StringTheory& th = theory();
+    const StringTheory& th = theory_;
     std::vector<Json> strings;
     for (const std::string& o : cores) {
       strings.emplace_back(o);
@@ -414,7 +410,9 @@ class Decider {
   std::vector<Sym> facts_;
   std::map<VarId, std::size_t> int_nodes_;
   std::map<VarId, std::vector<std::string>> str_vars_;  // -> constants met
-  std::optional<StringTheory> theory_;
+  // The facts' theory: that of their Match nodes (none: no marker).
+  StringTheory theory_;
+  bool has_theory_ = false;
   bool mixed_theories_ = false;
   std::set<VarId> bool_vars_;
   bool opaque_ = false;

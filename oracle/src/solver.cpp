@@ -158,7 +158,7 @@ struct Solver::Impl {
       }
       case Op::Match: {
         // (Another theory's match would need another encoding.)
-        if (!(s.theory() == theory)) return std::nullopt;
+        if (s.theory() != theory) return std::nullopt;
         auto a = tr(s.args()[0]), b = tr(s.args()[1]);
         if (!a || !b || !a->str || !b->str) return std::nullopt;
         z3::expr same = a->e == b->e && a->e != 0;  // an empty core matches nothing

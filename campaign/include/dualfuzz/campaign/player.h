@@ -106,7 +106,8 @@ class Player {
   explicit Player(harness::Protocol p) : protocol_(std::move(p)) {}
   harness::Protocol protocol_;
   // One Z3 context for all executions (creating one costs ~10 ms).
-  std::shared_ptr<oracle::Solver> solver_ = std::make_shared<oracle::Solver>();
+  std::shared_ptr<oracle::Solver> solver_ = std::make_shared<oracle::Solver>(
+      oracle::OracleOptions{}.solver_timeout_ms, http_.model().strings);
   std::unique_ptr<Target> target_;
   std::string description_;
 };
