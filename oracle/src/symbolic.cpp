@@ -75,19 +75,21 @@ Sym Sym::lit(Json value) {
     static const Sym null_sym = make(nullptr);
     return null_sym;
   }
-  if (value.is_boolean()) {
+  // (Values are read through pointers: get<>() is a call through
+  // nlohmann's conversion machinery, and every folded condition comes here.)
+  if (const auto* b = value.get_ptr<const Json::boolean_t*>()) {
     static const Sym true_sym = make(true), false_sym = make(false);
-    return value.get<bool>() ? true_sym : false_sym;
+    return *b ? true_sym : false_sym;
   }
-  // So are status codes.
-  if (value.is_number_integer() && !value.is_number_unsigned() &&
-      value.get<std::int64_t>() >= 100 && value.get<std::int64_t>() < 600) {
+  // So are three-digit response codes.
+  if (const auto* i = value.get_ptr<const Json::number_integer_t*>();
+      i && !value.is_number_unsigned() && *i >= 100 && *i < 600) {
     static const std::vector<Sym> codes = [&] {
       std::vector<Sym> v;
       for (int c = 100; c < 600; ++c) v.push_back(make(c));
       return v;
     }();
-    return codes[static_cast<std::size_t>(value.get<std::int64_t>() - 100)];
+    return codes[static_cast<std::size_t>(*i - 100)];
   }
   return make(std::move(value));
 }
