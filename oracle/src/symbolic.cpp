@@ -33,7 +33,7 @@ const char* op_name(Op op) {
 
 }  // namespace
 
-Sym Sym::build(Node n) {
+Sym Sym::build(Node&& n) {
   std::size_t h = mix(static_cast<std::size_t>(n.op), static_cast<std::size_t>(n.sort));
   switch (n.op) {
     case Op::Const:

@@ -108,7 +108,8 @@ class Sym {
     std::size_t hash = 0;
   };
   explicit Sym(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
-  static Sym build(Node n);
+  // (By reference: a node is moved once, into its allocation.)
+  static Sym build(Node&& n);
   static const std::vector<std::string>& no_names();
   std::shared_ptr<const Node> node_;
 };
