@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
     const double recorded_run = cpu_seconds() - t;
     std::size_t decisions = 0;
     for (const auto& e : r.explanations) decisions += e.decisions.size();
-    auto solver = std::make_shared<dualfuzz::oracle::Solver>();
+    auto solver = std::make_shared<dualfuzz::oracle::Solver>(
+        500, p.protocol().model().strings);
     std::mt19937_64 rng(seed);
     t = cpu_seconds();
     auto out = dualfuzz::mutator::targeted_mutation(*s, r, p.protocol(), *solver, rng);
@@ -144,7 +145,8 @@ int main(int argc, char** argv) {
   const double rewrites = static_cast<double>(st.rewrites - warm.rewrites);
 
   // The targeted path alone, on the inputs the chain replayed: replay, solve.
-  auto solver = std::make_shared<dualfuzz::oracle::Solver>();
+  auto solver = std::make_shared<dualfuzz::oracle::Solver>(
+        500, p.protocol().model().strings);
   std::mt19937_64 rng(seed);
   double replay_s = 0, solve_s = 0, exec_s = 0;
   std::size_t n = 0, hits = 0;

@@ -55,7 +55,7 @@ std::vector<Event> script() {
 }  // namespace
 
 int main() {
-  auto solver = std::make_shared<oracle::Solver>(500);
+  auto solver = std::make_shared<oracle::Solver>(500, http::server_model().strings);
   auto trace = script();
   const int n = 2000;
   std::uint64_t q0 = solver->stats().queries;

@@ -118,7 +118,8 @@ int main(int argc, char** argv) {
 
   if (profile == "oracle") {  // the oracle alone, on recorded events
     const oracle::ServerModel model = p.protocol().model();
-    auto solver = std::make_shared<oracle::Solver>();
+    auto solver = std::make_shared<oracle::Solver>(
+        Player::fuzz_options().oracle_options.solver_timeout_ms, model.strings);
     std::vector<std::vector<oracle::Event>> recorded;
     for (const auto& text : corpus)
       recorded.push_back(p.play(*p.parse(text), false).events);
@@ -148,7 +149,8 @@ int main(int argc, char** argv) {
   // options and a shared solver).
   const oracle::ServerModel model = p.protocol().model();
   const harness::RunOptions opts = Player::fuzz_options();
-  auto solver = std::make_shared<oracle::Solver>();
+  auto solver = std::make_shared<oracle::Solver>(
+      opts.oracle_options.solver_timeout_ms, model.strings);
   std::vector<std::vector<oracle::Event>> recorded;
   for (const auto& text : corpus)
     recorded.push_back(p.play(*p.parse(text), false).events);

@@ -25,7 +25,7 @@ struct Bench {
   harness::Protocol http = http::protocol();
   http::HttpServerCore server{http::ServerOptions{}};
   http::InProcessTransport transport{server};
-  std::shared_ptr<oracle::Solver> solver = std::make_shared<oracle::Solver>();
+  std::shared_ptr<oracle::Solver> solver = std::make_shared<oracle::Solver>(500, http.model().strings);
 
   RunResult play(const Script& s) {
     server.reset();

@@ -1,4 +1,4 @@
-// Entity tags as the HTTP model reads them (specs/entity_tag.h), rebuilt on
+// Entity tags as the HTTP model reads them (protocols/http/.../entity_tag.h), rebuilt on
 // the oracle's theory API so the oracle's tests need no protocol: "W/" marks
 // a weak tag; the strong comparison excludes marked tags.
 //

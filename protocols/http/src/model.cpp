@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "dualfuzz/specs/detail/sym_state.h"
-#include "dualfuzz/specs/entity_tag.h"
+#include "dualfuzz/http/entity_tag.h"
 
 namespace dualfuzz::http {
 using oracle::Json;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -69,9 +70,13 @@ class Player {
     harness::RunOptions o = fuzz_options();
     o.oracle = oracle;
     o.oracle_options.limits.record_decisions = record_decisions;
-    o.run_namespace = target_->reset();
-    harness::Executor ex(protocol_, target_->transport(), o, solver_);
-    return ex.run(s);
+    try {  // (a plug-in's reset() or model() may throw: never a finding)
+      o.run_namespace = target_->reset();
+      harness::Executor ex(protocol_, target_->transport(), o, solver_);
+      return ex.run(s);
+    } catch (const std::exception& e) {
+      return harness::RunResult::internal_error(e.what());
+    }
   }
   Result<harness::Script> parse(std::string_view text) const {
     return harness::parse_script(text, protocol_.functions);
@@ -107,7 +112,7 @@ class Player {
   harness::Protocol protocol_;
   // One Z3 context for all executions (creating one costs ~10 ms).
   std::shared_ptr<oracle::Solver> solver_ = std::make_shared<oracle::Solver>(
-      oracle::OracleOptions{}.solver_timeout_ms, http_.model().strings);
+      oracle::OracleOptions{}.solver_timeout_ms, protocol_.model().strings);
   std::unique_ptr<Target> target_;
   std::string description_;
 };

@@ -1,6 +1,6 @@
-#include "dualfuzz/specs/entity_tag.h"
+#include "dualfuzz/http/entity_tag.h"
 
-namespace dualfuzz::specs {
+namespace dualfuzz::http {
 
 const oracle::StringTheory& entity_tags() {
   static const oracle::StringTheory tags("W/");
@@ -15,4 +15,4 @@ oracle::Sym weak_match(const oracle::Sym& a, const oracle::Sym& b) {
   return oracle::match(a, b, entity_tags(), oracle::Marked::Allowed);
 }
 
-}  // namespace dualfuzz::specs
+}  // namespace dualfuzz::http

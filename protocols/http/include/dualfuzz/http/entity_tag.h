@@ -12,7 +12,7 @@
 #include "dualfuzz/oracle/symbolic.h"
 #include "dualfuzz/oracle/theory.h"
 
-namespace dualfuzz::specs {
+namespace dualfuzz::http {
 
 // The theory of entity tags; every model comparing them registers it.
 const oracle::StringTheory& entity_tags();
@@ -22,4 +22,4 @@ const oracle::StringTheory& entity_tags();
 oracle::Sym strong_match(const oracle::Sym& a, const oracle::Sym& b);
 oracle::Sym weak_match(const oracle::Sym& a, const oracle::Sym& b);
 
-}  // namespace dualfuzz::specs
+}  // namespace dualfuzz::http
