@@ -1,5 +1,6 @@
 // Subcommands of the `dualfuzz` program; each registers itself on the CLI11
-// app and returns the process exit code (0 no violation, 1 violation, 2 trouble).
+// app and returns the process exit code (0 no violation, 1 violation, 2 trouble, 3
+// internal error: dualfuzz or a plug-in threw, which says nothing about the server).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@ namespace dualfuzz::cli {
 inline constexpr int kNoViolation = 0;
 inline constexpr int kViolation = 1;
 inline constexpr int kTrouble = 2;
+inline constexpr int kInternalError = 3;
 
 // Registers `history`; `run` is set to the command's body.
 void add_history_command(CLI::App& app, std::function<int()>& run);

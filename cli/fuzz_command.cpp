@@ -195,6 +195,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
             .count();
       };
       std::uint64_t execs = 0, messages = 0, sent = 0, inconclusive = 0;
+      // Throws in dualfuzz or the plug-in: counted and reported, never a
+      // finding (the first one's report is printed, the run goes on).
+      std::uint64_t internal_errors = 0;
       double shrink_seconds = 0;  // --keep-going: time spent shrinking, not fuzzing
       auto summary = [&](bool violation) {
         nlohmann::json j = {{"target", o->target},           {"seed", o->seed},
@@ -202,6 +205,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                             {"seconds", elapsed()},          {"executions", execs},
                             {"messages", messages},          {"requests_sent", sent},
                             {"inconclusive", inconclusive}};
+        j["internal_errors"] = internal_errors;
         j["mutator_replays"] = mut.targeted_stats().runs;  // not in "executions"
         j["targeted_rewrites"] = mut.targeted_stats().rewrites;
         return j;
@@ -530,6 +534,13 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
         for (const auto& m : r.trace.messages())
           sent += harness::is_request_label(m.label);
         inconclusive += r.inconclusive();
+        if (r.outcome == RunResult::Outcome::InternalError) {
+          if (internal_errors++ == 0)
+            std::cerr
+                << "dualfuzz fuzz: internal error (reported once; the run goes on)\n"
+                << harness::run_report(*script, r, o->target);
+          continue;
+        }
         if (r.violation() && !o->keep_going) {
           const double found = elapsed();
           const Shrunk s = shrink(*script, r);
@@ -628,6 +639,10 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
           next_report += 5;
         }
       }
+      if (internal_errors)
+        std::cout << "dualfuzz fuzz: " << internal_errors
+                  << " execution(s) ended in an internal error (a dualfuzz or plug-in "
+                     "bug, not a finding; the first was reported above)\n";
       if (!order.empty()) {
         std::cout << "dualfuzz fuzz: " << order.size() << " distinct violation"
                   << (order.size() == 1 ? "" : "s") << " in " << elapsed() << " s, "
@@ -665,7 +680,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                                             nlohmann::json::error_handler_t::replace)
                   << "\n";
       }
-      return order.empty() ? kNoViolation : kViolation;
+      if (!order.empty()) return kViolation;
+      return internal_errors ? kInternalError : kNoViolation;
     };
   });
 }

@@ -49,8 +49,7 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
         std::cout << p.report(l->script, first);
         std::cerr << "dualfuzz minimize: " << m->file
                   << " shows no violation: nothing to minimize\n";
-        return first.outcome == harness::RunResult::Outcome::Trouble ? kTrouble
-                                                                     : kNoViolation;
+        return exit_code(first);
       }
       std::size_t runs = 0;
       // The trace lets the shrinker re-point or inline references.

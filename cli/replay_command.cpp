@@ -44,6 +44,7 @@ bool write_chart(const std::string& path, const harness::Protocol& protocol,
 
 int exit_code(const harness::RunResult& r) {
   if (r.violation()) return kViolation;
+  if (r.outcome == harness::RunResult::Outcome::InternalError) return kInternalError;
   return r.outcome == harness::RunResult::Outcome::Trouble ? kTrouble : kNoViolation;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace dualfuzz::harness {
@@ -21,6 +22,32 @@ class Run {
       : p_(p), t_(t), o_(o), oracle_(m, o.oracle_options, std::move(s)) {}
 
   RunResult go(const Script& script) {
+    try {
+      play(script);
+    } catch (const std::exception& e) {
+      internal_error(e.what());
+    } catch (...) {
+      internal_error("an exception that is not a std::exception");
+    }
+    return std::move(res_);
+  }
+
+  // A throw from the model, the codec or a script function: the run stops,
+  // its connections are closed, the trace so far is kept.
+  void internal_error(const std::string& what) {
+    RunResult e = RunResult::internal_error(what);
+    res_.outcome = e.outcome;
+    res_.detail = std::move(e.detail);
+    res_.explanations.clear();
+    for (ConnId c : std::set<ConnId>(open_)) {
+      try {
+        t_.close(c);
+      } catch (...) {  // the run is already lost; keep its trace
+      }
+    }
+  }
+
+  void play(const Script& script) {
     for (const Step& st : script.steps) {
       if (done()) break;
       if (const auto* r = std::get_if<RequestStep>(&st)) {
@@ -45,7 +72,6 @@ class Run {
     if (o_.oracle && o_.check_at_end) judge_at_end();
     if (o_.oracle && o_.oracle_options.limits.record_decisions)
       res_.explanations = oracle_.explanations();
-    return std::move(res_);
   }
 
  private:
@@ -234,8 +260,25 @@ Executor::Executor(const Protocol& protocol, Transport& transport, RunOptions op
       model_(protocol.model()) {}
 
 RunResult Executor::run(const Script& script) {
-  Run r(protocol_, transport_, options_, solver_, model_);
-  return r.go(script);
+  std::optional<Run> r;
+  try {  // (the oracle starts the model's tree: a model may throw here too)
+    r.emplace(protocol_, transport_, options_, solver_, model_);
+  } catch (const std::exception& e) {
+    return RunResult::internal_error(e.what());
+  } catch (...) {
+    return RunResult::internal_error("an exception that is not a std::exception");
+  }
+  return r->go(script);
+}
+
+RunResult RunResult::internal_error(std::string_view what) {
+  RunResult r;
+  r.outcome = Outcome::InternalError;
+  r.detail =
+      "INTERNAL ERROR (in dualfuzz or the protocol plug-in, not a finding about "
+      "the server): " +
+      std::string(what) + "\n";
+  return r;
 }
 
 std::string RunResult::report() const {
@@ -254,6 +297,9 @@ std::string RunResult::report() const {
       break;
     case Outcome::Trouble:
       s += "verdict: could not run: ";
+      break;
+    case Outcome::InternalError:
+      s += "verdict: none (internal error)\n";
       break;
     default:
       break;

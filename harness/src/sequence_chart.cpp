@@ -27,6 +27,8 @@ const char* outcome_name(Outcome o) {
       return "liveness";
     case Outcome::Trouble:
       return "trouble";
+    case Outcome::InternalError:
+      return "internal-error";
   }
   return "?";
 }
@@ -337,6 +339,9 @@ std::string run_report(const Script& script, const RunResult& r,
       break;
     case Outcome::Trouble:
       head = "could not run";
+      break;
+    case Outcome::InternalError:
+      head = "internal error";
       break;
     default:
       head = "functional violation";

@@ -13,8 +13,13 @@ struct TcpTransport::Conn {
 };
 
 TcpTransport::TcpTransport(asio::io_context& io, std::string host, std::uint16_t port,
-                           std::chrono::milliseconds connect_timeout)
-    : io_(io), host_(std::move(host)), port_(port), connect_timeout_(connect_timeout) {}
+                           std::chrono::milliseconds connect_timeout,
+                           std::chrono::milliseconds write_timeout)
+    : io_(io),
+      host_(std::move(host)),
+      port_(port),
+      connect_timeout_(connect_timeout),
+      write_timeout_(write_timeout) {}
 
 TcpTransport::~TcpTransport() {
   for (auto& [c, conn] : conns_) {
@@ -50,7 +55,9 @@ Result<bool> TcpTransport::open(ConnId c) {
     io_.poll();
     return make_error("connect to " + host_ + ":" + std::to_string(port_) + " timed out");
   }
-  if (result) return make_error("connect to " + host_ + ":" + std::to_string(port_) + ": " + result.message());
+  if (result)
+    return make_error("connect to " + host_ + ":" + std::to_string(port_) + ": " +
+                      result.message());
   conn->socket.set_option(tcp::no_delay(true), ec);
   conns_[c] = conn;
   start_read(c, conn);
@@ -61,7 +68,8 @@ void TcpTransport::start_read(ConnId c, const std::shared_ptr<Conn>& conn) {
   if (conn->reading || conn->dead) return;
   conn->reading = true;
   conn->socket.async_read_some(
-      asio::buffer(conn->buf), [this, c, conn](const boost::system::error_code& e, std::size_t n) {
+      asio::buffer(conn->buf),
+      [this, c, conn](const boost::system::error_code& e, std::size_t n) {
         conn->reading = false;
         if (conn->dead) return;  // closed by us
         if (e) {
@@ -79,11 +87,41 @@ void TcpTransport::start_read(ConnId c, const std::shared_ptr<Conn>& conn) {
 void TcpTransport::send(ConnId c, std::string_view bytes) {
   auto it = conns_.find(c);
   if (it == conns_.end() || it->second->dead) return;
-  boost::system::error_code ec;
-  // Blocking write: requests are small, and a server that stops reading is
-  // reported by the timeouts that follow.
-  asio::write(it->second->socket, asio::buffer(bytes.data(), bytes.size()), ec);
-  if (ec) inbox_.push_back({c, {}, true, "write failed: " + ec.message()});
+  const std::shared_ptr<Conn> conn = it->second;
+  // Not a blocking write: a server that stops reading would hang it. The
+  // write runs on the io_context with a deadline, and the server's answers
+  // keep being read meanwhile (one that writes before reading cannot
+  // deadlock us). The handler owns what it touches: it may run after a
+  // timeout, when this call has returned.
+  struct Write {
+    std::string bytes;
+    bool done = false;
+    boost::system::error_code ec;
+  };
+  auto w = std::make_shared<Write>();
+  w->bytes.assign(bytes);
+  asio::async_write(conn->socket, asio::buffer(w->bytes),
+                    [w](const boost::system::error_code& e, std::size_t) {
+                      w->done = true;
+                      w->ec = e;
+                    });
+  io_.restart();
+  const auto deadline = std::chrono::steady_clock::now() + write_timeout_;
+  while (!w->done && std::chrono::steady_clock::now() < deadline)
+    io_.run_one_for(deadline - std::chrono::steady_clock::now());
+  if (!w->done) {
+    conn->dead = true;  // its read handler reports nothing more
+    boost::system::error_code ec;
+    conn->socket.close(ec);
+    inbox_.push_back({c,
+                      {},
+                      true,
+                      "write timed out: the server stopped reading (" +
+                          std::to_string(w->bytes.size()) + " bytes not taken within " +
+                          std::to_string(write_timeout_.count()) + " ms)"});
+    return;
+  }
+  if (w->ec) inbox_.push_back({c, {}, true, "write failed: " + w->ec.message()});
 }
 
 void TcpTransport::close(ConnId c) {
@@ -97,12 +135,14 @@ void TcpTransport::close(ConnId c) {
   std::erase_if(inbox_, [c](const Incoming& in) { return in.conn == c; });
 }
 
-std::vector<Transport::Incoming> TcpTransport::receive(std::chrono::milliseconds timeout) {
+std::vector<Transport::Incoming> TcpTransport::receive(
+    std::chrono::milliseconds timeout) {
   io_.restart();
   io_.poll();
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (inbox_.empty() && std::chrono::steady_clock::now() < deadline)
-    if (io_.run_one_for(deadline - std::chrono::steady_clock::now()) == 0 && io_.stopped())
+    if (io_.run_one_for(deadline - std::chrono::steady_clock::now()) == 0 &&
+        io_.stopped())
       io_.restart();
   io_.poll();  // whatever else is ready
   return std::exchange(inbox_, {});
@@ -110,7 +150,8 @@ std::vector<Transport::Incoming> TcpTransport::receive(std::chrono::milliseconds
 
 Result<std::pair<std::string, std::uint16_t>> parse_host_port(const std::string& s) {
   auto colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0) return make_error("expected HOST:PORT, got `" + s + "`");
+  if (colon == std::string::npos || colon == 0)
+    return make_error("expected HOST:PORT, got `" + s + "`");
   try {
     unsigned long p = std::stoul(s.substr(colon + 1));
     if (p == 0 || p > 65535) throw std::out_of_range("port");

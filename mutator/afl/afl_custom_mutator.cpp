@@ -6,7 +6,10 @@
 // count from init_trim or post_trim.
 #include "dualfuzz/mutator/afl_custom_mutator.h"
 
+#include <cstdio>
+#include <exception>
 #include <new>
+#include <stdexcept>
 #include <string_view>
 
 #include "dualfuzz/mutator/afl_adapter.h"
@@ -15,7 +18,9 @@
 using dualfuzz::mutator::AflAdapter;
 
 namespace {
-AflAdapter& state(void* data) { return *static_cast<AflAdapter*>(data); }
+// Null when afl_custom_init failed (afl-fuzz stops then, but a hook must not
+// rely on it): every hook answers its no-op instead of dereferencing.
+AflAdapter* state(void* data) { return static_cast<AflAdapter*>(data); }
 std::string_view view(const uint8_t* p, size_t n) {
   return p ? std::string_view(reinterpret_cast<const char*>(p), n) : std::string_view();
 }
@@ -38,9 +43,12 @@ extern "C" DUALFUZZ_AFL_API void* afl_custom_init(afl_state_t* /*afl*/,
     // environment afl-fuzz passes to the target too ($DUALFUZZ_BUG,
     // $DUALFUZZ_TARGET; $DUALFUZZ_TARGETED=0 turns it off).
     return new AflAdapter(dualfuzz::protocols::engine_mutator_from_env(), seed);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dualfuzz AFL++ mutator: cannot start: %s\n", e.what());
   } catch (...) {
-    return nullptr;
+    std::fprintf(stderr, "dualfuzz AFL++ mutator: cannot start\n");
   }
+  return nullptr;  // afl-fuzz reports a failed custom-mutator init
 }
 
 extern "C" DUALFUZZ_AFL_API void afl_custom_deinit(void* data) {
@@ -51,13 +59,15 @@ extern "C" DUALFUZZ_AFL_API size_t afl_custom_fuzz(void* data, uint8_t* buf,
                                                    size_t buf_size, uint8_t** out_buf,
                                                    uint8_t* add_buf, size_t add_buf_size,
                                                    size_t max_size) {
-  AflAdapter& a = state(data);
+  AflAdapter* a = state(data);
   std::string_view out;
   try {
-    out = a.fuzz(view(buf, buf_size), view(add_buf, add_buf_size), max_size);
+    if (!a) throw std::logic_error("no mutator state");
+    out = a->fuzz(view(buf, buf_size), view(add_buf, add_buf_size), max_size);
   } catch (...) {
     try {
-      out = a.fallback(view(buf, buf_size), max_size);
+      if (!a) throw std::logic_error("no mutator state");
+      out = a->fallback(view(buf, buf_size), max_size);
     } catch (...) {
       out = std::string_view(reinterpret_cast<char*>(empty_buffer()), max_size ? 1 : 0);
     }
@@ -69,7 +79,8 @@ extern "C" DUALFUZZ_AFL_API size_t afl_custom_fuzz(void* data, uint8_t* buf,
 extern "C" DUALFUZZ_AFL_API const char* afl_custom_describe(void* data,
                                                             size_t max_description_len) {
   try {
-    return state(data).describe(max_description_len);
+    AflAdapter* a = state(data);
+    return a ? a->describe(max_description_len) : "";
   } catch (...) {
     return "";  // afl-fuzz then uses its default description
   }
@@ -78,15 +89,21 @@ extern "C" DUALFUZZ_AFL_API const char* afl_custom_describe(void* data,
 extern "C" DUALFUZZ_AFL_API int32_t afl_custom_init_trim(void* data, uint8_t* buf,
                                                          size_t buf_size) {
   try {
-    AflAdapter& a = state(data);
-    return static_cast<int32_t>(a.trimmer().start(view(buf, buf_size), a.functions()));
+    AflAdapter* a = state(data);
+    if (!a) return 0;
+    return static_cast<int32_t>(a->trimmer().start(view(buf, buf_size), a->functions()));
   } catch (...) {
     return 0;  // no trimming steps: afl-fuzz moves on
   }
 }
 
 extern "C" DUALFUZZ_AFL_API size_t afl_custom_trim(void* data, uint8_t** out_buf) {
-  auto& t = state(data).trimmer();
+  AflAdapter* a = state(data);
+  if (!a) {  // (init_trim said 0 steps: afl-fuzz should not ask)
+    *out_buf = empty_buffer();
+    return 0;
+  }
+  auto& t = a->trimmer();
   try {
     const std::string& s = t.next();
     *out_buf = bytes(s);
@@ -100,7 +117,9 @@ extern "C" DUALFUZZ_AFL_API size_t afl_custom_trim(void* data, uint8_t** out_buf
 
 extern "C" DUALFUZZ_AFL_API int32_t afl_custom_post_trim(void* data, uint8_t success) {
   try {
-    return static_cast<int32_t>(state(data).trimmer().report(success != 0));
+    AflAdapter* a = state(data);
+    if (!a) return 0x7fffffff;
+    return static_cast<int32_t>(a->trimmer().report(success != 0));
   } catch (...) {
     return 0x7fffffff;  // past any step count: ends this trimming round
   }

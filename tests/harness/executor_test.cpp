@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <stdexcept>
 
 #include "dualfuzz/http/protocol.h"
 
@@ -46,6 +47,52 @@ RunResult play(FakeTransport::Reply reply, const std::string& text, bool livenes
   return ex.run(*parse_script(text, http().functions));
 }
 const char* kGet = R"(req 1 on c0: {"method":"GET","path":"/a"})";
+
+// A protocol whose model throws: on the first request, or when it starts.
+Protocol throwing_protocol(bool at_start) {
+  Protocol p = http::protocol();
+  p.model = [at_start] {
+    return oracle::ServerModel{
+        "throws",
+        [at_start]() -> oracle::Tree {
+          if (at_start) throw std::runtime_error("model bug: no initial state");
+          return oracle::recv(oracle::ModelState(Json(nullptr)),
+                              [](const oracle::Request&) -> oracle::Tree {
+                                throw std::runtime_error("model bug: unexpected request");
+                              });
+        },
+        nullptr};
+  };
+  return p;
+}
+std::vector<Transport::Incoming> not_found(ConnId c, const std::string&) {
+  return {{c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, {}}};
+}
+
+TEST(Executor, AModelThatThrowsIsAnInternalErrorNotAViolation) {
+  for (bool at_start : {false, true}) {
+    const Protocol p = throwing_protocol(at_start);
+    FakeTransport t(not_found);
+    RunOptions o;
+    o.message_timeout = std::chrono::milliseconds(10);
+    Executor ex(p, t, o);
+    RunResult r = ex.run(
+        *parse_script(std::string(kGet) +
+                          "\nwait 1\nreq 3 on c0: {\"method\":\"GET\",\"path\":\"/b\"}\n",
+                      p.functions));
+    EXPECT_EQ(r.outcome, RunResult::Outcome::InternalError) << r.report();
+    EXPECT_FALSE(r.violation()) << "a fuzzer must not save it as a finding";
+    EXPECT_NE(r.report().find(at_start ? "no initial state" : "unexpected request"),
+              std::string::npos)
+        << r.report();
+    EXPECT_NE(r.report().find("INTERNAL ERROR"), std::string::npos) << r.report();
+    // The trace up to the throw is kept (the request the model choked on).
+    if (!at_start) EXPECT_GE(r.trace.size(), 1u) << r.report();
+    // The executor stays usable: the next run reports the same, no leftover state.
+    EXPECT_EQ(ex.run(*parse_script(kGet, p.functions)).outcome,
+              RunResult::Outcome::InternalError);
+  }
+}
 
 TEST(Executor, WellBehavedServerPasses) {
   auto r = play(

@@ -113,5 +113,28 @@ TEST(MisbehavingTcpServer, ACorrectAnswerThenSilencePassesWithoutLiveness) {
   EXPECT_GE(r.trace.size(), 2u) << r.report();
 }
 
+TEST(MisbehavingTcpServer, AServerThatNeverReadsEndsTheConnectionNotTheProcess) {
+  // Accepts and holds the socket without ever reading: once the socket
+  // buffers fill, a blocking write would wait forever.
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+  std::shared_ptr<tcp::socket> held;
+  acceptor.async_accept([&](boost::system::error_code ec, tcp::socket s) {
+    if (!ec) held = std::make_shared<tcp::socket>(std::move(s));
+  });
+  TcpTransport t(io, "127.0.0.1", acceptor.local_endpoint().port(),
+                 std::chrono::milliseconds(2000), std::chrono::milliseconds(300));
+  ASSERT_TRUE(t.open(0));
+  const auto start = std::chrono::steady_clock::now();
+  t.send(0, std::string(std::size_t{256} << 20, 'x'));  // far beyond any buffer
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  auto in = t.receive(std::chrono::milliseconds(100));
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_TRUE(in[0].eof);
+  EXPECT_NE(in[0].error.find("write timed out"), std::string::npos) << in[0].error;
+  t.send(0, "more");  // a dead connection takes no more writes, quietly
+  EXPECT_TRUE(t.receive(std::chrono::milliseconds(10)).empty());
+}
+
 }  // namespace
 }  // namespace dualfuzz::harness

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dualfuzz/harness/labelled_trace.h"
@@ -53,7 +54,10 @@ struct RunResult {
     ModelViolation,
     ProtocolViolation,
     LivenessViolation,
-    Trouble
+    Trouble,
+    // dualfuzz or a plug-in threw (a model, codec or function bug): not a
+    // finding about the server. The trace up to the throw is kept.
+    InternalError
   };
   Outcome outcome = Outcome::Pass;
   oracle::Verdict verdict;
@@ -72,6 +76,9 @@ struct RunResult {
   }
   // The trace as a message sequence, then the verdict.
   std::string report() const;
+  // An InternalError result saying what threw (no trace: a caller that has
+  // one keeps it).
+  static RunResult internal_error(std::string_view what);
 };
 
 class Executor {

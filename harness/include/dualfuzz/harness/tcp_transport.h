@@ -7,13 +7,16 @@
 //   t.open(0); t.send(0, bytes); auto in = t.receive(std::chrono::milliseconds(500));
 #pragma once
 
+// <utility> before Asio: Boost 1.74's awaitable.hpp uses std::exchange
+// without including it.
+// clang-format off
 #include <map>
 #include <memory>
 #include <string>
-
-#include <utility>  // before Asio: Boost 1.74 awaitable.hpp uses std::exchange
+#include <utility>
 
 #include <boost/asio.hpp>
+// clang-format on
 
 #include "dualfuzz/harness/transport.h"
 
@@ -21,8 +24,12 @@ namespace dualfuzz::harness {
 
 class TcpTransport final : public Transport {
  public:
-  TcpTransport(boost::asio::io_context& io, std::string host, std::uint16_t port,
-               std::chrono::milliseconds connect_timeout = std::chrono::milliseconds(2000));
+  // `write_timeout` bounds each send: a server that stops reading (its
+  // receive window full) ends that connection, it does not hang the run.
+  TcpTransport(
+      boost::asio::io_context& io, std::string host, std::uint16_t port,
+      std::chrono::milliseconds connect_timeout = std::chrono::milliseconds(2000),
+      std::chrono::milliseconds write_timeout = std::chrono::milliseconds(2000));
   ~TcpTransport() override;
   Result<bool> open(ConnId c) override;
   void send(ConnId c, std::string_view bytes) override;
@@ -36,6 +43,7 @@ class TcpTransport final : public Transport {
   std::string host_;
   std::uint16_t port_;
   std::chrono::milliseconds connect_timeout_;
+  std::chrono::milliseconds write_timeout_;
   std::map<ConnId, std::shared_ptr<Conn>> conns_;
   std::vector<Incoming> inbox_;
 };
