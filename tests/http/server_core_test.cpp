@@ -9,7 +9,6 @@
 namespace dualfuzz::http {
 namespace {
 
-
 // One exchange: requests sent (all, then one poll) on a connection.
 struct Step {
   ConnId conn;
@@ -213,7 +212,30 @@ TEST(CorrectServer, IfUnmodifiedSinceOnlyWithoutIfMatch) {
   EXPECT_EQ(status(r[1]), 412);
   EXPECT_EQ(status(r[2]), 204);
   EXPECT_EQ(status(r[3]), 204);  // If-Match passed: the date is not evaluated
-  EXPECT_EQ(status(r[4]), 204);  // not an IMF-fixdate: ignored
+  EXPECT_EQ(status(r[4]), 204);  // not an HTTP-date: ignored
+}
+
+// RFC 9110 §5.6.7: a recipient MUST accept all three HTTP-date formats (the
+// reference server once read IMF-fixdate only and answered 204 here).
+TEST(CorrectServer, IfUnmodifiedSinceInEveryDateFormat) {
+  for (const char* old : {"Mon, 01 Jan 2001 00:00:00 GMT",
+                          "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"}) {
+    auto r = correct({{{0, put("/a", "x")}},
+                      {{0, put("/a", "y", {{"if-unmodified-since", old}})}},
+                      {{0, get("/a", {{"if-modified-since", old}})}}});
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(status(r[1]), 412) << old;
+    EXPECT_EQ(status(r[2]), 200) << old;  // modified since: not 304
+  }
+  for (const char* future :
+       {"Thu Dec 31 23:59:59 2099", "Fri, 01 Jan 2100 00:00:00 GMT"}) {
+    auto r = correct({{{0, put("/a", "x")}},
+                      {{0, get("/a", {{"if-modified-since", future}})}},
+                      {{0, put("/a", "y", {{"if-unmodified-since", future}})}}});
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(status(r[1]), 304) << future;
+    EXPECT_EQ(status(r[2]), 204) << future;
+  }
 }
 
 TEST(CorrectServer, IfNoneMatchUsesWeakComparison) {

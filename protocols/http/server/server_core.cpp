@@ -4,6 +4,8 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "dualfuzz/http/date.h"
+
 namespace dualfuzz::http {
 namespace {
 
@@ -32,24 +34,6 @@ const char* reason(int s) {
     default:
       return "Unknown";
   }
-}
-
-std::string http_date(long long t) {
-  std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return buf;
-}
-// IMF-fixdate only, exactly as the HTTP model reads dates: a date the model
-// ignores must be ignored here too.
-std::optional<long long> parse_date(const std::string& s) {
-  if (s.size() != 29 || s.compare(25, 4, " GMT") != 0) return std::nullopt;
-  std::tm tm{};
-  const char* end = strptime(s.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  if (!end || *end != '\0') return std::nullopt;
-  return static_cast<long long>(timegm(&tm));
 }
 
 // An entity-tag list (RFC 9110 §8.8.3), split like the model splits it.
@@ -234,7 +218,7 @@ std::string HttpServerCore::new_tag(const std::string& body) {
 std::string HttpServerCore::render(const Reply& r, bool close) const {
   std::string out =
       "HTTP/1.1 " + std::to_string(r.status) + " " + reason(r.status) + "\r\n";
-  out += "Date: " + http_date(clock_) + "\r\nServer: dualfuzz-reference\r\n";
+  out += "Date: " + format_http_date(clock_) + "\r\nServer: dualfuzz-reference\r\n";
   for (const auto& [k, v] : r.headers) out += k + ": " + v + "\r\n";
   if (close) out += "Connection: close\r\n";
   const bool bodyless = r.status == 204 || r.status == 304;
@@ -277,7 +261,7 @@ std::optional<HttpServerCore::Reply> HttpServerCore::preconditions(const Json& q
   }
   // Step 2: If-Unmodified-Since, only without If-Match.
   if (ius && r && (!im || bug("ius-after-if-match")) && !bug("ius-ignored"))
-    if (auto d = parse_date(*ius); d && r->modified > *d)
+    if (auto d = parse_http_date(*ius); d && r->modified > *d)
       return Reply{412, {}, "", false};
   // Step 3: If-None-Match, weak comparison.
   if (const std::string* inm = header(q, "if-none-match")) {
@@ -294,7 +278,7 @@ std::optional<HttpServerCore::Reply> HttpServerCore::preconditions(const Json& q
   }
   // Step 4: If-Modified-Since, GET and HEAD only.
   if (const std::string* ims = header(q, "if-modified-since"); ims && r && safe)
-    if (auto d = parse_date(*ims); d && (r->modified <= *d || bug("ims-wrong-304")))
+    if (auto d = parse_http_date(*ims); d && (r->modified <= *d || bug("ims-wrong-304")))
       return Reply{304, {{"ETag", r->etag}}, "", false};
   return std::nullopt;
 }
@@ -308,7 +292,7 @@ HttpServerCore::Reply HttpServerCore::put(const Json& q, const std::string& path
     Resource fresh{body, new_tag(body), clock_, 1, ""};
     files_[path] = fresh;
     return {bug("create-204") ? 204 : 201,
-            {{"ETag", fresh.etag}, {"Last-Modified", http_date(fresh.modified)}},
+            {{"ETag", fresh.etag}, {"Last-Modified", format_http_date(fresh.modified)}},
             "",
             false};
   }
@@ -319,7 +303,10 @@ HttpServerCore::Reply HttpServerCore::put(const Json& q, const std::string& path
   r.body = body;
   if (!bug("etag-reuse")) r.etag = new_tag(body);
   r.modified = bug("lm-backwards") && r.versions == 3 ? kEpoch - 100 : clock_;
-  return {204, {{"ETag", r.etag}, {"Last-Modified", http_date(r.modified)}}, "", false};
+  return {204,
+          {{"ETag", r.etag}, {"Last-Modified", format_http_date(r.modified)}},
+          "",
+          false};
 }
 
 std::optional<HttpServerCore::Reply> HttpServerCore::handle(const Json& q, Conn& c) {
@@ -347,7 +334,7 @@ std::optional<HttpServerCore::Reply> HttpServerCore::handle(const Json& q, Conn&
     std::string body = r->body;
     if (bug("stale-read") && r->versions >= 2 && r->body.size() > 3) body = r->previous;
     return Reply{200,
-                 {{"ETag", r->etag}, {"Last-Modified", http_date(r->modified)}},
+                 {{"ETag", r->etag}, {"Last-Modified", format_http_date(r->modified)}},
                  std::move(body),
                  head};
   }

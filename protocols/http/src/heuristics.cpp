@@ -20,8 +20,12 @@ const char* kSegments[] = {"a", "b", "c", "A", "doc", "Doc", "item", "x.txt"};
 const char* kMethods[] = {"GET", "PUT", "PUT", "GET", "HEAD", "DELETE", "POST"};
 const char* kBodies[] = {"", "x", "hello", "0123456789", "y"};
 const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\""};
-const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT", "Fri, 01 Jan 2100 00:00:00 GMT",
-                        "not a date"};
+// All three HTTP-date formats (RFC 9110 §5.6.7: a recipient MUST accept
+// each), before and after any date the server uses, and one that is none.
+const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT",  "Fri, 01 Jan 2100 00:00:00 GMT",
+                        "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+                        "Thu Dec 31 23:59:59 2099",       "not a date"};
+const char* kDateFormats[] = {"id", "id", "rfc850", "asctime"};
 
 std::string path_of(const Jexp& e) {
   if (e.kind() == Jexp::Kind::Object)
@@ -112,7 +116,8 @@ Jexp tag_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
 Jexp date_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                 const std::string& path) {
   if (!ctx.earlier_labels.empty() && pick(rng, 2) == 0)
-    return header_ref(rng, ctx, path, pick(rng, 2) ? "last-modified" : "date", "id");
+    return header_ref(rng, ctx, path, pick(rng, 2) ? "last-modified" : "date",
+                      kDateFormats[pick(rng, std::size(kDateFormats))]);
   return Jexp::scalar(kDates[pick(rng, std::size(kDates))]);
 }
 
@@ -145,7 +150,7 @@ Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ct
 }
 
 Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
-                         const harness::Protocol::Context& ctx) {
+                    const harness::Protocol::Context& ctx) {
   if (req.kind() != Jexp::Kind::Object) return generate_request(rng, ctx);
   std::vector<std::pair<std::string, Jexp>> f;
   for (std::size_t i = 0; i < req.keys().size(); ++i)
@@ -179,8 +184,8 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
 }
 
 std::optional<harness::Protocol::Retarget> retarget(const Json& request_ir,
-                                                         const Json& old_value,
-                                                         const Json& new_value) {
+                                                    const Json& old_value,
+                                                    const Json& new_value) {
   if (!request_ir.is_object() || !request_ir.contains("headers") ||
       !request_ir["headers"].is_object())
     return std::nullopt;

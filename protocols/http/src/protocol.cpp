@@ -1,8 +1,8 @@
 #include "dualfuzz/http/protocol.h"
 
 #include "dualfuzz/http/codec.h"
-#include "dualfuzz/http/model.h"
 #include "dualfuzz/http/heuristics.h"
+#include "dualfuzz/http/model.h"
 #include "dualfuzz/http/triage.h"
 
 namespace dualfuzz::http {
@@ -34,9 +34,7 @@ class HttpStream final : public harness::ResponseStream {
 harness::Protocol protocol() {
   harness::Protocol p;
   p.name = "http";
-  p.print_request = [](const harness::Json& q) {
-    return http::print_request(q);
-  };
+  p.print_request = [](const harness::Json& q) { return http::print_request(q); };
   p.canonical_request = [](const harness::Json& q, std::string_view printed) {
     return http::canonical_request(q, printed);
   };
@@ -69,6 +67,15 @@ harness::Protocol protocol() {
     std::string s = j.get<std::string>();
     return harness::Json(s.rfind("W/", 0) == 0 ? s.substr(2) : s);
   });
+  // A date an answer carried, sent back in one of the obsolete formats a
+  // recipient MUST still accept (RFC 9110 §5.6.7); anything else unchanged.
+  for (const auto& [name, format] : {std::pair{"rfc850", DateFormat::Rfc850},
+                                     std::pair{"asctime", DateFormat::Asctime}})
+    p.functions.add(name, [format](const harness::Json& j) -> Result<harness::Json> {
+      if (!j.is_string()) return j;
+      const auto t = parse_http_date(j.get_ref<const std::string&>());
+      return t ? harness::Json(format_http_date(*t, format)) : j;
+    });
   return p;
 }
 

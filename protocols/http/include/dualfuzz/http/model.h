@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "dualfuzz/http/date.h"
 #include "dualfuzz/oracle/itree.h"
 
 namespace dualfuzz::http {
@@ -31,12 +32,8 @@ namespace dualfuzz::http {
 oracle::ServerModel server_model();
 
 // Adds the `dates` member to a response IR (seconds since the epoch of each
-// header that is a valid IMF-fixdate). The harness calls it on every response.
+// header that is a valid HTTP-date, date.h). The harness calls it on every response.
 oracle::Json normalize_response(oracle::Json response_ir);
-
-// IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") <-> seconds since the epoch.
-std::optional<long long> parse_http_date(const std::string& s);
-std::string format_http_date(long long seconds);
 
 // Paths the model serves as plain files: "/seg/seg" with unreserved
 // characters. Other paths may be refused with a 4xx by a correct server.
