@@ -55,64 +55,71 @@ int name_index(std::string_view name, const char* const* names, int n) {
 // An IMF-fixdate already checked by `shaped`; the ranges strptime's %d,
 // %H, %M and %S accept (the weekday is not checked against the date,
 // as strptime does not).
-std::optional<long long> imf_fixdate(std::string_view s) {
-  static const char* const kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-  static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  auto num = [&](std::size_t at, std::size_t len) {
-    long long v = 0;
-    for (std::size_t i = 0; i < len; ++i) v = v * 10 + (s[at + i] - '0');
-    return v;
-  };
-  const int month = name_index(s.substr(8, 3), kMonths, 12);
-  const long long day = num(5, 2), year = num(12, 4), hour = num(17, 2),
-                  minute = num(20, 2), second = num(23, 2);
-  if (name_index(s.substr(0, 3), kDays, 7) < 0 || month < 0 || day < 1 || day > 31 ||
-      hour > 23 || minute > 59 || second > 61)
+// Decimal digits at [at, at + len) of `s` (a space counts 0: asctime's
+// day is space-padded).
+long long digits(std::string_view s, std::size_t at, std::size_t len) {
+  long long v = 0;
+  for (std::size_t i = 0; i < len; ++i)
+    v = v * 10 + (s[at + i] == ' ' ? 0 : s[at + i] - '0');
+  return v;
+}
+const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                               "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+const char* const kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+// Seconds since the epoch, within the ranges strptime's %d/%e, %H, %M and
+// %S accept (the weekday is not checked against the date, as strptime does
+// not).
+std::optional<long long> civil(long long year, std::string_view month_name, long long day,
+                               long long hour, long long minute, long long second) {
+  const int month = name_index(month_name, kMonths, 12);
+  if (month < 0 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 61)
     return std::nullopt;
   return days_from_civil(year, static_cast<unsigned>(month + 1),
                          static_cast<unsigned>(day)) *
              86400 +
          hour * 3600 + minute * 60 + second;
 }
-std::optional<long long> parsed(const std::string& s, const char* format, std::tm& tm) {
-  const char* end = strptime(s.c_str(), format, &tm);
-  if (!end || *end != '\0') return std::nullopt;
-  return static_cast<long long>(timegm(&tm));
-}
 }  // namespace
 
 // RFC 9110 §5.6.7: "A recipient that parses a timestamp value in an HTTP
 // field MUST accept all three HTTP-date formats" — IMF-fixdate and the
-// obsolete rfc850-date and asctime-date.
-std::optional<long long> parse_http_date(const std::string& s) {
-  std::tm tm{};
-  // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT". Decoded by position:
-  // the model reads every date a request carries, and strptime costs
-  // microseconds (locale-aware name matching).
-  if (shaped(s, "AAA, DD AAA DDDD DD:DD:DD GMT")) return imf_fixdate(s);
+// obsolete rfc850-date and asctime-date. Each is decoded by position: the
+// model reads every date a request carries, and strptime costs
+// microseconds (locale-aware name matching); tests/http/model_test.cpp
+// checks the decoding against strptime.
+std::optional<long long> parse_http_date(const std::string& str) {
+  const std::string_view s = str;
+  // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"
+  if (shaped(s, "AAA, DD AAA DDDD DD:DD:DD GMT"))
+    return name_index(s.substr(0, 3), kDays, 7) < 0
+               ? std::nullopt
+               : civil(digits(s, 12, 4), s.substr(8, 3), digits(s, 5, 2),
+                       digits(s, 17, 2), digits(s, 20, 2), digits(s, 23, 2));
   // asctime-date: "Sun Nov  6 08:49:37 1994"
-  if (shaped(s, "AAA AAA dD DD:DD:DD DDDD")) return parsed(s, "%a %b %e %H:%M:%S %Y", tm);
+  if (shaped(s, "AAA AAA dD DD:DD:DD DDDD"))
+    return name_index(s.substr(0, 3), kDays, 7) < 0
+               ? std::nullopt
+               : civil(digits(s, 20, 4), s.substr(4, 3), digits(s, 8, 2),
+                       digits(s, 11, 2), digits(s, 14, 2), digits(s, 17, 2));
   // rfc850-date: "Sunday, 06-Nov-94 08:49:37 GMT"; a two-digit year more
   // than 50 years in the future is the latest such year in the past.
-  static const char* const kDays[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
-                                      "Friday", "Saturday", "Sunday"};
+  static const char* const kWeekdays[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
+                                          "Friday", "Saturday", "Sunday"};
   const std::size_t comma = s.find(", ");
-  if (comma == std::string::npos ||
-      std::find(std::begin(kDays), std::end(kDays), s.substr(0, comma)) ==
-          std::end(kDays) ||
-      !shaped(std::string_view(s).substr(comma + 2), "DD-AAA-DD DD:DD:DD GMT"))
+  if (comma == std::string_view::npos ||
+      std::find(std::begin(kWeekdays), std::end(kWeekdays), s.substr(0, comma)) ==
+          std::end(kWeekdays))
     return std::nullopt;
-  auto t = parsed(s, "%A, %d-%b-%y %H:%M:%S GMT", tm);
-  if (!t) return std::nullopt;
+  const std::string_view rest = s.substr(comma + 2);
+  if (!shaped(rest, "DD-AAA-DD DD:DD:DD GMT")) return std::nullopt;
   std::tm now{};
   const std::time_t clock = std::time(nullptr);
   gmtime_r(&clock, &now);
-  const int year = 1900 + tm.tm_year, this_year = 1900 + now.tm_year;
-  int full = this_year / 100 * 100 + year % 100;
-  if (full > this_year + 50) full -= 100;
-  tm.tm_year = full - 1900;
-  return static_cast<long long>(timegm(&tm));
+  const int this_year = 1900 + now.tm_year;
+  long long year = this_year / 100 * 100 + digits(rest, 7, 2);
+  if (year > this_year + 50) year -= 100;
+  return civil(year, rest.substr(3, 3), digits(rest, 0, 2), digits(rest, 10, 2),
+               digits(rest, 13, 2), digits(rest, 16, 2));
 }
 
 std::string format_http_date(long long seconds, DateFormat format) {
