@@ -69,13 +69,15 @@ harness::Protocol protocol() {
   });
   // A date an answer carried, sent back in one of the obsolete formats a
   // recipient MUST still accept (RFC 9110 §5.6.7); anything else unchanged.
-  for (const auto& [name, format] : {std::pair{"rfc850", DateFormat::Rfc850},
-                                     std::pair{"asctime", DateFormat::Asctime}})
-    p.functions.add(name, [format](const harness::Json& j) -> Result<harness::Json> {
-      if (!j.is_string()) return j;
-      const auto t = parse_http_date(j.get_ref<const std::string&>());
-      return t ? harness::Json(format_http_date(*t, format)) : j;
-    });
+  for (const auto& named : {std::pair{"rfc850", DateFormat::Rfc850},
+                            std::pair{"asctime", DateFormat::Asctime}})
+    p.functions.add(
+        named.first,
+        [format = named.second](const harness::Json& j) -> Result<harness::Json> {
+          if (!j.is_string()) return j;
+          const auto t = parse_http_date(j.get_ref<const std::string&>());
+          return t ? harness::Json(format_http_date(*t, format)) : j;
+        });
   return p;
 }
 
