@@ -24,6 +24,13 @@ Result<const campaign::Plugin*> from_env(const campaign::Registry& r) {
   return find(r, e && *e ? e : kDefault);
 }
 
+Result<campaign::Plugin> plugin_from_env() {
+  const campaign::Registry r = builtin();
+  auto plugin = from_env(r);
+  if (!plugin) return make_error(plugin.error());
+  return **plugin;
+}
+
 Result<std::unique_ptr<campaign::Player>> player_from_env() {
   const campaign::Registry r = builtin();
   auto plugin = from_env(r);

@@ -11,6 +11,5 @@ dualfuzz_fuzzer(http_request_parser_fuzzer
 if(TARGET dualfuzz_campaign)
   dualfuzz_fuzzer(http_inprocess_fuzzer
                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_inprocess_fuzzer.cpp
-                          ${PROJECT_SOURCE_DIR}/mutator/libfuzzer/mutator_hooks.cpp
                   LIBS dualfuzz::protocols)
 endif()

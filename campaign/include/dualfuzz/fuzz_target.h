@@ -1,0 +1,153 @@
+// A libFuzzer (and AFL++) fuzz target for your server in one macro, the way
+// libprotobuf-mutator's DEFINE_PROTO_FUZZER makes one for a protobuf: each
+// input is a script of the protocol, played against the server and judged by
+// the oracle derived from the protocol's model; the structure-aware mutator
+// and crossover come with it. A violation prints the report and aborts, so
+// every engine saves it as a crash (`dualfuzz replay` prints the same report).
+//
+//   // my_fuzzer.cpp — link dualfuzz::fuzz_target and the protocol
+//   // (dualfuzz::http), build with -fsanitize=fuzzer.
+//   #include "dualfuzz/fuzz_target.h"
+//   #include "dualfuzz/http/protocol.h"
+//   #include "my_server.h"   // class MyServer { std::uint16_t port(); void reset(); };
+//
+//   DUALFUZZ_FUZZ_TARGET(dualfuzz::http::protocol(), dualfuzz::loopback<MyServer>())
+//
+// The second argument says where the server is:
+//   - dualfuzz::loopback<S>(args...): an S(args...) in this process that
+//     listens on 127.0.0.1:S::port(); S::reset() before each execution
+//     returns it to its initial state. Its code is instrumented with the
+//     target, so the engine sees the server's own coverage.
+//   - any dualfuzz::ServerFactory: a campaign::InProcessServer of yours
+//     (e.g. a Transport without sockets over your request handler);
+//   - "HOST:PORT": a server elsewhere (each execution gets its own namespace).
+// $DUALFUZZ_TARGET=HOST:PORT overrides it at run time; $DUALFUZZ_TARGETED=0
+// turns off targeted mutation; $DUALFUZZ_ORACLE_BUDGET as for `replay`.
+//
+// AFL++: build the same file with afl-clang-fast++ (it turns
+// -fsanitize=fuzzer into its persistent-mode driver) and run afl-fuzz with
+// AFL_CUSTOM_MUTATOR_LIBRARY=libdualfuzz_afl_mutator.so and
+// DUALFUZZ_PROTOCOL=<name>: the mutator runs inside afl-fuzz, so it cannot
+// reach an in-process server (set DUALFUZZ_TARGETED=0, or DUALFUZZ_TARGET).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "dualfuzz/campaign/player.h"
+#include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/harness/protocol.h"
+#include "dualfuzz/harness/tcp_transport.h"
+#include "dualfuzz/mutator/script_mutator.h"
+#include "dualfuzz/result.h"
+
+namespace dualfuzz {
+
+// Makes a fresh server under test (called once for the fuzz target and once
+// more for the mutator's targeted replays).
+using ServerFactory = std::function<Result<std::unique_ptr<campaign::InProcessServer>>()>;
+
+namespace detail {
+// A server of the user's listening on loopback in this process, reached over
+// TCP on an io_context of the transport's own.
+template <class Server>
+class LoopbackServer final : public campaign::InProcessServer {
+ public:
+  explicit LoopbackServer(std::unique_ptr<Server> s)
+      : server_(std::move(s)), transport_(io_, "127.0.0.1", server_->port()) {}
+  harness::Transport& transport() override { return transport_; }
+  void reset() override { server_->reset(); }
+
+ private:
+  std::unique_ptr<Server> server_;  // (destroyed last: the transport goes first)
+  boost::asio::io_context io_;
+  harness::TcpTransport transport_;
+};
+}  // namespace detail
+
+// `Server(args...)` listening on 127.0.0.1, with `std::uint16_t port()` and
+// `void reset()` (back to the initial state; called before each execution).
+template <class Server, class... Args>
+ServerFactory loopback(Args... args) {
+  return [=]() -> Result<std::unique_ptr<campaign::InProcessServer>> {
+    try {
+      return std::unique_ptr<campaign::InProcessServer>(
+          new detail::LoopbackServer<Server>(std::make_unique<Server>(args...)));
+    } catch (const std::exception& e) {
+      return make_error(std::string("cannot start the server under test: ") + e.what());
+    }
+  };
+}
+
+// `protocol` with `server` as its in-process server: what a FuzzTarget plays,
+// as a plug-in (for a test of your own: campaign::Player::make(p, "inprocess")).
+campaign::Plugin plugin_of(harness::Protocol protocol, ServerFactory server);
+
+// The engine adapter behind DUALFUZZ_FUZZ_TARGET: the extern "C" hooks are
+// thin shims over it. Nothing throws out of it.
+class FuzzTarget {
+ public:
+  FuzzTarget(harness::Protocol protocol, ServerFactory server);
+  FuzzTarget(harness::Protocol protocol, std::string address);  // "HOST:PORT"
+  // A plug-in and a --target spec (`inprocess[:ARG]` or HOST:PORT); an error
+  // (e.g. an unknown $DUALFUZZ_PROTOCOL) is reported by initialize().
+  FuzzTarget(Result<campaign::Plugin> plugin, std::string spec);
+
+  // Starts the player; a bad environment or a server that does not start
+  // prints why and exits 2 before the first input.
+  void initialize();
+  // Plays one input. A violation: the report on stderr, then abort(). An
+  // internal error (a plug-in threw) is printed, never aborted on: it is
+  // no finding about the server.
+  int test_one_input(const std::uint8_t* data, std::size_t size);
+  std::size_t mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                     unsigned int seed);
+  std::size_t cross_over(const std::uint8_t* d1, std::size_t s1, const std::uint8_t* d2,
+                         std::size_t s2, std::uint8_t* out, std::size_t max_out,
+                         unsigned int seed);
+
+ private:
+  campaign::Player& player();
+  int play_one(const std::uint8_t* data, std::size_t size);
+  void internal_error(const std::string& what);
+  const mutator::ScriptMutator& the_mutator();
+
+  Result<campaign::Plugin> plugin_;
+  std::string spec_;
+  std::unique_ptr<campaign::Player> player_;
+  std::optional<mutator::ScriptMutator> mutator_;
+  // Since the process started (the violating script included), for the
+  // "played since start" line (bench/eval_libfuzzer.py reads it).
+  std::uint64_t scripts_ = 0, messages_ = 0, internal_errors_ = 0;
+};
+
+}  // namespace dualfuzz
+
+// Defines LLVMFuzzerInitialize, LLVMFuzzerTestOneInput, LLVMFuzzerCustomMutator
+// and LLVMFuzzerCustomCrossOver over one dualfuzz::FuzzTarget(PROTOCOL, WHERE).
+#define DUALFUZZ_FUZZ_TARGET(PROTOCOL, WHERE)                                           \
+  static ::dualfuzz::FuzzTarget& DualfuzzFuzzTargetInstance() {                         \
+    static ::dualfuzz::FuzzTarget target((PROTOCOL), (WHERE));                          \
+    return target;                                                                      \
+  }                                                                                     \
+  extern "C" int LLVMFuzzerInitialize(int*, char***) {                                  \
+    DualfuzzFuzzTargetInstance().initialize();                                          \
+    return 0;                                                                           \
+  }                                                                                     \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {   \
+    return DualfuzzFuzzTargetInstance().test_one_input(data, size);                     \
+  }                                                                                     \
+  extern "C" std::size_t LLVMFuzzerCustomMutator(                                       \
+      std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned int seed) {  \
+    return DualfuzzFuzzTargetInstance().mutate(data, size, max_size, seed);             \
+  }                                                                                     \
+  extern "C" std::size_t LLVMFuzzerCustomCrossOver(                                     \
+      const std::uint8_t* d1, std::size_t s1, const std::uint8_t* d2, std::size_t s2,   \
+      std::uint8_t* out, std::size_t max_out, unsigned int seed) {                      \
+    return DualfuzzFuzzTargetInstance().cross_over(d1, s1, d2, s2, out, max_out, seed); \
+  }

@@ -1,0 +1,152 @@
+#include "dualfuzz/fuzz_target.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+namespace dualfuzz {
+namespace {
+
+// $DUALFUZZ_TARGET (an external server) wins over the target's own choice.
+std::string spec_or_env(std::string spec) {
+  const char* t = std::getenv("DUALFUZZ_TARGET");
+  return t && *t ? std::string(t) : spec;
+}
+
+std::size_t emit(const std::string& s, std::uint8_t* out, std::size_t max) {
+  const std::size_t n = std::min(s.size(), max);
+  std::memcpy(out, s.data(), n);
+  return n;
+}
+
+}  // namespace
+
+campaign::Plugin plugin_of(harness::Protocol protocol, ServerFactory server) {
+  campaign::Plugin p;
+  p.protocol = std::move(protocol);
+  if (server)
+    p.in_process = [server = std::move(server)](const std::string&) { return server(); };
+  p.in_process_help = "the fuzz target's own server";
+  return p;
+}
+
+FuzzTarget::FuzzTarget(harness::Protocol protocol, ServerFactory server)
+    : plugin_(plugin_of(std::move(protocol), std::move(server))),
+      spec_(spec_or_env("inprocess")) {}
+
+FuzzTarget::FuzzTarget(harness::Protocol protocol, std::string address)
+    : plugin_(plugin_of(std::move(protocol), nullptr)),
+      spec_(spec_or_env(std::move(address))) {}
+
+FuzzTarget::FuzzTarget(Result<campaign::Plugin> plugin, std::string spec)
+    : plugin_(std::move(plugin)), spec_(std::move(spec)) {}
+
+void FuzzTarget::initialize() { player(); }
+
+campaign::Player& FuzzTarget::player() {
+  if (player_) return *player_;
+  std::string why;
+  if (!plugin_) {
+    why = plugin_.error();
+  } else {
+    auto made = campaign::Player::make(*plugin_, spec_);
+    if (made) {
+      player_ = std::move(*made);
+      return *player_;
+    }
+    why = made.error();
+  }
+  // Nothing can be fuzzed: stop before the first input, not with a crash
+  // file that is no finding.
+  std::fprintf(stderr, "==dualfuzz== cannot start the fuzz target: %s\n", why.c_str());
+  std::exit(2);
+}
+
+const mutator::ScriptMutator& FuzzTarget::the_mutator() {
+  if (!mutator_) {
+    // Targeted mutation replays inputs on a server of the mutator's own (a
+    // second one from the same factory, not the fuzz target's state).
+    mutator_.emplace(plugin_ ? campaign::Player::engine_mutator(*plugin_, spec_)
+                             : mutator::ScriptMutator(player().protocol()));
+  }
+  return *mutator_;
+}
+
+int FuzzTarget::test_one_input(const std::uint8_t* data, std::size_t size) {
+  try {
+    return play_one(data, size);
+  } catch (const std::exception& e) {  // nothing may cross the C ABI
+    internal_error(e.what());
+  } catch (...) {
+    internal_error("unknown exception");
+  }
+  return 0;
+}
+
+void FuzzTarget::internal_error(const std::string& what) {
+  // A bug of dualfuzz or of the plug-in, not of the server: say so (the
+  // first few times) and go on; an abort would be saved as a finding.
+  if (++internal_errors_ <= 3)
+    std::fprintf(stderr, "==dualfuzz== internal error (not a finding): %s\n",
+                 what.c_str());
+}
+
+int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
+  campaign::Player& p = player();
+  auto script = p.parse(std::string_view(reinterpret_cast<const char*>(data), size));
+  if (!script) return 0;  // not a script: nothing to play
+  harness::RunResult r = p.play(*script);
+  ++scripts_;
+  messages_ += r.trace.size();
+  if (r.outcome == harness::RunResult::Outcome::InternalError) {
+    internal_error(r.detail);
+    return 0;
+  }
+  if (!r.violation()) return 0;
+  std::uint64_t runs = 0, rewrites = 0;
+  if (mutator_) {
+    runs = mutator_->targeted_stats().runs;
+    rewrites = mutator_->targeted_stats().rewrites;
+  }
+  std::fprintf(stderr,
+               "==dualfuzz== played since start: %llu scripts, %llu messages; "
+               "mutator replays: %llu (%llu rewritten)\n",
+               static_cast<unsigned long long>(scripts_),
+               static_cast<unsigned long long>(messages_),
+               static_cast<unsigned long long>(runs),
+               static_cast<unsigned long long>(rewrites));
+  std::fputs(p.report(*script, r).c_str(), stderr);
+  std::abort();
+}
+
+std::size_t FuzzTarget::mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                               unsigned int seed) {
+  try {
+    std::mt19937_64 rng(seed);
+    return emit(the_mutator().mutate(
+                    std::string_view(reinterpret_cast<char*>(data), size), max_size, rng),
+                data, max_size);
+  } catch (...) {  // nothing may cross the C ABI
+    return std::min(size, max_size);
+  }
+}
+
+std::size_t FuzzTarget::cross_over(const std::uint8_t* d1, std::size_t s1,
+                                   const std::uint8_t* d2, std::size_t s2,
+                                   std::uint8_t* out, std::size_t max_out,
+                                   unsigned int seed) {
+  try {
+    std::mt19937_64 rng(seed);
+    return emit(
+        the_mutator().crossover(std::string_view(reinterpret_cast<const char*>(d1), s1),
+                                std::string_view(reinterpret_cast<const char*>(d2), s2),
+                                max_out, rng),
+        out, max_out);
+  } catch (...) {
+    return 0;
+  }
+}
+
+}  // namespace dualfuzz
