@@ -8,9 +8,11 @@
 #include <utility>
 #include <boost/asio.hpp>
 // clang-format on
+#include <atomic>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -263,7 +265,11 @@ class Handler {
 // in the buffer), until the client closes or asks to.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket s, const Handler& h) : stream_(std::move(s)), handler_(h) {}
+  Session(tcp::socket s, const Handler& h, std::atomic<int>& open)
+      : stream_(std::move(s)), handler_(h), open_(open) {
+    ++open_;
+  }
+  ~Session() { --open_; }
   void read() {
     req_ = {};
     http::async_read(stream_, buffer_, req_,
@@ -297,6 +303,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Request req_;
   Response res_;
   const Handler& handler_;
+  std::atomic<int>& open_;  // the server's count of open connections
 };
 
 std::filesystem::path fresh_temp_dir() {
@@ -334,7 +341,7 @@ struct Server::Impl {
         // A response's header and body go out in separate writes: without
         // this, Nagle holds the body until the client's delayed ACK (40 ms).
         s.set_option(tcp::no_delay(true), ec);
-        std::make_shared<Session>(std::move(s), handler)->read();
+        std::make_shared<Session>(std::move(s), handler, sessions)->read();
       }
       accept();
     });
@@ -350,6 +357,7 @@ struct Server::Impl {
   Handler handler;
   asio::io_context io;
   tcp::acceptor acceptor;
+  std::atomic<int> sessions{0};
   std::thread thread;
 };
 
@@ -359,6 +367,14 @@ Server::~Server() = default;
 std::uint16_t Server::port() const { return impl_->acceptor.local_endpoint().port(); }
 
 void Server::reset() {
+  // Requests sent on a connection that its client then closed may still be
+  // in this server's hands: wait until every connection has ended (a
+  // client's close ends it once its requests are served), so that nothing
+  // from before the reset lands after it. Bounded: a stuck connection must
+  // not hang the caller.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (impl_->sessions.load() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
   std::promise<void> done;
   asio::post(impl_->io, [&] {
     impl_->clear();

@@ -34,7 +34,9 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   std::uint16_t port() const;
-  // Removes every file, in the server's own thread (never under a request).
+  // Waits until every connection has ended (requests in flight on a
+  // connection its client closed are served first), then removes every
+  // file, in the server's own thread.
   void reset();
 
  private:

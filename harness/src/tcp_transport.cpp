@@ -10,6 +10,7 @@ struct TcpTransport::Conn {
   std::array<char, 16 * 1024> buf{};
   bool reading = false;
   bool dead = false;
+  bool draining = false;  // closed by us; read (and dropped) until the server's EOF
 };
 
 TcpTransport::TcpTransport(asio::io_context& io, std::string host, std::uint16_t port,
@@ -23,6 +24,10 @@ TcpTransport::TcpTransport(asio::io_context& io, std::string host, std::uint16_t
 
 TcpTransport::~TcpTransport() {
   for (auto& [c, conn] : conns_) {
+    boost::system::error_code ec;
+    conn->socket.close(ec);
+  }
+  for (auto& conn : draining_) {
     boost::system::error_code ec;
     conn->socket.close(ec);
   }
@@ -71,6 +76,7 @@ void TcpTransport::start_read(ConnId c, const std::shared_ptr<Conn>& conn) {
       asio::buffer(conn->buf),
       [this, c, conn](const boost::system::error_code& e, std::size_t n) {
         conn->reading = false;
+        if (conn->draining) return drain_read(conn, e);
         if (conn->dead) return;  // closed by us
         if (e) {
           conn->dead = true;
@@ -124,11 +130,56 @@ void TcpTransport::send(ConnId c, std::string_view bytes) {
   if (w->ec) inbox_.push_back({c, {}, true, "write failed: " + w->ec.message()});
 }
 
+void TcpTransport::drain_read(const std::shared_ptr<Conn>& conn,
+                              const boost::system::error_code& e) {
+  if (e) {  // the server's EOF (or an error): it is done with the connection
+    boost::system::error_code ec;
+    conn->socket.close(ec);
+    std::erase(draining_, conn);
+    return;
+  }
+  conn->reading = true;
+  conn->socket.async_read_some(
+      asio::buffer(conn->buf),
+      [this, conn](const boost::system::error_code& e, std::size_t) {
+        conn->reading = false;
+        drain_read(conn, e);
+      });
+}
+
+bool TcpTransport::drain(std::chrono::milliseconds timeout) {
+  io_.restart();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!draining_.empty() && std::chrono::steady_clock::now() < deadline)
+    io_.run_one_for(deadline - std::chrono::steady_clock::now());
+  const bool drained = draining_.empty();
+  for (const auto& conn : draining_) {
+    boost::system::error_code ec;
+    conn->socket.close(ec);
+  }
+  draining_.clear();
+  io_.restart();
+  io_.poll();  // (the cancelled reads)
+  return drained;
+}
+
 void TcpTransport::close(ConnId c) {
   auto it = conns_.find(c);
   if (it == conns_.end()) return;
   it->second->dead = true;
   boost::system::error_code ec;
+  if (drain_on_close_) {
+    // Half-close: the server sees our EOF after the requests already sent,
+    // serves them, and closes; drain() waits for that.
+    const std::shared_ptr<Conn> conn = it->second;
+    conn->draining = true;
+    conn->socket.shutdown(tcp::socket::shutdown_send, ec);
+    draining_.push_back(conn);
+    if (!conn->reading) drain_read(conn, {});
+    conns_.erase(it);
+    std::erase_if(inbox_, [c](const Incoming& in) { return in.conn == c; });
+    return;
+  }
   it->second->socket.shutdown(tcp::socket::shutdown_both, ec);
   it->second->socket.close(ec);
   conns_.erase(it);

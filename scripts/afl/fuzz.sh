@@ -14,6 +14,8 @@
 #   scripts/afl/fuzz.sh tmin lost-update CRASH       # afl-tmin, afl-fuzz custom trim, and
 #                                                    # dualfuzz minimize on one crash file
 #   scripts/afl/fuzz.sh table                        # run/parallel results again from afl-out/
+#   scripts/afl/fuzz.sh example 60                   # the user-server example
+#                                      # (examples/beast_file_server): time to its bug
 #
 # What it runs, by hand:
 #   export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/build-afl/mutator/libdualfuzz_afl_mutator.so
@@ -73,7 +75,8 @@ build() {
   CC=afl-clang-fast CXX=afl-clang-fast++ nice -n 5 cmake -S . -B build-afl-target -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUALFUZZ_BUILD_FUZZERS=ON -DDUALFUZZ_BUILD_TESTS=OFF \
     -DDUALFUZZ_BUILD_BENCH=OFF -DDUALFUZZ_BUILD_AFL_MUTATOR=OFF >/dev/null
-  nice -n 5 cmake --build build-afl-target -j "$JOBS" --target http_inprocess_fuzzer
+  nice -n 5 cmake --build build-afl-target -j "$JOBS" --target http_inprocess_fuzzer \
+    file_server_fuzzer
   # The CLI only lists the bugs for `eval` (any build of it will do).
   nice -n 5 cmake --build build-afl -j "$JOBS" --target dualfuzz ||
     echo "afl: the dualfuzz CLI did not build; eval falls back to build/cli/dualfuzz" >&2
@@ -149,8 +152,36 @@ summary() {  # summary BUG OUT
   fi
 }
 
+# example SECONDS: the fuzz target a user writes (DUALFUZZ_FUZZ_TARGET) for
+# the Beast file server, built by afl-clang-fast++, mutated by the library.
+# The library runs inside afl-fuzz, which cannot reach the target's
+# in-process server, so targeted mutation is off (DUALFUZZ_TARGETED=0).
+example() {
+  local secs=$1 out=$AFL_OUT/example
+  local target=$ROOT/build-afl-target/examples/beast_file_server/file_server_fuzzer
+  [ -f "$MUTATOR" ] && [ -x "$target" ] || { echo "afl: run '$0 build' first" >&2; exit 2; }
+  rm -rf "$out" && mkdir -p "$out"
+  DUALFUZZ_TARGETED=0 nice -n 5 afl-fuzz ${SEED:+-s "$SEED"} -V "$secs" \
+    -i examples/beast_file_server/seeds -o "$out/afl" -- "$target" \
+    >"$out/afl-fuzz.log" 2>&1 || { tail -20 "$out/afl-fuzz.log"; return 1; }
+  local fc with=0 without=0 execs
+  execs=$(awk -F: '/^execs_done/ {print $2+0}' "$out"/afl/default/fuzzer_stats)
+  if ! fc=$(first_crash "$out"); then
+    echo "example: no crash in ${secs} s ($execs executions)"; return 1
+  fi
+  # The crash is the planted bug's: it aborts the target, and the fixed
+  # server passes it.
+  ("$target" "${fc#* }") >"$out/replay.log" 2>&1 || with=$?
+  (FILE_SERVER_FIXED=1 "$target" "${fc#* }") >/dev/null 2>&1 || without=$?
+  printf 'example: first crash after %.1f s (%d executions in all); replay %s\n' \
+    "$(echo "${fc%% *}" | awk '{print $1/1000}')" "$execs" \
+    "$([ "$with" -ne 0 ] && [ "$without" -eq 0 ] && echo "aborts, passes when fixed" ||
+      echo "NOT the planted bug ($with/$without)")"
+}
+
 cmd=${1:-}
 case "$cmd" in
+  example) example "${2:-60}" ;;
   build) build ;;
   run)
     bug=${2:?bug (dualfuzz bugs lists them)}; secs=${3:-60}

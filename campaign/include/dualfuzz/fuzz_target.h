@@ -59,9 +59,16 @@ template <class Server>
 class LoopbackServer final : public campaign::InProcessServer {
  public:
   explicit LoopbackServer(std::unique_ptr<Server> s)
-      : server_(std::move(s)), transport_(io_, "127.0.0.1", server_->port()) {}
+      : server_(std::move(s)), transport_(io_, "127.0.0.1", server_->port()) {
+    transport_.set_drain_on_close(true);
+  }
   harness::Transport& transport() override { return transport_; }
-  void reset() override { server_->reset(); }
+  void reset() override {
+    // Requests sent just before a connection closed are served before the
+    // server closes it: wait for that, or they land after the reset.
+    transport_.drain(std::chrono::seconds(2));
+    server_->reset();
+  }
 
  private:
   std::unique_ptr<Server> server_;  // (destroyed last: the transport goes first)
@@ -71,7 +78,10 @@ class LoopbackServer final : public campaign::InProcessServer {
 }  // namespace detail
 
 // `Server(args...)` listening on 127.0.0.1, with `std::uint16_t port()` and
-// `void reset()` (back to the initial state; called before each execution).
+// `void reset()`: back to the initial state, before each execution. By then
+// the server has closed every connection of the previous execution (the
+// harness half-closes each and waits for the server's close, at most 2 s):
+// a server that keeps a half-closed connection open makes each reset wait.
 template <class Server, class... Args>
 ServerFactory loopback(Args... args) {
   return [=]() -> Result<std::unique_ptr<campaign::InProcessServer>> {

@@ -36,9 +36,20 @@ class TcpTransport final : public Transport {
   void close(ConnId c) override;
   std::vector<Incoming> receive(std::chrono::milliseconds timeout) override;
 
+  // Off (the default): close() closes the socket at once. On: close()
+  // half-closes it and keeps reading, dropping what arrives, until the
+  // server closes its side, i.e. until it has served every request sent on
+  // it; drain() waits for that. A server in this process needs it before a
+  // reset: requests sent just before a close may otherwise land after it.
+  void set_drain_on_close(bool on) { drain_on_close_ = on; }
+  // Waits (at most `timeout`) until the server has closed every connection
+  // we closed, then closes what is left. True when all were closed in time.
+  bool drain(std::chrono::milliseconds timeout);
+
  private:
   struct Conn;
   void start_read(ConnId c, const std::shared_ptr<Conn>& conn);
+  void drain_read(const std::shared_ptr<Conn>& conn, const boost::system::error_code& e);
   boost::asio::io_context& io_;
   std::string host_;
   std::uint16_t port_;
@@ -46,6 +57,8 @@ class TcpTransport final : public Transport {
   std::chrono::milliseconds write_timeout_;
   std::map<ConnId, std::shared_ptr<Conn>> conns_;
   std::vector<Incoming> inbox_;
+  bool drain_on_close_ = false;
+  std::vector<std::shared_ptr<Conn>> draining_;
 };
 
 // Parses "host:port"; an error for anything else.
