@@ -23,12 +23,14 @@ std::size_t emit(const std::string& s, std::uint8_t* out, std::size_t max) {
 
 }  // namespace
 
+constexpr const char* kOwnServer = "the fuzz target's own server";
+
 campaign::Plugin plugin_of(harness::Protocol protocol, ServerFactory server) {
   campaign::Plugin p;
   p.protocol = std::move(protocol);
   if (server)
     p.in_process = [server = std::move(server)](const std::string&) { return server(); };
-  p.in_process_help = "the fuzz target's own server";
+  p.in_process_help = kOwnServer;
   return p;
 }
 
@@ -54,6 +56,8 @@ campaign::Player& FuzzTarget::player() {
     auto made = campaign::Player::make(*plugin_, spec_);
     if (made) {
       player_ = std::move(*made);
+      if (plugin_->in_process_help == kOwnServer && spec_.rfind("inprocess", 0) == 0)
+        player_->set_description("server: " + std::string(kOwnServer) + " (in process)");
       return *player_;
     }
     why = made.error();

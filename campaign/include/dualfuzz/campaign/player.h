@@ -86,6 +86,8 @@ class Player {
   }
   // "server bug: lost-update", "server bug: none planted", "server HOST:PORT".
   const std::string& description() const { return description_; }
+  // For a server the plug-in does not describe (a fuzz target's own).
+  void set_description(std::string d) { description_ = std::move(d); }
   const harness::Protocol& protocol() const { return protocol_; }
 
   // The custom mutator of the coverage-guided engines (libFuzzer hooks,
