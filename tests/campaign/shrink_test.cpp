@@ -177,6 +177,51 @@ TEST_F(ShrinkViolation, CandidatesNeverRepeatTheState) {
   for (const ShrinkCandidate& c : list) EXPECT_NE(c.script, script);
 }
 
+// A race (racy-if-match: two If-Match PUTs with the same tag, in flight at
+// once, both succeed) still shrinks: the other path goes, the race stays
+// and the signature says it is needed.
+TEST(ShrinkRace, KeepsTheRaceAndDropsTheOtherPath) {
+  auto p = Player::make(http::plugin(), "inprocess:racy-if-match");
+  ASSERT_TRUE(p) << p.error();
+  auto script = (*p)->parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
+      "wait 1\n"
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/other\"}\n"
+      "wait 3\n"
+      "req 5 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"b\","
+      "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n"
+      "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"c\","
+      "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n");
+  ASSERT_TRUE(script) << script.error();
+  const harness::RunResult r = (*p)->play(*script);
+  ASSERT_TRUE(r.violation()) << r.report();
+  ShrinkOptions o;
+  o.same_violation = true;
+  const ViolationShrinker shrinker(
+      (*p)->protocol(), [&](const harness::Script& s) { return (*p)->play(s); }, o);
+  const Shrunk s = shrinker.shrink(*script, r);
+  ASSERT_TRUE(s.reproduced);
+  EXPECT_EQ(quick_key((*p)->protocol(), s.run), quick_key((*p)->protocol(), r));
+  EXPECT_NE(signature_of((*p)->protocol(), s.run).find("(concurrent)"), std::string::npos)
+      << signature_of((*p)->protocol(), s.run);
+  EXPECT_EQ(harness::print_script(s.script).find("/other"), std::string::npos)
+      << harness::print_script(s.script);
+  EXPECT_LT(s.run.trace.size(), r.trace.size());
+}
+
+TEST(FailingRun, NamesTheRequestsOfOtherPathsUnrelated) {
+  auto p = Player::make(http::plugin(), "inprocess:lost-update");
+  ASSERT_TRUE(p) << p.error();
+  auto script = (*p)->parse(kLostUpdate);
+  ASSERT_TRUE(script);
+  const harness::RunResult r = (*p)->play(*script);
+  ASSERT_TRUE(r.violation());
+  const mutator::FailingRun f = failing_run((*p)->protocol(), r);
+  EXPECT_EQ(f.unrelated, (std::set<harness::Label>{1, 5}));
+  EXPECT_EQ(f.trace.size(), r.trace.size());
+  EXPECT_FALSE(reasons((*p)->protocol(), r).empty());
+}
+
 TEST(Serialized, PutsEveryRequestOnC0AndAwaitsIt) {
   auto p = Player::make(http::plugin(), "inprocess");
   ASSERT_TRUE(p) << p.error();
