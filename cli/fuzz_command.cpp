@@ -60,15 +60,15 @@ std::string dump(const nlohmann::json& j) {
 }
 
 void print_finding(const Opts& o, const campaign::FuzzObserver::Violation& v) {
-  const campaign::Shrunk& s = *v.shrunk;
+  const campaign::Shrunk& s = v.shrunk;
   std::cout << "dualfuzz fuzz: violation after " << v.found << " s, "
             << v.counters.executions << " executions, " << v.counters.messages
             << " messages (seed " << o.seed << ")\n";
   if (s.reproduced)
     std::cout << "--- minimized script (" << s.script.steps.size() << " steps, from "
-              << v.original->steps.size() << ")\n";
+              << v.original.steps.size() << ")\n";
   else
-    std::cout << "--- original script (" << v.original->steps.size()
+    std::cout << "--- original script (" << v.original.steps.size()
               << " steps; NOT minimized: the violation did not re-occur in 3 "
                  "replays (8 for a race))\n";
   std::cout << harness::print_script(s.script) << "--- " << s.run.report();
@@ -77,7 +77,7 @@ void print_finding(const Opts& o, const campaign::FuzzObserver::Violation& v) {
 campaign::FuzzObserver observer(const Opts& o) {
   campaign::FuzzObserver obs;
   obs.on_violation = [&o](const campaign::FuzzObserver::Violation& v) {
-    if (v.index) std::cout << "=== violation " << v.index << ": " << *v.signature << "\n";
+    if (v.index) std::cout << "=== violation " << v.index << ": " << v.signature << "\n";
     print_finding(o, v);
     if (v.index) std::cout << "\n" << std::flush;
   };
@@ -206,7 +206,7 @@ int shrink_file(const Opts& o, FuzzCampaign& c) {
     const campaign::Shrunk sh = c.shrink(*script, r);
     const double t =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    print_finding(o, {0, nullptr, t, {}, &*script, &sh});
+    print_finding(o, {0, "", t, {}, *script, sh});
     j.update(campaign::finding_json(protocol, sh.script, sh.run));
     j["reproduced"] = sh.reproduced;
     j["steps"] = script->steps.size();

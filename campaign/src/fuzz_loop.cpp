@@ -146,7 +146,7 @@ void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
   if (fresh) {
     if (observer.on_violation)
       observer.on_violation(
-          {sum.findings.size(), &f.signature, found, sum.counters, &s, &sh});
+          {sum.findings.size(), f.signature, found, sum.counters, s, sh});
   } else if (sh.reproduced &&
              (!f.reproduced || sh.run.trace.size() < f.run.trace.size())) {
     f.reproduced = true;
@@ -196,7 +196,7 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
                                  std::move(sh)};
       if (observer.on_violation)
         observer.on_violation(
-            {0, nullptr, found, sum.counters, &sum.first->original, &sum.first->shrunk});
+            {0, "", found, sum.counters, sum.first->original, sum.first->shrunk});
       break;
     }
     if (r.violation())

@@ -88,11 +88,11 @@ struct FuzzObserver {
   // number of a new signature (repeats are not reported).
   struct Violation {
     std::size_t index = 0;
-    const std::string* signature = nullptr;  // keep_going only
+    std::string signature;  // keep_going only
     double found = 0;
     FuzzCounters counters;
-    const harness::Script* original = nullptr;
-    const Shrunk* shrunk = nullptr;
+    const harness::Script& original;
+    const Shrunk& shrunk;
   };
   std::function<void(const Violation&)> on_violation;
   std::function<void(const harness::Script&, const harness::RunResult&)>
