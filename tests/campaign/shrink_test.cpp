@@ -134,9 +134,10 @@ class ShrinkViolation : public ::testing::Test {
     r = p->play(script);
     ASSERT_TRUE(r.violation()) << r.report();
   }
-  ViolationShrinker shrinker(bool same_violation) {
+  ViolationShrinker shrinker(bool same_violation, std::size_t max_replays = 2000) {
     ShrinkOptions o;
     o.same_violation = same_violation;
+    o.max_replays = max_replays;
     return ViolationShrinker(
         p->protocol(),
         [this](const harness::Script& s) {
@@ -168,6 +169,14 @@ TEST_F(ShrinkViolation, AnyViolationOfTheSameKind) {
   EXPECT_EQ(s.run.outcome, r.outcome);
   EXPECT_LE(s.run.trace.size(), r.trace.size());
   EXPECT_LT(count_requests(s.script), count_requests(script));
+}
+
+TEST_F(ShrinkViolation, RespectsTheReplayBudget) {
+  // One replay of the original, two candidates, one confirmation.
+  const Shrunk s = shrinker(false, 2).shrink(script, r);
+  EXPECT_LE(plays, 1u + 2u + 3u);
+  EXPECT_TRUE(s.run.violation());
+  EXPECT_EQ(s.run.outcome, r.outcome);
 }
 
 TEST_F(ShrinkViolation, CandidatesNeverRepeatTheState) {
