@@ -2,7 +2,7 @@
 """Crash-only baseline: `dualfuzz fuzz`'s generation engine with the oracle off.
 
 Runs build/bench/crash_only_bench (bench/crash_only_bench.cpp: the loop of
-cli/fuzz_command.cpp, same mutator, seeds, pool and connection
+campaign/src/fuzz_loop.cpp, same mutator, seeds, pool and connection
 folding, but each script played with the oracle off) on every planted bug
 for seeds 1..N with a time budget, and once on the correct server; writes
 the section "Crash-only baseline (oracle off)" of docs/EVALUATION.md (the

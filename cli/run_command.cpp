@@ -16,82 +16,65 @@
 
 namespace dualfuzz::cli {
 
-void add_run_command(CLI::App& app, std::function<int()>& run) {
-  struct Opts {
-    std::string spec = protocols::kDefault;
-    std::string target = "inprocess";
-    std::string file;
-    bool liveness = false;
-    int timeout_ms = 2000;
-    std::string chart;
-    std::size_t budget = 0;
-  };
-  auto o = std::make_shared<Opts>();
-  CLI::App* sub =
-      app.add_subcommand("run", "Play one script against a server and check it");
-  sub->add_option("--spec", o->spec, "protocol plug-in")
-      ->check(CLI::IsMember(protocols::builtin().names()));
-  sub->add_option(
-      "--target", o->target,
-      "inprocess[:BUG] — the reference server in this process, optionally with a "
-      "planted bug (see `dualfuzz bugs`) — or HOST:PORT of a running server");
-  sub->add_option("SCRIPT", o->file, "script file")->required();
-  sub->add_flag("--liveness", o->liveness,
-                "report requests left unanswered as a violation");
-  sub->add_option("--timeout-ms", o->timeout_ms, "per-response timeout");
-  sub->add_option("--oracle-budget", o->budget,
-                  "configurations the oracle may explore before it stops with an "
-                  "inconclusive verdict (0, the default: no limit; fuzzing uses " +
-                      std::to_string(harness::RunOptions::kMaxExploredPerRun) + ")");
-  sub->add_option(
-      "--chart", o->chart,
-      "write a message-sequence chart (.svg, or .html with script and report)");
-  sub->callback([o, &run] {
-    run = [o]() -> int {
-      std::ifstream in(o->file);
-      if (!in) {
-        std::cerr << "dualfuzz run: cannot read " << o->file << "\n";
-        return kTrouble;
-      }
-      std::stringstream ss;
-      ss << in.rdbuf();
-      const campaign::Registry registry = protocols::builtin();
-      auto plugin = protocols::find(registry, o->spec);
-      if (!plugin) {
-        std::cerr << "dualfuzz run: " << plugin.error() << "\n";
-        return kTrouble;
-      }
-      const harness::Protocol& protocol = (*plugin)->protocol;
-      auto script = harness::parse_script(ss.str(), protocol.functions);
-      if (!script) {
-        std::cerr << "dualfuzz run: " << o->file << ": " << script.error() << "\n";
-        return kTrouble;
-      }
-      auto target = Target::make(**plugin, o->target);
-      if (!target) {
-        std::cerr << "dualfuzz run: " << target.error() << "\n";
-        return kTrouble;
-      }
-      harness::RunOptions opts;
-      opts.check_liveness = o->liveness;
-      // One script, read by a person: a definite verdict matters more than
-      // the time a fuzz execution may take.
-      opts.oracle_options.limits.max_explored = o->budget;
-      opts.message_timeout = std::chrono::milliseconds(o->timeout_ms);
-      opts.run_namespace = (*target)->reset();
-      harness::Executor ex(protocol, (*target)->transport(), opts);
-      harness::RunResult r = ex.run(*script);
-      std::cout << r.report();
-      if (!o->chart.empty() &&
-          !write_chart(o->chart, protocol, *script, r,
-                       "dualfuzz run " + o->file + " (" + o->target + ")")) {
-        std::cerr << "dualfuzz run: cannot write " << o->chart << "\n";
-        return kTrouble;
-      }
-      return exit_code(r);
-    };
-  });
+namespace {
 
+struct Opts {
+  std::string spec = protocols::kDefault;
+  std::string target = "inprocess";
+  std::string file;
+  bool liveness = false;
+  int timeout_ms = 2000;
+  std::string chart;
+  std::size_t budget = 0;
+};
+
+// Plays the script once and prints the report (and the chart).
+int run_script(const Opts& o) {
+  std::ifstream in(o.file);
+  if (!in) {
+    std::cerr << "dualfuzz run: cannot read " << o.file << "\n";
+    return kTrouble;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const campaign::Registry registry = protocols::builtin();
+  auto plugin = protocols::find(registry, o.spec);
+  if (!plugin) {
+    std::cerr << "dualfuzz run: " << plugin.error() << "\n";
+    return kTrouble;
+  }
+  const harness::Protocol& protocol = (*plugin)->protocol;
+  auto script = harness::parse_script(ss.str(), protocol.functions);
+  if (!script) {
+    std::cerr << "dualfuzz run: " << o.file << ": " << script.error() << "\n";
+    return kTrouble;
+  }
+  auto target = Target::make(**plugin, o.target);
+  if (!target) {
+    std::cerr << "dualfuzz run: " << target.error() << "\n";
+    return kTrouble;
+  }
+  harness::RunOptions opts;
+  opts.check_liveness = o.liveness;
+  // One script, read by a person: a definite verdict matters more than
+  // the time a fuzz execution may take.
+  opts.oracle_options.limits.max_explored = o.budget;
+  opts.message_timeout = std::chrono::milliseconds(o.timeout_ms);
+  opts.run_namespace = (*target)->reset();
+  harness::Executor ex(protocol, (*target)->transport(), opts);
+  harness::RunResult r = ex.run(*script);
+  std::cout << r.report();
+  if (!o.chart.empty() &&
+      !write_chart(o.chart, protocol, *script, r,
+                   "dualfuzz run " + o.file + " (" + o.target + ")")) {
+    std::cerr << "dualfuzz run: cannot write " << o.chart << "\n";
+    return kTrouble;
+  }
+  return exit_code(r);
+}
+
+// `serve` and `bugs`: the reference server standalone, its planted bugs.
+void add_serve_and_bugs(CLI::App& app, std::function<int()>& run) {
   auto serve_port = std::make_shared<int>(8080);
   auto serve_bug = std::make_shared<std::string>();
   CLI::App* serve = app.add_subcommand("serve", "Run the reference server on 127.0.0.1");
@@ -117,6 +100,33 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
       return kNoViolation;
     };
   });
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, std::function<int()>& run) {
+  auto o = std::make_shared<Opts>();
+  CLI::App* sub =
+      app.add_subcommand("run", "Play one script against a server and check it");
+  sub->add_option("--spec", o->spec, "protocol plug-in")
+      ->check(CLI::IsMember(protocols::builtin().names()));
+  sub->add_option(
+      "--target", o->target,
+      "inprocess[:BUG] — the reference server in this process, optionally with a "
+      "planted bug (see `dualfuzz bugs`) — or HOST:PORT of a running server");
+  sub->add_option("SCRIPT", o->file, "script file")->required();
+  sub->add_flag("--liveness", o->liveness,
+                "report requests left unanswered as a violation");
+  sub->add_option("--timeout-ms", o->timeout_ms, "per-response timeout");
+  sub->add_option("--oracle-budget", o->budget,
+                  "configurations the oracle may explore before it stops with an "
+                  "inconclusive verdict (0, the default: no limit; fuzzing uses " +
+                      std::to_string(harness::RunOptions::kMaxExploredPerRun) + ")");
+  sub->add_option(
+      "--chart", o->chart,
+      "write a message-sequence chart (.svg, or .html with script and report)");
+  sub->callback([o, &run] { run = [o] { return run_script(*o); }; });
+  add_serve_and_bugs(app, run);
 }
 
 }  // namespace dualfuzz::cli

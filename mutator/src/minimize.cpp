@@ -7,6 +7,7 @@
 
 #include "dualfuzz/harness/jexp.h"
 #include "dualfuzz/mutator/script_mutator.h"
+#include "dualfuzz/mutator/shrink_loop.h"
 
 namespace dualfuzz::mutator {
 using harness::Jexp;
@@ -115,124 +116,139 @@ Jexp repointed(const Site& site, Label l) {
 }
 Label request_label(Label l) { return l % 2 ? l : l - 1; }
 
+// Steps the caller says the failure does not involve, all at once (those a
+// remaining reference points at stay).
+std::optional<Script> without_unrelated(const Script& best, const FailingRun& run,
+                                        const std::vector<Site>& at) {
+  if (run.unrelated.empty()) return std::nullopt;
+  std::set<Label> needed;
+  for (const Site& s : at) {
+    const auto& q = std::get<RequestStep>(best.steps[s.step]);
+    if (!run.unrelated.count(q.label)) needed.insert(request_label(s.ref.label));
+  }
+  Script cand = best;
+  std::erase_if(cand.steps, [&](const harness::Step& st) {
+    const auto* q = std::get_if<RequestStep>(&st);
+    return q && run.unrelated.count(q->label) && !needed.count(q->label);
+  });
+  if (cand.steps.size() == best.steps.size()) return std::nullopt;
+  return cand;
+}
+
+// A step that only serves as the target of references: delete it, and
+// point its references at another message that gave the same value, or
+// make them the value.
+void without_reference_targets(const Script& best, const std::vector<Site>& at,
+                               std::vector<Script>& out) {
+  for (std::size_t k = 0; k < best.steps.size(); ++k) {
+    const auto* target = std::get_if<RequestStep>(&best.steps[k]);
+    if (!target) continue;
+    const Label l = target->label;
+    Script cand = best;
+    bool any = false;
+    for (const Site& s : at) {
+      if (s.step == k || request_label(s.ref.label) != l) continue;
+      any = true;
+      auto alt = std::find_if(s.same.begin(), s.same.end(),
+                              [l](Label x) { return request_label(x) != l; });
+      set_at(cand, s,
+             alt != s.same.end() ? repointed(s, *alt) : Jexp::from_json(s.value));
+    }
+    if (!any) continue;
+    cand.steps.erase(cand.steps.begin() + static_cast<std::ptrdiff_t>(k));
+    out.push_back(std::move(cand));
+  }
+}
+
+// Each reference on its own: point it at the message its evaluation fell
+// back to (so deleting the step it names changes nothing), or make it the
+// literal value it evaluated to.
+void rewritten_references(const Script& best, const std::vector<Site>& at,
+                          std::vector<Script>& out) {
+  for (const Site& s : at) {
+    if (!s.strict && !s.same.empty()) {
+      Script cand = best;
+      set_at(cand, s, repointed(s, s.same.front()));
+      out.push_back(std::move(cand));
+    }
+    Script cand = best;
+    set_at(cand, s, Jexp::from_json(s.value));
+    out.push_back(std::move(cand));
+  }
+}
+
+// Chunks of steps deleted, halving the chunk size (ddmin-style).
+void without_chunks(const Script& best, std::vector<Script>& out) {
+  const std::size_t n = best.steps.size();
+  for (std::size_t chunk = std::max<std::size_t>(1, n / 2); chunk >= 1; chunk /= 2) {
+    for (std::size_t at = 0; at < n; at += chunk) {
+      Script cand = best;
+      cand.steps.erase(
+          cand.steps.begin() + static_cast<std::ptrdiff_t>(at),
+          cand.steps.begin() + static_cast<std::ptrdiff_t>(std::min(n, at + chunk)));
+      out.push_back(std::move(cand));
+    }
+    if (chunk == 1) break;
+  }
+}
+
+// Request bodies simplified (a header, a body field dropped).
+void lighter_bodies(const Script& best, const std::vector<std::string>& keep,
+                    std::vector<Script>& out) {
+  for (std::size_t i = 0; i < best.steps.size(); ++i) {
+    const auto* r = std::get_if<RequestStep>(&best.steps[i]);
+    if (!r) continue;
+    for (const Jexp& s : smaller(r->body, keep)) {
+      Script cand = best;
+      std::get<RequestStep>(cand.steps[i]).body = s;
+      out.push_back(std::move(cand));
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<Script> structural_candidates(const Script& failing, const FailingRun& run,
+                                          const harness::FunctionRegistry& fns,
+                                          const std::vector<std::string>& keep) {
+  const std::vector<Site> at = sites(failing, run.trace, fns);
+  std::vector<Script> all;
+  if (auto u = without_unrelated(failing, run, at)) all.push_back(std::move(*u));
+  without_reference_targets(failing, at, all);
+  rewritten_references(failing, at, all);
+  without_chunks(failing, all);
+  lighter_bodies(failing, keep, all);
+  // Repaired (dangling waits and references go), and each once.
+  std::vector<Script> out;
+  std::set<std::string> seen;
+  for (Script& c : all) {
+    ScriptMutator::repair(c);
+    if (c == failing || !seen.insert(harness::print_script(c)).second) continue;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
 
 Script minimize(const Script& failing, FailingRun run,
                 const harness::FunctionRegistry& fns, const RunIfFails& still_fails,
                 std::size_t max_runs, const std::vector<std::string>& keep) {
-  Script best = failing;
-  std::size_t runs = 0;
-  std::set<std::string>
-      passed;  // candidates that did not fail (the run is deterministic)
-  auto attempt = [&](Script cand) {
-    ScriptMutator::repair(cand);
-    if (runs >= max_runs || cand == best) return false;
-    std::string text = harness::print_script(cand);
-    if (passed.count(text)) return false;
-    ++runs;
-    std::optional<FailingRun> r = still_fails(cand);
-    if (!r) {
-      passed.insert(std::move(text));
-      return false;
-    }
-    best = std::move(cand);
-    run = std::move(*r);
-    return true;
+  struct State {
+    Script script;
+    FailingRun run;
   };
-  for (bool progress = true; progress && runs < max_runs;) {
-    progress = false;
-    // Steps the caller says the failure does not involve, all at once
-    // (those a remaining reference points at stay).
-    if (!run.unrelated.empty()) {
-      std::set<Label> needed;
-      for (const Site& s : sites(best, run.trace, fns)) {
-        const auto& q = std::get<RequestStep>(best.steps[s.step]);
-        if (!run.unrelated.count(q.label)) needed.insert(request_label(s.ref.label));
-      }
-      Script cand = best;
-      std::erase_if(cand.steps, [&](const harness::Step& st) {
-        const auto* q = std::get_if<RequestStep>(&st);
-        return q && run.unrelated.count(q->label) && !needed.count(q->label);
-      });
-      if (cand.steps.size() < best.steps.size() && attempt(std::move(cand)))
-        progress = true;
-    }
-    // A step that only serves as the target of references: delete it, and
-    // point its references at another message that gave the same value, or
-    // make them the value.
-    for (std::size_t k = 0; k < best.steps.size(); ++k) {
-      const auto* target = std::get_if<RequestStep>(&best.steps[k]);
-      if (!target) continue;
-      const Label l = target->label;
-      Script cand = best;
-      bool any = false;
-      for (const Site& s : sites(best, run.trace, fns)) {
-        if (s.step == k || request_label(s.ref.label) != l) continue;
-        any = true;
-        auto alt = std::find_if(s.same.begin(), s.same.end(),
-                                [l](Label x) { return request_label(x) != l; });
-        set_at(cand, s,
-               alt != s.same.end() ? repointed(s, *alt) : Jexp::from_json(s.value));
-      }
-      if (!any) continue;
-      cand.steps.erase(cand.steps.begin() + static_cast<std::ptrdiff_t>(k));
-      if (attempt(std::move(cand))) {
-        progress = true;
-        k = static_cast<std::size_t>(-1);  // indices moved: start over
-      }
-    }
-    // Each reference on its own: point it at the message its evaluation
-    // fell back to (so deleting the step it names changes nothing), or make
-    // it the literal value it evaluated to.
-    for (bool again = true; again && runs < max_runs;) {
-      again = false;
-      for (const Site& s : sites(best, run.trace, fns)) {
-        Script cand = best;
-        if (!s.strict && !s.same.empty()) {
-          set_at(cand, s, repointed(s, s.same.front()));
-          if (attempt(std::move(cand))) {
-            again = progress = true;
-            break;
-          }
-          cand = best;
-        }
-        set_at(cand, s, Jexp::from_json(s.value));
-        if (attempt(std::move(cand))) {
-          again = progress = true;
-          break;
-        }
-      }
-    }
-    // Delete chunks of steps, halving the chunk size (ddmin-style).
-    for (std::size_t chunk = std::max<std::size_t>(1, best.steps.size() / 2); chunk >= 1;
-         chunk /= 2) {
-      for (std::size_t at = 0; at < best.steps.size();) {
-        Script cand = best;
-        cand.steps.erase(cand.steps.begin() + static_cast<std::ptrdiff_t>(at),
-                         cand.steps.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                                  best.steps.size(), at + chunk)));
-        if (attempt(std::move(cand)))
-          progress = true;
-        else
-          at += chunk;
-      }
-      if (chunk == 1) break;
-    }
-    // Simplify request bodies (drop headers, body fields).
-    for (std::size_t i = 0; i < best.steps.size(); ++i) {
-      auto* r = std::get_if<RequestStep>(&best.steps[i]);
-      if (!r) continue;
-      for (const Jexp& s : smaller(r->body, keep)) {
-        Script cand = best;
-        std::get<RequestStep>(cand.steps[i]).body = s;
-        if (attempt(std::move(cand))) {
-          progress = true;
-          break;
-        }
-      }
-    }
-  }
-  return best;
+  Shrinker<State, Script> s;
+  s.candidates = [&](const State& st) {
+    return structural_candidates(st.script, st.run, fns, keep);
+  };
+  s.test = [&](const Script& c) -> Tested<State> {
+    std::optional<FailingRun> r = still_fails(c);
+    if (!r) return {std::nullopt, 1};
+    return {State{c, std::move(*r)}, 1};
+  };
+  // `still_fails` is deterministic: a candidate that passed passes again.
+  s.memo_key = [](const Script& c) { return harness::print_script(c); };
+  return shrink_greedy(State{failing, std::move(run)}, s, {.max_replays = max_runs})
+      .best.script;
 }
 
 Script minimize(const Script& failing,

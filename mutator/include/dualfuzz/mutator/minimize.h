@@ -1,5 +1,7 @@
 // Structural shrinking of a failing script (thesis §5.3): delete steps, then
-// strip requests down, keeping whatever still fails. References are
+// strip requests down, keeping whatever still fails. The candidates
+// (`structural_candidates`) are tried by the one shrinking loop,
+// shrink_loop.h; campaign/shrink.h adds the candidates of races. References are
 // re-instantiated on every re-run (loose evaluation), so a shrunk script
 // stays meaningful.
 //
@@ -45,6 +47,17 @@ struct FailingRun {
 };
 // The run of a candidate when it still fails (the same failure), else nullopt.
 using RunIfFails = std::function<std::optional<FailingRun>(const harness::Script&)>;
+
+// The structural candidates of a failing script, in the order tried: the
+// unrelated requests all at once, each step that only serves as the target
+// of references (its references re-pointed or made literal), each
+// reference re-pointed or made literal, chunks of steps deleted (halving
+// the chunk size, ddmin-style), request bodies with one field fewer (not a
+// top-level one named in `keep`). Each repaired, none equal to `failing`.
+std::vector<harness::Script> structural_candidates(const harness::Script& failing,
+                                                   const FailingRun& run,
+                                                   const harness::FunctionRegistry& fns,
+                                                   const std::vector<std::string>& keep);
 
 // `run` is a failing run of `failing`; `fns` evaluates its references.
 harness::Script minimize(const harness::Script& failing, FailingRun run,

@@ -1,0 +1,146 @@
+// Black-box generate-and-check fuzzing (no coverage, the seed paper's
+// mode) for any protocol plug-in: mutate scripts from a pool, play each on a
+// fresh server, shrink a violation (shrink.h). Without keep_going the run
+// stops at the first violation; with it, each distinct violation (by
+// signature_of) is kept once and its repeats are counted. `dualfuzz fuzz`
+// is this loop plus option parsing and rendering.
+//
+//   auto c = campaign::FuzzCampaign::make(plugin, {.target = "inprocess:lost-update",
+//                                                   .seconds = 5});
+//   std::mt19937_64 rng(1);
+//   campaign::FuzzSummary s = (*c)->run(rng, {});
+//   if (s.violation()) std::cout << harness::print_script(s.first->shrunk.script);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/campaign/shrink.h"
+#include "dualfuzz/campaign/target.h"
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/mutator/script_mutator.h"
+#include "dualfuzz/result.h"
+
+namespace dualfuzz::campaign {
+
+struct FuzzOptions {
+  std::string target = "inprocess";  // inprocess[:ARG] or HOST:PORT
+  double seconds = 60;
+  unsigned connections = 4;  // requests are put on connections 0..connections-1
+  bool liveness = false;     // unanswered requests are violations
+  bool keep_going = false;
+  bool targeted = true;   // Z3-targeted mutation besides the structural one
+  int shrink_effort = 1;  // ShrinkOptions::effort
+};
+
+struct FuzzCounters {
+  std::uint64_t executions = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t requests_sent = 0;
+  std::uint64_t inconclusive = 0;  // the oracle's budget ran out
+  // Throws in dualfuzz or the plug-in: counted, never a finding.
+  std::uint64_t internal_errors = 0;
+};
+
+// One distinct violation (keep_going).
+struct Finding {
+  std::string signature;
+  std::string kind;
+  double first_seconds = 0;
+  std::uint64_t first_execution = 0;
+  std::uint64_t count = 0;  // occurrences, incl. repeats attributed via quick_key
+  bool reproduced = true;
+  harness::Script script;  // minimized (or the original when not reproduced)
+  harness::RunResult run;  // of `script`
+  std::size_t original_steps = 0;
+};
+
+// The violation that ended a run without keep_going.
+struct FirstViolation {
+  std::string kind;
+  double seconds = 0;  // when found
+  double minimize_seconds = 0;
+  harness::Script original;
+  Shrunk shrunk;
+};
+
+struct FuzzSummary {
+  double seconds = 0;  // the whole run
+  FuzzCounters counters;
+  std::uint64_t mutator_replays = 0;  // targeted mutation's, not in executions
+  std::uint64_t targeted_rewrites = 0;
+  double shrink_seconds = 0;  // keep_going: time spent shrinking, not fuzzing
+  std::optional<FirstViolation> first;
+  std::vector<Finding> findings;  // keep_going, in the order found
+  bool violation() const { return first.has_value() || !findings.empty(); }
+};
+
+// What a caller sees while the loop runs (each may be empty).
+struct FuzzObserver {
+  // A shrunk violation: `index` 0 without keep_going, else the 1-based
+  // number of a new signature (repeats are not reported).
+  struct Violation {
+    std::size_t index = 0;
+    std::string signature;  // keep_going only
+    double found = 0;
+    FuzzCounters counters;
+    const harness::Script& original;
+    const Shrunk& shrunk;
+  };
+  std::function<void(const Violation&)> on_violation;
+  std::function<void(const harness::Script&, const harness::RunResult&)>
+      on_internal_error;
+  // Every 5 s: elapsed seconds, counters, distinct violations so far.
+  std::function<void(double, const FuzzCounters&, std::size_t, double)> on_progress;
+};
+
+class FuzzCampaign {
+ public:
+  static Result<std::unique_ptr<FuzzCampaign>> make(const Plugin& plugin, FuzzOptions o);
+  FuzzCampaign(const FuzzCampaign&) = delete;
+  FuzzCampaign& operator=(const FuzzCampaign&) = delete;
+
+  // Fuzzes until a violation (or, with keep_going, until o.seconds).
+  FuzzSummary run(std::mt19937_64& rng, const FuzzObserver& observer);
+  // One execution on a fresh server (or namespace).
+  harness::RunResult play(const harness::Script& s, bool record_decisions = false);
+  // Shrinks a violating run of `s` as the loop does.
+  Shrunk shrink(const harness::Script& s, const harness::RunResult& r);
+  const harness::Protocol& protocol() const { return protocol_; }
+
+ private:
+  FuzzCampaign(harness::Protocol p, std::unique_ptr<Target> t, FuzzOptions o);
+  struct Quick {  // per quick_key: how often seen, its minimized signatures
+    std::uint64_t seen = 0;
+    std::map<std::string, std::uint64_t> signatures;
+  };
+  std::optional<std::pair<std::string, harness::Script>> next_script(
+      std::mt19937_64& rng) const;
+  harness::RunResult execute(const harness::Script& s, FuzzSummary& sum);
+  void keep(const harness::Script& s, const harness::RunResult& r, FuzzSummary& sum,
+            const FuzzObserver& observer);
+  void record(const harness::Script& s, const harness::RunResult& r, const Shrunk& sh,
+              double found, FuzzSummary& sum, const FuzzObserver& observer);
+  bool settled(const Quick& q, const FuzzSummary& sum) const;
+  void add_to_pool(std::string text, std::mt19937_64& rng);
+  double elapsed() const;
+
+  harness::Protocol protocol_;
+  std::unique_ptr<Target> target_;
+  FuzzOptions o_;
+  std::shared_ptr<oracle::Solver> solver_;
+  mutator::ScriptMutator mutator_;
+  std::vector<std::string> pool_;  // recent scripts to mutate
+  std::map<std::string, Quick> quick_;
+  std::map<std::string, std::size_t> by_signature_;  // index into findings
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace dualfuzz::campaign

@@ -1,0 +1,133 @@
+// Shrinking a violating script to a small counterexample of the same
+// violation, for any protocol plug-in. One greedy loop
+// (mutator::shrink_greedy) runs over every kind of candidate: the
+// structural ones of mutator::minimize (deletions, trimming, re-pointed
+// references), the killing request's path alone, lighter requests (a
+// precondition the violation does not need), the interaction in sequence,
+// race skeletons and sequential candidates (race_skeleton.h).
+//
+//   campaign::ViolationShrinker shrinker(protocol, [&](const harness::Script& s) {
+//     return player.play(s);
+//   }, {.same_violation = true});
+//   campaign::Shrunk s = shrinker.shrink(script, run);   // run: a violation
+//   if (s.reproduced) std::cout << harness::print_script(s.script);
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/protocol.h"
+#include "dualfuzz/harness/script.h"
+#include "dualfuzz/mutator/minimize.h"
+#include "dualfuzz/mutator/shrink_loop.h"
+
+namespace dualfuzz::campaign {
+
+// A shrunk counterexample: the script, a run of it that showed the
+// violation, and whether the violation showed again at all (a race may
+// not; then `script` is the original and `run` its first run).
+struct Shrunk {
+  harness::Script script;
+  harness::RunResult run;
+  bool reproduced = true;
+};
+
+// What the shrinker learns from a failing run: its trace (to re-point or
+// inline references) and the requests with another race key than the
+// killing request's (HTTP: other paths; the model keeps them independent,
+// so they are tried deleted all at once; the same-violation check still
+// decides).
+mutator::FailingRun failing_run(const harness::Protocol& p, const harness::RunResult& r);
+
+// Where the explanations went wrong ("response.status",
+// "response.headers.etag", ...), from violation_key.
+std::set<std::string> reasons(const harness::Protocol& p, const harness::RunResult& r);
+
+// The script with every request on connection 0, each followed by a wait
+// for its response (closes dropped): the same interaction without
+// concurrency. Nullopt when that is the script itself or invalid.
+std::optional<harness::Script> serialized(const harness::Script& s,
+                                          const harness::FunctionRegistry& fns);
+
+// Beyond this many messages a counterexample is tried from its skeleton
+// (a race) or its path in sequence.
+inline constexpr std::size_t kShortRace = 6;
+
+struct ShrinkOptions {
+  // false: keep any violation of the same kind (what bench/eval_blackbox.py's
+  // figures were measured with). true (--keep-going): the same violation
+  // (quick_key), settled so that its signature names the bug: a
+  // precondition or the concurrency it does not need goes.
+  bool same_violation = false;
+  // Replays of race skeletons are multiplied by this (--shrink: one script
+  // to spend the time on).
+  int effort = 1;
+  std::size_t max_replays = 2000;  // per shrinking loop; ×5 with same_violation
+};
+
+// One candidate of the same-violation loop, and how it is judged.
+struct ShrinkCandidate {
+  enum class Kind {
+    OnlyThePath,  // requests with another race key dropped
+    Lighter,      // a precondition dropped from the killing request
+    Structural,   // mutator::structural_candidates
+    Serialized,   // every request in sequence on c0
+    Skeleton,     // race_candidates / distilled
+    Sequential,   // sequential_candidates
+  };
+  Kind kind = Kind::Structural;
+  harness::Script script;
+  std::string want;              // Lighter: the quick_key it must show
+  int plays = 1;                 // replays before giving up
+  double seconds = 0;            // Skeleton: and at most this long (0: no limit)
+  std::size_t max_messages = 0;  // Skeleton/Sequential: its run must be shorter
+};
+
+// The state of the same-violation loop.
+struct ShrinkState {
+  harness::Script script;
+  harness::RunResult run;
+  std::string key;  // quick_key that must stay (changes with Lighter/Serialized)
+};
+
+class ViolationShrinker {
+ public:
+  using Play = std::function<harness::RunResult(const harness::Script&)>;
+  ViolationShrinker(const harness::Protocol& p, Play play, ShrinkOptions o)
+      : p_(p), play_(std::move(play)), o_(o) {}
+
+  // `r` is a violating run of `original`.
+  Shrunk shrink(const harness::Script& original, const harness::RunResult& r) const;
+
+  // The candidates of a state, in the order the loop tries them (exposed
+  // for tests). `flaky`: the violation is a race.
+  std::vector<ShrinkCandidate> candidates(const ShrinkState& s, bool flaky) const;
+  // The loop from a state that showed the violation (exposed for tests).
+  mutator::Shrunk<ShrinkState> settle(ShrinkState s) const;
+
+ private:
+  mutator::Tested<ShrinkState> test(const ShrinkCandidate& c,
+                                    const ShrinkState& from) const;
+  bool shows(const harness::Script& s, const std::string& key, int tries,
+             harness::RunResult& out) const;
+  bool same(const harness::RunResult& x, const std::string& key) const;
+  std::optional<Shrunk> distill(const harness::Script& s, const harness::RunResult& r,
+                                const std::string& key) const;
+  Shrunk shrink_any(const harness::Script& original, const harness::RunResult& r,
+                    const harness::RunResult& replayed) const;
+  Shrunk not_shown(const harness::Script& original, const harness::RunResult& r) const;
+  void add_lighter(const ShrinkState& s, std::vector<ShrinkCandidate>& out) const;
+  void add_races(const ShrinkState& s, bool flaky,
+                 std::vector<ShrinkCandidate>& out) const;
+
+  const harness::Protocol& p_;
+  Play play_;
+  ShrinkOptions o_;
+};
+
+}  // namespace dualfuzz::campaign

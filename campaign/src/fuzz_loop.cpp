@@ -1,0 +1,218 @@
+#include "dualfuzz/campaign/fuzz_loop.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "dualfuzz/campaign/race_skeleton.h"
+#include "dualfuzz/campaign/signature.h"
+
+namespace dualfuzz::campaign {
+
+using harness::RunResult;
+using harness::Script;
+
+namespace {
+// Progress is reported this often (seconds).
+constexpr double kProgressEvery = 5;
+
+mutator::ScriptMutator make_mutator(const harness::Protocol& p, bool targeted,
+                                    std::function<RunResult(const Script&)> replay,
+                                    std::shared_ptr<oracle::Solver> solver) {
+  if (!targeted) return mutator::ScriptMutator(p);
+  return mutator::ScriptMutator(p, std::move(replay), std::move(solver));
+}
+
+// Shrinking every occurrence would spend the budget on the most frequent
+// bug, so occurrences with a known quick_key are shrunk only at the 1st,
+// 4th, 16th, 64th, ... time (a sample, in case one quick_key covers two
+// bugs).
+bool power_of_four(std::uint64_t n) {
+  return (n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0;
+}
+}  // namespace
+
+Result<std::unique_ptr<FuzzCampaign>> FuzzCampaign::make(const Plugin& plugin,
+                                                         FuzzOptions o) {
+  auto target = Target::make(plugin, o.target);
+  if (!target) return make_error(target.error());
+  return std::unique_ptr<FuzzCampaign>(
+      new FuzzCampaign(plugin.protocol, std::move(*target), std::move(o)));
+}
+
+// Targeted mutation replays a parent (one mutation in kTargetedOneIn) with
+// the oracle's branches recorded; those replays are counted apart.
+FuzzCampaign::FuzzCampaign(harness::Protocol p, std::unique_ptr<Target> t, FuzzOptions o)
+    : protocol_(std::move(p)),
+      target_(std::move(t)),
+      o_(std::move(o)),
+      solver_(std::make_shared<oracle::Solver>(oracle::OracleOptions{}.solver_timeout_ms,
+                                               protocol_.model().strings)),
+      mutator_(make_mutator(
+          protocol_, o_.targeted, [this](const Script& s) { return play(s, true); },
+          solver_)),
+      start_(std::chrono::steady_clock::now()) {}
+
+double FuzzCampaign::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
+  harness::RunOptions opts;
+  opts.check_liveness = o_.liveness;
+  opts.run_namespace = target_->reset();
+  opts.oracle_options.limits.record_decisions = record_decisions;
+  harness::Executor ex(protocol_, target_->transport(), opts, solver_);
+  return ex.run(s);
+}
+
+Shrunk FuzzCampaign::shrink(const Script& s, const RunResult& r) {
+  ShrinkOptions so;
+  so.same_violation = o_.keep_going;
+  so.effort = o_.shrink_effort;
+  ViolationShrinker shrinker(
+      protocol_, [this](const Script& x) { return play(x); }, so);
+  return shrinker.shrink(s, r);
+}
+
+// A mutant of a pool script (or a fresh one), its requests spread over the
+// connections; nullopt when it does not parse (the mutator emits scripts).
+std::optional<std::pair<std::string, Script>> FuzzCampaign::next_script(
+    std::mt19937_64& rng) const {
+  std::string parent = pool_.empty() ? std::string() : pool_[rng() % pool_.size()];
+  std::string text = mutator_.mutate(parent, 2048, rng);
+  auto script = harness::parse_script(text, protocol_.functions);
+  if (!script) return std::nullopt;
+  for (auto& st : script->steps) {
+    if (auto* r = std::get_if<harness::RequestStep>(&st)) r->conn %= o_.connections;
+    if (auto* c = std::get_if<harness::CloseStep>(&st)) c->conn %= o_.connections;
+  }
+  return std::make_pair(std::move(text), std::move(*script));
+}
+
+RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
+  RunResult r = play(s);
+  FuzzCounters& c = sum.counters;
+  ++c.executions;
+  c.messages += r.trace.size();
+  for (const auto& m : r.trace.messages())
+    c.requests_sent += harness::is_request_label(m.label);
+  c.inconclusive += r.inconclusive();
+  if (r.outcome == RunResult::Outcome::InternalError) ++c.internal_errors;
+  return r;
+}
+
+// Violating scripts are not mutated further: with keep_going they would
+// mostly find the same bug again.
+void FuzzCampaign::add_to_pool(std::string text, std::mt19937_64& rng) {
+  if (pool_.size() < 256)
+    pool_.push_back(std::move(text));
+  else
+    pool_[rng() % pool_.size()] = std::move(text);
+}
+
+// Has one of the quick_key's findings a short counterexample that showed
+// again? Until then its next occurrences are shrunk too, up to the 8th:
+// each is another chance at the timing a race needs.
+bool FuzzCampaign::settled(const Quick& q, const FuzzSummary& sum) const {
+  for (const auto& [sig, count] : q.signatures)
+    if (auto it = by_signature_.find(sig); it != by_signature_.end()) {
+      const Finding& f = sum.findings[it->second];
+      if (f.reproduced && f.run.trace.size() <= kShortRace) return true;
+    }
+  return false;
+}
+
+// A shrunk occurrence: a new finding, or a repeat that may give a better
+// report (one that reproduces, or in fewer messages).
+void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
+                          double found, FuzzSummary& sum, const FuzzObserver& observer) {
+  const std::string sig = signature_of(protocol_, sh.run);
+  ++quick_[quick_key(protocol_, r)].signatures[sig];
+  auto [it, fresh] = by_signature_.try_emplace(sig, sum.findings.size());
+  if (fresh) {
+    Finding f{sig,
+              kind_name(r.outcome),
+              found,
+              sum.counters.executions,
+              0,
+              sh.reproduced,
+              sh.script,
+              sh.run,
+              s.steps.size()};
+    sum.findings.push_back(std::move(f));
+  }
+  Finding& f = sum.findings[it->second];
+  ++f.count;
+  if (fresh) {
+    if (observer.on_violation)
+      observer.on_violation(
+          {sum.findings.size(), f.signature, found, sum.counters, s, sh});
+  } else if (sh.reproduced &&
+             (!f.reproduced || sh.run.trace.size() < f.run.trace.size())) {
+    f.reproduced = true;
+    f.script = sh.script;
+    f.run = sh.run;
+    f.original_steps = s.steps.size();
+  }
+}
+
+// keep_going: shrink a sample of the occurrences (power_of_four, and the
+// first 8 until settled); the others count as repeats of their quick_key's
+// most frequent signature.
+void FuzzCampaign::keep(const Script& s, const RunResult& r, FuzzSummary& sum,
+                        const FuzzObserver& observer) {
+  const double found = elapsed();
+  Quick& qk = quick_[quick_key(protocol_, r)];
+  const std::uint64_t n = ++qk.seen;
+  if (power_of_four(n) || (n <= 8 && !settled(qk, sum))) {
+    const Shrunk sh = shrink(s, r);
+    sum.shrink_seconds += elapsed() - found;
+    record(s, r, sh, found, sum, observer);
+    return;
+  }
+  auto best =
+      std::max_element(qk.signatures.begin(), qk.signatures.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  ++sum.findings[by_signature_.at(best->first)].count;
+}
+
+FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer) {
+  FuzzSummary sum;
+  double next_report = kProgressEvery;
+  while (elapsed() < o_.seconds) {
+    auto next = next_script(rng);
+    if (!next) continue;
+    const auto& [text, script] = *next;
+    const RunResult r = execute(script, sum);
+    if (r.outcome == RunResult::Outcome::InternalError) {
+      if (sum.counters.internal_errors == 1 && observer.on_internal_error)
+        observer.on_internal_error(script, r);
+      continue;
+    }
+    if (r.violation() && !o_.keep_going) {
+      const double found = elapsed();
+      Shrunk sh = shrink(script, r);
+      sum.first = FirstViolation{kind_name(r.outcome), found, elapsed() - found, script,
+                                 std::move(sh)};
+      if (observer.on_violation)
+        observer.on_violation(
+            {0, "", found, sum.counters, sum.first->original, sum.first->shrunk});
+      break;
+    }
+    if (r.violation())
+      keep(script, r, sum, observer);
+    else
+      add_to_pool(text, rng);
+    if (observer.on_progress && elapsed() >= next_report) {
+      observer.on_progress(elapsed(), sum.counters, sum.findings.size(),
+                           sum.shrink_seconds);
+      next_report += kProgressEvery;
+    }
+  }
+  sum.seconds = elapsed();
+  sum.mutator_replays = mutator_.targeted_stats().runs;
+  sum.targeted_rewrites = mutator_.targeted_stats().rewrites;
+  return sum;
+}
+
+}  // namespace dualfuzz::campaign

@@ -1,0 +1,312 @@
+#include "dualfuzz/campaign/shrink.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "dualfuzz/campaign/race_skeleton.h"
+#include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/harness/sequence_chart.h"
+#include "dualfuzz/mutator/script_mutator.h"
+
+namespace dualfuzz::campaign {
+
+using harness::Json;
+using harness::RunResult;
+using harness::Script;
+using Kind = ShrinkCandidate::Kind;
+
+mutator::FailingRun failing_run(const harness::Protocol& p, const RunResult& r) {
+  mutator::FailingRun out{r.trace, {}};
+  const Json* kill = killing_request(r);
+  if (r.outcome != RunResult::Outcome::ModelViolation || !kill) return out;
+  const std::string key = p.race_key(*kill);
+  for (const auto& m : r.trace.messages())
+    if (harness::is_request_label(m.label) && p.race_key(m.ir) != key)
+      out.unrelated.insert(m.label);
+  return out;
+}
+
+std::set<std::string> reasons(const harness::Protocol& p, const RunResult& r) {
+  std::set<std::string> out;
+  const std::string key = harness::violation_key(p, r);
+  for (std::size_t at = key.find('\n'); at != std::string::npos;) {
+    std::size_t end = key.find('\n', at + 1);
+    out.insert(key.substr(at + 1, end == std::string::npos ? end : end - at - 1));
+    at = end;
+  }
+  return out;
+}
+
+std::optional<Script> serialized(const Script& s, const harness::FunctionRegistry& fns) {
+  Script out;
+  for (const auto& st : s.steps) {
+    if (const auto* q = std::get_if<harness::RequestStep>(&st)) {
+      harness::RequestStep r = *q;
+      r.conn = 0;
+      out.steps.emplace_back(std::move(r));
+      out.steps.emplace_back(harness::WaitStep{q->label});
+    } else if (std::holds_alternative<harness::CommentStep>(st)) {
+      out.steps.push_back(st);
+    }
+  }
+  if (out == s || harness::validate(out, fns)) return std::nullopt;
+  return out;
+}
+
+namespace {
+
+// The requests on the killing request's race key alone (with those their
+// references need): a race's other paths are most of its counterexample,
+// and one unlucky timing would keep them all.
+std::optional<Script> only_the_path(const harness::Protocol& p, const Script& s,
+                                    const RunResult& run) {
+  const mutator::FailingRun f = failing_run(p, run);
+  if (f.unrelated.empty()) return std::nullopt;
+  std::set<harness::Label> needed;
+  for (const auto& st : s.steps)
+    if (const auto* q = std::get_if<harness::RequestStep>(&st);
+        q && !f.unrelated.count(q->label))
+      for (const auto& ref : harness::references(q->body))
+        needed.insert(ref.label % 2 ? ref.label : ref.label - 1);
+  Script cand = s;
+  std::erase_if(cand.steps, [&](const harness::Step& st) {
+    const auto* q = std::get_if<harness::RequestStep>(&st);
+    return q && f.unrelated.count(q->label) && !needed.count(q->label);
+  });
+  mutator::ScriptMutator::repair(cand);
+  if (cand == s) return std::nullopt;
+  return cand;
+}
+
+ShrinkCandidate candidate(Kind k, Script s, int plays) {
+  ShrinkCandidate c;
+  c.kind = k;
+  c.script = std::move(s);
+  c.plays = plays;
+  return c;
+}
+
+}  // namespace
+
+bool ViolationShrinker::same(const RunResult& x, const std::string& key) const {
+  if (!x.violation()) return false;
+  return (o_.same_violation ? quick_key(p_, x) : std::string(kind_name(x.outcome))) ==
+         key;
+}
+
+bool ViolationShrinker::shows(const Script& s, const std::string& key, int tries,
+                              RunResult& out) const {
+  for (int i = 0; i < tries; ++i) {
+    out = play_(s);
+    if (same(out, key)) return true;
+  }
+  return false;
+}
+
+// quick_key keeps the killing request's preconditions, so the structural
+// candidates cannot drop one the violation does not need (a reused ETag
+// shows with or without If-Modified-Since): each is tried dropped, as a
+// candidate that must show the same violation at the same request without
+// it.
+void ViolationShrinker::add_lighter(const ShrinkState& s,
+                                    std::vector<ShrinkCandidate>& out) const {
+  const Json* kill = killing_request(s.run);
+  if (!kill) return;
+  for (std::size_t i = 0; i < s.script.steps.size(); ++i) {
+    const auto* q = std::get_if<harness::RequestStep>(&s.script.steps[i]);
+    if (!q || s.run.trace.find(q->label) != kill) continue;
+    for (const harness::Protocol::Lighter& l : p_.lighter(q->body, *kill)) {
+      ShrinkCandidate c = candidate(Kind::Lighter, s.script, 3);
+      std::get<harness::RequestStep>(c.script.steps[i]).body = l.body;
+      c.want = model_key(p_, p_.request_shape(l.sent), s.run);
+      out.push_back(std::move(c));
+    }
+    return;
+  }
+}
+
+// A long race is built again from its skeleton: the smallest ones first
+// (the killing request with one racing request, after at most two earlier
+// ones), up to 25 runs or 2 s each, then the whole skeleton (`distilled`),
+// up to 200 runs or 10 s. A long counterexample without a race: the path's
+// last requests in sequence (the structural candidates keep a step whose
+// removal changed what an unrelated reference resolved to).
+void ViolationShrinker::add_races(const ShrinkState& s, bool flaky,
+                                  std::vector<ShrinkCandidate>& out) const {
+  const std::size_t n = s.run.trace.size();
+  if (n <= kShortRace) return;
+  if (concurrent(p_, s.run)) {
+    for (Script& c : race_candidates(s.script, s.run, p_)) {
+      out.push_back(candidate(Kind::Skeleton, std::move(c), 25 * o_.effort));
+      out.back().seconds = 2.0 * o_.effort;
+      out.back().max_messages = n;
+    }
+    if (auto d = distilled(s.script, s.run, p_)) {
+      out.push_back(candidate(Kind::Skeleton, std::move(*d), 200 * o_.effort));
+      out.back().seconds = 10.0 * o_.effort;
+      out.back().max_messages = n;
+    }
+    return;
+  }
+  for (Script& c : sequential_candidates(s.script, s.run, p_))
+    if (count_requests(c) < count_requests(s.script)) {
+      out.push_back(candidate(Kind::Sequential, std::move(c), flaky ? 8 : 3));
+      out.back().max_messages = n;
+    }
+}
+
+std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
+                                                           bool flaky) const {
+  std::vector<ShrinkCandidate> out;
+  if (!o_.same_violation) {
+    for (Script& c : mutator::structural_candidates(s.script, failing_run(p_, s.run),
+                                                    p_.functions, p_.required_fields))
+      out.push_back(candidate(Kind::Structural, std::move(c), 1));
+    return out;
+  }
+  // A race shows on some runs only: each candidate gets four chances (the
+  // path alone eight), or the loop would keep whatever happened to be in
+  // the first run that lost the race.
+  if (flaky)
+    if (auto c = only_the_path(p_, s.script, s.run))
+      out.push_back(candidate(Kind::OnlyThePath, std::move(*c), 8));
+  add_lighter(s, out);
+  for (Script& c : mutator::structural_candidates(s.script, failing_run(p_, s.run),
+                                                  p_.functions, p_.required_fields))
+    out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
+  // The signature says "concurrent" only when the race is needed: the
+  // interaction in sequence is tried (only for a race: a sequence it would
+  // lengthen by its waits, which the structural candidates take out again).
+  if (auto seq =
+          concurrent(p_, s.run) ? serialized(s.script, p_.functions) : std::nullopt)
+    out.push_back(candidate(Kind::Serialized, std::move(*seq), 3));
+  add_races(s, flaky, out);
+  return out;
+}
+
+mutator::Tested<ShrinkState> ViolationShrinker::test(const ShrinkCandidate& c,
+                                                     const ShrinkState& from) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto in_time = [&] {
+    return c.seconds <= 0 ||
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() <
+               c.seconds;
+  };
+  mutator::Tested<ShrinkState> out{std::nullopt, 0};
+  for (int i = 0; i < c.plays && in_time(); ++i) {
+    RunResult x = play_(c.script);
+    ++out.replays;
+    std::string key = from.key;
+    bool ok = same(x, key);
+    if (c.kind == Kind::Lighter) {
+      // ... and for no new reason: without If-Match, a PUT that ignored it
+      // may still fail for reusing an ETag, which is another bug.
+      key = c.want;
+      ok = x.violation() && quick_key(p_, x) == key &&
+           std::ranges::includes(reasons(p_, from.run), reasons(p_, x));
+    } else if (c.kind == Kind::Serialized && !ok &&
+               x.outcome == RunResult::Outcome::ModelViolation && killing_request(x)) {
+      // Another violation in sequence (a DELETE that ignored If-None-Match,
+      // seen concurrently as a later HEAD's 404) is the bug to report.
+      key = quick_key(p_, x);
+      ok = true;
+    }
+    if (ok && c.max_messages && x.trace.size() >= c.max_messages) ok = false;
+    if (ok) {
+      out.state = ShrinkState{c.script, std::move(x), std::move(key)};
+      return out;
+    }
+  }
+  return out;
+}
+
+mutator::Shrunk<ShrinkState> ViolationShrinker::settle(ShrinkState start) const {
+  const bool flaky = concurrent(p_, start.run);
+  // The loop's test needs the state a candidate came from (Lighter compares
+  // reasons with it): candidates are tested against the current best.
+  const ShrinkState* current = &start;
+  mutator::Shrinker<ShrinkState, ShrinkCandidate> s;
+  s.candidates = [&](const ShrinkState& st) {
+    current = &st;
+    return candidates(st, flaky);
+  };
+  s.test = [&](const ShrinkCandidate& c) { return test(c, *current); };
+  s.memo_key = [&](const ShrinkCandidate& c) {
+    return std::to_string(static_cast<int>(c.kind)) + "\n" + current->key + "\n" +
+           c.want + "\n" + harness::print_script(c.script);
+  };
+  const std::size_t budget = o_.same_violation ? 5 * o_.max_replays : o_.max_replays;
+  return mutator::shrink_greedy(std::move(start), s, {.max_replays = budget});
+}
+
+// The first race skeleton of a violation that did not show again and that
+// shows it; only a run of the small script itself that showed it counts.
+std::optional<Shrunk> ViolationShrinker::distill(const Script& s, const RunResult& r,
+                                                 const std::string& key) const {
+  const ShrinkState from{s, r, key};
+  std::vector<ShrinkCandidate> list;
+  for (Script& c : race_candidates(s, r, p_)) {
+    list.push_back(candidate(Kind::Skeleton, std::move(c), 25 * o_.effort));
+    list.back().seconds = 2.0 * o_.effort;
+  }
+  if (auto d = distilled(s, r, p_)) {
+    list.push_back(candidate(Kind::Skeleton, std::move(*d), 200 * o_.effort));
+    list.back().seconds = 10.0 * o_.effort;
+  }
+  for (const ShrinkCandidate& c : list)
+    if (auto t = test(c, from); t.state)
+      return Shrunk{t.state->script, std::move(t.state->run), true};
+  return std::nullopt;
+}
+
+// A violation that did not show again in its replays.
+Shrunk ViolationShrinker::not_shown(const Script& original, const RunResult& r) const {
+  const std::string key = quick_key(p_, r);
+  if (o_.same_violation) {
+    // A race lost on every replay may still show from its skeleton.
+    if (concurrent(p_, r))
+      if (auto d = distill(original, r, key)) {
+        auto s = settle(ShrinkState{d->script, d->run, key});
+        return {s.best.script, s.best.run, true};
+      }
+    // A violation that needed no race, or a race that did not show from
+    // its skeleton, may show with the path's requests in sequence: the
+    // original may have lost it to another timing (a reference to an
+    // answer from another connection resolved before that answer came).
+    RunResult replayed;
+    for (const Script& c : sequential_candidates(original, r, p_))
+      if (shows(c, key, concurrent(p_, r) ? 8 : 3, replayed)) {
+        auto s = settle(ShrinkState{c, replayed, key});
+        return {s.best.script, s.best.run, true};
+      }
+  }
+  return {original, r, false};
+}
+
+// Any violation of the same kind: the structural loop, its result
+// confirmed (one that failed by luck during shrinking gives the original).
+Shrunk ViolationShrinker::shrink_any(const Script& original, const RunResult& r,
+                                     const RunResult& replayed) const {
+  const std::string key = kind_name(r.outcome);
+  auto s = settle(ShrinkState{original, replayed, key});
+  RunResult again;
+  if (!shows(s.best.script, key, concurrent(p_, r) ? 8 : 3, again))
+    return {original, replayed, true};
+  return {s.best.script, std::move(again), true};
+}
+
+Shrunk ViolationShrinker::shrink(const Script& original, const RunResult& r) const {
+  const std::string key =
+      o_.same_violation ? quick_key(p_, r) : std::string(kind_name(r.outcome));
+  // A real server may show a violation only under one timing (two racing
+  // PUTs): replay a few times before trusting it (a race more often: a
+  // replay costs little next to losing the finding's shrinking).
+  RunResult replayed;
+  if (!shows(original, key, concurrent(p_, r) ? 8 : 3, replayed))
+    return not_shown(original, r);
+  if (!o_.same_violation) return shrink_any(original, r, replayed);
+  auto s = settle(ShrinkState{original, std::move(replayed), key});
+  return {s.best.script, std::move(s.best.run), true};
+}
+
+}  // namespace dualfuzz::campaign

@@ -1,0 +1,252 @@
+// The one shrinking loop (mutator/shrink_loop.h) on a toy predicate, and
+// the same-violation shrinker (campaign/shrink.h) on the reference server
+// with a planted bug.
+#include "dualfuzz/campaign/shrink.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "dualfuzz/campaign/player.h"
+#include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/http/plugin.h"
+
+namespace dualfuzz::campaign {
+namespace {
+
+using Ints = std::vector<int>;
+
+// Each element dropped, then each element decremented.
+std::vector<Ints> smaller(const Ints& v) {
+  std::vector<Ints> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    Ints c = v;
+    c.erase(c.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back(std::move(c));
+  }
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i] > 0) {
+      Ints c = v;
+      --c[i];
+      out.push_back(std::move(c));
+    }
+  return out;
+}
+
+// "Fails" when the list holds a 3 or more and sums to 7 or more.
+bool fails(const Ints& v) {
+  int sum = 0;
+  for (int x : v) sum += x;
+  return sum >= 7 && std::any_of(v.begin(), v.end(), [](int x) { return x >= 3; });
+}
+
+mutator::Shrinker<Ints, Ints> toy(std::vector<Ints>* tested = nullptr) {
+  mutator::Shrinker<Ints, Ints> s;
+  s.candidates = smaller;
+  s.test = [tested](const Ints& c) -> mutator::Tested<Ints> {
+    if (tested) tested->push_back(c);
+    return {fails(c) ? std::optional(c) : std::nullopt, 1};
+  };
+  return s;
+}
+
+TEST(ShrinkLoop, ReachesALocallyMinimalCandidate) {
+  const Ints start = {5, 1, 9, 2, 8, 4};
+  ASSERT_TRUE(fails(start));
+  auto out = mutator::shrink_greedy(start, toy(), {});
+  EXPECT_TRUE(fails(out.best));
+  EXPECT_FALSE(out.stats.exhausted);
+  // No candidate of the result fails: a fixed point.
+  for (const Ints& c : smaller(out.best)) EXPECT_FALSE(fails(c));
+  const int sum = [&] {
+    int s = 0;
+    for (int x : out.best) s += x;
+    return s;
+  }();
+  EXPECT_EQ(sum, 7);
+}
+
+TEST(ShrinkLoop, RespectsItsBudget) {
+  std::vector<Ints> tested;
+  auto out =
+      mutator::shrink_greedy(Ints{5, 1, 9, 2, 8, 4}, toy(&tested), {.max_replays = 5});
+  EXPECT_EQ(out.stats.replays, 5u);
+  EXPECT_EQ(tested.size(), 5u);
+  EXPECT_TRUE(out.stats.exhausted);
+  EXPECT_TRUE(fails(out.best));
+}
+
+TEST(ShrinkLoop, NeverAcceptsACandidateThatPasses) {
+  std::vector<Ints> tested;
+  auto s = toy(&tested);
+  std::vector<Ints> states;
+  s.candidates = [&states](const Ints& v) {
+    states.push_back(v);
+    return smaller(v);
+  };
+  auto out = mutator::shrink_greedy(Ints{3, 3, 3, 3}, s, {});
+  for (const Ints& v : states) EXPECT_TRUE(fails(v));
+  EXPECT_TRUE(fails(out.best));
+  EXPECT_EQ(out.stats.accepted + 1, states.size());
+}
+
+TEST(ShrinkLoop, RemembersFailedCandidates) {
+  std::vector<Ints> tested;
+  auto s = toy(&tested);
+  s.memo_key = [](const Ints& v) {
+    std::string k;
+    for (int x : v) k += std::to_string(x) + ",";
+    return k;
+  };
+  auto out = mutator::shrink_greedy(Ints{4, 4, 1, 1}, s, {});
+  std::set<Ints> once(tested.begin(), tested.end());
+  EXPECT_EQ(once.size(), tested.size());  // none tested twice
+  EXPECT_TRUE(fails(out.best));
+}
+
+// lost-update: the third PUT of a path is answered but lost; the GETs of
+// other paths are noise that the shrinker drops.
+constexpr const char* kLostUpdate =
+    "req 1 on c0: {\"method\":\"GET\",\"path\":\"/other\"}\n"
+    "wait 1\n"
+    "req 3 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
+    "wait 3\n"
+    "req 5 on c0: {\"method\":\"GET\",\"path\":\"/x\",\"headers\":{\"accept\":\"*/*\"}}\n"
+    "wait 5\n"
+    "req 7 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"b\"}\n"
+    "wait 7\n"
+    "req 9 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"c\"}\n"
+    "wait 9\n"
+    "req 11 on c0: {\"method\":\"GET\",\"path\":\"/doc\"}\n"
+    "wait 11\n";
+
+class ShrinkViolation : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto made = Player::make(http::plugin(), "inprocess:lost-update");
+    ASSERT_TRUE(made) << made.error();
+    p = std::move(*made);
+    auto parsed = p->parse(kLostUpdate);
+    ASSERT_TRUE(parsed) << parsed.error();
+    script = std::move(*parsed);
+    r = p->play(script);
+    ASSERT_TRUE(r.violation()) << r.report();
+  }
+  ViolationShrinker shrinker(bool same_violation, std::size_t max_replays = 2000) {
+    ShrinkOptions o;
+    o.same_violation = same_violation;
+    o.max_replays = max_replays;
+    return ViolationShrinker(
+        p->protocol(),
+        [this](const harness::Script& s) {
+          ++plays;
+          return p->play(s);
+        },
+        o);
+  }
+  std::unique_ptr<Player> p;
+  harness::Script script;
+  harness::RunResult r;
+  std::size_t plays = 0;
+};
+
+TEST_F(ShrinkViolation, KeepsTheSameViolationAndDropsTheNoise) {
+  const Shrunk s = shrinker(true).shrink(script, r);
+  ASSERT_TRUE(s.reproduced);
+  EXPECT_EQ(quick_key(p->protocol(), s.run), quick_key(p->protocol(), r));
+  EXPECT_LT(count_requests(s.script), count_requests(script))
+      << harness::print_script(s.script);
+  // The run reported is one of the shrunk script itself.
+  EXPECT_EQ(quick_key(p->protocol(), p->play(s.script)), quick_key(p->protocol(), r));
+  EXPECT_GT(plays, 0u);
+}
+
+TEST_F(ShrinkViolation, AnyViolationOfTheSameKind) {
+  const Shrunk s = shrinker(false).shrink(script, r);
+  ASSERT_TRUE(s.reproduced);
+  EXPECT_EQ(s.run.outcome, r.outcome);
+  EXPECT_LE(s.run.trace.size(), r.trace.size());
+  EXPECT_LT(count_requests(s.script), count_requests(script));
+}
+
+TEST_F(ShrinkViolation, RespectsTheReplayBudget) {
+  // One replay of the original, two candidates, one confirmation.
+  const Shrunk s = shrinker(false, 2).shrink(script, r);
+  EXPECT_LE(plays, 1u + 2u + 3u);
+  EXPECT_TRUE(s.run.violation());
+  EXPECT_EQ(s.run.outcome, r.outcome);
+}
+
+TEST_F(ShrinkViolation, CandidatesNeverRepeatTheState) {
+  const ShrinkState st{script, r, quick_key(p->protocol(), r)};
+  const auto list = shrinker(true).candidates(st, /*flaky=*/false);
+  EXPECT_FALSE(list.empty());
+  for (const ShrinkCandidate& c : list) EXPECT_NE(c.script, script);
+}
+
+// A race (racy-if-match: two If-Match PUTs with the same tag, in flight at
+// once, both succeed) still shrinks: the other path goes, the race stays
+// and the signature says it is needed.
+TEST(ShrinkRace, KeepsTheRaceAndDropsTheOtherPath) {
+  auto p = Player::make(http::plugin(), "inprocess:racy-if-match");
+  ASSERT_TRUE(p) << p.error();
+  auto script = (*p)->parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
+      "wait 1\n"
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/other\"}\n"
+      "wait 3\n"
+      "req 5 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"b\","
+      "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n"
+      "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"c\","
+      "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n");
+  ASSERT_TRUE(script) << script.error();
+  const harness::RunResult r = (*p)->play(*script);
+  ASSERT_TRUE(r.violation()) << r.report();
+  ShrinkOptions o;
+  o.same_violation = true;
+  const ViolationShrinker shrinker(
+      (*p)->protocol(), [&](const harness::Script& s) { return (*p)->play(s); }, o);
+  const Shrunk s = shrinker.shrink(*script, r);
+  ASSERT_TRUE(s.reproduced);
+  EXPECT_EQ(quick_key((*p)->protocol(), s.run), quick_key((*p)->protocol(), r));
+  EXPECT_NE(signature_of((*p)->protocol(), s.run).find("(concurrent)"), std::string::npos)
+      << signature_of((*p)->protocol(), s.run);
+  EXPECT_EQ(harness::print_script(s.script).find("/other"), std::string::npos)
+      << harness::print_script(s.script);
+  EXPECT_LT(s.run.trace.size(), r.trace.size());
+}
+
+TEST(FailingRun, NamesTheRequestsOfOtherPathsUnrelated) {
+  auto p = Player::make(http::plugin(), "inprocess:lost-update");
+  ASSERT_TRUE(p) << p.error();
+  auto script = (*p)->parse(kLostUpdate);
+  ASSERT_TRUE(script);
+  const harness::RunResult r = (*p)->play(*script);
+  ASSERT_TRUE(r.violation());
+  const mutator::FailingRun f = failing_run((*p)->protocol(), r);
+  EXPECT_EQ(f.unrelated, (std::set<harness::Label>{1, 5}));
+  EXPECT_EQ(f.trace.size(), r.trace.size());
+  EXPECT_FALSE(reasons((*p)->protocol(), r).empty());
+}
+
+TEST(Serialized, PutsEveryRequestOnC0AndAwaitsIt) {
+  auto p = Player::make(http::plugin(), "inprocess");
+  ASSERT_TRUE(p) << p.error();
+  auto s = (*p)->parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+      "req 3 on c1: {\"method\":\"GET\",\"path\":\"/a\"}\n");
+  ASSERT_TRUE(s) << s.error();
+  auto seq = serialized(*s, (*p)->protocol().functions);
+  ASSERT_TRUE(seq);
+  EXPECT_EQ(harness::print_script(*seq),
+            "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+            "wait 1\n"
+            "req 3 on c0: {\"method\":\"GET\",\"path\":\"/a\"}\n"
+            "wait 3\n");
+  EXPECT_FALSE(serialized(*seq, (*p)->protocol().functions));
+}
+
+}  // namespace
+}  // namespace dualfuzz::campaign
