@@ -1825,7 +1825,8 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
             else:
                 text = ("**Unclassified — needs a look**: no entry of `JUDGEMENTS` covers "
                         "these; each counterexample follows."
-                        + (f" The model expected answers of {clause_text(None, group)}."
+                        + (" The model expected answers of "
+                           f"{', '.join(model_clauses(group))}."
                            if model_clauses(group) else ""))
             out.append(text)
             out.append("")

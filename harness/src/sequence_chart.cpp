@@ -381,16 +381,20 @@ std::string violation_key(const Protocol& p, const RunResult& r) {
       }
     }
   }
-  // What was wrong, per reason the explanations died for: its location
-  // ("response.status") or, for a reason about no field, its kind
-  // ("contradiction"); not the values, nor how many hypotheses said it.
-  std::set<std::string> reasons;
-  for (const oracle::Reason& x : r.reasons())
-    reasons.insert(x.kind == oracle::Reason::Kind::Mismatch
-                       ? shape(x.location)
-                       : std::string(oracle::kind_name(x.kind)));
-  for (const auto& x : reasons) key += "\n" + x;
+  // What was wrong, per reason the explanations died for: not the values,
+  // nor how many hypotheses said it.
+  for (const auto& x : reason_keys(r)) key += "\n" + x;
   return key;
+}
+
+std::set<std::string> reason_keys(const RunResult& r) {
+  std::set<std::string> out;
+  if (r.outcome != Outcome::ModelViolation) return out;
+  for (const oracle::Reason& x : r.reasons())
+    out.insert(x.kind == oracle::Reason::Kind::Mismatch
+                   ? shape(x.location)
+                   : std::string(oracle::kind_name(x.kind)));
+  return out;
 }
 
 std::string sequence_chart_svg(const Protocol& p, const RunResult& r,

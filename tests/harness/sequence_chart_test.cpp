@@ -195,6 +195,9 @@ TEST(ViolationKey, IgnoresValuesKeepsKinds) {
   EXPECT_NE(fk.find("\nresponse.status"), std::string::npos) << fk;
   f.detail = "no reasons in the text";
   EXPECT_EQ(violation_key(proto(), f), fk);
+  EXPECT_EQ(reason_keys(f), (std::set<std::string>{"contradiction", "response.status"}));
+  f.outcome = RunResult::Outcome::LivenessViolation;
+  EXPECT_TRUE(reason_keys(f).empty());
   RunResult d = lost_update_run();
   d.outcome = RunResult::Outcome::LivenessViolation;
   EXPECT_EQ(violation_key(proto(), d), "liveness");

@@ -16,6 +16,7 @@
 // payload is XML-escaped (and shown in full as the arrow's tooltip).
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,11 @@ std::string run_report(const Script& script, const RunResult& r, std::string_vie
 // "response.status", or kinds, e.g. "contradiction"; no values). "" when no
 // violation.
 std::string violation_key(const Protocol& p, const RunResult& r);
+// The last part of a model violation's key: where the explanations went
+// wrong, one entry per distinct reason (a mismatch's location without
+// indices, "response.status"; otherwise the reason's kind, "contradiction").
+// Empty for other outcomes.
+std::set<std::string> reason_keys(const RunResult& r);
 
 // The chart as a standalone SVG document.
 std::string sequence_chart_svg(const Protocol& p, const RunResult& r,

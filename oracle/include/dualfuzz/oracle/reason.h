@@ -2,9 +2,10 @@
 // consumers (violation keys, reports, JSON findings, evaluation scripts)
 // read the fields instead of parsing the sentence.
 //
-//   Reason r = verdict.reasons.front();
-//   // r.kind == Reason::Kind::Mismatch, r.location == "response.status",
-//   // r.expected == "412", r.observed == "204", r.clause == "RFC 9110 §13.1.1"
+//   Reason r = verdict.reasons.front();  // a store's GET answered "old"
+//   // r.kind == Reason::Kind::Mismatch, r.location == "response.value",
+//   // r.expected == "\"new\"", r.observed == "\"old\"",
+//   // r.clause == "KV §2.1" (what the model's send named; "" if nothing)
 #pragma once
 
 #include <cstdint>
@@ -16,8 +17,8 @@
 
 namespace dualfuzz::oracle {
 
-// The specification clause a model's response implements ("RFC 9110
-// §13.1.1"), named at its `send`: static text (a string literal), so model
+// The specification clause a model's response implements ("KV §2.1"),
+// named at its `send`: static text (a string literal), so model
 // steps and in-flight responses carry a pointer, never a copy.
 using Clause = const char*;
 
@@ -31,8 +32,8 @@ struct Reason {
     Other,
   };
   Kind kind = Kind::Other;
-  // Where the response went wrong, as a path into it ("response.status",
-  // "response.headers.etag"); "response" for a whole-response reason,
+  // Where the response went wrong, as a path into it ("response.value",
+  // "response.items[2]"); "response" for a whole-response reason,
   // "connection" for one about the connection, empty for a limit.
   std::string location;
   std::string expected;  // the explanation's pattern there, as text
