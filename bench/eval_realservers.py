@@ -53,10 +53,13 @@ CONFIG = {
 # needed, "model: <killing request shape> -> <status> (concurrent)"; a
 # shape is the method and the precondition fields it carries, "(invalid)"
 # when malformed. Each entry: a regular expression the whole signature must
-# match, optionally one the oracle's explanation must contain (what the
-# model expected instead), optionally evidence the counterexample's trace
-# must show (`evidence`, described in `shows`), the verdict, the clause, and
-# why. The first entry that matches decides; a violation none matches is
+# match, optionally a test one of the oracle's reasons must pass (`reason`:
+# what the model expected instead, on the finding's "reasons" data, see
+# reasons_of), optionally evidence the counterexample's trace must show
+# (`evidence`, described in `shows`), the verdict, the clause, and why. The
+# clause the model itself names for the answer it expected (the reasons'
+# "clause") is shown beside the judgement's, and stands for it when a
+# judgement gives none. The first entry that matches decides; a violation none matches is
 # listed as "unclassified — needs a look". A "model gap" entry would mean a
 # false alarm: fix protocols/http/src/model.cpp instead of leaving it here.
 IMS = r"(?: if-modified-since(?:\(invalid\))?)?"  # If-Modified-Since, ignored by non-GET
@@ -107,8 +110,69 @@ def kill_path(v):
     return next((ir.get("path") for l, _, ir in reqs if l == int(m.group(1)) - 1), None)
 
 
+# The oracle's reasons as data: the finding's "reasons" (campaign::
+# finding_json), each {kind, location, expected, observed, clause, state,
+# text}: where the response went wrong ("response.status"), the model's
+# expectation there ("412 or 304"), the value seen, the RFC clause of the
+# answer the model expected, and the explanation's model state (JSON).
+# Findings of logs older than that carry only the English explanation: its
+# reason lines are read back into the same form (the only place that
+# parses the oracle's sentences).
+REASON_LINE = re.compile(r"^\s*- (?:broke ([^:]*): )?(.*)$")
+STATE_TEXT = re.compile(r" \(server state (.*)\)$")
+MISMATCH_TEXT = re.compile(r"^(response[^:]*): expected (.*?)(?:, observed (.*)|, but it is missing)$")
+
+
+def reasons_of(v):
+    if "reasons" in v:
+        return v["reasons"]
+    out = []
+    for line in v.get("explanation", "").splitlines():
+        m = REASON_LINE.match(line)
+        if not m:
+            continue
+        clause, text = m.group(1) or "", m.group(2)
+        st = STATE_TEXT.search(text)
+        state = st.group(1) if st else ""
+        core = text[:st.start()] if st else text
+        r = {"kind": "other", "location": "", "expected": "", "observed": "",
+             "clause": clause, "state": state, "text": text}
+        alts = [MISMATCH_TEXT.match(a) for a in core.split("; or ")]
+        if core.startswith("the response contradicts what earlier messages revealed: "):
+            r.update(kind="contradiction", location="response",
+                     observed=core.split(": ", 1)[1].removesuffix(" is impossible"))
+        elif all(alts):
+            locs = {a.group(1) for a in alts}
+            r.update(kind="mismatch", location=alts[0].group(1) if len(locs) == 1 else "response",
+                     expected=" or ".join(a.group(2) for a in alts),
+                     observed=alts[0].group(3) or "missing")
+        out.append(r)
+    return out
+
+
+def statuses(r):
+    """The status codes a reason about the status expected ("200 or 204"),
+    else the empty set."""
+    if r.get("location") != "response.status":
+        return set()
+    try:
+        return {int(x) for x in r["expected"].split(" or ")}
+    except ValueError:
+        return set()
+
+
+def model_clauses(findings):
+    """The clauses the model named for the answers it expected, over findings."""
+    return sorted({r["clause"] for f in findings for r in reasons_of(f) if r.get("clause")})
+
+
+def explanation_states(v):
+    """The explanations' model states (those that are JSON objects)."""
+    return [r["state"] for r in reasons_of(v) if r.get("state", "").startswith("{")]
+
+
 def all_states_missing(v):
-    states = re.findall(r"\(server state (\{.*\})\)$", v.get("explanation", ""), re.M)
+    states = explanation_states(v)
     return bool(states) and all(x == '{"missing":true}' for x in states)
 
 
@@ -325,7 +389,7 @@ def removed_by_conditional_delete(v):
     if kill is None or kill[3] is None:
         return False
     status = kill[3].get("status")
-    states = re.findall(r"\(server state (\{.*\})\)$", v.get("explanation", ""), re.M)
+    states = explanation_states(v)
     # Present in every explanation: for a PUT or DELETE (whose explanation
     # states are those after it) every explanation expected an answer only an
     # existing representation gets (replaced, removed, or a false If-Match).
@@ -732,7 +796,7 @@ JUDGEMENTS = [
         "signature": rf"model: [A-Z]+(?:(?: if-match)?(?: if-none-match)?{IMS} "
                      rf"if-unmodified-since\(invalid\) -> 412{SEQ}"
                      rf"| if-unmodified-since\(invalid\) -> 412 \(concurrent\))",
-        "explanation": r"observed 412",
+        "reason": lambda r: r["observed"] == "412",
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.4",
         "why": "If-Unmodified-Since is not an HTTP-date, so it must be ignored; the server "
@@ -742,7 +806,8 @@ JUDGEMENTS = [
     {
         "id": "ius-despite-if-match",
         "signature": rf"model: [A-Z]+ if-match{IMS} if-unmodified-since -> 412{SEQ}",
-        "explanation": r"expected (?:20\d|304), observed 412",
+        "reason": lambda r: (r["location"] == "response.status" and r["observed"] == "412"
+                             and bool(statuses(r) & ({*range(200, 210)} | {304}))),
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.4, §13.2.2",
         "why": "If-Match is true, and If-Unmodified-Since must then not be evaluated; the "
@@ -818,7 +883,8 @@ JUDGEMENTS = [
         # The oracle found the tag it saw equal to the previous
         # representation's (on a 304 to If-Modified-Since too: the
         # Last-Modified second had not changed either).
-        "explanation": r"contradicts what earlier messages revealed: \(*\$\d+ == ",
+        "reason": lambda r: (r["kind"] == "contradiction"
+                             and re.match(r"\(*\$\d+ == ", r["observed"]) is not None),
         "evidence": one_tag_two_contents,
         "shows": "two answers of the path carry the same ETag with different content",
         "verdict": SERVER_BUG,
@@ -888,7 +954,8 @@ JUDGEMENTS = [
     {
         "id": "if-match-or-tag-reused",
         "signature": r"model: (?:GET|HEAD) -> 200 after .*PUT if-match.*",
-        "explanation": r"contradicts what earlier messages revealed: \(*\$\d+ == ",
+        "reason": lambda r: (r["kind"] == "contradiction"
+                             and re.match(r"\(*\$\d+ == ", r["observed"]) is not None),
         "evidence": if_match_tag_reused,
         "shows": "a PUT with If-Match: T replaced the content by another, answered 2xx, and "
                  "a GET after it shows the new content under T",
@@ -985,7 +1052,8 @@ JUDGEMENTS = [
     {
         "id": "concurrent-creates",
         "signature": r"model: PUT[^>]* -> 201 \(concurrent\)",
-        "explanation": r"expected 20[04], observed 201",
+        "reason": lambda r: (r["location"] == "response.status" and r["observed"] == "201"
+                             and bool(statuses(r) & {200, 204})),
         "evidence": racing_creates,
         "shows": "two overlapping PUTs of the path both answered 201, no DELETE",
         "verdict": SERVER_BUG + " (race)",
@@ -1204,7 +1272,6 @@ def short_version(v):
 # Refusals the model allows instead of performing a request (content on a
 # GET or DELETE: 400/413/415; POST: 405/501; a missing resource: 404).
 REFUSALS = {400, 404, 405, 413, 415, 501}
-STATUS_REASON = re.compile(r"response\.status: expected (\d+), observed \d+")
 
 
 def expected_statuses(v):
@@ -1212,24 +1279,19 @@ def expected_statuses(v):
     oracle gave is a wrong status or a validator that contradicts the
     explanation (else None; None too when no reason is about the status)."""
     out = set()
-    for line in v.get("explanation", "").splitlines():
-        line = line.strip()
-        if not line.startswith("- "):
-            continue
-        reason = re.sub(r" \(server state .*\)$", "", line[2:])
+    for r in reasons_of(v):
         # An explanation refuted by the response's own validators (its ETag
         # or date contradicts what the explanation assumed) says nothing
         # about the status.
         # Not under a race, though: there the validators may be what is wrong.
         if not v["signature"].endswith("(concurrent)") and (
-                reason.startswith("the response contradicts what earlier messages revealed")
-                or reason.startswith("response.headers.etag:")
-                or reason.startswith("response.dates.last-modified:")):
+                r["kind"] == "contradiction" or
+                r["location"] in ("response.headers.etag", "response.dates.last-modified")):
             continue
-        alts = reason.split("; or ")
-        if not all(STATUS_REASON.fullmatch(a) for a in alts):
+        codes = statuses(r) if r["kind"] == "mismatch" else set()
+        if not codes:
             return None
-        out |= {int(STATUS_REASON.fullmatch(a).group(1)) for a in alts}
+        out |= codes
     return out or None
 
 
@@ -1283,7 +1345,7 @@ def judge(v, proven=frozenset()):
             continue
         if not re.fullmatch(j["signature"], v["signature"]):
             continue
-        if j.get("explanation") and not re.search(j["explanation"], v.get("explanation", "")):
+        if j.get("reason") and not any(j["reason"](r) for r in reasons_of(v)):
             continue
         if "expects" in j:
             # Every surviving explanation expected the precondition's answer
@@ -1481,9 +1543,21 @@ def counterexample(v):
     m = KILL_RE.search(v.get("explanation", ""))
     kill = int(m.group(1)) if m else -1
     lines = [message_line(x, kill) for x in v.get("trace", [])]
-    why = [l.strip() for l in v.get("explanation", "").splitlines()
-           if l.strip().startswith("- ")][:4]
+    why = [f"- broke {r['clause']}: {r['text']}" if r.get("clause") else f"- {r['text']}"
+           for r in reasons_of(v)][:4]
     return lines, why
+
+
+def clause_text(j, group):
+    """A judgement's clause, with the clauses the model named for the
+    answers it expected when the judgement does not already cite them (the
+    model's alone when there is no judgement or it gives no clause)."""
+    mine = j.get("clause", "") if j else ""
+    model = [c for c in model_clauses(group)
+             if not mine or not all(x in mine for x in c.replace("RFC 9110 ", "").split(", "))]
+    if not model:
+        return mine
+    return (mine + "; " if mine else "") + "model: " + ", ".join(model)
 
 
 def fmt_s(x):
@@ -1527,6 +1601,9 @@ def merge_findings(runs, follow_ups=()):
         elif better(v, f):
             f.update({k: v[k] for k in ("script", "trace", "explanation", "reproduced",
                                         "min_messages", "min_steps")})
+            f.pop("reasons", None)  # (an older log's finding has none)
+            if "reasons" in v:
+                f["reasons"] = v["reasons"]
         f["count"] += count
         f["runs"].append(run)
 
@@ -1731,7 +1808,7 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
                 notes.append(f"{version} `{key}`: {text}")
             m = shortest[key]
             out.append(f"| `{key}` | {j['verdict'] if j else '**unclassified — needs a look**'} "
-                       f"| {j['clause'] if j else ''} | {len(group)} | {n} "
+                       f"| {clause_text(j, group)} | {len(group)} | {n} "
                        f"| {m if m is not None else 'none'} | {STATUS_WORDS[kind]} |")
         out.append("")
         for key, group in by.items():
@@ -1742,12 +1819,15 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
             out.append(f"#### {version}: `{key}`")
             out.append("")
             if j:
-                text = f"**{j['verdict']}** ({j['clause']}). {j['why']}"
+                text = f"**{j['verdict']}** ({clause_text(j, group)}). {j['why']}"
                 if j.get("shows"):
                     text += f" (Checked in each counterexample's trace: {j['shows']}.)"
             else:
                 text = ("**Unclassified — needs a look**: no entry of `JUDGEMENTS` covers "
-                        "these; each counterexample follows.")
+                        "these; each counterexample follows."
+                        + (" The model expected answers of "
+                           f"{', '.join(model_clauses(group))}."
+                           if model_clauses(group) else ""))
             out.append(text)
             out.append("")
             # One counterexample per judgement: the shortest reproduced one

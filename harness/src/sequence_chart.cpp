@@ -381,20 +381,20 @@ std::string violation_key(const Protocol& p, const RunResult& r) {
       }
     }
   }
-  // What was wrong, per reason the explanations died for: its location
-  // ("response.status"), not the values, nor how many hypotheses said it.
-  std::set<std::string> reasons;
-  std::size_t at = r.detail.find("\n  - ");
-  while (at != std::string::npos) {
-    std::size_t end = r.detail.find('\n', at + 1);
-    std::string reason = r.detail.substr(
-        at + 5, end == std::string::npos ? std::string::npos : end - at - 5);
-    std::size_t colon = reason.find(": ");
-    reasons.insert(shape(colon == std::string::npos ? reason : reason.substr(0, colon)));
-    at = end == std::string::npos ? end : r.detail.find("\n  - ", end);
-  }
-  for (const auto& x : reasons) key += "\n" + x;
+  // What was wrong, per reason the explanations died for: not the values,
+  // nor how many hypotheses said it.
+  for (const auto& x : reason_keys(r)) key += "\n" + x;
   return key;
+}
+
+std::set<std::string> reason_keys(const RunResult& r) {
+  std::set<std::string> out;
+  if (r.outcome != Outcome::ModelViolation) return out;
+  for (const oracle::Reason& x : r.reasons())
+    out.insert(x.kind == oracle::Reason::Kind::Mismatch
+                   ? shape(x.location)
+                   : std::string(oracle::kind_name(x.kind)));
+  return out;
 }
 
 std::string sequence_chart_svg(const Protocol& p, const RunResult& r,

@@ -223,9 +223,9 @@ struct HypothesisSearch::Ctx {
   std::size_t max_reasons = 0;
   const std::set<ConnId>* closed = nullptr;  // connections closed at this point
   Label current = 0;                         // the request the server is processing
-  std::vector<std::string> reasons;
+  std::vector<Reason> reasons;
   bool gave_up = false;
-  std::string gave_up_why;
+  Reason gave_up_why;
   // Early delivery (response_received without explanations): the response
   // observed on `observed_conn`. A hypothesis whose server sends its first
   // response there while settling is matched against it at once, so a
@@ -235,14 +235,14 @@ struct HypothesisSearch::Ctx {
   ConnId observed_conn = 0;
   std::vector<Hypothesis>* delivered = nullptr;
   bool wants_reason() const { return reasons.size() < max_reasons; }
-  void reason(std::string r) {
+  void reason(Reason r) {
     if (reasons.size() >= max_reasons) return;
     for (const auto& x : reasons)
-      if (x == r) return;
+      if (x.text == r.text) return;
     reasons.push_back(std::move(r));
   }
   void give_up(std::string why) {
-    if (!gave_up) gave_up_why = std::move(why);
+    if (!gave_up) gave_up_why = Reason::generic(Reason::Kind::Limit, {}, std::move(why));
     gave_up = true;
   }
   // The server's transitions, memoized: by the ModelState contract, servers
@@ -386,7 +386,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
             if (!g.ok() || admit(g, cur.store, *solver_) == Sat::No) break;  // dies
             delivered = true;
           } else {
-            cur.net.push_response(ev.conn, ev.sym);
+            cur.net.push_response(ev.conn, ev.sym, ev.clause);
           }
           cur.server = cur.server.step(std::monostate{});
           continue;
@@ -491,8 +491,9 @@ StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
   StepOutcome o;
   if (closed_.count(conn)) {
     o.status = StepOutcome::Status::GaveUp;
-    o.reasons.push_back("request sent on connection " + std::to_string(conn) +
-                        " after it was closed");
+    o.reasons.push_back(Reason::generic(
+        Reason::Kind::Other, "connection",
+        "request sent on connection " + std::to_string(conn) + " after it was closed"));
     return o;
   }
   const Request r = intern(conn, label, std::move(body));
@@ -518,19 +519,29 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
   const Sym* p = h.net.front_response(c);
   if (!p) return Delivery::NothingInFlight;
   Guard g = guard(*p, v, &h.store, ctx.wants_reason());
+  // (Read before the response leaves the network.)
+  const Clause clause = ctx.wants_reason() ? h.net.front_clause(c) : nullptr;
+  auto explained = [&](Reason r) {
+    r.clause = clause ? clause : "";
+    r.state = brief(h.model_state());
+    r.text += " (server state " + r.state + ")";
+    ctx.reason(std::move(r));
+  };
   if (!g.ok()) {
-    if (ctx.wants_reason())
-      ctx.reason(g.mismatch + " (server state " + brief(h.model_state()) + ")");
+    if (ctx.wants_reason()) explained(std::move(*g.mismatch));
     return Delivery::Mismatch;
   }
   h.net.pop_response(c);
   // (When a reason is wanted the guard has no bindings: its equations are
   // all in the constraint the message shows.)
   if (admit(g, h.store, *solver_) == Sat::No) {
-    if (ctx.wants_reason())
-      ctx.reason("the response contradicts what earlier messages revealed: " +
-                 g.constraint.to_string() + " is impossible (server state " +
-                 brief(h.model_state()) + ")");
+    if (ctx.wants_reason()) {
+      Reason r = Reason::generic(Reason::Kind::Contradiction, "response", {});
+      r.observed = g.constraint.to_string();  // what the response requires
+      r.text = "the response contradicts what earlier messages revealed: " + r.observed +
+               " is impossible";
+      explained(std::move(r));
+    }
     return Delivery::Mismatch;
   }
   return Delivery::Matched;
@@ -541,7 +552,8 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
 void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
                               std::vector<Hypothesis>& succ, Ctx& ctx) {
   if (h.server.is_ret()) {
-    ctx.reason("the server model has stopped; it sends nothing more");
+    ctx.reason(Reason::generic(Reason::Kind::ModelStopped, "server",
+                               "the server model has stopped; it sends nothing more"));
     return;
   }
   const std::set<ConnId>& closed = *ctx.closed;
@@ -549,11 +561,13 @@ void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
   bool own_request = false;
   for (ConnId d : ready) own_request = own_request || d == c;
   if (!own_request && ctx.wants_reason())
-    ctx.reason(ready.empty()
-                   ? "no request is outstanding on connection " + std::to_string(c) +
-                         ", so no response can arrive there"
-                   : "the server answers in order on each connection, and connection " +
-                         std::to_string(c) + " has nothing left to answer");
+    ctx.reason(Reason::generic(
+        Reason::Kind::NothingOutstanding, "connection",
+        ready.empty()
+            ? "no request is outstanding on connection " + std::to_string(c) +
+                  ", so no response can arrive there"
+            : "the server answers in order on each connection, and connection " +
+                  std::to_string(c) + " has nothing left to answer"));
   // Oldest request first: the likeliest order of execution, which is the
   // order the depth-first check tries first (as Porcupine does).
   // Requests of closed connections go last: they may wait forever, so
@@ -604,7 +618,9 @@ StepOutcome HypothesisSearch::finish(Ctx& ctx) {
   if (live_.empty()) {
     o.status = StepOutcome::Status::Dead;
     o.reasons = std::move(ctx.reasons);
-    if (o.reasons.empty()) o.reasons.push_back("no hypothesis explains this response");
+    if (o.reasons.empty())
+      o.reasons.push_back(Reason::generic(Reason::Kind::Other, "response",
+                                          "no hypothesis explains this response"));
   }
   return o;
 }
@@ -720,7 +736,9 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
     }
     if (out.status == StepOutcome::Status::Alive && explored_ - start > budget) {
       out.status = StepOutcome::Status::GaveUp;
-      out.reasons = {"more than " + std::to_string(budget) + " configurations explored"};
+      out.reasons = {Reason::generic(
+          Reason::Kind::Limit, {},
+          "more than " + std::to_string(budget) + " configurations explored")};
     }
     if (out.status != StepOutcome::Status::Alive) {
       stopped_at = i;
@@ -791,7 +809,7 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
       if (lit == d.responses_on.end()) return;
       auto first = std::lower_bound(lit->second.begin(), lit->second.end(), i);
       for (std::size_t k = 0; k < rs.size() && first + k < lit->second.end(); ++k) {
-        Guard g = guard(rs[k], *trace[first[k]].body, &h.store, false);
+        Guard g = guard(rs[k].pattern, *trace[first[k]].body, &h.store, false);
         if (!g.ok()) {
           dead = true;
           return;

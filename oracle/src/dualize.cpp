@@ -1,5 +1,7 @@
 #include "dualfuzz/oracle/dualize.h"
 
+#include <utility>
+
 namespace dualfuzz::oracle {
 namespace {
 
@@ -9,32 +11,41 @@ std::string brief(const Json& v) {
   return s;
 }
 
-// `explain` off: the same verdict without building messages (hot path).
+// A mismatch at `at`: the expected pattern and the observed value as text.
+void mismatch(Reason* why, const std::string& at, std::string expected,
+              std::string observed) {
+  why->kind = Reason::Kind::Mismatch;
+  why->location = at;
+  why->text = at + ": expected " + expected + ", observed " + observed;
+  why->expected = std::move(expected);
+  why->observed = std::move(observed);
+}
+
+// `why` null: the same verdict without building reasons (hot path).
 // `store`: the hypothesis's knowledge; the pattern is read as if resolved
 // by it, but only the leaves that need a constraint are resolved (a whole
 // resolved copy of every response pattern cost more than the match).
-bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::string& why,
-           bool explain, const ConstraintStore* store,
-           ConstraintStore::Bindings* bindings) {
+bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Reason* why,
+           const ConstraintStore* store, ConstraintStore::Bindings* bindings) {
   auto shown = [&](const Sym& s) { return (store ? store->resolve(s) : s).to_string(); };
   switch (p.op()) {
     case Op::Const:
       if (p.value() == v) return true;
-      if (explain) why = at + ": expected " + brief(p.value()) + ", observed " + brief(v);
+      if (why) mismatch(why, at, brief(p.value()), brief(v));
       return false;
     case Op::Absent:
-      if (explain) why = at + ": expected no value, observed " + brief(v);
+      if (why) mismatch(why, at, "no value", brief(v));
       return false;
     case Op::Object: {
       if (!v.is_object()) {
-        if (explain) why = at + ": expected an object, observed " + brief(v);
+        if (why) mismatch(why, at, "an object", brief(v));
         return false;
       }
       for (std::size_t i = 0; i < p.args().size(); ++i) {
         const std::string& k = p.field_names()[i];
         const Sym& sub = p.args()[i];
         auto it = v.find(k);
-        std::string here = explain ? at + "." + k : std::string();
+        std::string here = why ? at + "." + k : std::string();
         if (it == v.end()) {
           if (sub.op() == Op::Absent) continue;
           if (sub.op() == Op::Alt) {  // an optional field: one alternative is Absent
@@ -42,10 +53,13 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
             for (const Sym& a : sub.args()) optional = optional || a.op() == Op::Absent;
             if (optional) continue;
           }
-          if (explain) why = here + ": expected " + shown(sub) + ", but it is missing";
+          if (why) {
+            mismatch(why, here, shown(sub), "missing");
+            why->text = here + ": expected " + why->expected + ", but it is missing";
+          }
           return false;
         }
-        if (!match(sub, *it, here, acc, why, explain, store, bindings)) return false;
+        if (!match(sub, *it, here, acc, why, store, bindings)) return false;
       }
       return true;
     }
@@ -60,8 +74,7 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
         for (const Sym& alt : p.args()) {
           Sym c = Sym::lit(true);
           ConstraintStore::Bindings b;
-          std::string w;
-          if (!match(alt, v, at, c, w, false, store, &b)) continue;
+          if (!match(alt, v, at, c, nullptr, store, &b)) continue;
           if (++matched > 1) break;
           only = c;
           mine = std::move(b);
@@ -74,20 +87,30 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
         }
       }
       Sym any = Sym::lit(false);
-      std::string whys;
+      // Explaining: the alternatives' own reasons, combined into one at `at`
+      // (each alternative is a pattern for the value found there).
+      std::string texts, expected;
+      Reason w;  // (explaining only)
       for (const Sym& alt : p.args()) {
         Sym c = Sym::lit(true);
-        std::string w;
         // (An alternative's equations stay in its disjunct.)
-        if (match(alt, v, at, c, w, explain, store, nullptr)) {
+        if (match(alt, v, at, c, why ? &w : nullptr, store, nullptr)) {
           any = or_(any, c);
           if (any.is_true()) break;
-        } else if (explain) {
-          whys += (whys.empty() ? "" : "; or ") + w;
+        } else if (why) {
+          texts += (texts.empty() ? "" : "; or ") + w.text;
+          // A deeper mismatch names its place relative to `at`.
+          std::string e = w.location.size() > at.size()
+                              ? w.location.substr(at.size() + 1) + " " + w.expected
+                              : w.expected;
+          expected += (expected.empty() ? "" : " or ") + e;
         }
       }
       if (any.is_false()) {
-        if (explain) why = whys;
+        if (why) {
+          mismatch(why, at, std::move(expected), brief(v));
+          why->text = std::move(texts);
+        }
         return false;
       }
       acc = and_(acc, any);
@@ -95,14 +118,15 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
     }
     case Op::Array: {
       if (!v.is_array() || v.size() != p.args().size()) {
-        if (explain)
-          why = at + ": expected an array of " + std::to_string(p.args().size()) +
-                " elements, observed " + brief(v);
+        if (why)
+          mismatch(why, at,
+                   "an array of " + std::to_string(p.args().size()) + " elements",
+                   brief(v));
         return false;
       }
       for (std::size_t i = 0; i < p.args().size(); ++i)
-        if (!match(p.args()[i], v[i], explain ? at + "[" + std::to_string(i) + "]" : at,
-                   acc, why, explain, store, bindings))
+        if (!match(p.args()[i], v[i], why ? at + "[" + std::to_string(i) + "]" : at, acc,
+                   why, store, bindings))
           return false;
       return true;
     }
@@ -110,8 +134,7 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
       const Sym q = store && !p.ground() ? store->resolve(p) : p;
       if (q.is_const()) {  // (a bound variable: no constraint to build)
         if (q.value() == v) return true;
-        if (explain)
-          why = at + ": expected " + brief(q.value()) + ", observed " + brief(v);
+        if (why) mismatch(why, at, brief(q.value()), brief(v));
         return false;
       }
       if (bindings && q.is_var()) {  // (eq(var, const) never folds)
@@ -120,7 +143,7 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, std::st
       }
       Sym c = eq(q, Sym::lit(v));
       if (c.is_false()) {
-        if (explain) why = at + ": expected " + q.to_string() + ", observed " + brief(v);
+        if (why) mismatch(why, at, q.to_string(), brief(v));
         return false;
       }
       acc = and_(acc, c);
@@ -138,11 +161,20 @@ Guard guard(const Sym& pattern, const Json& observed, bool explain) {
 Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* store,
             bool explain) {
   Guard g{Sym::lit(true), false, {}, {}};
-  if (!match(pattern, observed, "response", g.constraint, g.mismatch, explain, store,
+  static const std::string kWhole = "response";
+  Reason why;
+  if (!match(pattern, observed, kWhole, g.constraint, explain ? &why : nullptr, store,
              store && !explain ? &g.bindings : nullptr)) {
     g.failed = true;
     g.bindings.clear();
-    if (explain && g.mismatch.empty()) g.mismatch = "response does not match";
+    if (explain) {
+      if (why.text.empty()) {
+        why.kind = Reason::Kind::Mismatch;
+        why.location = kWhole;
+        why.text = "response does not match";
+      }
+      g.mismatch = std::move(why);
+    }
     g.constraint = Sym::lit(false);
   }
   return g;

@@ -24,14 +24,14 @@ Tree bind(const Tree& t, std::function<Tree(const Sym&)> f) {
 
 Tree ret(Sym value) { return Tree::ret(std::move(value)); }
 
-Tree send(ConnId conn, Sym response, Tree next) {
-  ServerEvent e{EventKind::Send, {}, conn, std::move(response), Sort::Json, {}};
+Tree send(ConnId conn, Sym response, Tree next, Clause clause) {
+  ServerEvent e{EventKind::Send, {}, conn, std::move(response), Sort::Json, {}, clause};
   return Tree::vis(std::move(e),
                    [next = std::move(next)](const Answer&) { return next; });
 }
 
 Tree choose(Tree a, Tree b) {
-  ServerEvent e{EventKind::Or, {}, 0, {}, Sort::Bool, {}};
+  ServerEvent e{EventKind::Or, {}, 0, {}, Sort::Bool, {}, nullptr};
   return Tree::vis(std::move(e), [a = std::move(a), b = std::move(b)](const Answer& x) {
     return std::get<bool>(x) ? a : b;
   });
@@ -39,7 +39,7 @@ Tree choose(Tree a, Tree b) {
 
 Tree assume(Sym cond, Tree next) {
   if (cond.is_true()) return next;
-  ServerEvent e{EventKind::Assume, {}, 0, std::move(cond), Sort::Bool, {}};
+  ServerEvent e{EventKind::Assume, {}, 0, std::move(cond), Sort::Bool, {}, nullptr};
   return Tree::vis(std::move(e),
                    [next = std::move(next)](const Answer&) { return next; });
 }

@@ -56,13 +56,18 @@ std::optional<Request> Network::pop_request(ConnId c) {
   return r;
 }
 
-void Network::push_response(ConnId c, Sym response) {
-  edit(c).to_client.push_back(std::move(response));
+void Network::push_response(ConnId c, Sym response, Clause clause) {
+  edit(c).to_client.push_back(InFlight{std::move(response), clause});
 }
 
 const Sym* Network::front_response(ConnId c) const {
   const Channel* ch = find(c);
-  return (ch && !ch->to_client.empty()) ? &ch->to_client.front() : nullptr;
+  return (ch && !ch->to_client.empty()) ? &ch->to_client.front().pattern : nullptr;
+}
+
+Clause Network::front_clause(ConnId c) const {
+  const Channel* ch = find(c);
+  return (ch && !ch->to_client.empty()) ? ch->to_client.front().clause : nullptr;
 }
 
 void Network::pop_response(ConnId c) {
@@ -149,7 +154,7 @@ std::size_t Network::hash() const {
     h = mix(h, c);
     for (const Request& r : ch->to_server) h = mix(h, r.label);
     h = mix(h, 0xfeed);
-    for (const Sym& s : ch->to_client) h = mix(h, s.hash());
+    for (const InFlight& s : ch->to_client) h = mix(h, s.pattern.hash());
   }
   return h;
 }

@@ -9,11 +9,17 @@ std::string brief(const Json& v, std::size_t max = 200) {
   if (s.size() > max) s = s.substr(0, max - 3) + "...";
   return s;
 }
+
+Reason unsolicited_response(ConnId c) {
+  return Reason::generic(Reason::Kind::NothingOutstanding, "connection",
+                         "no request is outstanding on connection " + std::to_string(c) +
+                             ": a server answers only what it was asked (unsolicited "
+                             "response)");
+}
 }  // namespace
 
 Verdict describe_failure(Verdict::Status st, const std::string& model_name,
-                         const Event& e, std::size_t index,
-                         const std::vector<std::string>& why,
+                         const Event& e, std::size_t index, std::vector<Reason> why,
                          std::optional<std::size_t> live_before) {
   Verdict v;
   v.status = st;
@@ -31,8 +37,11 @@ Verdict describe_failure(Verdict::Status st, const std::string& model_name,
     s = "INCONCLUSIVE at event " + std::to_string(index) + ": " + e.describe() +
         "\nThe oracle stopped without a verdict:\n";
   }
-  for (const auto& r : why) s += "  - " + r + "\n";
+  for (const Reason& r : why)
+    s += "  - " + (r.clause.empty() ? std::string() : "broke " + r.clause + ": ") +
+         r.text + "\n";
   v.explanation = s;
+  v.reasons = std::move(why);
   return v;
 }
 
@@ -79,9 +88,10 @@ HypothesisSearch& Oracle::partition_for(const std::string& key) {
   return it->second;
 }
 
-Verdict Oracle::fail(Verdict::Status st, const Event& e,
-                     const std::vector<std::string>& why, std::size_t live_before) {
-  verdict_ = describe_failure(st, model_.name, e, events_ - 1, why, live_before);
+Verdict Oracle::fail(Verdict::Status st, const Event& e, std::vector<Reason> why,
+                     std::size_t live_before) {
+  verdict_ =
+      describe_failure(st, model_.name, e, events_ - 1, std::move(why), live_before);
   return verdict_;
 }
 
@@ -113,10 +123,7 @@ Verdict Oracle::observe(const Event& e) {
     case Event::Kind::Response: {
       auto it = outstanding_.find(e.conn);
       if (it == outstanding_.end() || it->second.empty()) {
-        return fail(Verdict::Status::Reject, e,
-                    {"no request is outstanding on connection " + std::to_string(e.conn) +
-                     ": a server answers only what it was asked (unsolicited response)"},
-                    0);
+        return fail(Verdict::Status::Reject, e, {unsolicited_response(e.conn)}, 0);
       }
       Awaiting& a = it->second;
       HypothesisSearch& p = *a.parts[a.head++];
@@ -133,9 +140,9 @@ Verdict Oracle::observe(const Event& e) {
   for (auto& [k, p] : parts_) live += p.hypotheses().size();
   max_live_ = std::max(max_live_, live);
   if (out.status == StepOutcome::Status::Dead)
-    return fail(Verdict::Status::Reject, e, out.reasons, live_before);
+    return fail(Verdict::Status::Reject, e, std::move(out.reasons), live_before);
   if (out.status == StepOutcome::Status::GaveUp)
-    return fail(Verdict::Status::Inconclusive, e, out.reasons, live_before);
+    return fail(Verdict::Status::Inconclusive, e, std::move(out.reasons), live_before);
   return verdict_;
 }
 
@@ -242,19 +249,16 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
   Solver solver(options.solver_timeout_ms, model.strings);
   Verdict best;
   std::size_t best_index = trace.size();
-  auto consider = [&](Verdict::Status st, std::size_t index,
-                      std::vector<std::string> why) {
+  auto consider = [&](Verdict::Status st, std::size_t index, std::vector<Reason> why) {
     if (index >= best_index && best.status == Verdict::Status::Reject) return;
     if (st == Verdict::Status::Inconclusive && best.status == Verdict::Status::Reject)
       return;
     best_index = index;
-    best = describe_failure(st, model.name, trace[index], index, why);
+    best = describe_failure(st, model.name, trace[index], index, std::move(why));
   };
   if (unsolicited)
     consider(Verdict::Status::Reject, *unsolicited,
-             {"no request is outstanding on connection " +
-              std::to_string(trace[*unsolicited].conn) +
-              ": a server answers only what it was asked (unsolicited response)"});
+             {unsolicited_response(trace[*unsolicited].conn)});
   // Every partition must be explained; one that cannot be is a violation on
   // its own. So search all partitions with a small budget first and raise
   // it only for those still undecided: a violating partition is found
@@ -304,10 +308,10 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
         if (why.status == StepOutcome::Status::Dead) {
           consider(Verdict::Status::Reject, p.event_of[at], why.reasons);
         } else {
-          out.reasons.push_back(
+          out.reasons.push_back(Reason::generic(
+              Reason::Kind::Other, "response",
               "(found by depth-first search with lookahead: no explanation gets past "
-              "this "
-              "event together with the responses observed after it)");
+              "this event together with the responses observed after it)"));
           consider(Verdict::Status::Reject, index, out.reasons);
         }
         return best;

@@ -27,6 +27,17 @@ std::size_t count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
+oracle::Reason mismatch(const char* location, const char* expected,
+                        const char* observed) {
+  oracle::Reason r;
+  r.kind = oracle::Reason::Kind::Mismatch;
+  r.location = location;
+  r.expected = expected;
+  r.observed = observed;
+  r.text = std::string(location) + ": expected " + expected + ", observed " + observed;
+  return r;
+}
+
 // PUT on c0, GET on c1 (answered 200 then a 412 that kills), close c0.
 RunResult lost_update_run(const std::string& body = "v1") {
   RunResult r;
@@ -51,6 +62,7 @@ RunResult lost_update_run(const std::string& body = "v1") {
       "1 explanation(s) were alive before this message. The explanations died because:\n"
       "  - response.status: expected 200, observed 412 (server state \"v1\")\n";
   r.verdict.explanation = r.detail;
+  r.verdict.reasons = {mismatch("response.status", "200", "412")};
   return r;
 }
 
@@ -159,6 +171,8 @@ TEST(ViolationKey, IgnoresValuesKeepsKinds) {
       "VIOLATION at event 9: response 12 received on connection 3: {}\n"
       "No correct http server ... The explanations died because:\n"
       "  - response.status: expected 201, observed 412 (server state \"x y\")\n";
+  b.verdict.reasons = {mismatch("response.status", "201", "412")};
+  b.verdict.reasons[0].clause = "RFC 9110 §9.3.1";
   b.verdict.event_index = 5;
   EXPECT_FALSE(violation_key(proto(), a).empty());
   EXPECT_EQ(violation_key(proto(), a), violation_key(proto(), b));
@@ -168,7 +182,22 @@ TEST(ViolationKey, IgnoresValuesKeepsKinds) {
   RunResult c = lost_update_run();
   c.detail =
       "VIOLATION ...:\n  - response.headers.etag: expected \"1\", observed \"2\"\n";
+  c.verdict.reasons = {mismatch("response.headers.etag", "\"1\"", "\"2\"")};
   EXPECT_NE(violation_key(proto(), a), violation_key(proto(), c));
+  // The key reads the reasons as data, not the text.
+  EXPECT_EQ(violation_key(proto(), c).substr(violation_key(proto(), c).rfind('\n') + 1),
+            "response.headers.etag");
+  RunResult f = lost_update_run();
+  f.verdict.reasons.push_back(oracle::Reason::generic(
+      oracle::Reason::Kind::Contradiction, "response", "the response contradicts ..."));
+  const std::string fk = violation_key(proto(), f);
+  EXPECT_NE(fk.find("\ncontradiction"), std::string::npos) << fk;
+  EXPECT_NE(fk.find("\nresponse.status"), std::string::npos) << fk;
+  f.detail = "no reasons in the text";
+  EXPECT_EQ(violation_key(proto(), f), fk);
+  EXPECT_EQ(reason_keys(f), (std::set<std::string>{"contradiction", "response.status"}));
+  f.outcome = RunResult::Outcome::LivenessViolation;
+  EXPECT_TRUE(reason_keys(f).empty());
   RunResult d = lost_update_run();
   d.outcome = RunResult::Outcome::LivenessViolation;
   EXPECT_EQ(violation_key(proto(), d), "liveness");

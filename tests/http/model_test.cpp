@@ -8,8 +8,8 @@
 #include <random>
 #include <set>
 
-#include "dualfuzz/oracle/oracle.h"
 #include "dualfuzz/http/heuristics.h"
+#include "dualfuzz/oracle/oracle.h"
 
 namespace dualfuzz::http {
 namespace {
@@ -230,6 +230,58 @@ TEST(HttpModel, IfUnmodifiedSinceAndIfModifiedSince) {
   wrong.push_back(
       {req("GET", "/a", {{"if-modified-since", format_http_date(kT0 - 10)}}), resp(304)});
   EXPECT_FALSE(accepted(wrong));
+}
+
+// Every reason of a rejection names where the response went wrong and the
+// RFC clause of the answer the explanation expected instead.
+TEST(HttpModel, ReasonsNameTheFieldAndTheClause) {
+  const auto base = std::vector<std::pair<Json, Json>>{
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a"), resp(200, tagged("\"1\"", kT0), "x")}};
+  auto all_are = [](const Verdict& v, const char* location, const char* expected,
+                    const char* observed, const char* clause) {
+    EXPECT_EQ(v.status, Verdict::Status::Reject) << v.explanation;
+    EXPECT_FALSE(v.reasons.empty());
+    for (const oracle::Reason& r : v.reasons) {
+      EXPECT_EQ(r.kind, oracle::Reason::Kind::Mismatch) << r.text;
+      EXPECT_EQ(r.location, location) << r.text;
+      EXPECT_EQ(r.expected, expected) << r.text;
+      EXPECT_EQ(r.observed, observed) << r.text;
+      EXPECT_EQ(r.clause, clause) << r.text;
+      EXPECT_NE(v.explanation.find(std::string("  - broke ") + clause + ": " + r.text),
+                std::string::npos)
+          << v.explanation;
+    }
+  };
+  // A PUT of new content with a false If-Match, performed.
+  auto if_match = base;
+  if_match.push_back({req("PUT", "/a", {{"if-match", "\"2\""}}, "y"), resp(204)});
+  all_are(run(if_match), "response.status", "412", "204", "RFC 9110 §13.1.1");
+  // With a false If-Unmodified-Since.
+  auto ius = base;
+  ius.push_back(
+      {req("PUT", "/a", {{"if-unmodified-since", format_http_date(kT0 - 10)}}, "y"),
+       resp(204)});
+  all_are(run(ius), "response.status", "412", "204", "RFC 9110 §13.1.4");
+  // A PUT with If-None-Match: * on an existing resource.
+  auto inm = base;
+  inm.push_back({req("PUT", "/a", {{"if-none-match", "*"}}, "y"), resp(204)});
+  all_are(run(inm), "response.status", "412", "204", "RFC 9110 §13.1.2");
+  // A 304 for a representation modified after the date: the GET's answer
+  // was due.
+  auto ims = base;
+  ims.push_back(
+      {req("GET", "/a", {{"if-modified-since", format_http_date(kT0 - 10)}}), resp(304)});
+  all_are(run(ims), "response.status", "200", "304", "RFC 9110 §9.3.1");
+  // A GET of a missing resource answered 200.
+  all_are(run({{req("GET", "/b"), resp(200, tagged("\"1\""), "x")}}), "response.status",
+          "404", "200", "RFC 9110 §15.5.5");
+  // Accepted traces: no reasons.
+  auto ok = base;
+  ok.push_back({req("PUT", "/a", {{"if-match", "\"1\""}}, "y"), resp(204)});
+  Verdict v = run(ok);
+  EXPECT_TRUE(v.accepted()) << v.explanation;
+  EXPECT_TRUE(v.reasons.empty());
 }
 
 TEST(HttpModel, IfModifiedSinceStillAppliesAfterASuccessfulIfMatch) {

@@ -9,7 +9,44 @@ TEST(Dualize, ConstantsMatchOrExplain) {
   EXPECT_TRUE(guard(Sym::lit(1), 1).ok());
   Guard g = guard(Sym::lit("new"), "old");
   ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.mismatch, "response: expected \"new\", observed \"old\"");
+  ASSERT_TRUE(g.mismatch);
+  EXPECT_EQ(g.mismatch->text, "response: expected \"new\", observed \"old\"");
+  EXPECT_EQ(g.mismatch->kind, Reason::Kind::Mismatch);
+  EXPECT_EQ(g.mismatch->location, "response");
+  EXPECT_EQ(g.mismatch->expected, "\"new\"");
+  EXPECT_EQ(g.mismatch->observed, "\"old\"");
+  EXPECT_EQ(g.mismatch->clause, "");  // (the guard knows no clause)
+}
+
+TEST(Dualize, ReasonsNameTheFieldWhereTheResponseWentWrong) {
+  Sym p = Sym::object({{"status", Sym::alt({Sym::lit(200), Sym::lit(204)})},
+                       {"headers", Sym::object({{"etag", Sym::lit("v1")}})}});
+  Guard status = guard(p, {{"status", 412}, {"headers", {{"etag", "v1"}}}});
+  EXPECT_EQ(status.mismatch->location, "response.status");
+  EXPECT_EQ(status.mismatch->expected, "200 or 204");
+  EXPECT_EQ(status.mismatch->observed, "412");
+  EXPECT_EQ(status.mismatch->text,
+            "response.status: expected 200, observed 412; or response.status: expected "
+            "204, observed 412");
+  Guard tag = guard(p, {{"status", 200}, {"headers", {{"etag", "v2"}}}});
+  EXPECT_EQ(tag.mismatch->location, "response.headers.etag");
+  EXPECT_EQ(tag.mismatch->expected, "\"v1\"");
+  EXPECT_EQ(tag.mismatch->observed, "\"v2\"");
+  Guard missing = guard(p, {{"status", 200}});
+  EXPECT_EQ(missing.mismatch->location, "response.headers");
+  EXPECT_EQ(missing.mismatch->observed, "missing");
+  EXPECT_NE(missing.mismatch->text.find("but it is missing"), std::string::npos);
+  // Whole-response alternatives: the place they share, each one's own part.
+  Sym either =
+      Sym::alt({Sym::object({{"status", Sym::lit(412)}}),
+                Sym::object({{"status", Sym::lit(200)}, {"body", Sym::lit("x")}})});
+  Guard g = guard(either, {{"status", 200}, {"body", "y"}});
+  EXPECT_EQ(g.mismatch->location, "response");
+  EXPECT_EQ(g.mismatch->expected, "status 412 or body \"x\"");
+  // A match explains nothing.
+  EXPECT_FALSE(guard(p, {{"status", 204}, {"headers", {{"etag", "v1"}}}}).mismatch);
+  // Nor does a guard that is not asked to.
+  EXPECT_FALSE(guard(p, {{"status", 412}}, /*explain=*/false).mismatch);
 }
 
 TEST(Dualize, ObjectsAreOpenAndFieldsMayBeAbsentOrOptional) {
@@ -35,7 +72,7 @@ TEST(Dualize, AlternativesAreADisjunction) {
   Sym p = Sym::alt({Sym::lit(200), Sym::lit(204)});
   EXPECT_TRUE(guard(p, 204).ok());
   EXPECT_FALSE(guard(p, 201).ok());
-  EXPECT_NE(guard(p, 201).mismatch.find("; or "), std::string::npos);
+  EXPECT_NE(guard(p, 201).mismatch->text.find("; or "), std::string::npos);
   EXPECT_FALSE(guard(p, 201, /*explain=*/false).ok());
 }
 

@@ -38,5 +38,20 @@ TEST(NetworkModel, ValueSemanticsAndEquality) {
   EXPECT_TRUE(c == a);
 }
 
+TEST(NetworkModel, AResponseCarriesItsClauseWhichIsNotItsIdentity) {
+  Network a, b;
+  a.push_response(1, Sym::lit("x"), "SPEC §1");
+  b.push_response(1, Sym::lit("x"));
+  EXPECT_STREQ(a.front_clause(1), "SPEC §1");
+  EXPECT_EQ(b.front_clause(1), nullptr);
+  EXPECT_EQ(a.front_clause(2), nullptr);
+  // The clause changes no future: equal networks, equal hashes.
+  EXPECT_TRUE(a == b);
+  EXPECT_EQ(a.hash(), b.hash());
+  a.push_response(1, Sym::lit("y"), "SPEC §2");
+  a.pop_response(1);
+  EXPECT_STREQ(a.front_clause(1), "SPEC §2");
+}
+
 }  // namespace
 }  // namespace dualfuzz::oracle

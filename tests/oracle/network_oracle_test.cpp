@@ -3,9 +3,10 @@
 // knowledge (Fig. 1.1 / 4.5), CMP-SET / CMP-RST, swap, many connections.
 #include <gtest/gtest.h>
 
+#include "dualfuzz/http/etag_put.h"
+#include "dualfuzz/oracle/itree.h"
 #include "dualfuzz/oracle/oracle.h"
 #include "dualfuzz/specs/cmp_set.h"
-#include "dualfuzz/http/etag_put.h"
 #include "dualfuzz/specs/getput_store.h"
 #include "dualfuzz/specs/swap.h"
 
@@ -61,6 +62,82 @@ TEST(Fig1_4, CausalityViolationRejected) {
       << v.explanation;
   EXPECT_NE(v.explanation.find("expected \"new\", observed \"old\""), std::string::npos)
       << v.explanation;
+  // The same as data; a model that names no clauses gives none.
+  ASSERT_FALSE(v.reasons.empty());
+  for (const Reason& r : v.reasons) {
+    EXPECT_EQ(r.kind, Reason::Kind::Mismatch);
+    EXPECT_EQ(r.location, "response");
+    EXPECT_EQ(r.expected, "\"new\"");
+    EXPECT_EQ(r.observed, "\"old\"");
+    EXPECT_EQ(r.clause, "");
+    EXPECT_FALSE(r.state.empty());
+    EXPECT_NE(v.explanation.find("  - " + r.text + "\n"), std::string::npos);
+  }
+  EXPECT_EQ(v.explanation.find("broke"), std::string::npos);
+  EXPECT_EQ(check(specs::getput_model(), t).reasons, v.reasons);
+}
+
+// A server that answers "pong" to everything, citing its specification.
+Tree pong() {
+  return recv(ModelState(0), [](const Request& q) {
+    return send(q.conn, Sym::lit("pong"), pong(), "PING §2.1");
+  });
+}
+
+TEST(Reasons, NameTheClauseOfTheExpectedAnswer) {
+  ServerModel m{"ping", [] { return pong(); }};
+  std::vector<Event> t = {Event::request(1, 1, "ping"), Event::response(1, 2, "pong"),
+                          Event::request(1, 3, "ping"), Event::response(1, 4, "pang")};
+  Verdict v = both(m, t);
+  ASSERT_EQ(v.status, Verdict::Status::Reject);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  const Reason& r = v.reasons[0];
+  EXPECT_EQ(r.kind, Reason::Kind::Mismatch);
+  EXPECT_EQ(r.location, "response");
+  EXPECT_EQ(r.expected, "\"pong\"");
+  EXPECT_EQ(r.observed, "\"pang\"");
+  EXPECT_EQ(r.clause, "PING §2.1");
+  EXPECT_NE(v.explanation.find("  - broke PING §2.1: response: expected \"pong\", "
+                               "observed \"pang\""),
+            std::string::npos)
+      << v.explanation;
+  EXPECT_EQ(check(m, t).reasons, v.reasons);
+  Json j = v.reasons;
+  EXPECT_EQ(j[0]["clause"], "PING §2.1");
+  EXPECT_EQ(j[0]["location"], "response");
+  EXPECT_EQ(j[0]["kind"], "mismatch");
+  // Accepted traces carry no reasons.
+  t.pop_back();
+  Verdict ok = both(m, t);
+  EXPECT_TRUE(ok.accepted());
+  EXPECT_TRUE(ok.reasons.empty());
+  EXPECT_TRUE(ok.explanation.empty());
+}
+
+TEST(Reasons, GenericReasonsHaveAKindAndPlace) {
+  Verdict v = both(specs::getput_model(), {Event::response(1, 2, "Done")});
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_EQ(v.reasons[0].kind, Reason::Kind::NothingOutstanding);
+  EXPECT_EQ(v.reasons[0].location, "connection");
+  EXPECT_EQ(v.reasons[0].clause, "");
+  // An answer on a connection whose request the server already answered.
+  ServerModel m{"ping", [] { return pong(); }};
+  Verdict twice = both(m, {Event::request(1, 1, "ping"), Event::request(2, 3, "ping"),
+                           Event::response(1, 2, "pong"), Event::response(1, 4, "pong")});
+  ASSERT_EQ(twice.status, Verdict::Status::Reject);
+  bool nothing = false;
+  for (const Reason& r : twice.reasons)
+    nothing = nothing || r.kind == Reason::Kind::NothingOutstanding;
+  EXPECT_TRUE(nothing) << twice.explanation;
+  // A limit: Inconclusive, and its reason says so.
+  OracleOptions tiny;
+  tiny.limits.max_hypotheses = 0;
+  Oracle o(m, tiny);
+  o.observe(Event::request(1, 1, "ping"));
+  Verdict gave_up = o.observe(Event::response(1, 2, "pong"));
+  ASSERT_EQ(gave_up.status, Verdict::Status::Inconclusive) << gave_up.explanation;
+  ASSERT_EQ(gave_up.reasons.size(), 1u);
+  EXPECT_EQ(gave_up.reasons[0].kind, Reason::Kind::Limit);
 }
 
 TEST(Oracle, ValueFromNowhereRejected) {

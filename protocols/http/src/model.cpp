@@ -167,8 +167,27 @@ Sym list_matches(const std::vector<std::string>& tags, const Resource* r, bool s
 Tree serve(const PathState& st);
 Tree serve_in(const oracle::ModelState& ms);
 
-Tree respond(const Request& q, Sym pattern, const PathState& next) {
-  return oracle::send(q.conn, std::move(pattern), serve(next));
+// Every answer names the RFC clause it implements (oracle::send's clause):
+// an explanation that dies on it says which clause the server broke.
+using oracle::Clause;
+constexpr Clause kGet = "RFC 9110 §9.3.1";
+constexpr Clause kHead = "RFC 9110 §9.3.2";
+constexpr Clause kPost = "RFC 9110 §9.3.3";
+constexpr Clause kPut = "RFC 9110 §9.3.4";
+constexpr Clause kDelete = "RFC 9110 §9.3.5";
+constexpr Clause kOptions = "RFC 9110 §9.3.7, §15.5.6, §15.6.2";
+constexpr Clause kUnsupported = "RFC 9110 §15.5.6, §15.6.2";  // 405, 501
+constexpr Clause kNotFound = "RFC 9110 §15.5.5";
+// A 404 despite preconditions: they are ignored when the answer is an error.
+constexpr Clause kIgnored = "RFC 9110 §15.5.5, §13.2.1";
+constexpr Clause kInvalidField = "RFC 9110 §5.5";
+constexpr Clause kIfMatch = "RFC 9110 §13.1.1";
+constexpr Clause kIfNoneMatch = "RFC 9110 §13.1.2";
+constexpr Clause kIfModifiedSince = "RFC 9110 §13.1.3";
+constexpr Clause kIfUnmodifiedSince = "RFC 9110 §13.1.4";
+
+Tree respond(const Request& q, Sym pattern, const PathState& next, Clause clause) {
+  return oracle::send(q.conn, std::move(pattern), serve(next), clause);
 }
 
 Sym validators(const Sym& etag) {
@@ -332,8 +351,8 @@ Ev evaluation(const Request& q, const oracle::ModelState& ms, const Tree& waitin
 }
 
 // An answer that changes nothing.
-Tree respond(const Ev& e, Sym pattern) {
-  return oracle::send(e->q.conn, std::move(pattern), e->unchanged);
+Tree respond(const Ev& e, Sym pattern, Clause clause) {
+  return oracle::send(e->q.conn, std::move(pattern), e->unchanged, clause);
 }
 
 // The shapes of the responses that show a representation (their field
@@ -348,15 +367,18 @@ Tree get(const Ev& e, bool head) {
       Sym::fields({"status", "headers", "dates", "body"});
   const Resource& r = *e->file();
   if (head)
-    return respond(e, Sym::object(shown_shape(), {Sym::lit(200), r.headers, r.dates}));
-  return respond(e,
-                 Sym::object(with_body, {Sym::lit(200), r.headers, r.dates, r.content}));
+    return respond(e, Sym::object(shown_shape(), {Sym::lit(200), r.headers, r.dates}),
+                   kHead);
+  return respond(
+      e, Sym::object(with_body, {Sym::lit(200), r.headers, r.dates, r.content}), kGet);
 }
 
-Tree not_modified(const Ev& e) {
+// `clause`: the precondition that asks for the 304 (If-None-Match or
+// If-Modified-Since).
+Tree not_modified(const Ev& e, Clause clause) {
   const Resource& r = *e->file();
   static const Sym::Fields shape = Sym::fields({"status", "headers"});
-  return respond(e, Sym::object(shape, {Sym::lit(304), r.headers}));
+  return respond(e, Sym::object(shape, {Sym::lit(304), r.headers}), clause);
 }
 
 // The PUT stored, with Last-Modified `m` and entity tag `tag`.
@@ -366,7 +388,7 @@ Tree commit(const Ev& e, const Sym& tag, const Sym& m) {
   const PathState next{make_resource(e->req().body, tag, m), m};
   Sym pattern = Sym::object(shown_shape(), {exists ? status_ok() : Sym::lit(201),
                                             next.file->headers, next.file->dates});
-  return respond(e->q, std::move(pattern), next);
+  return respond(e->q, std::move(pattern), next, kPut);
 }
 
 Tree put(const Ev& e) {
@@ -389,8 +411,9 @@ Tree put(const Ev& e) {
 template <class Ignore, class Evaluate>
 Tree malformed_or(const TagField& f, const Ev& e, Ignore ignore, Evaluate evaluate) {
   if (f.valid) return evaluate();
-  return oracle::choose(evaluate(),
-                        oracle::choose(ignore(), respond(e, status_only({400}))));
+  return oracle::choose(
+      evaluate(),
+      oracle::choose(ignore(), respond(e, status_only({400}), kInvalidField)));
 }
 
 // The method itself, once the preconditions hold.
@@ -398,14 +421,18 @@ Tree proceed(const Ev& e) {
   if (e->req().safe) return get(e, e->req().method == Method::Head);
   if (e->req().method == Method::Put) return put(e);
   // POST and other methods: a 2xx that changes nothing (see handle).
-  if (e->req().method != Method::Delete) return respond(e, status_only({200, 204}));
+  if (e->req().method != Method::Delete)
+    return respond(e, status_only({200, 204}), kPost);
   // DELETE of an existing resource.
   const PathState gone{std::nullopt, e->st().clock};
-  return oracle::choose(respond(e->q, status_only({200, 204}), gone),
-                        respond(e, status_only({202})));
+  return oracle::choose(respond(e->q, status_only({200, 204}), gone, kDelete),
+                        respond(e, status_only({202}), kDelete));
 }
 
-Tree fail412(const Ev& e) { return respond(e, status_only({412})); }
+// `clause`: the precondition that failed.
+Tree fail412(const Ev& e, Clause clause) {
+  return respond(e, status_only({412}), clause);
+}
 
 // A false If-Match or If-Unmodified-Since: 412, or, for a state-changing
 // request whose change is already in place, a 2xx that changes nothing.
@@ -419,12 +446,12 @@ Tree fail412(const Ev& e) { return respond(e, status_only({412})); }
 // content the resource already has is such a request; the representation,
 // and so its validators, stay as they are. (If-None-Match has no such
 // clause, §13.1.2.)
-Tree fail_precondition(const Ev& e) {
+Tree fail_precondition(const Ev& e, Clause clause) {
   const Resource* file = e->file();
   if (e->req().method != Method::Put || !file || file->body != e->req().body)
-    return fail412(e);
+    return fail412(e, clause);
   Sym applied = Sym::object(shown_shape(), {status_ok(), file->headers, file->dates});
-  return oracle::choose(fail412(e), respond(e, std::move(applied)));
+  return oracle::choose(fail412(e, clause), respond(e, std::move(applied), clause));
 }
 
 // Step 4: If-Modified-Since, GET/HEAD only; a server may ignore it.
@@ -432,9 +459,10 @@ Tree step4(const Ev& e) {
   const Resource* file = e->file();
   if (auto d = e->req().safe && file ? e->req().ims : std::nullopt) {
     Sym not_since = oracle::le(file->modified, Sym::lit(*d));
-    return oracle::choose(proceed(e), oracle::ifx(
-                                          not_since, [e] { return not_modified(e); },
-                                          [e] { return proceed(e); }));
+    return oracle::choose(
+        proceed(e), oracle::ifx(
+                        not_since, [e] { return not_modified(e, kIfModifiedSince); },
+                        [e] { return proceed(e); }));
   }
   return proceed(e);
 }
@@ -447,7 +475,10 @@ Tree step3(const Ev& e) {
       [e] {
         return oracle::ifx(
             list_matches(e->req().if_none_match.tags, e->file(), false),
-            [e] { return e->req().safe ? not_modified(e) : fail412(e); },
+            [e] {
+              return e->req().safe ? not_modified(e, kIfNoneMatch)
+                                   : fail412(e, kIfNoneMatch);
+            },
             [e] { return proceed(e); });
       });
 }
@@ -461,7 +492,7 @@ Tree preconditions(const Ev& e) {
         [e] {
           return oracle::ifx(
               list_matches(e->req().if_match.tags, e->file(), true),
-              [e] { return step3(e); }, [e] { return fail_precondition(e); });
+              [e] { return step3(e); }, [e] { return fail_precondition(e, kIfMatch); });
         });
   // Step 2: If-Unmodified-Since (only without If-Match).
   Sym unmodified = Sym::lit(true);
@@ -469,21 +500,27 @@ Tree preconditions(const Ev& e) {
   if (d && e->file())
     unmodified = oracle::le(e->file()->modified, Sym::lit(*d));
   else if (d)  // no representation, no date: either way (§13.1.4; Apache: 412)
-    return oracle::choose(step3(e), fail412(e));
+    return oracle::choose(step3(e), fail412(e, kIfUnmodifiedSince));
   return oracle::ifx(
-      unmodified, [e] { return step3(e); }, [e] { return fail_precondition(e); });
+      unmodified, [e] { return step3(e); },
+      [e] { return fail_precondition(e, kIfUnmodifiedSince); });
 }
 
 Tree handle_method(const Ev& e) {
   // Preconditions are ignored when the unconditional answer is an error.
-  if ((e->req().safe || e->req().method == Method::Delete) && !e->file())
-    return respond(e, status_only({404}));
+  // (With preconditions, a 412 instead breaks §13.2.1.)
+  if ((e->req().safe || e->req().method == Method::Delete) && !e->file()) {
+    const HttpRequest& q = e->req();
+    const bool conditional =
+        q.if_match.present || q.if_none_match.present || q.has_ius || q.ims;
+    return respond(e, status_only({404}), conditional ? kIgnored : kNotFound);
+  }
   // The model keeps paths independent, so it cannot know whether /a/b's
   // parent collection exists: a PUT there may fail with 409 and change
   // nothing (RFC 9110 §9.3.4; RFC 4918 §9.7.1 requires it of WebDAV servers).
   if (e->req().method == Method::Put &&
       e->req().path.find('/', 1) != std::string_view::npos)
-    return oracle::choose(respond(e, status_only({409})), preconditions(e));
+    return oracle::choose(respond(e, status_only({409}), kPut), preconditions(e));
   return preconditions(e);
 }
 
@@ -498,22 +535,29 @@ Tree handle(const Ev& e) {
     // servers where it changes nothing, e.g. a static file answering POST
     // with itself (Apache 2.4) or with an empty 2xx.
     Tree refuse = respond(
-        e, options ? (missing ? status_only({200, 204, 405, 501, 404})
-                              : status_only({200, 204, 405, 501}))
-                   : (missing ? status_only({405, 501, 404}) : status_only({405, 501})));
+        e,
+        options ? (missing ? status_only({200, 204, 405, 501, 404})
+                           : status_only({200, 204, 405, 501}))
+                : (missing ? status_only({405, 501, 404}) : status_only({405, 501})),
+        options ? kOptions : kUnsupported);
     // A 2xx answer is subject to the preconditions (RFC 9110 §13.2.1); a
     // refusal takes precedence over them. Without a representation, If-Match
     // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
     if (e->file()) return oracle::choose(refuse, preconditions(e));
     if (e->req().if_match.present || e->req().has_ius)
-      return oracle::choose(refuse, respond(e, status_only({412})));
+      return oracle::choose(
+          refuse, fail412(e, e->req().if_match.present ? kIfMatch : kIfUnmodifiedSince));
     return refuse;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
   // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
   if (method != Method::Put && e->req().has_content)
-    return oracle::choose(respond(e, status_only({400, 413, 415})), handle_method(e));
+    return oracle::choose(respond(e, status_only({400, 413, 415}),
+                                  method == Method::Get    ? kGet
+                                  : method == Method::Head ? kHead
+                                                           : kDelete),
+                          handle_method(e));
   return handle_method(e);
 }
 
@@ -525,8 +569,9 @@ Tree serve_in(const oracle::ModelState& ms) {
   return oracle::recv(ms, [ms](const Request& q, const Tree& self) -> Tree {
     const Ev e = evaluation(q, ms, self);
     if (!e->req().plain)  // a correct server may refuse odd paths outright
-      return oracle::choose(respond(e, status_only({400, 403, 404, 405, 409, 414})),
-                            handle(e));
+      // (No clause: the model's own leniency, not one the RFC names.)
+      return oracle::choose(
+          respond(e, status_only({400, 403, 404, 405, 409, 414}), nullptr), handle(e));
     return handle(e);
   });
 }

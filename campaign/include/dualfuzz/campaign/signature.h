@@ -157,6 +157,10 @@ inline harness::Json finding_json(const harness::Protocol& p, const harness::Scr
           {"script", harness::print_script(s)},
           {"report", r.report()},
           {"explanation", r.detail},
+          // Why no explanation survived, as data (oracle::Reason): where the
+          // response went wrong, what was expected there, what was seen, and
+          // the clause the model named for the expected answer.
+          {"reasons", harness::Json(r.reasons())},
           {"trace", trace_json(r)}};
 }
 

@@ -16,6 +16,7 @@
 // payload is XML-escaped (and shown in full as the arrow's tooltip).
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -34,9 +35,15 @@ std::string run_report(const Script& script, const RunResult& r, std::string_vie
 // for a model violation the kind of message that killed the last
 // explanation, its request's kind and the response's shape (Protocol::
 // request_kind, response_shape: for HTTP the method and status), and where the
-// explanations went wrong (the reasons' locations, e.g. "response.status",
-// without values). "" when no violation.
+// explanations went wrong (RunResult::reasons(): their locations, e.g.
+// "response.status", or kinds, e.g. "contradiction"; no values). "" when no
+// violation.
 std::string violation_key(const Protocol& p, const RunResult& r);
+// The last part of a model violation's key: where the explanations went
+// wrong, one entry per distinct reason (a mismatch's location without
+// indices, "response.status"; otherwise the reason's kind, "contradiction").
+// Empty for other outcomes.
+std::set<std::string> reason_keys(const RunResult& r);
 
 // The chart as a standalone SVG document.
 std::string sequence_chart_svg(const Protocol& p, const RunResult& r,

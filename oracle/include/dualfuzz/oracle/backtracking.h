@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "dualfuzz/oracle/hypothesis.h"
+#include "dualfuzz/oracle/reason.h"
 #include "dualfuzz/oracle/solver.h"
 
 namespace dualfuzz::oracle {
@@ -45,7 +46,7 @@ struct SearchLimits {
 
 struct StepOutcome {
   enum class Status { Alive, Dead, GaveUp } status = Status::Alive;
-  std::vector<std::string> reasons;  // why hypotheses died (Dead) / why we gave up
+  std::vector<Reason> reasons;  // why hypotheses died (Dead) / why we gave up
 };
 
 // An observation for the offline (whole-trace) check.

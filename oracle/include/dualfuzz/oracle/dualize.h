@@ -9,9 +9,11 @@
 //   // g.ok(), g.constraint == eq(v, "v7")
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "dualfuzz/oracle/constraint_store.h"
+#include "dualfuzz/oracle/reason.h"
 #include "dualfuzz/oracle/symbolic.h"
 
 namespace dualfuzz::oracle {
@@ -20,9 +22,12 @@ namespace dualfuzz::oracle {
 // symbolic response pattern, or why it cannot match whatever the hidden
 // choices were.
 struct Guard {
-  Sym constraint;        // conjunction; constant true when nothing is unknown
-  bool failed = false;   // no choice of variables makes it match
-  std::string mismatch;  // why it failed (only when asked to explain)
+  Sym constraint;       // conjunction; constant true when nothing is unknown
+  bool failed = false;  // no choice of variables makes it match
+  // Why it failed (only when asked to explain): a Mismatch at a location
+  // (no clause: the caller knows which response was expected). Optional:
+  // an empty one costs nothing on the hot path, where nothing is explained.
+  std::optional<Reason> mismatch;
   // Variables the match requires to equal observed values, kept apart from
   // `constraint` by the store-aware guard when it does not explain (the
   // caller binds them with ConstraintStore::bind, without building the

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "dualfuzz/oracle/reason.h"
 #include "dualfuzz/oracle/server_model.h"
 #include "dualfuzz/oracle/symbolic.h"
 
@@ -37,11 +38,12 @@ enum class EventKind : std::uint8_t {
 
 struct ServerEvent {
   EventKind kind;
-  ModelState state;        // Recv
-  ConnId conn = 0;         // Send
-  Sym sym;                 // Send: the response pattern; Decide: the condition
-  Sort sort = Sort::Json;  // Fresh
-  std::string hint;        // Fresh: a name for explanations ("version")
+  ModelState state;         // Recv
+  ConnId conn = 0;          // Send
+  Sym sym;                  // Send: the response pattern; Decide: the condition
+  Sort sort = Sort::Json;   // Fresh
+  std::string hint;         // Fresh: a name for explanations ("version")
+  Clause clause = nullptr;  // Send: the specification clause it implements
 };
 
 using Answer = std::variant<std::monostate, Request, Sym, bool>;
@@ -72,7 +74,7 @@ class Tree {
     virtual Tree step(const Answer&, const Tree& self) const;  // (Ret: none)
     bool is_ret = true;
     Sym value;
-    ServerEvent event{EventKind::Or, {}, 0, {}, Sort::Json, {}};
+    ServerEvent event{EventKind::Or, {}, 0, {}, Sort::Json, {}, nullptr};
   };
   template <class K>
   struct Vis final : Node {
@@ -101,7 +103,7 @@ Tree ret(Sym value = Sym());
 // it was continues with `self` instead of building the same tree again.
 template <class K>
 Tree recv(ModelState state, K k) {
-  ServerEvent e{EventKind::Recv, std::move(state), 0, {}, Sort::Json, {}};
+  ServerEvent e{EventKind::Recv, std::move(state), 0, {}, Sort::Json, {}, nullptr};
   if constexpr (std::is_invocable_v<const K&, const Request&, const Tree&>)
     return Tree::vis(std::move(e),
                      [k = std::move(k)](const Answer& a, const Tree& self) -> Tree {
@@ -112,10 +114,12 @@ Tree recv(ModelState state, K k) {
       return k(std::get<Request>(a));
     });
 }
-Tree send(ConnId conn, Sym response, Tree next);
+// `clause` (static text, may be null): the specification clause this answer
+// implements, named in the reason of an explanation that dies on it.
+Tree send(ConnId conn, Sym response, Tree next, Clause clause = nullptr);
 template <class K>  // Tree(const Sym&)
 Tree fresh(Sort sort, std::string hint, K k) {
-  ServerEvent e{EventKind::Fresh, {}, 0, {}, sort, std::move(hint)};
+  ServerEvent e{EventKind::Fresh, {}, 0, {}, sort, std::move(hint), nullptr};
   return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
     return k(std::get<Sym>(a));
   });
@@ -125,7 +129,7 @@ Tree decide(Sym cond, K k) {
   // A concrete condition is an ordinary `if`: no branch for the oracle.
   if (cond.is_true()) return k(true);
   if (cond.is_false()) return k(false);
-  ServerEvent e{EventKind::Decide, {}, 0, std::move(cond), Sort::Bool, {}};
+  ServerEvent e{EventKind::Decide, {}, 0, std::move(cond), Sort::Bool, {}, nullptr};
   return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
     return k(std::get<bool>(a));
   });

@@ -5,7 +5,7 @@
 //   Network n;
 //   n.push_request(Request{1, 1, body});   // tester -> server, in flight
 //   auto q = n.pop_request(1);             // the server absorbs it
-//   n.push_response(1, pattern);           // server -> tester, in flight
+//   n.push_response(1, pattern, clause);   // server -> tester, in flight
 #pragma once
 
 #include <boost/container/small_vector.hpp>
@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "dualfuzz/oracle/reason.h"
 #include "dualfuzz/oracle/server_model.h"
 #include "dualfuzz/oracle/symbolic.h"
 
@@ -28,12 +29,23 @@ class Network {
   // room for two: a channel is copied whenever a hypothesis changes it, and
   // most hold one or two messages.
   using RequestQueue = boost::container::small_vector<Request, 2>;
-  using ResponseQueue = boost::container::small_vector<Sym, 2>;
+  // A response in flight and the clause its `send` named. The clause is
+  // not part of the network's identity: it changes no future, only the
+  // words of an explanation that dies on it.
+  struct InFlight {
+    Sym pattern;
+    Clause clause = nullptr;
+    friend bool operator==(const InFlight& a, const InFlight& b) {
+      return a.pattern == b.pattern;
+    }
+  };
+  using ResponseQueue = boost::container::small_vector<InFlight, 2>;
 
   void push_request(Request r);
   std::optional<Request> pop_request(ConnId c);
-  void push_response(ConnId c, Sym response);
+  void push_response(ConnId c, Sym response, Clause clause = nullptr);
   const Sym* front_response(ConnId c) const;
+  Clause front_clause(ConnId c) const;  // (null when none)
   void pop_response(ConnId c);
   // The tester closed c: what the server sends there is never observed.
   void drop_responses(ConnId c);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dualfuzz/oracle/backtracking.h"
+#include "dualfuzz/oracle/reason.h"
 #include "dualfuzz/oracle/server_model.h"
 #include "dualfuzz/oracle/solver.h"
 
@@ -58,6 +59,7 @@ struct Event {
 struct Verdict {
   enum class Status { Accept, Reject, Inconclusive } status = Status::Accept;
   std::string explanation;      // Reject/Inconclusive: for a server author
+  std::vector<Reason> reasons;  // the same reasons as data (why it died / gave up)
   std::size_t event_index = 0;  // the event that decided it
   bool accepted() const { return status == Status::Accept; }
 };
@@ -100,7 +102,7 @@ class Oracle {
 
  private:
   HypothesisSearch& partition_for(const std::string& key);
-  Verdict fail(Verdict::Status st, const Event& e, const std::vector<std::string>& why,
+  Verdict fail(Verdict::Status st, const Event& e, std::vector<Reason> why,
                std::size_t live_before);
 
   ServerModel model_;
@@ -125,10 +127,10 @@ class Oracle {
   std::size_t max_live_ = 0;
 };
 
-// A verdict with the standard explanation text (shared by observe() and check()).
+// A verdict with the standard explanation text, built from its reasons
+// (shared by observe() and check()).
 Verdict describe_failure(Verdict::Status st, const std::string& model_name,
-                         const Event& e, std::size_t index,
-                         const std::vector<std::string>& why,
+                         const Event& e, std::size_t index, std::vector<Reason> why,
                          std::optional<std::size_t> live_before = std::nullopt);
 
 // Whole-trace check: the same derived model, partitions and network
