@@ -21,7 +21,7 @@
 //   "violations":[{"signature":..,"kind":..,"first_seconds":..,
 //                  "first_execution":..,"count":..,"script":..,"report":..,
 //                  "reproduced":..,"min_steps":..,"min_requests":..,
-//                  "min_messages":..,"explanation":..,"trace":[{"conn":..,
+//                  "min_messages":..,"explanation":..,"reasons":[{"kind":..,"location":..,"expected":..,"observed":..,"clause":..},...],"trace":[{"conn":..,
 //                  "label":..,"wire_conn":..,"ir":{..}},...]},...]
 //
 // The loop and the shrinking are dualfuzz::campaign's (fuzz_loop.h,

@@ -26,15 +26,8 @@ mutator::FailingRun failing_run(const harness::Protocol& p, const RunResult& r) 
   return out;
 }
 
-std::set<std::string> reasons(const harness::Protocol& p, const RunResult& r) {
-  std::set<std::string> out;
-  const std::string key = harness::violation_key(p, r);
-  for (std::size_t at = key.find('\n'); at != std::string::npos;) {
-    std::size_t end = key.find('\n', at + 1);
-    out.insert(key.substr(at + 1, end == std::string::npos ? end : end - at - 1));
-    at = end;
-  }
-  return out;
+std::set<std::string> reasons(const harness::Protocol&, const RunResult& r) {
+  return harness::reason_keys(r);  // (from the verdict's reasons, not its text)
 }
 
 std::optional<Script> serialized(const Script& s, const harness::FunctionRegistry& fns) {

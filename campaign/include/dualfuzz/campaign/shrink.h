@@ -45,7 +45,8 @@ struct Shrunk {
 mutator::FailingRun failing_run(const harness::Protocol& p, const harness::RunResult& r);
 
 // Where the explanations went wrong ("response.status",
-// "response.headers.etag", ...), from violation_key.
+// "response.headers.etag", or a reason kind such as "contradiction"): the
+// verdict's structured reasons (harness::reason_keys).
 std::set<std::string> reasons(const harness::Protocol& p, const harness::RunResult& r);
 
 // The script with every request on connection 0, each followed by a wait
