@@ -45,7 +45,20 @@ FuzzTarget::FuzzTarget(harness::Protocol protocol, std::string address)
 FuzzTarget::FuzzTarget(Result<campaign::Plugin> plugin, std::string spec)
     : plugin_(std::move(plugin)), spec_(std::move(spec)) {}
 
-void FuzzTarget::initialize() { player(); }
+void FuzzTarget::initialize() {
+  // Only checks that start no thread: AFL++'s driver calls this before its
+  // fork server forks, and a loopback server's thread started here would not
+  // exist in the children (every input would time out). The player and its
+  // server start with the first input.
+  std::string why;
+  if (!plugin_)
+    why = plugin_.error();
+  else if (spec_ != "inprocess" && spec_.rfind("inprocess:", 0) != 0)
+    if (auto hp = harness::parse_host_port(spec_); !hp) why = hp.error();
+  if (why.empty()) return;
+  std::fprintf(stderr, "==dualfuzz== cannot start the fuzz target: %s\n", why.c_str());
+  std::exit(2);
+}
 
 campaign::Player& FuzzTarget::player() {
   if (player_) return *player_;

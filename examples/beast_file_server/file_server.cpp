@@ -1,6 +1,11 @@
 #include "file_server.h"
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 // <utility> before Asio: Boost 1.74's awaitable.hpp uses std::exchange
 // without including it.
@@ -306,12 +311,24 @@ class Session : public std::enable_shared_from_this<Session> {
   std::atomic<int>& open_;  // the server's count of open connections
 };
 
+// A fuzzer's process often ends by abort() (a finding) or a kill, which runs
+// no destructor: temporary roots are named after their process, and those of
+// processes that are gone are removed before a new one is made.
 std::filesystem::path fresh_temp_dir() {
-  std::random_device rd;
-  for (int i = 0; i < 100; ++i) {
-    auto p = std::filesystem::temp_directory_path() /
-             ("beast-file-server-" + std::to_string(rd()));
-    if (std::filesystem::create_directory(p)) return p;
+  namespace fs = std::filesystem;
+  const std::string prefix = "beast-file-server-";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+      fs::remove_all(e.path(), ec);
+  }
+  for (int i = 0; i < 1000; ++i) {
+    auto p = fs::temp_directory_path() /
+             (prefix + std::to_string(::getpid()) + "-" + std::to_string(i));
+    if (fs::create_directory(p, ec)) return p;
   }
   throw std::runtime_error("cannot make a temporary directory");
 }

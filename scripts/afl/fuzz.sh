@@ -171,7 +171,7 @@ example() {
   fi
   # The crash is the planted bug's: it aborts the target, and the fixed
   # server passes it.
-  ("$target" "${fc#* }") >"$out/replay.log" 2>&1 || with=$?
+  { ("$target" "${fc#* }") >"$out/replay.log" 2>&1; } 2>/dev/null || with=$?
   (FILE_SERVER_FIXED=1 "$target" "${fc#* }") >/dev/null 2>&1 || without=$?
   printf 'example: first crash after %.1f s (%d executions in all); replay %s\n' \
     "$(echo "${fc%% *}" | awk '{print $1/1000}')" "$execs" \

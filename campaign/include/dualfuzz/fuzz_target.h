@@ -108,8 +108,9 @@ class FuzzTarget {
   // (e.g. an unknown $DUALFUZZ_PROTOCOL) is reported by initialize().
   FuzzTarget(Result<campaign::Plugin> plugin, std::string spec);
 
-  // Starts the player; a bad environment or a server that does not start
-  // prints why and exits 2 before the first input.
+  // Checks the plug-in and the target address (exit 2 with why when bad).
+  // The server starts with the first input (after AFL++'s fork server has
+  // forked); one that cannot start exits 2 then, never as a crash.
   void initialize();
   // Plays one input. A violation: the report on stderr, then abort(). An
   // internal error (a plug-in threw) is printed, never aborted on: it is
