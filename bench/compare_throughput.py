@@ -21,7 +21,7 @@ FIELDS = {
     "on": r"exec/s oracle on:\s+(\d+) per CPU second",
     "off": r"exec/s oracle off:\s+(\d+) per CPU second",
     "oracle_us": r"oracle alone: ([\d.]+) us/exec",
-    "share": r"oracle share over all rounds: ([\d.]+)% \(1 - on/off\)",
+    "share": r"oracle share over all rounds: (-?[\d.]+)% \(1 - on/off\)",
 }
 
 
