@@ -332,111 +332,120 @@ void MessageReader::start_body() {
   if (remaining_ == 0) finish();
 }
 
-void MessageReader::run() {
+// Each step consumes what its state can; false: it needs more bytes.
+bool MessageReader::step_start() {
+  if (pos_ == buf_.size()) return false;
+  // Fail fast on bytes that cannot start a message, before a line ends
+  // (a peer sending garbage may never send a newline).
+  std::string_view rest = std::string_view(buf_).substr(pos_);
+  bool plausible =
+      rest[0] == '\r' || rest[0] == '\n' ||
+      (role_ == Role::kResponse
+           ? rest.substr(0, 5) == std::string_view("HTTP/").substr(
+                                      0, std::min<std::size_t>(rest.size(), 5))
+           : tchar(rest[0]));
+  if (!plausible) {
+    std::size_t nl = rest.find('\n');
+    fail(role_ == Role::kResponse ? "malformed status line" : "malformed request line",
+         consumed_ + pos_, rest.substr(0, nl == rest.npos ? rest.size() : nl + 1));
+    return true;
+  }
   std::string_view line;
+  if (!take_line(line)) return false;
+  if (line.empty()) return true;  // a stray CRLF between messages (RFC 9112 §2.2)
+  if (start_line(line)) state_ = State::kHeaders;
+  return true;
+}
+
+bool MessageReader::step_field_lines() {  // headers or trailers
+  std::string_view line;
+  if (!take_line(line)) return false;
+  if (!line.empty()) {
+    header_line(line);
+  } else if (state_ == State::kTrailers) {
+    finish();
+  } else {
+    start_body();
+  }
+  return true;
+}
+
+bool MessageReader::step_data() {  // a Content-Length body or one chunk's data
+  std::size_t n = std::min(remaining_, buf_.size() - pos_);
+  body_.append(buf_, pos_, n);
+  pos_ += n;
+  remaining_ -= n;
+  if (remaining_ > 0) return false;
+  if (state_ == State::kBody)
+    finish();
+  else
+    state_ = State::kChunkEnd;
+  return true;
+}
+
+bool MessageReader::step_chunk_size() {
+  std::string_view line;
+  if (!take_line(line)) return false;
+  // chunk-size [BWS ; chunk-ext]
+  std::string_view size = line.substr(0, line.find(';'));
+  while (!size.empty() && (size.back() == ' ' || size.back() == '\t'))
+    size.remove_suffix(1);
+  std::size_t n = 0;
+  auto [p, ec] = std::from_chars(size.data(), size.data() + size.size(), n, 16);
+  if (size.empty() || ec != std::errc() || p != size.data() + size.size()) {
+    fail("malformed chunk size", line_at_, raw_line_);
+    return true;
+  }
+  if (n > kMaxBodyBytes - body_.size()) {
+    fail("chunked body above 16 MiB", line_at_, raw_line_);
+    return true;
+  }
+  remaining_ = n;
+  state_ = n == 0 ? State::kTrailers : State::kChunkData;
+  return true;
+}
+
+bool MessageReader::step_chunk_end() {
+  std::string_view line;
+  if (!take_line(line)) return false;
+  if (!line.empty()) fail("chunk data longer than its size", line_at_, raw_line_);
+  state_ = State::kChunkSize;
+  return true;
+}
+
+bool MessageReader::step_until_close() {
+  body_.append(buf_, pos_, std::string::npos);
+  pos_ = buf_.size();
+  if (body_.size() > kMaxBodyBytes)  // at the first byte beyond the limit
+    fail("close-delimited body above 16 MiB",
+         consumed_ + pos_ - body_.size() + kMaxBodyBytes, "");
+  return false;
+}
+
+void MessageReader::run() {
   bool more = true;
   while (more && !failed()) {
     switch (state_) {
-      case State::kStart: {
-        if (pos_ == buf_.size()) {
-          more = false;
-          break;
-        }
-        // Fail fast on bytes that cannot start a message, before a line ends
-        // (a peer sending garbage may never send a newline).
-        std::string_view rest = std::string_view(buf_).substr(pos_);
-        bool plausible =
-            rest[0] == '\r' || rest[0] == '\n' ||
-            (role_ == Role::kResponse
-                 ? rest.substr(0, 5) == std::string_view("HTTP/").substr(
-                                            0, std::min<std::size_t>(rest.size(), 5))
-                 : tchar(rest[0]));
-        if (!plausible) {
-          std::size_t nl = rest.find('\n');
-          fail(role_ == Role::kResponse ? "malformed status line"
-                                        : "malformed request line",
-               consumed_ + pos_, rest.substr(0, nl == rest.npos ? rest.size() : nl + 1));
-          break;
-        }
-        if (!take_line(line)) {
-          more = false;
-          break;
-        }
-        if (line.empty()) break;  // a stray CRLF between messages (RFC 9112 §2.2)
-        if (start_line(line)) state_ = State::kHeaders;
+      case State::kStart:
+        more = step_start();
         break;
-      }
       case State::kHeaders:
-      case State::kTrailers: {
-        if (!take_line(line)) {
-          more = false;
-          break;
-        }
-        if (!line.empty()) {
-          header_line(line);
-        } else if (state_ == State::kTrailers) {
-          finish();
-        } else {
-          start_body();
-        }
+      case State::kTrailers:
+        more = step_field_lines();
         break;
-      }
       case State::kBody:
-      case State::kChunkData: {
-        std::size_t n = std::min(remaining_, buf_.size() - pos_);
-        body_.append(buf_, pos_, n);
-        pos_ += n;
-        remaining_ -= n;
-        if (remaining_ > 0) {
-          more = false;
-        } else if (state_ == State::kBody) {
-          finish();
-        } else {
-          state_ = State::kChunkEnd;
-        }
+      case State::kChunkData:
+        more = step_data();
         break;
-      }
-      case State::kChunkSize: {
-        if (!take_line(line)) {
-          more = false;
-          break;
-        }
-        // chunk-size [BWS ; chunk-ext]
-        std::string_view size = line.substr(0, line.find(';'));
-        while (!size.empty() && (size.back() == ' ' || size.back() == '\t'))
-          size.remove_suffix(1);
-        std::size_t n = 0;
-        auto [p, ec] = std::from_chars(size.data(), size.data() + size.size(), n, 16);
-        if (size.empty() || ec != std::errc() || p != size.data() + size.size()) {
-          fail("malformed chunk size", line_at_, raw_line_);
-          break;
-        }
-        if (n > kMaxBodyBytes - body_.size()) {
-          fail("chunked body above 16 MiB", line_at_, raw_line_);
-          break;
-        }
-        remaining_ = n;
-        state_ = n == 0 ? State::kTrailers : State::kChunkData;
+      case State::kChunkSize:
+        more = step_chunk_size();
         break;
-      }
-      case State::kChunkEnd: {
-        if (!take_line(line)) {
-          more = false;
-          break;
-        }
-        if (!line.empty()) fail("chunk data longer than its size", line_at_, raw_line_);
-        state_ = State::kChunkSize;
+      case State::kChunkEnd:
+        more = step_chunk_end();
         break;
-      }
-      case State::kUntilClose: {
-        body_.append(buf_, pos_, std::string::npos);
-        pos_ = buf_.size();
-        if (body_.size() > kMaxBodyBytes)  // at the first byte beyond the limit
-          fail("close-delimited body above 16 MiB",
-               consumed_ + pos_ - body_.size() + kMaxBodyBytes, "");
-        more = false;
+      case State::kUntilClose:
+        more = step_until_close();
         break;
-      }
     }
   }
   // Drop what has been parsed so memory stays bounded by one message.

@@ -81,6 +81,12 @@ class MessageReader {
     kUntilClose
   };
   void run();
+  bool step_start();
+  bool step_field_lines();
+  bool step_data();
+  bool step_chunk_size();
+  bool step_chunk_end();
+  bool step_until_close();
   void fail(std::string_view what, std::size_t at, std::string_view bytes);
   // Next line without its terminator; false when incomplete (or failed).
   bool take_line(std::string_view& line);
