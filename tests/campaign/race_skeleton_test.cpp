@@ -7,21 +7,12 @@
 
 #include "dualfuzz/campaign/player.h"
 #include "dualfuzz/http/plugin.h"
+#include "race_scripts.h"
 
 namespace dualfuzz::campaign {
 namespace {
 
-// Two If-Match PUTs with the same tag, concurrently: both succeed
-// (racy-if-match). The GET of another path is noise.
-constexpr const char* kRace =
-    "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
-    "wait 1\n"
-    "req 3 on c0: {\"method\":\"GET\",\"path\":\"/other\"}\n"
-    "wait 3\n"
-    "req 5 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"b\","
-    "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n"
-    "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"c\","
-    "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n";
+using test_scripts::kRace;
 
 std::vector<std::pair<harness::Label, harness::ConnId>> requests(
     const harness::Script& s) {

@@ -12,6 +12,7 @@
 #include "dualfuzz/campaign/player.h"
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/http/plugin.h"
+#include "race_scripts.h"
 
 namespace dualfuzz::campaign {
 namespace {
@@ -192,15 +193,7 @@ TEST_F(ShrinkViolation, CandidatesNeverRepeatTheState) {
 TEST(ShrinkRace, KeepsTheRaceAndDropsTheOtherPath) {
   auto p = Player::make(http::plugin(), "inprocess:racy-if-match");
   ASSERT_TRUE(p) << p.error();
-  auto script = (*p)->parse(
-      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
-      "wait 1\n"
-      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/other\"}\n"
-      "wait 3\n"
-      "req 5 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"b\","
-      "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n"
-      "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"c\","
-      "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n");
+  auto script = (*p)->parse(test_scripts::kRace);
   ASSERT_TRUE(script) << script.error();
   const harness::RunResult r = (*p)->play(*script);
   ASSERT_TRUE(r.violation()) << r.report();

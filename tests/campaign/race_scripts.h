@@ -1,0 +1,18 @@
+// Scripts shared by the campaign tests.
+#pragma once
+
+namespace dualfuzz::campaign::test_scripts {
+
+// Two If-Match PUTs with the same tag, concurrently: both succeed
+// (racy-if-match). The GET of another path is noise.
+constexpr const char* kRace =
+    "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
+    "wait 1\n"
+    "req 3 on c0: {\"method\":\"GET\",\"path\":\"/other\"}\n"
+    "wait 3\n"
+    "req 5 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"b\","
+    "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n"
+    "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"c\","
+    "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n";
+
+}  // namespace dualfuzz::campaign::test_scripts
