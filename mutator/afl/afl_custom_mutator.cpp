@@ -1,4 +1,5 @@
-// AFL++ custom-mutator hooks for HTTP scripts: thin extern "C" shims over
+// AFL++ custom-mutator hooks for scripts of any registered protocol
+// ($DUALFUZZ_PROTOCOL): thin extern "C" shims over
 // AflAdapter. The only state is the AflAdapter that afl_custom_init returns
 // (afl-fuzz may load several instances). Nothing may unwind into afl-fuzz's C
 // code, so every hook catches everything and still returns something valid:
