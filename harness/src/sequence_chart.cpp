@@ -70,8 +70,9 @@ std::string summary(const Protocol& p, const Event& e) {
 std::string tooltip(const Protocol& p, const Event& e) {
   std::string d = e.kind == Event::Kind::Request ? p.describe_request(e.payload())
                                                  : p.describe_response(e.payload());
-  std::string full = e.describe();
-  return d == full ? full : d + "\n" + full;
+  // (A protocol without the hook: its JSON is already in the payload.)
+  if (d == Protocol::default_describe(e.payload())) return e.describe();
+  return d + "\n" + e.describe();
 }
 
 // The request a response answers (for its method), from the events.

@@ -224,6 +224,7 @@ TEST(SequenceChart, UsesTheReadableDescription) {
   // Without hooks the tooltip is the payload alone, as before.
   const std::string bare = sequence_chart_svg(Protocol{}, r, "t");
   EXPECT_EQ(bare.find("<title>PUT /a"), std::string::npos);
+  EXPECT_EQ(bare.find("<title>{"), std::string::npos);
 }
 
 TEST(ViolationKey, IgnoresValuesKeepsKinds) {
