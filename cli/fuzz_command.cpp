@@ -1,7 +1,9 @@
 // `dualfuzz fuzz --spec http --target inprocess[:BUG] [--seconds N] [--seed S]
-// [--connections K] [--keep-going] [--json]`: black-box generate-and-check (no
-// coverage, the seed paper's mode). On a violation: shrink the script, print
-// it, its trace and the explanation, exit 1. Nothing found: exit 0.
+// [--connections K] [--keep-going] [--json] [--chart FILE]`: black-box
+// generate-and-check (no coverage, the seed paper's mode). On a violation:
+// shrink the script, print it, its trace (one readable line per message; with
+// --json each message's IR) and the explanation, write the chart, exit 1.
+// Nothing found: exit 0.
 //
 // A violation the server does not show again when its script is replayed (a
 // race) is not minimized: the original script and its run are printed, marked
@@ -51,6 +53,7 @@ struct Opts {
   bool quiet = false;
   bool json = false;
   bool no_targeted = false;
+  std::string chart;   // --chart FILE: the first violation's minimized run
   std::string shrink;  // --shrink FILE
   unsigned shrink_tries = 100;
 };
@@ -59,7 +62,12 @@ std::string dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-void print_finding(const Opts& o, const campaign::FuzzObserver::Violation& v) {
+harness::TraceFormat trace_format(const Opts& o) {
+  return o.json ? harness::TraceFormat::Json : harness::TraceFormat::Readable;
+}
+
+void print_finding(const Opts& o, const harness::Protocol& p,
+                   const campaign::FuzzObserver::Violation& v) {
   const campaign::Shrunk& s = v.shrunk;
   std::cout << "dualfuzz fuzz: violation after " << v.found << " s, "
             << v.counters.executions << " executions, " << v.counters.messages
@@ -71,19 +79,30 @@ void print_finding(const Opts& o, const campaign::FuzzObserver::Violation& v) {
     std::cout << "--- original script (" << v.original.steps.size()
               << " steps; NOT minimized: the violation did not re-occur in 3 "
                  "replays (8 for a race))\n";
-  std::cout << harness::print_script(s.script) << "--- " << s.run.report();
+  std::cout << harness::print_script(s.script) << "--- "
+            << s.run.report(p, trace_format(o));
+  // The first finding only: later ones (--keep-going) would overwrite it.
+  if (!o.chart.empty() && v.index <= 1) {
+    if (write_chart(
+            o.chart, p, s.script, s.run,
+            "dualfuzz fuzz (" + o.fuzz.target + ", seed " + std::to_string(o.seed) + ")"))
+      std::cerr << "dualfuzz fuzz: chart of the counterexample written to " << o.chart
+                << "\n";
+    else
+      std::cerr << "dualfuzz fuzz: cannot write " << o.chart << "\n";
+  }
 }
 
-campaign::FuzzObserver observer(const Opts& o) {
+campaign::FuzzObserver observer(const Opts& o, const harness::Protocol& p) {
   campaign::FuzzObserver obs;
-  obs.on_violation = [&o](const campaign::FuzzObserver::Violation& v) {
+  obs.on_violation = [&o, &p](const campaign::FuzzObserver::Violation& v) {
     if (v.index) std::cout << "=== violation " << v.index << ": " << v.signature << "\n";
-    print_finding(o, v);
+    print_finding(o, p, v);
     if (v.index) std::cout << "\n" << std::flush;
   };
-  obs.on_internal_error = [&o](const harness::Script& s, const RunResult& r) {
+  obs.on_internal_error = [&o, &p](const harness::Script& s, const RunResult& r) {
     std::cerr << "dualfuzz fuzz: internal error (reported once; the run goes on)\n"
-              << harness::run_report(s, r, o.fuzz.target);
+              << harness::run_report(p, s, r, o.fuzz.target, trace_format(o));
   };
   if (!o.quiet)
     obs.on_progress = [](double t, const campaign::FuzzCounters& c, std::size_t distinct,
@@ -206,7 +225,7 @@ int shrink_file(const Opts& o, FuzzCampaign& c) {
     const campaign::Shrunk sh = c.shrink(*script, r);
     const double t =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    print_finding(o, {0, "", t, {}, *script, sh});
+    print_finding(o, protocol, {0, "", t, {}, *script, sh});
     j.update(campaign::finding_json(protocol, sh.script, sh.run));
     j["reproduced"] = sh.reproduced;
     j["steps"] = script->steps.size();
@@ -236,7 +255,7 @@ int fuzz(const Opts& o) {
   }
   if (!o.shrink.empty()) return shrink_file(o, **c);
   std::mt19937_64 rng(o.seed);
-  const FuzzSummary s = (*c)->run(rng, observer(o));
+  const FuzzSummary s = (*c)->run(rng, observer(o, (*c)->protocol()));
   if (s.first) {
     if (o.json) std::cout << "\n" << first_json(o, s).dump() << "\n";
     return kViolation;
@@ -267,7 +286,11 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                 "report unanswered requests as violations");
   sub->add_flag("-q,--quiet", o->quiet, "no progress lines");
   sub->add_flag("--json", o->json,
-                "end with a one-line JSON summary (time, messages, sizes)");
+                "each message of a trace as its JSON IR, and end with a one-line JSON "
+                "summary (time, messages, sizes)");
+  sub->add_option("--chart", o->chart,
+                  "write a message-sequence chart of the first violation's minimized run "
+                  "(.svg, or .html with script and report)");
   sub->add_flag("--no-targeted", o->no_targeted,
                 "no Z3-targeted mutation (structural mutations only)");
   sub->add_flag(

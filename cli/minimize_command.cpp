@@ -36,17 +36,20 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
   minimize->add_option("--max-runs", m->max_runs, "at most this many re-runs")
       ->check(CLI::Range(1, 1000000));
   minimize->add_flag("--json", m->json,
-                     "end with one JSON line: signature, minimized script and trace");
+                     "each message of the trace as its JSON IR, and end with one JSON "
+                     "line: signature, minimized script and trace");
   minimize->add_option("CRASHFILE", m->file, "script file")->required();
   minimize->callback([m, &run] {
     run = [m]() -> int {
       auto l = load("minimize", m->target, m->file);
       if (!l) return kTrouble;
       Player& p = *l->player;
+      const auto format =
+          m->json ? harness::TraceFormat::Json : harness::TraceFormat::Readable;
       harness::RunResult first = p.play(l->script);
       const std::string key = harness::violation_key(l->player->protocol(), first);
       if (key.empty()) {
-        std::cout << p.report(l->script, first);
+        std::cout << p.report(l->script, first, format);
         std::cerr << "dualfuzz minimize: " << m->file
                   << " shows no violation: nothing to minimize\n";
         return exit_code(first);
@@ -72,7 +75,7 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
       std::cerr << "dualfuzz minimize: " << l->script.steps.size() << " -> "
                 << small.steps.size() << " steps in " << runs << " runs; wrote " << out
                 << "\n";
-      std::cout << p.report(small, again);
+      std::cout << p.report(small, again, format);
       if (!m->chart.empty() &&
           !write_chart(m->chart, p.protocol(), small, again,
                        "dualfuzz minimize " + m->file + " (" + p.description() + ")")) {

@@ -81,6 +81,7 @@ void add_replay_command(CLI::App& app, std::function<int()>& run) {
     std::string file;
     std::string chart;
     unsigned repeat = 1;
+    bool json = false;
   };
 
   auto r = std::make_shared<Opts>();
@@ -96,16 +97,19 @@ void add_replay_command(CLI::App& app, std::function<int()>& run) {
                    "play N times (fresh server each time) and check that every run gives "
                    "the same report; a difference is trouble (exit 2)")
       ->check(CLI::Range(1u, 1000000u));
+  replay->add_flag("--json", r->json, "each message of the trace as its JSON IR");
   replay->add_option("CRASHFILE", r->file, "script file")->required();
   replay->callback([r, &run] {
     run = [r]() -> int {
       auto l = load("replay", r->target, r->file);
       if (!l) return kTrouble;
       harness::RunResult res = l->player->play(l->script);
-      const std::string report = l->player->report(l->script, res);
+      const auto format =
+          r->json ? harness::TraceFormat::Json : harness::TraceFormat::Readable;
+      const std::string report = l->player->report(l->script, res, format);
       std::cout << report;
       for (unsigned i = 2; i <= r->repeat; ++i) {
-        if (l->player->report(l->script, l->player->play(l->script)) != report) {
+        if (l->player->report(l->script, l->player->play(l->script), format) != report) {
           std::cerr << "dualfuzz replay: UNSTABLE: run " << i
                     << " gave a different report than run 1\n";
           return kTrouble;

@@ -26,6 +26,7 @@ struct Opts {
   int timeout_ms = 2000;
   std::string chart;
   std::size_t budget = 0;
+  bool json = false;
 };
 
 // Plays the script once and prints the report (and the chart).
@@ -63,7 +64,8 @@ int run_script(const Opts& o) {
   opts.run_namespace = (*target)->reset();
   harness::Executor ex(protocol, (*target)->transport(), opts);
   harness::RunResult r = ex.run(*script);
-  std::cout << r.report();
+  std::cout << r.report(
+      protocol, o.json ? harness::TraceFormat::Json : harness::TraceFormat::Readable);
   if (!o.chart.empty() &&
       !write_chart(o.chart, protocol, *script, r,
                    "dualfuzz run " + o.file + " (" + o.target + ")")) {
@@ -115,6 +117,7 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
       "inprocess[:BUG] — the reference server in this process, optionally with a "
       "planted bug (see `dualfuzz bugs`) — or HOST:PORT of a running server");
   sub->add_option("SCRIPT", o->file, "script file")->required();
+  sub->add_flag("--json", o->json, "each message of the trace as its JSON IR");
   sub->add_flag("--liveness", o->liveness,
                 "report requests left unanswered as a violation");
   sub->add_option("--timeout-ms", o->timeout_ms, "per-response timeout");

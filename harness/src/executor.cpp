@@ -281,17 +281,41 @@ RunResult RunResult::internal_error(std::string_view what) {
   return r;
 }
 
-std::string RunResult::report() const {
+namespace {
+// A protocol's description on one line: control bytes (a path or header the
+// fuzzer filled with CR LF) as \xNN, so each message stays one line.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+      continue;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    out += {'\\', 'x', kHex[u >> 4], kHex[u & 15]};
+  }
+  return out;
+}
+
+// The report with each message described by `p`, or as JSON when null.
+std::string report_with(const RunResult& r, const Protocol* p) {
+  using Outcome = RunResult::Outcome;
   std::string s = "trace (c = connection, > sent, < received):\n";
-  for (const auto& m : trace.messages())
-    s += "  c" + std::to_string(m.conn) + (is_request_label(m.label) ? " > " : " < ") +
-         std::to_string(m.label) + " " + brief(m.ir) + "\n";
-  switch (outcome) {
+  for (const auto& m : r.trace.messages()) {
+    const bool req = is_request_label(m.label);
+    s += "  c" + std::to_string(m.conn) + (req ? " > " : " < ") +
+         std::to_string(m.label) + " " +
+         (!p ? brief(m.ir)
+             : one_line(req ? p->describe_request(m.ir) : p->describe_response(m.ir))) +
+         "\n";
+  }
+  switch (r.outcome) {
     case Outcome::Pass:
-      if (inconclusive())
+      if (r.inconclusive())
         s += "verdict: inconclusive — no violation up to where the oracle stopped; the "
              "rest of the trace is unchecked\n" +
-             verdict.explanation + (verdict.explanation.empty() ? "" : "\n");
+             r.verdict.explanation + (r.verdict.explanation.empty() ? "" : "\n");
       else
         s += "verdict: no violation\n";
       break;
@@ -304,7 +328,14 @@ std::string RunResult::report() const {
     default:
       break;
   }
-  return s + detail;
+  return s + r.detail;
+}
+}  // namespace
+
+std::string RunResult::report() const { return report_with(*this, nullptr); }
+
+std::string RunResult::report(const Protocol& p, TraceFormat f) const {
+  return report_with(*this, f == TraceFormat::Readable ? &p : nullptr);
 }
 
 }  // namespace dualfuzz::harness

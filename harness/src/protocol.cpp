@@ -9,6 +9,6 @@ std::string clipped_json(const Json& ir, std::size_t max) {
 }  // namespace
 
 std::string Protocol::default_label(const Json& ir) { return clipped_json(ir, 30); }
-std::string Protocol::default_describe(const Json& ir) { return clipped_json(ir, 200); }
+std::string Protocol::default_describe(const Json& ir) { return clipped_json(ir, 300); }
 
 }  // namespace dualfuzz::harness

@@ -65,6 +65,16 @@ std::string summary(const Protocol& p, const Event& e) {
   return clip(dump_json(e.payload()), 30);
 }
 
+// An arrow's tooltip: the message as the report describes it, then its
+// payload in full (the description may leave values out).
+std::string tooltip(const Protocol& p, const Event& e) {
+  std::string d = e.kind == Event::Kind::Request ? p.describe_request(e.payload())
+                                                 : p.describe_response(e.payload());
+  // (A protocol without the hook: its JSON is already in the payload.)
+  if (d == Protocol::default_describe(e.payload())) return e.describe();
+  return d + "\n" + e.describe();
+}
+
 // The request a response answers (for its method), from the events.
 const Event* request_for(const std::vector<Event>& events, const Event& resp) {
   if (resp.label == 0) return nullptr;
@@ -227,7 +237,7 @@ std::string svg_body(const Protocol& p, const RunResult& r, std::string_view tit
         break;
       case Event::Kind::Request:
         arrow("request", cx, server_x, std::to_string(e.label) + " " + summary(p, e),
-              e.describe(), red, false);
+              tooltip(p, e), red, false);
         break;
       case Event::Kind::Response: {
         std::string lab = e.label ? std::to_string(e.label) + " " : "(unsolicited) ";
@@ -236,7 +246,7 @@ std::string svg_body(const Protocol& p, const RunResult& r, std::string_view tit
           std::string m = p.request_kind(q->payload());
           if (!m.empty() && text.size() < 6) text += " (" + m + ")";
         }
-        arrow("response", server_x, cx, lab + text, e.describe(), red, false);
+        arrow("response", server_x, cx, lab + text, tooltip(p, e), red, false);
         break;
       }
       case Event::Kind::Close:
@@ -330,8 +340,9 @@ std::string xml_escape(std::string_view in) {
   return out;
 }
 
-std::string run_report(const Script& script, const RunResult& r,
-                       std::string_view target) {
+namespace {
+std::string report_head(const Script& script, const RunResult& r,
+                        std::string_view target) {
   std::string head;
   switch (r.outcome) {
     case Outcome::Pass:
@@ -347,7 +358,18 @@ std::string run_report(const Script& script, const RunResult& r,
       head = "functional violation";
   }
   return "==dualfuzz== " + head + " (" + std::string(target) + ")\n--- script\n" +
-         print_script(script) + "--- " + r.report();
+         print_script(script) + "--- ";
+}
+}  // namespace
+
+std::string run_report(const Script& script, const RunResult& r,
+                       std::string_view target) {
+  return report_head(script, r, target) + r.report();
+}
+
+std::string run_report(const Protocol& p, const Script& script, const RunResult& r,
+                       std::string_view target, TraceFormat f) {
+  return report_head(script, r, target) + r.report(p, f);
 }
 
 std::string violation_key(const Protocol& p, const RunResult& r) {
@@ -412,7 +434,7 @@ std::string sequence_chart_html(const Protocol& p, const Script& script,
   s += svg_body(p, r, title);
   s += "<h2>Script</h2>\n<pre class=\"script\">" + xml_escape(print_script(script)) +
        "</pre>\n";
-  s += "<h2>Report</h2>\n<pre class=\"report\">" + xml_escape(r.report()) + "</pre>\n";
+  s += "<h2>Report</h2>\n<pre class=\"report\">" + xml_escape(r.report(p)) + "</pre>\n";
   s += "</body>\n</html>\n";
   return s;
 }

@@ -157,6 +157,28 @@ assert j["reproduced"] is True and j["min_steps"] <= j["steps"], j' || fail "sin
       fail "false alarm: $(cat out.txt)"
     tail -1 out.txt | grep -q '"violations":\[\]' || fail "list: $(tail -1 out.txt)"
     ;;
+  trace_formats)
+    # A readable line per message by default; --json gives each message's IR.
+    for cmd in run replay; do
+      [ "$(code "$dualfuzz" $cmd --target inprocess:lost-update "$script")" = 1 ] ||
+        fail "$cmd: exit code"
+      grep -q '^  c0 > 5 PUT /doc  if-match: "1"  (2 bytes)$' out.txt ||
+        fail "$cmd: readable request: $(grep ' > 5 ' out.txt)"
+      grep -q '^  c0 < 6 204  .*etag: "2"' out.txt || fail "$cmd: readable response"
+      ! grep -q '^  c[0-9]* [<>] [0-9]* {' out.txt || fail "$cmd: JSON by default"
+      [ "$(code "$dualfuzz" $cmd --json --target inprocess:lost-update "$script")" = 1 ] ||
+        fail "$cmd --json: exit code"
+      grep -q '^  c0 > 5 {.*"if-match":"\\"1\\"".*"method":"PUT"' out.txt ||
+        fail "$cmd --json: $(grep ' > 5 ' out.txt)"
+      grep -q 'VIOLATION at event' out.txt || fail "$cmd --json: no explanation"
+    done
+    # fuzz: the minimized counterexample readable, its chart written.
+    [ "$(code "$dualfuzz" fuzz --target inprocess:create-204 --seconds 20 --seed 1 -q \
+         --chart f.html)" = 1 ] || fail "fuzz: exit code"
+    grep -q '^  c0 > 1 PUT /' out.txt && grep -q '^  c0 < 2 204' out.txt ||
+      fail "fuzz: $(cat out.txt)"
+    grep -q 'class="msg response kill"' f.html || fail "fuzz: chart"
+    ;;
   *) fail "unknown test $t" ;;
 esac
 echo "PASS $t"

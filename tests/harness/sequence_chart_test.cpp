@@ -164,6 +164,69 @@ TEST(RunReport, FuzzTargetFormat) {
   EXPECT_EQ(run_report(*s, r, "x").rfind("==dualfuzz== no violation (x)\n", 0), 0u);
 }
 
+// Each message on one line as the protocol describes it, JSON behind the
+// flag; the verdict and explanation the same either way.
+TEST(RunReport, ReadableByDefaultJsonOnRequest) {
+  const RunResult r = lost_update_run();
+  const std::string readable = r.report(proto());
+  EXPECT_NE(readable.find("\n  c0 > 1 PUT /a  (2 bytes)\n"), std::string::npos)
+      << readable;
+  EXPECT_NE(readable.find("\n  c1 < 4 412\n"), std::string::npos) << readable;
+  EXPECT_EQ(readable.find("{\""),
+            readable.find("{\"status\":412}"));  // JSON only in detail
+  const std::string json = r.report(proto(), TraceFormat::Json);
+  EXPECT_EQ(json, r.report());
+  EXPECT_NE(
+      json.find("\n  c0 > 1 {\"body\":\"v1\",\"method\":\"PUT\",\"path\":\"/a\"}\n"),
+      std::string::npos)
+      << json;
+  // Only the trace lines differ.
+  EXPECT_EQ(readable.substr(readable.find("VIOLATION")),
+            json.substr(json.find("VIOLATION")));
+  auto s = parse_script("req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n",
+                        proto().functions);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(run_report(proto(), *s, r, "t"),
+            "==dualfuzz== functional violation (t)\n--- script\n" + print_script(*s) +
+                "--- " + readable);
+  EXPECT_EQ(run_report(proto(), *s, r, "t", TraceFormat::Json), run_report(*s, r, "t"));
+}
+
+// A protocol without describe hooks: the generic fallback, compact JSON,
+// exactly what --json shows.
+TEST(RunReport, ProtocolWithoutHooksFallsBackToJson) {
+  const Protocol bare;
+  const RunResult r = lost_update_run();
+  EXPECT_EQ(r.report(bare), r.report());
+  EXPECT_EQ(r.report(bare), r.report(bare, TraceFormat::Json));
+  std::string long_text(400, 'x');
+  EXPECT_EQ(Protocol::default_describe(Json(long_text)).size(), 300u);
+}
+
+// A description with line breaks (a fuzzed path) stays on one line.
+TEST(RunReport, ControlBytesInADescriptionAreEscaped) {
+  Protocol p;
+  p.describe_request = [](const Json&) { return std::string("GET /a\r\nX: y"); };
+  const std::string rep = lost_update_run().report(p);
+  EXPECT_NE(rep.find("  c0 > 1 GET /a\\x0d\\x0aX: y\n"), std::string::npos) << rep;
+}
+
+// Charts: the report in the page is the readable one; an arrow's tooltip
+// starts with the same description, then the payload in full.
+TEST(SequenceChart, UsesTheReadableDescription) {
+  const RunResult r = lost_update_run();
+  auto s = parse_script("req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n",
+                        proto().functions);
+  ASSERT_TRUE(s);
+  const std::string html = sequence_chart_html(proto(), *s, r, "t");
+  EXPECT_NE(html.find("c0 &gt; 1 PUT /a  (2 bytes)"), std::string::npos);
+  EXPECT_NE(html.find("<title>PUT /a  (2 bytes)\n"), std::string::npos) << html;
+  // Without hooks the tooltip is the payload alone, as before.
+  const std::string bare = sequence_chart_svg(Protocol{}, r, "t");
+  EXPECT_EQ(bare.find("<title>PUT /a"), std::string::npos);
+  EXPECT_EQ(bare.find("<title>{"), std::string::npos);
+}
+
 TEST(ViolationKey, IgnoresValuesKeepsKinds) {
   RunResult a = lost_update_run("v1");
   RunResult b = lost_update_run("other");

@@ -5,7 +5,7 @@
 //
 //   auto p = Player::make(plugin, "inprocess:lost-update");  // or spec_from_env()
 //   harness::RunResult r = (*p)->play(script);
-//   std::cerr << harness::run_report(script, r, (*p)->description());
+//   std::cerr << (*p)->report(script, r);  // messages as the protocol describes them
 #pragma once
 
 #include <cstdlib>
@@ -81,8 +81,10 @@ class Player {
   Result<harness::Script> parse(std::string_view text) const {
     return harness::parse_script(text, protocol_.functions);
   }
-  std::string report(const harness::Script& s, const harness::RunResult& r) const {
-    return harness::run_report(s, r, description_);
+  // The fuzz target's report; TraceFormat::Json for `--json` (each message's IR).
+  std::string report(const harness::Script& s, const harness::RunResult& r,
+                     harness::TraceFormat f = harness::TraceFormat::Readable) const {
+    return harness::run_report(protocol_, s, r, description_, f);
   }
   // "server bug: lost-update", "server bug: none planted", "server HOST:PORT".
   const std::string& description() const { return description_; }

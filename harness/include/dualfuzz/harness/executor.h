@@ -48,6 +48,9 @@ struct RunOptions {
   static constexpr std::size_t kMaxExploredPerRun = 5'000;
 };
 
+// How a report shows each message of a trace (the CLI's `--json` picks Json).
+enum class TraceFormat { Readable, Json };
+
 struct RunResult {
   enum class Outcome {
     Pass,
@@ -77,7 +80,12 @@ struct RunResult {
     return outcome == Outcome::ModelViolation || outcome == Outcome::ProtocolViolation ||
            outcome == Outcome::LivenessViolation;
   }
-  // The trace as a message sequence, then the verdict.
+  // The trace as a message sequence, then the verdict. Readable: each
+  // message as the protocol describes it (Protocol::describe_request/
+  // _response: `c0 > 1 PUT /doc  if-match: "1"  (2 bytes)`); Json: each
+  // message's IR as compact JSON (what scripts parse). Without a protocol,
+  // the JSON form (the generic fallback: nothing else knows the messages).
+  std::string report(const Protocol& p, TraceFormat f = TraceFormat::Readable) const;
   std::string report() const;
   // An InternalError result saying what threw (no trace: a caller that has
   // one keeps it).

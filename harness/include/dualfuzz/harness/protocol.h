@@ -78,7 +78,9 @@ struct Protocol {
   // A message in a few words, for charts: "PUT /a", "412".
   std::function<std::string(const Json& request_ir)> request_label = default_label;
   std::function<std::string(const Json& response_ir)> response_label = default_label;
-  // A message on one line with what matters to a reader, for reports.
+  // A message on one line with what matters to a reader, for reports and
+  // chart tooltips (`PUT /doc  if-match: "1"  (2 bytes)`). The default is the
+  // IR as compact JSON, as `--json` shows it.
   std::function<std::string(const Json& request_ir)> describe_request = default_describe;
   std::function<std::string(const Json& response_ir)> describe_response =
       default_describe;
@@ -103,7 +105,7 @@ struct Protocol {
   std::function<std::string(const Json& request_ir)> race_key = no_key;
 
   static std::string default_label(const Json& ir);     // JSON text, cut to 30 bytes
-  static std::string default_describe(const Json& ir);  // JSON text, cut to 200 bytes
+  static std::string default_describe(const Json& ir);  // JSON text, cut to 300 bytes
   static std::string no_key(const Json&) { return ""; }
 };
 

@@ -5,7 +5,7 @@
 // of the counterexample as a self-contained SVG or HTML page.
 //
 //   RunResult r = executor.run(script);
-//   std::cerr << run_report(script, r, "server bug: lost-update");
+//   std::cerr << run_report(protocol, script, r, "server bug: lost-update");
 //   std::string key = violation_key(protocol, r);   // "" when no violation
 //   write(file, sequence_chart_html(protocol, script, r, "lost-update"));
 //
@@ -13,7 +13,8 @@
 // an arrow connection -> server labelled `1 PUT /a`, a response an arrow
 // server -> connection labelled `2 412`; the message no correct server
 // explains is red (class "kill"); the explanation follows the arrows. Every
-// payload is XML-escaped (and shown in full as the arrow's tooltip).
+// payload is XML-escaped; an arrow's tooltip is the message as the report
+// describes it (Protocol::describe_request/_response), then its payload in full.
 #pragma once
 
 #include <set>
@@ -26,9 +27,12 @@
 
 namespace dualfuzz::harness {
 
-// "==dualfuzz== functional violation (<target>)\n--- script\n<script>--- <r.report()>".
-// `target` says what was tested, e.g. "server bug: none planted" or
-// "server 127.0.0.1:8080".
+// "==dualfuzz== functional violation (<target>)\n--- script\n<script>--- <r.report(p,
+// f)>". `target` says what was tested, e.g. "server bug: none planted" or "server
+// 127.0.0.1:8080". Messages as `p` describes them, or as JSON.
+std::string run_report(const Protocol& p, const Script& script, const RunResult& r,
+                       std::string_view target, TraceFormat f = TraceFormat::Readable);
+// The same with each message as JSON (no protocol at hand).
 std::string run_report(const Script& script, const RunResult& r, std::string_view target);
 
 // Which violation a run shows, stable under shrinking: the outcome kind, and
@@ -48,7 +52,7 @@ std::set<std::string> reason_keys(const RunResult& r);
 // The chart as a standalone SVG document.
 std::string sequence_chart_svg(const Protocol& p, const RunResult& r,
                                std::string_view title);
-// An HTML page holding the chart, the script and the text report.
+// An HTML page holding the chart, the script and the text report (readable).
 std::string sequence_chart_html(const Protocol& p, const Script& script,
                                 const RunResult& r, std::string_view title);
 

@@ -1,0 +1,54 @@
+// The HTTP plug-in's presentation hooks: a request and a response as one
+// readable line (what reports and chart tooltips show), and the fallback to
+// JSON for an IR that is not an HTTP message.
+#include "dualfuzz/http/triage.h"
+
+#include <gtest/gtest.h>
+
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/http/protocol.h"
+
+namespace dualfuzz::http {
+namespace {
+
+TEST(Describe, RequestOnOneLine) {
+  const Json q = {{"method", "PUT"},
+                  {"path", "/doc"},
+                  {"headers", {{"if-match", "\"1\""}}},
+                  {"body", "v2"}};
+  EXPECT_EQ(describe_request(q), "PUT /doc  if-match: \"1\"  (2 bytes)");
+  EXPECT_EQ(describe_request(Json{{"method", "GET"}, {"path", "/a"}, {"body", ""}}),
+            "GET /a");
+}
+
+TEST(Describe, ResponseOnOneLine) {
+  const Json r = {{"status", 204},
+                  {"reason", "No Content"},
+                  {"headers", {{"etag", "\"2\""}}},
+                  {"body", ""}};
+  EXPECT_EQ(describe_response(r), "204  etag: \"2\"");
+}
+
+TEST(Describe, NotAnHttpMessageFallsBackToJson) {
+  const Json odd = {{"x", 1}};
+  EXPECT_EQ(describe_request(odd), "{\"x\":1}");
+  EXPECT_EQ(describe_response(odd), "{\"x\":1}");
+}
+
+// The plug-in wires them into the harness: the run report reads them.
+TEST(Describe, ThePluginsReportUsesThem) {
+  const harness::Protocol p = protocol();
+  harness::RunResult r;
+  r.trace.add(1, 0, {{"method", "PUT"}, {"path", "/doc"}, {"body", "v1"}});
+  r.trace.add(2, 0, {{"status", 201}, {"headers", {{"etag", "\"1\""}}}});
+  EXPECT_EQ(r.report(p),
+            "trace (c = connection, > sent, < received):\n"
+            "  c0 > 1 PUT /doc  (2 bytes)\n"
+            "  c0 < 2 201  etag: \"1\"\n"
+            "verdict: no violation\n");
+  EXPECT_NE(r.report(p, harness::TraceFormat::Json).find("  c0 < 2 {\"headers\""),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
