@@ -114,38 +114,38 @@ std::string num(double v) {
   return buf;
 }
 
-std::string svg_body(const Protocol& p, const RunResult& r, std::string_view title) {
-  const auto& ev = r.events;
-  // Lifelines: connections in order of appearance, then the server.
+// Lifelines: connections in order of appearance (the server is drawn apart).
+std::vector<ConnId> lifelines(const RunResult& r) {
   std::vector<ConnId> conns;
-  for (const Event& e : ev)
+  for (const Event& e : r.events)
     if (std::find(conns.begin(), conns.end(), e.conn) == conns.end())
       conns.push_back(e.conn);
-  auto name_of = [&](ConnId mc) {
-    // A reopened connection has a model id above kMaxConn; its script
-    // connection is the one its requests were sent on.
-    if (mc <= kMaxConn) return "c" + std::to_string(mc);
-    for (const Event& e : ev)
-      if (e.conn == mc && e.kind == Event::Kind::Request)
-        if (auto c = r.trace.conn_of(e.label))
-          return "c" + std::to_string(*c) + " (again)";
-    return "conn " + std::to_string(mc);
-  };
+  return conns;
+}
 
-  // The highlighted messages.
-  std::optional<std::size_t> kill;
-  if (r.outcome == Outcome::ModelViolation && r.verdict.event_index < ev.size())
-    kill = r.verdict.event_index;
-  struct Extra {  // a red arrow for something that never became a message
-    ConnId conn;
-    std::string text;
-  };
+std::string lifeline_name(const RunResult& r, ConnId mc) {
+  // A reopened connection has a model id above kMaxConn; its script
+  // connection is the one its requests were sent on.
+  if (mc <= kMaxConn) return "c" + std::to_string(mc);
+  for (const Event& e : r.events)
+    if (e.conn == mc && e.kind == Event::Kind::Request)
+      if (auto c = r.trace.conn_of(e.label)) return "c" + std::to_string(*c) + " (again)";
+  return "conn " + std::to_string(mc);
+}
+
+struct Extra {  // a red arrow for something that never became a message
+  ConnId conn;
+  std::string text;
+};
+// Unanswered requests (liveness) or the unparseable response; may add the
+// connection of the latter to `conns`.
+std::vector<Extra> missing_messages(const RunResult& r, std::vector<ConnId>& conns) {
   std::vector<Extra> extras;
   if (r.outcome == Outcome::LivenessViolation) {
     std::set<Label> answered;
-    for (const Event& e : ev)
+    for (const Event& e : r.events)
       if (e.kind == Event::Kind::Response) answered.insert(request_of(e.label));
-    for (const Event& e : ev)
+    for (const Event& e : r.events)
       if (e.kind == Event::Kind::Request && !answered.count(e.label))
         extras.push_back({e.conn, "no response to " + std::to_string(e.label)});
   } else if (r.outcome == Outcome::ProtocolViolation) {
@@ -156,28 +156,11 @@ std::string svg_body(const Protocol& p, const RunResult& r, std::string_view tit
       extras.push_back({c, "unparseable response"});
     }
   }
+  return extras;
+}
 
-  const double col = 180, left = 30, top = 40, head_h = 26, row = 30;
-  const double server_x = left + col * static_cast<double>(conns.size()) + 60;
-  auto x_of = [&](ConnId c) {
-    auto it = std::find(conns.begin(), conns.end(), c);
-    return left + 40 + col * static_cast<double>(it - conns.begin());
-  };
-  std::size_t rows = extras.size();
-  for (const Event& e : ev) rows += e.kind != Event::Kind::Open;
-  const double body_top = top + head_h + 24;
-  const double body_bottom = body_top + row * static_cast<double>(rows) + 10;
-
-  std::string explanation = r.detail;
-  if (r.outcome == Outcome::Pass) explanation = "no violation\n" + explanation;
-  if (r.outcome == Outcome::Trouble) explanation = "could not run: " + explanation;
-  const std::size_t wrap = 130;
-  std::vector<std::string> lines = wrap_lines(explanation, wrap);
-  const double line_h = 15;
-  const double width = std::max(server_x + 80, left + 7.3 * wrap + 20);
-  const double height =
-      body_bottom + 30 + line_h * static_cast<double>(lines.size()) + 20;
-
+// The <svg> element's opening, arrow markers, styles and title.
+std::string svg_head(double width, double height, double left, std::string_view title) {
   std::string s;
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"sequence-chart\" width=\"" +
        num(width) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) +
@@ -200,6 +183,41 @@ std::string svg_body(const Protocol& p, const RunResult& r, std::string_view tit
        "font-weight=\"bold\">" +
        xml_escape(title) + "</text>\n";
 
+  return s;
+}
+
+std::string svg_body(const Protocol& p, const RunResult& r, std::string_view title) {
+  const auto& ev = r.events;
+  std::vector<ConnId> conns = lifelines(r);
+  auto name_of = [&](ConnId mc) { return lifeline_name(r, mc); };
+  // The highlighted messages.
+  std::optional<std::size_t> kill;
+  if (r.outcome == Outcome::ModelViolation && r.verdict.event_index < ev.size())
+    kill = r.verdict.event_index;
+  const std::vector<Extra> extras = missing_messages(r, conns);
+
+  const double col = 180, left = 30, top = 40, head_h = 26, row = 30;
+  const double server_x = left + col * static_cast<double>(conns.size()) + 60;
+  auto x_of = [&](ConnId c) {
+    auto it = std::find(conns.begin(), conns.end(), c);
+    return left + 40 + col * static_cast<double>(it - conns.begin());
+  };
+  std::size_t rows = extras.size();
+  for (const Event& e : ev) rows += e.kind != Event::Kind::Open;
+  const double body_top = top + head_h + 24;
+  const double body_bottom = body_top + row * static_cast<double>(rows) + 10;
+
+  std::string explanation = r.detail;
+  if (r.outcome == Outcome::Pass) explanation = "no violation\n" + explanation;
+  if (r.outcome == Outcome::Trouble) explanation = "could not run: " + explanation;
+  const std::size_t wrap = 130;
+  std::vector<std::string> lines = wrap_lines(explanation, wrap);
+  const double line_h = 15;
+  const double width = std::max(server_x + 80, left + 7.3 * wrap + 20);
+  const double height =
+      body_bottom + 30 + line_h * static_cast<double>(lines.size()) + 20;
+
+  std::string s = svg_head(width, height, left, title);
   auto lifeline = [&](double x, const std::string& name, bool server) {
     s += "<g class=\"lifeline" + std::string(server ? " server" : "") + "\">";
     s += "<rect x=\"" + num(x - 45) + "\" y=\"" + num(top) + "\" width=\"90\" height=\"" +
