@@ -20,6 +20,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -80,13 +83,70 @@ Rate measure(Player& p, const std::vector<std::string>& corpus, double budget,
   return r;
 }
 
+// The files of a fuzz target's corpus that parse as scripts (the others
+// cost the fuzz target a parse only), in name order.
+std::vector<std::string> read_corpus(const std::string& dir, const Player& p) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (p.parse(text)) out.push_back(std::move(text));
+  }
+  return out;
+}
+
+// Each script once: how its cost (CPU time of the whole execution) follows
+// the oracle's configurations explored, the fuzz target's keep criterion.
+int print_costs(Player& p, const std::vector<std::string>& corpus) {
+  struct Cost {
+    std::size_t explored;
+    double us;
+    bool inconclusive;
+  };
+  std::vector<Cost> cs;
+  for (const auto& text : corpus) {
+    auto script = p.parse(text);
+    if (!script) continue;
+    const double t = cpu_seconds();
+    harness::RunResult r = p.play(*script);
+    cs.push_back({r.explored, 1e6 * (cpu_seconds() - t), r.inconclusive()});
+  }
+  std::sort(cs.begin(), cs.end(), [](auto& a, auto& b) { return a.explored < b.explored; });
+  double total = 0;
+  std::size_t inconclusive = 0;
+  for (const auto& c : cs) total += c.us, inconclusive += c.inconclusive;
+  std::printf("%zu scripts, %.1f ms in all, %zu inconclusive\n", cs.size(), total / 1e3,
+              inconclusive);
+  for (double q : {0.5, 0.9, 0.99, 1.0}) {
+    const auto& c = cs[std::min(cs.size() - 1, static_cast<std::size_t>(q * cs.size()))];
+    std::printf("  explored p%-3.0f %6zu\n", 100 * q, c.explored);
+  }
+  for (std::size_t limit : {50, 100, 200, 500, 1000, 2000}) {
+    double above = 0;
+    std::size_t n = 0;
+    for (const auto& c : cs)
+      if (c.explored > limit || c.inconclusive) above += c.us, ++n;
+    std::printf(
+        "  explored > %4zu or inconclusive: %4zu scripts (%4.1f%%), %4.1f%% of the time; "
+        "the rest %.0f exec/s\n",
+        limit, n, 100.0 * n / cs.size(), 100 * above / total,
+        1e6 * static_cast<double>(cs.size() - n) / (total - above));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   double seconds = 5;
   std::size_t scripts = 200, requests = 10, rounds = 15, execs = 0;
   std::uint64_t seed = 1;
-  std::string bug, profile;
+  std::string bug, profile, corpus_dir;
+  bool costs = false;
   CLI::App app{
       "throughput_bench: exec/s of the fuzz target's pipeline, oracle on and off"};
   app.add_option("--seconds", seconds, "measuring time");
@@ -96,6 +156,13 @@ int main(int argc, char** argv) {
   app.add_option("--rounds", rounds,
                  "rounds of (on, off, oracle alone); medians reported")
       ->check(CLI::PositiveNumber);
+  app.add_option("--corpus", corpus_dir,
+                 "play the files of this directory (a fuzz target's corpus) "
+                 "instead of generated scripts")
+      ->check(CLI::ExistingDirectory);
+  app.add_flag("--costs", costs,
+               "play each script once and print where the time goes (by oracle "
+               "configurations explored)");
   app.add_option("--bug", bug, "planted bug of the in-process server");
   app.add_option("--profile", profile, "one mode only, to run under perf")
       ->check(CLI::IsMember({"on", "off", "oracle"}));
@@ -113,9 +180,18 @@ int main(int argc, char** argv) {
   const dualfuzz::mutator::ScriptMutator mut(p.protocol());
   std::mt19937_64 rng(seed);
   std::vector<std::string> corpus;
-  for (std::size_t i = 0; i < scripts; ++i)
-    corpus.push_back(harness::print_script(mut.generate(rng, requests)));
+  if (corpus_dir.empty()) {
+    for (std::size_t i = 0; i < scripts; ++i)
+      corpus.push_back(harness::print_script(mut.generate(rng, requests)));
+  } else {
+    corpus = read_corpus(corpus_dir, p);
+    if (corpus.empty()) {
+      std::fprintf(stderr, "throughput_bench: no script in %s\n", corpus_dir.c_str());
+      return 2;
+    }
+  }
 
+  if (costs) return print_costs(p, corpus);
   if (profile == "oracle") {  // the oracle alone, on recorded events
     const oracle::ServerModel model = p.protocol().model();
     auto solver = std::make_shared<oracle::Solver>(
@@ -140,8 +216,8 @@ int main(int argc, char** argv) {
   }
   if (!profile.empty()) {
     Rate r = measure(p, corpus, seconds, profile == "on", execs);
-    std::printf("exec/s oracle %s: %.0f per CPU second\n", profile.c_str(),
-                r.per_cpu_second());
+    std::printf("exec/s oracle %s: %.0f per CPU second (%zu executions, %zu inconclusive)\n",
+                profile.c_str(), r.per_cpu_second(), r.execs, r.inconclusive);
     return 0;
   }
   // Direct: the oracle alone on each script's recorded events (oracle off

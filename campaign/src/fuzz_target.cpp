@@ -1,5 +1,7 @@
 #include "dualfuzz/fuzz_target.h"
 
+#include "dualfuzz/campaign/detail/engine_feedback.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +24,15 @@ std::size_t emit(const std::string& s, std::uint8_t* out, std::size_t max) {
 }
 
 }  // namespace
+
+// libFuzzer: "do not add this input to the corpus" (AFL++'s driver ignores
+// it; AFL++ favours fast inputs by itself).
+constexpr int kReject = -1;
+
+std::size_t FuzzTarget::keep_explored() {
+  const char* e = std::getenv("DUALFUZZ_KEEP_EXPLORED");
+  return e && *e ? std::strtoull(e, nullptr, 10) : kKeepExplored;
+}
 
 constexpr const char* kOwnServer = "the fuzz target's own server";
 
@@ -113,15 +124,24 @@ void FuzzTarget::internal_error(const std::string& what) {
 int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   campaign::Player& p = player();
   auto script = p.parse(std::string_view(reinterpret_cast<const char*>(data), size));
-  if (!script) return 0;  // not a script: nothing to play
+  if (!script) return kReject;  // not a script: nothing to play
   harness::RunResult r = p.play(*script);
   ++scripts_;
   messages_ += r.trace.size();
   if (r.outcome == harness::RunResult::Outcome::InternalError) {
     internal_error(r.detail);
-    return 0;
+    return kReject;
   }
-  if (!r.violation()) return 0;
+  if (!r.violation()) {
+    const std::size_t most = keep_explored_;
+    if (!r.inconclusive() && !(most && r.explored > most)) {
+      if (behaviour_) campaign::detail::count_behaviour(p.protocol(), r.trace);
+      return 0;
+    }
+    ++rejected_;
+    campaign::detail::forget_coverage();
+    return kReject;
+  }
   std::uint64_t runs = 0, rewrites = 0;
   if (mutator_) {
     runs = mutator_->targeted_stats().runs;
@@ -129,11 +149,13 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   }
   std::fprintf(stderr,
                "==dualfuzz== played since start: %llu scripts, %llu messages; "
-               "mutator replays: %llu (%llu rewritten)\n",
+               "mutator replays: %llu (%llu rewritten); kept out of the corpus "
+               "(inconclusive or too costly): %llu\n",
                static_cast<unsigned long long>(scripts_),
                static_cast<unsigned long long>(messages_),
                static_cast<unsigned long long>(runs),
-               static_cast<unsigned long long>(rewrites));
+               static_cast<unsigned long long>(rewrites),
+               static_cast<unsigned long long>(rejected_));
   std::fputs(p.report(*script, r).c_str(), stderr);
   std::abort();
 }

@@ -70,6 +70,7 @@ class Run {
       }
     for (ConnId c : std::set<ConnId>(open_)) t_.close(c);
     if (o_.oracle && o_.check_at_end) judge_at_end();
+    if (o_.oracle) res_.explored = oracle_.stats().explored;
     if (o_.oracle && o_.oracle_options.limits.record_decisions)
       res_.explanations = oracle_.explanations();
   }

@@ -114,8 +114,17 @@ class FuzzTarget {
   void initialize();
   // Plays one input. A violation: the report on stderr, then abort(). An
   // internal error (a plug-in threw) is printed, never aborted on: it is
-  // no finding about the server.
+  // no finding about the server. Returns -1 (libFuzzer: do not keep it in
+  // the corpus) for an input that is no script, or whose verdict was
+  // inconclusive, or whose check cost the oracle more than keep_explored()
+  // configurations: such an input may show new coverage, but a corpus of
+  // them makes every later execution slow (see keep_explored()).
   int test_one_input(const std::uint8_t* data, std::size_t size);
+  // The most configurations an input's check may explore for the input to
+  // be kept: kKeepExplored, or $DUALFUZZ_KEEP_EXPLORED (0: keep every
+  // conclusive input, the engine's own choice).
+  static std::size_t keep_explored();
+  static constexpr std::size_t kKeepExplored = 200;
   std::size_t mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,
                      unsigned int seed);
   std::size_t cross_over(const std::uint8_t* d1, std::size_t s1, const std::uint8_t* d2,
@@ -134,7 +143,14 @@ class FuzzTarget {
   std::optional<mutator::ScriptMutator> mutator_;
   // Since the process started (the violating script included), for the
   // "played since start" line (bench/eval_libfuzzer.py reads it).
-  std::uint64_t scripts_ = 0, messages_ = 0, internal_errors_ = 0;
+  std::uint64_t scripts_ = 0, messages_ = 0, internal_errors_ = 0, rejected_ = 0;
+  std::size_t keep_explored_ = keep_explored();
+  // $DUALFUZZ_BEHAVIOUR=0: no behaviour coverage (engine_feedback.h), the
+  // server's code coverage alone.
+  bool behaviour_ = [] {
+    const char* e = std::getenv("DUALFUZZ_BEHAVIOUR");
+    return !(e && std::string(e) == "0");
+  }();
 };
 
 }  // namespace dualfuzz

@@ -70,6 +70,9 @@ struct RunResult {
   // The oracle's live explanations at the end, when
   // oracle_options.limits.record_decisions is set (targeted mutation).
   std::vector<oracle::Explanation> explanations;
+  // Configurations the oracle explored (its cost, deterministic: what a
+  // fuzz target weighs before keeping an input for coverage).
+  std::size_t explored = 0;
   // Why the oracle rejected the trace (or gave up), as data: what
   // violation_key and the JSON findings read (`detail` is for people).
   const std::vector<oracle::Reason>& reasons() const { return verdict.reasons; }
