@@ -6,12 +6,12 @@
 #include <unordered_map>
 
 // Weak: defined only in a binary with instrumented code (the linker makes
-// __start_/__stop_ for the counters' section; AFL++'s runtime defines its map).
+// __start_/__stop_ for the counters' section). AFL++'s map is not touched
+// here: declaring __afl_area_ptr makes afl-cc rename its own (see
+// engine_coverage.cpp), and AFL++ weighs inputs by their speed itself.
 extern "C" {
 __attribute__((weak)) extern std::uint8_t __start___sancov_cntrs[];
 __attribute__((weak)) extern std::uint8_t __stop___sancov_cntrs[];
-__attribute__((weak)) extern std::uint8_t* __afl_area_ptr;
-__attribute__((weak)) extern std::uint32_t __afl_map_size;
 }
 
 namespace dualfuzz::campaign::detail {
@@ -38,9 +38,6 @@ void bump(std::uint64_t h, bool count) {
       ++c;
   };
   hit(extra_counters[h % kBehaviourCounters]);
-  if (&__afl_area_ptr != nullptr && __afl_area_ptr != nullptr &&
-      &__afl_map_size != nullptr && __afl_map_size > 1)
-    hit(__afl_area_ptr[1 + h % (__afl_map_size - 1)]);
 }
 
 }  // namespace
@@ -75,12 +72,6 @@ std::size_t forget_coverage() {
       __stop___sancov_cntrs > __start___sancov_cntrs) {
     n = static_cast<std::size_t>(__stop___sancov_cntrs - __start___sancov_cntrs);
     std::memset(__start___sancov_cntrs, 0, n);
-  }
-  if (&__afl_area_ptr != nullptr && __afl_area_ptr != nullptr &&
-      &__afl_map_size != nullptr && __afl_map_size > 0) {
-    // Byte 0 is AFL++'s "the target ran" marker: keep it set.
-    std::memset(__afl_area_ptr + 1, 0, __afl_map_size - 1);
-    n += __afl_map_size - 1;
   }
   return n;
 }

@@ -1,8 +1,9 @@
 // What the coverage-guided engine sees of one execution. A fuzz target
 // calls forget_coverage() after an execution that must not enter the corpus
 // (too slow to be worth its new coverage, or no verdict): libFuzzer before
-// LLVM 15 ignores LLVMFuzzerTestOneInput's -1, and AFL++'s driver always
-// does, but neither keeps an input that showed no coverage at all.
+// LLVM 15 ignores LLVMFuzzerTestOneInput's -1, but keeps no input that
+// showed no coverage at all. (AFL++'s driver ignores -1 too; AFL++ favours
+// fast inputs by itself, and its map is left alone.)
 //
 //   if (too_costly(r)) dualfuzz::campaign::detail::forget_coverage();
 //   else dualfuzz::campaign::detail::count_behaviour(protocol, r.trace);
@@ -17,7 +18,7 @@
 namespace dualfuzz::campaign::detail {
 
 // Clears the coverage the engine reads after this execution: the
-// -fsanitize-coverage inline 8-bit counters (libFuzzer) and AFL++'s map.
+// -fsanitize-coverage inline 8-bit counters (libFuzzer).
 // Returns the number of counter bytes cleared (0: the binary has none, e.g.
 // the `dualfuzz` program).
 std::size_t forget_coverage();
@@ -29,8 +30,8 @@ std::size_t forget_coverage();
 // (Protocol::race_key): the edges of the protocol's state machine as the
 // server walked it, AFL-style. It replaces instrumenting the model's code,
 // whose counters grow with the oracle's search, not with the server's
-// behaviour. Into libFuzzer's extra counters and, in an AFL++ build,
-// AFL++'s map. Returns the number of exchanges counted.
+// behaviour. Into libFuzzer's extra counters. Returns the number of
+// exchanges counted.
 std::size_t count_behaviour(const harness::Protocol& p, const harness::LabelledTrace& t);
 
 // The counters count_behaviour writes to (libFuzzer reads and clears them
