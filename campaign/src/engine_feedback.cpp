@@ -67,12 +67,11 @@ std::size_t count_behaviour(const harness::Protocol& p, const harness::LabelledT
 }
 
 std::size_t forget_coverage() {
-  std::size_t n = 0;
-  if (&__start___sancov_cntrs[0] != nullptr && &__stop___sancov_cntrs[0] != nullptr &&
-      __stop___sancov_cntrs > __start___sancov_cntrs) {
-    n = static_cast<std::size_t>(__stop___sancov_cntrs - __start___sancov_cntrs);
-    std::memset(__start___sancov_cntrs, 0, n);
-  }
+  std::uint8_t* begin = __start___sancov_cntrs;
+  std::uint8_t* end = __stop___sancov_cntrs;
+  if (begin == nullptr || end == nullptr || end <= begin) return 0;
+  const auto n = static_cast<std::size_t>(end - begin);
+  std::memset(begin, 0, n);
   return n;
 }
 

@@ -98,7 +98,6 @@ oracle::Json pick_value(const harness::Protocol& protocol, const std::vector<Sym
   const bool str = x.sort() == oracle::Sort::Str;
   for (const oracle::Json& v : consts) {
     if (str && v.is_string()) {
-      const std::string& t = v.get_ref<const std::string&>();
       add(v);
       for (oracle::Json r : protocol.related_values(v)) add(std::move(r));
     } else if (!str && v.is_number_integer()) {
