@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "dualfuzz/http/byte_range.h"
 #include "dualfuzz/http/heuristics.h"
 #include "dualfuzz/oracle/oracle.h"
 
@@ -721,6 +722,48 @@ TEST(HttpModelRange, ContentRangeIsCanonicalized) {
   EXPECT_EQ(a["allow"]["present"], true);
   a = normalize_response({{"status", 206}, {"headers", {{"content-range", "bytes 4-2/10"}}}});
   EXPECT_EQ(a["content-range"], "invalid: bytes 4-2/10");
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
+
+namespace dualfuzz::http {
+namespace {
+
+// The widened request space of issue 19: ranges (valid, unsatisfiable,
+// several, invalid, another unit), If-Range, OPTIONS and unknown methods.
+TEST(HttpHeuristics, RangesIfRangeAndOtherMethods) {
+  harness::Protocol::Context ctx;
+  ctx.earlier.push_back(harness::Jexp::object(
+      {{"method", harness::Jexp::scalar("PUT")}, {"path", harness::Jexp::scalar("/a")}}));
+  ctx.earlier_labels.push_back(1);
+  std::mt19937_64 rng(5);
+  std::map<std::string, int> methods;
+  int ranges = 0, several = 0, unsatisfiable = 0, invalid = 0, if_range = 0;
+  for (int i = 0; i < 3000; ++i) {
+    harness::Jexp q = generate_request(rng, ctx);
+    ++methods[field(q, "method")];
+    for (std::size_t k = 0; k < q.keys().size(); ++k) {
+      if (q.keys()[k] != "headers") continue;
+      const harness::Jexp& h = q.items()[k];
+      for (std::size_t j = 0; j < h.keys().size(); ++j) {
+        if_range += h.keys()[j] == "if-range";
+        if (h.keys()[j] != "range" || !h.items()[j].value().is_string()) continue;
+        ++ranges;
+        const RangeField f = parse_range(h.items()[j].value().get<std::string>());
+        several += f.specs.size() > 1;
+        unsatisfiable += f.kind == RangeField::Kind::Bytes && satisfiable(f, 10).empty();
+        invalid += f.kind != RangeField::Kind::Bytes;
+      }
+    }
+  }
+  EXPECT_GT(ranges, 300);
+  EXPECT_GT(several, 30);
+  EXPECT_GT(unsatisfiable, 30);
+  EXPECT_GT(invalid, 10);
+  EXPECT_GT(if_range, 100);
+  for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "POST", "OPTIONS", "PATCH", "FOO"})
+    EXPECT_GT(methods[m], 30) << m;
 }
 
 }  // namespace
