@@ -188,6 +188,7 @@ constexpr Clause kPost = "RFC 9110 §9.3.3";
 constexpr Clause kPut = "RFC 9110 §9.3.4";
 constexpr Clause kDelete = "RFC 9110 §9.3.5";
 constexpr Clause kOptions = "RFC 9110 §9.3.7, §15.5.6, §15.6.2";
+constexpr Clause kOptionsContent = "RFC 9110 §9.3.7";
 constexpr Clause kUnsupported = "RFC 9110 §15.5.6, §15.6.2";  // 405, 501
 constexpr Clause kNotFound = "RFC 9110 §15.5.5";
 // A 404 despite preconditions: they are ignored when the answer is an error.
@@ -302,6 +303,7 @@ struct HttpRequest final : oracle::DecodedRequest {
   bool plain = false;        // plain_path(path)
   bool safe = false;         // GET or HEAD
   bool has_content = false;  // a body that is neither empty nor null
+  bool has_content_type = false;
   std::string body;          // the representation a PUT stores (empty for other methods)
   TagField if_match, if_none_match;
   bool has_ius = false;  // If-Unmodified-Since sent (valid or not)
@@ -363,6 +365,7 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     if (range && range->is_string() && d->method == Method::Get)
       d->range = parse_range(range->get_ref<const std::string&>());
     d->if_range = if_range_field(if_range);
+    d->has_content_type = headers->is_object() && headers->contains("content-type");
     d->if_match = tag_field(im);
     d->if_none_match = tag_field(inm);
     d->has_ius = ius != nullptr;
@@ -672,11 +675,20 @@ Tree handle(const Ev& e) {
     // A 2xx answer is subject to the preconditions (RFC 9110 §13.2.1); a
     // refusal takes precedence over them. Without a representation, If-Match
     // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
-    if (e->file()) return oracle::choose(refuse, preconditions(e));
-    if (e->req().if_match.present || e->req().has_ius)
-      return oracle::choose(
-          refuse, fail412(e, e->req().if_match.present ? kIfMatch : kIfUnmodifiedSince));
-    return refuse;
+    Tree answer =
+        e->file() ? oracle::choose(refuse, preconditions(e))
+        : e->req().if_match.present || e->req().has_ius
+            ? oracle::choose(refuse, fail412(e, e->req().if_match.present
+                                                    ? kIfMatch
+                                                    : kIfUnmodifiedSince))
+            : refuse;
+    // OPTIONS content without a Content-Type breaks the client's MUST of
+    // RFC 9110 §9.3.7 (and has no defined use): it may be refused (Apache
+    // 2.4 with mod_dav: 400).
+    if (options && e->req().has_content && !e->req().has_content_type)
+      return oracle::choose(respond(e, status_only({400, 413, 415}), kOptionsContent),
+                            std::move(answer));
+    return answer;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
