@@ -30,7 +30,9 @@ const char* kRanges[] = {"bytes=0-4",   "bytes=2-",         "bytes=-3",      "by
                          "bytes=3-1",   "bytes=-0",         "items=0-1",     "bytes=0-999",
                          "bytes=1-1, 5-", "bytes=x-y"};
 const char* kBodies[] = {"", "x", "hello", "0123456789", "y"};
-const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\""};
+// Lists with the likely current tag first and not first (every member counts).
+const char* kTags[] = {"*",          "\"1\"",          "\"2\"", "W/\"1\"",
+                       "\"1\", \"2\"", "\"9\", \"1\""};
 // All three HTTP-date formats (RFC 9110 §5.6.7: a recipient MUST accept
 // each), before and after any date the server uses, and one that is none.
 const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT",  "Fri, 01 Jan 2100 00:00:00 GMT",
@@ -172,9 +174,15 @@ Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
   // date, most often the resource's latest ones).
   if (pick(rng, 3) == 0) {
     h.emplace_back("range", Jexp::scalar(random_range(rng)));
-    if (pick(rng, 2) == 0)
-      h.emplace_back("if-range", pick(rng, 3) ? tag_value(rng, ctx, path)
-                                              : date_value(rng, ctx, path));
+    // If-Range compares strongly: the resource's latest tag as sent (true),
+    // made weak (false), or a literal or date.
+    if (pick(rng, 2) == 0) {
+      const std::size_t kind = pick(rng, 4);
+      h.emplace_back("if-range", !ctx.earlier_labels.empty() && kind < 2
+                                     ? header_ref(rng, ctx, path, "etag", kind ? "id" : "weak")
+                                 : kind == 2 ? tag_value(rng, ctx, path)
+                                             : date_value(rng, ctx, path));
+    }
   }
   // Now and then the client ends its connection after this exchange.
   if (pick(rng, 16) == 0) h.emplace_back("connection", Jexp::scalar("close"));
