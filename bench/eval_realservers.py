@@ -800,7 +800,8 @@ def range_ius_performed(v):
     kill = kill_of(reqs, v)
     for r in reqs:
         h = r[2].get("headers", {})
-        if r is kill or r[2].get("method") not in ("PUT", "DELETE") or "range" not in h:
+        if r is kill or r[2].get("method") not in ("PUT", "DELETE") or "range" not in h \
+                or "if-match" in h:
             continue
         d = http_date(h.get("if-unmodified-since"))
         now = http_date(response_headers(r).get("date"))
@@ -874,9 +875,12 @@ JUDGEMENTS = [
     {
         "id": "ius-ignored-with-range",
         "signature": r"model: [A-Z]+[^>]* if-unmodified-since[^>]* -> (?:20\d|416).*",
-        "evidence": lambda v: kill_has_range(v) and ius_before_answer(v),
+        # Without If-Match: a server that ignores If-Match (and with it the
+        # request's other preconditions) is judged by the entries for that.
+        "evidence": lambda v: kill_has_range(v) and ius_before_answer(v) and "if-match" not in
+        (kill_of(path_requests(v), v) or (0, 0, {}))[2].get("headers", {}),
         "shows": "the killing request carries a Range and an If-Unmodified-Since date before "
-                 "its answer's Date",
+                 "its answer's Date, and no If-Match",
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.4, §14.2",
         "why": "If-Unmodified-Since is false (the resource was modified after the date), so "
@@ -897,7 +901,7 @@ JUDGEMENTS = [
         "signature": r"model: [A-Z]+[^>]* -> \d+.*",
         "evidence": range_ius_performed,
         "shows": "an earlier PUT or DELETE of the path with a Range and an If-Unmodified-Since "
-                 "date before its answer's Date was answered 2xx",
+                 "date before its answer's Date, and no If-Match, was answered 2xx",
         "verdict": SERVER_BUG,
         "clause": "RFC 9110 §13.1.4",
         "why": "Earlier in the counterexample a PUT or DELETE with a false "
@@ -923,7 +927,7 @@ JUDGEMENTS = [
                "is present.)",
     },
     {
-        "id": "if-match-ignored",
+        "id": "if-match-ignored-with-range",
         "signature": r"model: (?:GET|HEAD)[^>]* if-match[^>]* -> 416.*",
         "expects": {412},
         "evidence": kill_has_range,
