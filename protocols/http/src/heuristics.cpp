@@ -175,12 +175,13 @@ Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
   if (pick(rng, 3) == 0) {
     h.emplace_back("range", Jexp::scalar(random_range(rng)));
     // If-Range compares strongly: the resource's latest tag as sent (true),
-    // made weak (false), or a literal or date.
+    // made weak (false, though a weak comparison would say true), or a
+    // literal or date.
     if (pick(rng, 2) == 0) {
-      const std::size_t kind = pick(rng, 4);
-      h.emplace_back("if-range", !ctx.earlier_labels.empty() && kind < 2
-                                     ? header_ref(rng, ctx, path, "etag", kind ? "id" : "weak")
-                                 : kind == 2 ? tag_value(rng, ctx, path)
+      const std::size_t kind = pick(rng, 5);
+      h.emplace_back("if-range", !ctx.earlier_labels.empty() && kind < 3
+                                     ? header_ref(rng, ctx, path, "etag", kind ? "weak" : "id")
+                                 : kind == 3 ? tag_value(rng, ctx, path)
                                              : date_value(rng, ctx, path));
     }
   }

@@ -303,7 +303,6 @@ struct HttpRequest final : oracle::DecodedRequest {
   bool plain = false;        // plain_path(path)
   bool safe = false;         // GET or HEAD
   bool has_content = false;  // a body that is neither empty nor null
-  bool has_content_type = false;
   std::string body;          // the representation a PUT stores (empty for other methods)
   TagField if_match, if_none_match;
   bool has_ius = false;  // If-Unmodified-Since sent (valid or not)
@@ -365,7 +364,6 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     if (range && range->is_string() && d->method == Method::Get)
       d->range = parse_range(range->get_ref<const std::string&>());
     d->if_range = if_range_field(if_range);
-    d->has_content_type = headers->is_object() && headers->contains("content-type");
     d->if_match = tag_field(im);
     d->if_none_match = tag_field(inm);
     d->has_ius = ius != nullptr;
@@ -682,10 +680,10 @@ Tree handle(const Ev& e) {
                                                     ? kIfMatch
                                                     : kIfUnmodifiedSince))
             : refuse;
-    // OPTIONS content without a Content-Type breaks the client's MUST of
-    // RFC 9110 §9.3.7 (and has no defined use): it may be refused (Apache
-    // 2.4 with mod_dav: 400).
-    if (options && e->req().has_content && !e->req().has_content_type)
+    // OPTIONS content has no defined use, and without a Content-Type it
+    // breaks the client's MUST of RFC 9110 §9.3.7: it may be refused (Apache
+    // 2.4 with mod_dav: 400, with or without a Content-Type).
+    if (options && e->req().has_content)
       return oracle::choose(respond(e, status_only({400, 413, 415}), kOptionsContent),
                             std::move(answer));
     return answer;
