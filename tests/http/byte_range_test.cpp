@@ -16,7 +16,8 @@ TEST(ByteRange, ParsesEveryFormOfRangeSpec) {
   EXPECT_EQ(parts("bytes=7-", 10), (std::vector<ByteInterval>{{7, 9}}));
   EXPECT_EQ(parts("bytes=-3", 10), (std::vector<ByteInterval>{{7, 9}}));
   EXPECT_EQ(parts("bytes=-30", 10), (std::vector<ByteInterval>{{0, 9}}));
-  EXPECT_EQ(parts("bytes=8-99999999999999999999", 10), (std::vector<ByteInterval>{{8, 9}}));
+  EXPECT_EQ(parts("bytes=8-99999999999999999999", 10),
+            (std::vector<ByteInterval>{{8, 9}}));
   EXPECT_EQ(parts("Bytes = 0-1 , ,5-6", 10).size(), 0u);  // no OWS around '='
   EXPECT_EQ(parts("BYTES=0-1 , ,5-6", 10), (std::vector<ByteInterval>{{0, 1}, {5, 6}}));
 }

@@ -579,23 +579,33 @@ Json part(const char* content_range, const char* body, Json headers = tagged("\"
 constexpr const char* kRangeClause = "RFC 9110 §14.2, §15.3.7";
 
 TEST(HttpModelRange, ExactPartOrTheWholeRepresentation) {
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/10", "234")}}));
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/*", "234")}}));
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=-3"), part("bytes 7-9/10", "789")}}));
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=8-99"), part("bytes 8-9/10", "89")}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/10", "234")}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/*", "234")}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=-3"), part("bytes 7-9/10", "789")}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=8-99"), part("bytes 8-9/10", "89")}}));
   // A server MAY ignore Range (§14.2).
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=2-4"), resp(200, tagged("\"1\""), kTen)}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=2-4"), resp(200, tagged("\"1\""), kTen)}}));
   // Off by one at the end, a wrong complete length, the wrong bytes.
   Verdict v = run({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/10", "23")}});
   EXPECT_FALSE(v.accepted());
   EXPECT_TRUE(cites(v, kRangeClause)) << v.explanation;
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/5", "234")}}));
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=-3"), part("bytes 7-9/10", "012")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/5", "234")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=-3"), part("bytes 7-9/10", "012")}}));
   // No Content-Range on a single part (§15.3.7.1 MUST), or an invalid one.
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=2-4"), resp(206, tagged("\"1\""), "234")}}));
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 4-2/10", "234")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=2-4"), resp(206, tagged("\"1\""), "234")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 4-2/10", "234")}}));
   // A 200 with only the part is no full representation.
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=2-4"), resp(200, tagged("\"1\""), "234")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=2-4"), resp(200, tagged("\"1\""), "234")}}));
 }
 
 TEST(HttpModelRange, UnsatisfiableIs416OrTheWhole) {
@@ -603,7 +613,8 @@ TEST(HttpModelRange, UnsatisfiableIs416OrTheWhole) {
   unsatisfied["content-range"] = "bytes */10";
   EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=10-"), resp(416, unsatisfied)}}));
   EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=10-"), resp(416)}}));  // a SHOULD
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=10-"), resp(200, Json::object(), kTen)}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=10-"), resp(200, Json::object(), kTen)}}));
   Verdict v = run({put_ten(), {range_get("bytes=10-"), part("bytes 9-9/10", "9")}});
   EXPECT_FALSE(v.accepted());
   EXPECT_TRUE(cites(v, "RFC 9110 §14.1.2, §15.5.17")) << v.explanation;
@@ -615,8 +626,10 @@ TEST(HttpModelRange, UnsatisfiableIs416OrTheWhole) {
 
 TEST(HttpModelRange, FieldsToIgnoreOrReject) {
   // Another unit MUST be ignored; an invalid set MAY be ignored or rejected.
-  EXPECT_TRUE(accepted({put_ten(), {range_get("items=0-1"), resp(200, Json::object(), kTen)}}));
-  EXPECT_FALSE(accepted({put_ten(), {range_get("items=0-1"), part("bytes 0-1/10", "01")}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("items=0-1"), resp(200, Json::object(), kTen)}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("items=0-1"), part("bytes 0-1/10", "01")}}));
   for (int s : {200, 400, 416}) {
     Json a = s == 200 ? resp(200, Json::object(), kTen) : resp(s);
     EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=3-1"), a}})) << s;
@@ -631,15 +644,21 @@ TEST(HttpModelRange, SeveralRangesMultipartOrCoalesced) {
   Json multipart = tagged("\"1\"");
   multipart["content-type"] = "multipart/byteranges; boundary=x";
   // Parts are not checked: the model accepts any multipart answer.
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=0-1,5-6"), resp(206, multipart, "...")}}));
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=0-1,5-6"), part("bytes 0-6/10", "0123456")}}));
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=0-1,5-6"), resp(200, Json::object(), kTen)}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=0-1,5-6"), resp(206, multipart, "...")}}));
+  EXPECT_TRUE(accepted(
+      {put_ten(), {range_get("bytes=0-1,5-6"), part("bytes 0-6/10", "0123456")}}));
+  EXPECT_TRUE(accepted(
+      {put_ten(), {range_get("bytes=0-1,5-6"), resp(200, Json::object(), kTen)}}));
   // Never multipart for one range; no Content-Range beside multipart.
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=0-1"), resp(206, multipart, "...")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=0-1"), resp(206, multipart, "...")}}));
   multipart["content-range"] = "bytes 0-1/10";
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=0-1,5-6"), resp(206, multipart, "..")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=0-1,5-6"), resp(206, multipart, "..")}}));
   // Only a part of what was asked for.
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=0-1,5-6"), part("bytes 0-1/10", "01")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=0-1,5-6"), part("bytes 0-1/10", "01")}}));
   // Overlapping ranges MAY be rejected, disjoint ascending ones not.
   EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=0-2,1-3"), resp(416)}}));
   EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=0-1,5-6"), resp(416)}}));
@@ -676,7 +695,8 @@ TEST(HttpModelRange, IfRange) {
 TEST(HttpModelHead, SameStatusAndValidatorsAsGetNoContent) {
   Json h = tagged("\"1\"");
   h["content-length"] = "10";
-  EXPECT_TRUE(accepted({put_ten(), {req("HEAD", "/a"), resp(200, h)},
+  EXPECT_TRUE(accepted({put_ten(),
+                        {req("HEAD", "/a"), resp(200, h)},
                         {req("GET", "/a"), resp(200, tagged("\"1\""), kTen)}}));
   EXPECT_TRUE(accepted({put_ten(), {req("HEAD", "/a"), resp(200, tagged("\"1\""))}}));
   // Content-Length other than GET's (§8.6 MUST NOT).
@@ -685,7 +705,8 @@ TEST(HttpModelHead, SameStatusAndValidatorsAsGetNoContent) {
   EXPECT_FALSE(v.accepted());
   EXPECT_TRUE(cites(v, "RFC 9110 §9.3.2, §8.6")) << v.explanation;
   // Another ETag than GET's for the same representation.
-  EXPECT_FALSE(accepted({put_ten(), {req("HEAD", "/a"), resp(200, tagged("\"h1\""))},
+  EXPECT_FALSE(accepted({put_ten(),
+                         {req("HEAD", "/a"), resp(200, tagged("\"h1\""))},
                          {req("GET", "/a"), resp(200, tagged("\"1\""), kTen)}}));
   // Another status than GET's.
   EXPECT_FALSE(accepted({put_ten(), {req("HEAD", "/a"), resp(404)}}));
@@ -711,12 +732,13 @@ TEST(HttpModelMethods, OptionsUnknownMethodsAnd405NeedsAllow) {
   Verdict options_body = run({put_ten(), {req("OPTIONS", "/a", {}, "XYb"), resp(400)}});
   EXPECT_TRUE(options_body.accepted()) << options_body.explanation;
   EXPECT_TRUE(accepted(
-      {put_ten(), {req("OPTIONS", "/a", {{"content-type", "text/plain"}}, "XYb"), resp(415)}}));
+      {put_ten(),
+       {req("OPTIONS", "/a", {{"content-type", "text/plain"}}, "XYb"), resp(415)}}));
   EXPECT_FALSE(accepted({put_ten(), {req("OPTIONS", "/a"), resp(400)}}));
   EXPECT_FALSE(accepted({put_ten(), {req("OPTIONS", "/a", {}, "XYb"), resp(403)}}));
   // An unknown method answered 2xx changes nothing.
-  EXPECT_FALSE(accepted({put_ten(), {req("FOO", "/a"), resp(204)},
-                         {req("GET", "/a"), resp(404)}}));
+  EXPECT_FALSE(accepted(
+      {put_ten(), {req("FOO", "/a"), resp(204)}, {req("GET", "/a"), resp(404)}}));
 }
 
 TEST(HttpModelRange, ContentRangeIsCanonicalized) {
@@ -729,7 +751,8 @@ TEST(HttpModelRange, ContentRangeIsCanonicalized) {
   EXPECT_EQ(a["content-range"], "bytes 2-4/10");
   EXPECT_EQ(a["multipart"], true);
   EXPECT_EQ(a["allow"]["present"], true);
-  a = normalize_response({{"status", 206}, {"headers", {{"content-range", "bytes 4-2/10"}}}});
+  a = normalize_response(
+      {{"status", 206}, {"headers", {{"content-range", "bytes 4-2/10"}}}});
   EXPECT_EQ(a["content-range"], "invalid: bytes 4-2/10");
 }
 
@@ -771,7 +794,8 @@ TEST(HttpHeuristics, RangesIfRangeAndOtherMethods) {
   EXPECT_GT(unsatisfiable, 30);
   EXPECT_GT(invalid, 10);
   EXPECT_GT(if_range, 100);
-  for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "POST", "OPTIONS", "PATCH", "FOO"})
+  for (const char* m :
+       {"GET", "HEAD", "PUT", "DELETE", "POST", "OPTIONS", "PATCH", "FOO"})
     EXPECT_GT(methods[m], 30) << m;
 }
 

@@ -152,9 +152,10 @@ TEST(CorrectServer, RangesGet206WithContentRange) {
                      {0, ranged("bytes=7-")},
                      {0, ranged("bytes=8-100")}}});
   ASSERT_EQ(r.size(), 5u);
-  const std::pair<const char*, const char*> want[] = {
-      {"234", "bytes 2-4/10"}, {"789", "bytes 7-9/10"}, {"789", "bytes 7-9/10"},
-      {"89", "bytes 8-9/10"}};
+  const std::pair<const char*, const char*> want[] = {{"234", "bytes 2-4/10"},
+                                                      {"789", "bytes 7-9/10"},
+                                                      {"789", "bytes 7-9/10"},
+                                                      {"89", "bytes 8-9/10"}};
   for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(status(r[i + 1]), 206) << i;
     EXPECT_EQ(r[i + 1].response["body"], want[i].first) << i;
@@ -403,7 +404,8 @@ const std::map<std::string, std::vector<Batch>>& bug_inputs() {
       {"range-end-exclusive", {{{0, put("/a", "0123456789")}, {0, ranged("bytes=2-4")}}}},
       {"range-unsatisfiable-206",
        {{{0, put("/a", "0123456789")}, {0, ranged("bytes=10-")}}}},
-      {"range-suffix-from-start", {{{0, put("/a", "0123456789")}, {0, ranged("bytes=-3")}}}},
+      {"range-suffix-from-start",
+       {{{0, put("/a", "0123456789")}, {0, ranged("bytes=-3")}}}},
       {"content-range-total", {{{0, put("/a", "0123456789")}, {0, ranged("bytes=2-4")}}}},
       {"if-range-stale",
        {{{0, put("/a", "0123456789")},

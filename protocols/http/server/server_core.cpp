@@ -136,7 +136,8 @@ const std::vector<BugInfo>& planted_bugs() {
       {"if-range-stale", "range",
        "If-Range with an entity tag that does not match still answers 206"},
       {"if-range-weak", "range",
-       "If-Range compares entity tags weakly, so W/\"tag\" of the current tag answers 206"},
+       "If-Range compares entity tags weakly, so W/\"tag\" of the current tag answers "
+       "206"},
       // methods
       {"head-content-length", "method",
        "HEAD answers Content-Length: 0 where GET would send content"},
@@ -339,17 +340,18 @@ HttpServerCore::Reply HttpServerCore::put(const Json& q, const std::string& path
 
 // RFC 9110 §14.2, §13.1.5, §15.3.7: `full` (the 200 a GET gets), or the
 // part(s) its Range asks for.
-HttpServerCore::Reply HttpServerCore::range(const Json& q, const Resource& r, Reply full) {
+HttpServerCore::Reply HttpServerCore::range(const Json& q, const Resource& r,
+                                            Reply full) {
   const std::string* value = header(q, "range");
   if (!value) return full;
   // If-Range: a strong match of the current tag, or its exact Last-Modified
   // (a strong validator here: one modification per clock tick).
   if (const std::string* ir = header(q, "if-range")) {
     const std::string v = *ir;
-    const bool match = bug("if-range-weak")    ? weak_eq(v, r.etag)
-                       : bug("if-range-stale") ? v.size() > 1 && v.front() == '"'
-                                               : strong_eq(v, r.etag) ||
-                                                     parse_http_date(v) == r.modified;
+    const bool match = bug("if-range-weak") ? weak_eq(v, r.etag)
+                       : bug("if-range-stale")
+                           ? v.size() > 1 && v.front() == '"'
+                           : strong_eq(v, r.etag) || parse_http_date(v) == r.modified;
     if (!match) return full;
   }
   const RangeField f = parse_range(*value);
@@ -377,7 +379,8 @@ HttpServerCore::Reply HttpServerCore::range(const Json& q, const Resource& r, Re
   if (parts.size() == 1 && f.specs.size() == 1) {
     ByteInterval p = parts[0];
     part.body = slice(p);
-    if (bug("range-end-exclusive") && f.specs[0].last && p.last > p.first) part.body.pop_back();
+    if (bug("range-end-exclusive") && f.specs[0].last && p.last > p.first)
+      part.body.pop_back();
     const long long total = bug("content-range-total") ? p.last - p.first + 1 : n;
     part.headers.emplace_back("Content-Range", content_range(p.first, p.last, total));
     return part;
@@ -388,8 +391,9 @@ HttpServerCore::Reply HttpServerCore::range(const Json& q, const Resource& r, Re
   const std::string boundary = "dualfuzz-byteranges";
   part.body.clear();
   for (const ByteInterval& p : parts)
-    part.body += "--" + boundary + "\r\nContent-Range: " + content_range(p.first, p.last, n) +
-                 "\r\n\r\n" + slice(p) + "\r\n";
+    part.body += "--" + boundary +
+                 "\r\nContent-Range: " + content_range(p.first, p.last, n) + "\r\n\r\n" +
+                 slice(p) + "\r\n";
   part.body += "--" + boundary + "--\r\n";
   part.headers.emplace_back("Content-Type", "multipart/byteranges; boundary=" + boundary);
   return part;

@@ -77,9 +77,8 @@ RangeField parse_range(const std::string& value) {
   if (!iequals(unit, "bytes")) {
     // other-range-set: 1*VCHAR (RFC 9110 §14.1.1)
     const std::string_view rest = v.substr(eq + 1);
-    if (!rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) {
-          return c > 0x20 && c < 0x7f;
-        }))
+    if (!rest.empty() && std::all_of(rest.begin(), rest.end(),
+                                     [](char c) { return c > 0x20 && c < 0x7f; }))
       f.kind = RangeField::Kind::OtherUnit;
     return f;
   }

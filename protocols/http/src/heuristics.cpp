@@ -17,7 +17,8 @@ std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n ? rng() % n : 0
 
 const char* kPaths[] = {"/a", "/b", "/a/b", "/c/d/e", "/Docs/Item", "/docs/item/x"};
 const char* kSegments[] = {"a", "b", "c", "A", "doc", "Doc", "item", "x.txt"};
-const char* kMethods[] = {"GET", "PUT", "PUT", "GET", "HEAD", "DELETE", "POST", "PUT", "GET", ""};
+const char* kMethods[] = {"GET",    "PUT",  "PUT", "GET", "HEAD",
+                          "DELETE", "POST", "PUT", "GET", ""};
 // The empty slot above: OPTIONS, a known method few servers support on a
 // file (405 with Allow), or one no server knows (501) (RFC 9110 §9.1,
 // §15.5.6, §15.6.2).
@@ -25,14 +26,13 @@ const char* kOtherMethods[] = {"OPTIONS", "OPTIONS", "PATCH", "FOO"};
 // Ranges (RFC 9110 §14.1.1) against bodies of 0-24 bytes: within, across
 // and past the end, suffixes, several (disjoint, overlapping, unordered),
 // and fields a server must ignore or may reject.
-const char* kRanges[] = {"bytes=0-4",   "bytes=2-",         "bytes=-3",      "bytes=0-0",
-                         "bytes=30-",   "bytes=0-1,3-4",    "bytes=0-2,1-3", "bytes=4-6,0-1",
-                         "bytes=3-1",   "bytes=-0",         "items=0-1",     "bytes=0-999",
-                         "bytes=1-1, 5-", "bytes=x-y"};
+const char* kRanges[] = {
+    "bytes=0-4",     "bytes=2-",      "bytes=-3",      "bytes=0-0", "bytes=30-",
+    "bytes=0-1,3-4", "bytes=0-2,1-3", "bytes=4-6,0-1", "bytes=3-1", "bytes=-0",
+    "items=0-1",     "bytes=0-999",   "bytes=1-1, 5-", "bytes=x-y"};
 const char* kBodies[] = {"", "x", "hello", "0123456789", "y"};
 // Lists with the likely current tag first and not first (every member counts).
-const char* kTags[] = {"*",          "\"1\"",          "\"2\"", "W/\"1\"",
-                       "\"1\", \"2\"", "\"9\", \"1\""};
+const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\"", "\"9\", \"1\""};
 // All three HTTP-date formats (RFC 9110 §5.6.7: a recipient MUST accept
 // each), before and after any date the server uses, and one that is none.
 const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT",  "Fri, 01 Jan 2100 00:00:00 GMT",
@@ -179,10 +179,11 @@ Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
     // literal or date.
     if (pick(rng, 2) == 0) {
       const std::size_t kind = pick(rng, 5);
-      h.emplace_back("if-range", !ctx.earlier_labels.empty() && kind < 3
-                                     ? header_ref(rng, ctx, path, "etag", kind ? "weak" : "id")
-                                 : kind == 3 ? tag_value(rng, ctx, path)
-                                             : date_value(rng, ctx, path));
+      h.emplace_back("if-range",
+                     !ctx.earlier_labels.empty() && kind < 3
+                         ? header_ref(rng, ctx, path, "etag", kind ? "weak" : "id")
+                     : kind == 3 ? tag_value(rng, ctx, path)
+                                 : date_value(rng, ctx, path));
     }
   }
   // Now and then the client ends its connection after this exchange.

@@ -87,9 +87,8 @@ Sym status_only(std::initializer_list<int> codes) {
   // response that has one with {"allow": {"present": true}}.
   auto make = [](std::vector<int> c) {
     const bool has405 = std::erase(c, 405) > 0;
-    Sym allowed = Sym::object(
-        {{"status", Sym::lit(405)},
-         {"allow", Sym::object({{"present", Sym::lit(true)}})}});
+    Sym allowed = Sym::object({{"status", Sym::lit(405)},
+                               {"allow", Sym::object({{"present", Sym::lit(true)}})}});
     if (!has405) return Sym::object({{"status", status(std::move(c))}});
     if (c.empty()) return allowed;
     return Sym::alt({Sym::object({{"status", status(std::move(c))}}), allowed});
@@ -286,7 +285,8 @@ IfRange if_range_field(const Json* h) {
   f.present = h != nullptr;
   if (!h || !h->is_string()) return f;
   const std::string& v = h->get_ref<const std::string&>();
-  if (auto tags = etag_list(v); tags.size() == 1 && tags[0] != "*" && valid_etag_list(tags))
+  if (auto tags = etag_list(v);
+      tags.size() == 1 && tags[0] != "*" && valid_etag_list(tags))
     f.tag = tags[0];
   else
     f.date = parse_http_date(v);
@@ -428,11 +428,12 @@ Sym single_part(const Resource& r, ByteInterval part) {
       {{"status", Sym::lit(206)},
        {"headers", r.headers},
        {"dates", r.dates},
-       {"body", Sym::lit(r.body.substr(static_cast<std::size_t>(part.first),
-                                       static_cast<std::size_t>(part.last - part.first + 1)))},
-       {"content-range", Sym::alt({Sym::lit(content_range(part.first, part.last, n)),
-                                   Sym::lit(content_range(part.first, part.last,
-                                                          std::nullopt))})},
+       {"body",
+        Sym::lit(r.body.substr(static_cast<std::size_t>(part.first),
+                               static_cast<std::size_t>(part.last - part.first + 1)))},
+       {"content-range",
+        Sym::alt({Sym::lit(content_range(part.first, part.last, n)),
+                  Sym::lit(content_range(part.first, part.last, std::nullopt))})},
        {"multipart", Sym::absent()}});
 }
 
@@ -448,10 +449,11 @@ Tree ranges(const Ev& e) {
   const std::vector<ByteInterval> parts = satisfiable(f, n);
   if (parts.empty()) {
     // 416, with Content-Range `bytes */n` if any (a SHOULD, §14.4).
-    Sym refused = Sym::object(
-        {{"status", Sym::lit(416)},
-         {"content-range", optional(Sym::lit(unsatisfied_range(n)))}});
-    return oracle::choose(full(e, kRange), respond(e, std::move(refused), kUnsatisfiable));
+    Sym refused =
+        Sym::object({{"status", Sym::lit(416)},
+                     {"content-range", optional(Sym::lit(unsatisfied_range(n)))}});
+    return oracle::choose(full(e, kRange),
+                          respond(e, std::move(refused), kUnsatisfiable));
   }
   if (f.specs.size() == 1)  // never multipart for one range (§15.3.7.2)
     return oracle::choose(full(e, kRange), respond(e, single_part(r, parts[0]), kRange));
@@ -468,7 +470,8 @@ Tree ranges(const Ev& e) {
                                {"dates", r.dates},
                                {"content-range", Sym::absent()},
                                {"multipart", Sym::lit(true)}});
-  Tree partial = respond(e, Sym::alt({std::move(multipart), single_part(r, hull)}), kRange);
+  Tree partial =
+      respond(e, Sym::alt({std::move(multipart), single_part(r, hull)}), kRange);
   Tree answer = oracle::choose(full(e, kRange), std::move(partial));
   // Overlapping or unordered ranges MAY be rejected (§14.2).
   if (overlapping_or_unordered(parts))
@@ -481,7 +484,8 @@ Tree get(const Ev& e, bool head) {
   // HEAD: GET's status and header fields without content; a Range is
   // ignored, range handling being defined for GET only (§9.3.2, §14.2).
   if (head)
-    return respond(e, Sym::object(shown_shape(), {Sym::lit(200), r.head_headers, r.dates}),
+    return respond(e,
+                   Sym::object(shown_shape(), {Sym::lit(200), r.head_headers, r.dates}),
                    kHeadLength);
   if (!e->req().range) return full(e, kGet);
   // If-Range (§13.1.5): false means the full representation, never a part.
@@ -673,13 +677,12 @@ Tree handle(const Ev& e) {
     // A 2xx answer is subject to the preconditions (RFC 9110 §13.2.1); a
     // refusal takes precedence over them. Without a representation, If-Match
     // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
-    Tree answer =
-        e->file() ? oracle::choose(refuse, preconditions(e))
-        : e->req().if_match.present || e->req().has_ius
-            ? oracle::choose(refuse, fail412(e, e->req().if_match.present
-                                                    ? kIfMatch
-                                                    : kIfUnmodifiedSince))
-            : refuse;
+    Tree answer = e->file() ? oracle::choose(refuse, preconditions(e))
+                  : e->req().if_match.present || e->req().has_ius
+                      ? oracle::choose(refuse, fail412(e, e->req().if_match.present
+                                                              ? kIfMatch
+                                                              : kIfUnmodifiedSince))
+                      : refuse;
     // OPTIONS content has no defined use, and without a Content-Type it
     // breaks the client's MUST of RFC 9110 §9.3.7: it may be refused (Apache
     // 2.4 with mod_dav: 400, with or without a Content-Type).
@@ -750,9 +753,11 @@ Json normalize_response(Json ir) {
     ir["content-range"] = canonical_content_range(v).value_or("invalid: " + v);
   }
   if (auto it = h.find("content-type"); it != h.end() && it->is_string()) {
-    std::string type = it->get<std::string>().substr(0, it->get_ref<const std::string&>().find(';'));
+    std::string type =
+        it->get<std::string>().substr(0, it->get_ref<const std::string&>().find(';'));
     std::erase_if(type, [](char c) { return c == ' ' || c == '\t'; });
-    for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : type)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (type == "multipart/byteranges") ir["multipart"] = true;
   }
   if (h.contains("allow")) ir["allow"] = {{"present", true}};

@@ -17,9 +17,9 @@ namespace dualfuzz::http {
 // One range-spec: an int-range `first-[last]` or a suffix-range `-length`.
 struct RangeSpec {
   bool suffix = false;
-  long long first = 0;                 // int-range; unused for a suffix
-  std::optional<long long> last;       // int-range: absent means to the end
-  long long suffix_length = 0;         // suffix-range
+  long long first = 0;            // int-range; unused for a suffix
+  std::optional<long long> last;  // int-range: absent means to the end
+  long long suffix_length = 0;    // suffix-range
 };
 
 struct RangeField {

@@ -17,11 +17,10 @@
 // and CONNECT 405 with Allow, other methods 501, unparseable requests 400
 // and close. A GET's Range (bytes, with If-Range) gets a 206 (one part, or
 // multipart/byteranges for several ascending, disjoint ones), a 416 when
-// none is satisfiable, and the full 200 otherwise. Preconditions in the order of RFC 9110 §13.2.2.
-// Requests of all connections are served round-robin, one per connection
-// per round, responses strictly in request order per connection;
-// `Connection: close` (and HTTP/1.0 without keep-alive) closes after the
-// response.
+// none is satisfiable, and the full 200 otherwise. Preconditions in the order of RFC 9110
+// §13.2.2. Requests of all connections are served round-robin, one per connection per
+// round, responses strictly in request order per connection; `Connection: close` (and
+// HTTP/1.0 without keep-alive) closes after the response.
 #pragma once
 
 #include <cstdint>
