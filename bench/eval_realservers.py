@@ -86,6 +86,16 @@ Q_EPOCH = ("(Apache 2.4.71, checked by hand with curl: `If-Unmodified-Since: Thu
 Q_IUS_INVALID = ("§13.1.4: \"A recipient MUST ignore the If-Unmodified-Since header field "
                  "if the received field value is not a valid HTTP-date\".")
 
+Q_RANGE_FIRST = ("§14.2: \"The Range header field is evaluated after evaluating the "
+                 "precondition header fields defined in Section 13.1, and only if the result in "
+                 "absence of the Range header field would be a 200 (OK) response. In other "
+                 "words, Range is ignored when a conditional GET would result in a 304 (Not "
+                 "Modified) response.\"")
+Q_RANGE_GET_ONLY = ("§14.2: \"A server MUST ignore a Range header field received with a "
+                    "request method that is unrecognized or for which range handling is not "
+                    "defined. For this specification, GET is the only method for which range "
+                    "handling is defined.\"")
+
 
 def wire(m):
     """The TCP connection of a trace message (a script's `close cN` and a
@@ -714,6 +724,109 @@ def ius_despite_if_match_412(v):
                for l, _, ir in reqs)
 
 
+def kill_has_range(v):
+    """The killing request carries a Range header field."""
+    kill = kill_of(path_requests(v), v)
+    return kill is not None and "range" in kill[2].get("headers", {})
+
+
+def kill_method(v):
+    kill = kill_of(path_requests(v), v)
+    return kill[2].get("method") if kill else None
+
+
+def allow_missing(r):
+    """An oracle reason saying the 405 it allowed needed an Allow field."""
+    return "response.allow" in r.get("text", "") and "missing" in r.get("text", "")
+
+
+def inm_names_answer_tag(v):
+    """The killing request's If-None-Match is `*` or lists (weak comparison)
+    the ETag its answer carries: the condition was false."""
+    kill = kill_of(path_requests(v), v)
+    if kill is None:
+        return False
+    inm = kill[2].get("headers", {}).get("if-none-match", "")
+    tag = response_headers(kill).get("etag", "")
+    opaque = lambda t: t.strip()[2:] if t.strip().startswith("W/") else t.strip()
+    return inm.strip() == "*" or (bool(tag) and opaque(tag) in
+                                  {opaque(t) for t in inm.split(",")})
+
+
+def inm_names_path_tag(v):
+    """inm_names_answer_tag, or the killing request's If-None-Match lists the
+    tag of the path's last answer before it that carried one, with no write
+    of the path answered in between (a 416 carries no tag)."""
+    if inm_names_answer_tag(v):
+        return True
+    reqs = path_requests(v)
+    kill = kill_of(reqs, v)
+    if kill is None:
+        return False
+    tag = None
+    for r in reqs:
+        if r is kill:
+            break
+        if r[2].get("method") in ("PUT", "DELETE", "POST"):
+            tag = None
+        if r[5] < kill[4] and response_headers(r).get("etag"):
+            tag = response_headers(r)["etag"]
+    inm = kill[2].get("headers", {}).get("if-none-match", "")
+    opaque = lambda t: t.strip()[2:] if t.strip().startswith("W/") else t.strip()
+    return tag is not None and opaque(tag) in {opaque(t) for t in inm.split(",")}
+
+
+def put_204_after_ignored_if_match(v):
+    """The killing PUT was answered 204 (replaced) where the model had the
+    resource missing, and the only PUTs of the path that may have made it
+    before carried If-Match, none answered 412: a server that ignores
+    If-Match created it."""
+    reqs = path_requests(v)
+    kill = kill_of(reqs, v)
+    if kill is None or kill[2].get("method") != "PUT" or not kill[3] \
+            or kill[3].get("status") != 204:
+        return False
+    before = [r for r in reqs if r is not kill and r[4] < kill[5]
+              and r[2].get("method") == "PUT"]
+    made = [r for r in before if r[3] is None or succeeded(r)]
+    return bool(made) and all("if-match" in r[2].get("headers", {}) for r in made)
+
+
+def range_ius_performed(v):
+    """A PUT or DELETE of the killing path, not the killing request, carried a
+    Range and an If-Unmodified-Since date before its answer's Date, and was
+    answered 2xx."""
+    reqs = path_requests(v)
+    kill = kill_of(reqs, v)
+    for r in reqs:
+        h = r[2].get("headers", {})
+        if r is kill or r[2].get("method") not in ("PUT", "DELETE") or "range" not in h \
+                or "if-match" in h:
+            continue
+        d = http_date(h.get("if-unmodified-since"))
+        now = http_date(response_headers(r).get("date"))
+        if succeeded(r) and d is not None and now is not None and d < now:
+            return True
+    return False
+
+
+def put_inm_star_performed(v):
+    """A PUT of the killing path with `If-None-Match: *` was answered 2xx after
+    an earlier PUT of the path was answered 2xx, with no successful DELETE of
+    the path in between: the resource existed, so `*` was false and the PUT
+    had to fail with 412."""
+    exists = False
+    for r in path_requests(v):
+        m, h = r[2].get("method"), r[2].get("headers", {})
+        if m == "DELETE" and succeeded(r):
+            exists = False
+        elif m == "PUT" and succeeded(r):
+            if exists and h.get("if-none-match", "").strip() == "*":
+                return True
+            exists = True
+    return False
+
+
 def weak_if_match_performed(v):
     """A request of the killing path whose If-Match lists only weak tags
     (which never match: §13.1.1 uses the strong comparison) was answered 2xx."""
@@ -729,6 +842,148 @@ def weak_if_match_performed(v):
 
 
 JUDGEMENTS = [
+    # Issue 19's request space: ranges, HEAD, OPTIONS and unknown methods.
+    {
+        "id": "range-on-non-get",
+        "signature": r"model: (?:HEAD|POST|PUT|DELETE|OPTIONS|PATCH|FOO)[^>]* -> (?:206|416).*",
+        "evidence": kill_has_range,
+        "shows": "the killing request, not a GET, carries a Range and was answered 206 or 416",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §14.2",
+        "why": "The server applied a Range to a method other than GET: a part (206) or a "
+               "refusal of the range (416) where the method's own answer was due. "
+               + Q_RANGE_GET_ONLY + " For HEAD, §9.3.2 asks for the header fields a GET "
+               "would get (\"SHOULD\"), but the MUST of §14.2 leaves range handling to GET "
+               "alone, so a HEAD with Range gets GET's 200 header section. (Checked by hand "
+               "with curl: Apache 2.4.71 answers `HEAD` and `POST` with `Range: bytes=0-1` "
+               "206, and 416 to a range past the end; nginx 1.22.1 answers `HEAD` 206 and "
+               "416; lighttpd 1.4.69 answers HEAD 200.)",
+    },
+    {
+        "id": "405-without-allow",
+        "signature": r"model: [A-Z]+[^>]* -> 405.*",
+        "reason": allow_missing,
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §15.5.6",
+        "why": "A 405 (Method Not Allowed) without an Allow field. §15.5.6: \"The origin "
+               "server MUST generate an Allow header field in a 405 response containing a "
+               "list of the target resource's currently supported methods.\" (Checked by "
+               "hand with curl: nginx 1.22.1 answers OPTIONS, POST, PATCH and an unknown "
+               "method FOO with `405 Not Allowed` and no Allow, on existing and missing "
+               "files; Apache and lighttpd send Allow with their 405s.)",
+    },
+    {
+        "id": "ius-ignored-with-range",
+        "signature": r"model: [A-Z]+[^>]* if-unmodified-since[^>]* -> (?:20\d|416).*",
+        # Without If-Match: a server that ignores If-Match (and with it the
+        # request's other preconditions) is judged by the entries for that.
+        "evidence": lambda v: kill_has_range(v) and ius_before_answer(v) and "if-match" not in
+        (kill_of(path_requests(v), v) or (0, 0, {}))[2].get("headers", {}),
+        "shows": "the killing request carries a Range and an If-Unmodified-Since date before "
+                 "its answer's Date, and no If-Match",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4, §14.2",
+        "why": "If-Unmodified-Since is false (the resource was modified after the date), so "
+               "the answer is 412 and the method must not be performed; with a Range in the "
+               "request the server skips the precondition: a GET or POST gets the range "
+               "(206, 416 past the end, 200 when it ignores it), and a PUT or DELETE is "
+               "performed. §13.1.4: \"An origin server MUST NOT perform the requested method "
+               "if the condition evaluates to false.\" " + Q_RANGE_FIRST + " (Checked by "
+               "hand with curl on Apache 2.4.71: `If-Unmodified-Since: Sun, 06 Nov 1994 "
+               "08:49:37 GMT`, in each of the three date formats, is answered 412 by GET, "
+               "POST and PUT without Range; with `Range: bytes=2-` GET and POST get 416 on "
+               "a 2-byte file, with `Range: bytes=0-0` 206, and a PUT with `Range: "
+               "bytes=0-6` is answered 204 and stores its content, a DELETE 204 and removes "
+               "the file.)",
+    },
+    {
+        "id": "after-ius-ignored-with-range",
+        "signature": r"model: [A-Z]+[^>]* -> \d+.*",
+        "evidence": range_ius_performed,
+        "shows": "an earlier PUT or DELETE of the path with a Range and an If-Unmodified-Since "
+                 "date before its answer's Date, and no If-Match, was answered 2xx",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.4",
+        "why": "Earlier in the counterexample a PUT or DELETE with a false "
+               "If-Unmodified-Since and a Range was performed (see `ius-ignored-with-range`); "
+               "the model explains its 2xx only by a resource modified no later than the "
+               "date, which a later answer contradicts.",
+    },
+    {
+        "id": "range-before-preconditions",
+        "signature": r"model: (?:GET|HEAD)[^>]* if-none-match[^>]* -> (?:206|416).*",
+        "evidence": lambda v: kill_has_range(v) and inm_names_path_tag(v),
+        "shows": "the killing GET carries a Range, and its If-None-Match lists the tag its "
+                 "answer carries",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.2, §14.2",
+        "why": "If-None-Match names the current tag (weak comparison), so the answer is 304; "
+               "the server answered the Range instead (206, or 416 for a range past the "
+               "end). " + Q_RANGE_FIRST + " " + Q_INM + " (Apache 2.4.71 does it for its weak "
+               "tags, the ones it gives a file modified within the last second, as it "
+               "ignores them without Range; nginx 1.22.1 when an If-Modified-Since other "
+               "than the exact Last-Modified comes along, which it lets decide though "
+               "§13.1.3 says a recipient MUST ignore If-Modified-Since when If-None-Match "
+               "is present.)",
+    },
+    {
+        "id": "if-match-ignored-with-range",
+        "signature": r"model: (?:GET|HEAD)[^>]* if-match[^>]* -> 416.*",
+        "expects": {412},
+        "evidence": kill_has_range,
+        "shows": "the killing GET carries a Range",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1, §14.2",
+        "why": "The If-Match condition is false, so the answer is 412; the server ignored it "
+               "and refused the range with 416 instead. " + Q_IF_MATCH + " " + Q_RANGE_FIRST
+               + " (Checked by hand with curl on lighttpd 1.4.69: a GET with `If-Match: "
+               "W/\"1\"` is answered 200 without Range, 206 with `Range: bytes=0-1` and 416 "
+               "with `Range: bytes=-0`.)",
+    },
+    {
+        "id": "after-if-match-ignored",
+        "signature": r"model: PUT[^>]* -> 204 \(concurrent\)",
+        "evidence": put_204_after_ignored_if_match,
+        "needs": {"if-match-ignored"},
+        "shows": "the killing PUT was answered 204 (a replacement) and every PUT of the path "
+                 "that could have created the resource before it carried If-Match, which is "
+                 "false on a missing resource",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.1",
+        "why": "The resource could only exist by a PUT with If-Match on a missing resource, "
+               "which must fail (§13.1.1: If-Match is false when there is no current "
+               "representation); the same server ignores If-Match on PUT (`if-match-ignored` "
+               "above). " + Q_IF_MATCH,
+    },
+    {
+        "id": "options-content-refused",
+        "signature": r"model: OPTIONS[^>]* -> 400.*",
+        "evidence": lambda v: bool((kill_of(path_requests(v), v) or (0, 0, {}))[2].get("body")),
+        "shows": "the OPTIONS request had content",
+        "verdict": "model gap",  # fixed: see why
+        "clause": "RFC 9110 §9.3.7",
+        "why": "A false alarm, fixed: §9.3.7 defines no use for OPTIONS content and says "
+               "\"A client that generates an OPTIONS request containing content MUST send a "
+               "valid Content-Type header field describing the representation media type\"; "
+               "the generated request had content without one, so the server may refuse it "
+               "(Apache 2.4.71 with mod_dav: 400, with or without a Content-Type, checked "
+               "with curl). The model now allows 400, 413 or 415 there "
+               "(protocols/http/src/model.cpp, test HttpModelMethods."
+               "OptionsUnknownMethodsAnd405NeedsAllow); Apache was fuzzed again with the "
+               "fixed model where the table says so.",
+    },
+    {
+        "id": "after-if-none-match-star-ignored",
+        "signature": r"model: [A-Z]+[^>]* -> \d+ after .*PUT[^;]*if-none-match.*",
+        "evidence": put_inm_star_performed,
+        "shows": "a PUT with `If-None-Match: *` of the existing resource was answered 2xx",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §13.1.2",
+        "why": "Earlier in the counterexample a PUT with `If-None-Match: *` was performed "
+               "on a resource that existed (a PUT of it had succeeded): the condition was "
+               "false and the answer had to be 412; the later answer shows the PUT took "
+               "effect. " + Q_INM,
+    },
     {
         "id": "if-match-ignored",
         "signature": rf"model: [A-Z]+ if-match{IMS} -> 20[0-6]{END}",

@@ -175,7 +175,8 @@ assert j["reproduced"] is True and j["min_steps"] <= j["steps"], j' || fail "sin
     # fuzz: the minimized counterexample readable, its chart written.
     [ "$(code "$dualfuzz" fuzz --target inprocess:create-204 --seconds 20 --seed 1 -q \
          --chart f.html)" = 1 ] || fail "fuzz: exit code"
-    grep -q '^  c0 > 1 PUT /' out.txt && grep -q '^  c0 < 2 204' out.txt ||
+    # (Labels depend on the generated script: any request and its answer.)
+    grep -q '^  c0 > [0-9]* PUT /' out.txt && grep -q '^  c0 < [0-9]* 204' out.txt ||
       fail "fuzz: $(cat out.txt)"
     grep -q 'class="msg response kill"' f.html || fail "fuzz: chart"
     ;;

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "dualfuzz/http/byte_range.h"
 #include "dualfuzz/http/heuristics.h"
 #include "dualfuzz/oracle/oracle.h"
 
@@ -298,7 +299,8 @@ TEST(HttpModel, IfModifiedSinceStillAppliesAfterASuccessfulIfMatch) {
 }
 
 TEST(HttpModel, MethodsAndOddPaths) {
-  EXPECT_TRUE(accepted({{req("POST", "/a"), resp(405)}}));
+  EXPECT_TRUE(accepted({{req("POST", "/a"), resp(405, {{"allow", "GET"}})}}));
+  EXPECT_FALSE(accepted({{req("POST", "/a"), resp(405)}}));  // no Allow (§15.5.6)
   EXPECT_TRUE(accepted({{req("BREW", "/a"), resp(501)}}));
   EXPECT_FALSE(accepted({{req("POST", "/a"), resp(200)}}));
   EXPECT_TRUE(accepted({{req("PUT", "/a/../b", {}, "x"), resp(400)}}));
@@ -549,6 +551,252 @@ TEST(HttpHeuristics, ValidatorReferencesPreferTheLatestResponseOnThePath) {
   EXPECT_GT(refs[6], 2 * refs[2]) << "the latest response on /a carries its current tag";
   EXPECT_GT(refs[6], 2 * refs[4]);
   EXPECT_GT(refs[2] + refs[4], 0) << "older and other responses still appear";
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
+
+// ---- ranges, HEAD, OPTIONS and unknown methods (RFC 9110 §14, §9.3.2, §15.5.6)
+
+namespace dualfuzz::http {
+namespace {
+
+bool cites(const Verdict& v, const char* clause) {
+  for (const oracle::Reason& r : v.reasons)
+    if (r.clause == clause) return true;
+  return false;
+}
+const char* kTen = "0123456789";
+std::pair<Json, Json> put_ten() { return {req("PUT", "/a", {}, kTen), resp(201)}; }
+Json range_get(const char* range, Json headers = Json::object()) {
+  headers["range"] = range;
+  return req("GET", "/a", headers);
+}
+Json part(const char* content_range, const char* body, Json headers = tagged("\"1\"")) {
+  headers["content-range"] = content_range;
+  return resp(206, headers, body);
+}
+constexpr const char* kRangeClause = "RFC 9110 §14.2, §15.3.7";
+
+TEST(HttpModelRange, ExactPartOrTheWholeRepresentation) {
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/10", "234")}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/*", "234")}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=-3"), part("bytes 7-9/10", "789")}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=8-99"), part("bytes 8-9/10", "89")}}));
+  // A server MAY ignore Range (§14.2).
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=2-4"), resp(200, tagged("\"1\""), kTen)}}));
+  // Off by one at the end, a wrong complete length, the wrong bytes.
+  Verdict v = run({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/10", "23")}});
+  EXPECT_FALSE(v.accepted());
+  EXPECT_TRUE(cites(v, kRangeClause)) << v.explanation;
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 2-4/5", "234")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=-3"), part("bytes 7-9/10", "012")}}));
+  // No Content-Range on a single part (§15.3.7.1 MUST), or an invalid one.
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=2-4"), resp(206, tagged("\"1\""), "234")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=2-4"), part("bytes 4-2/10", "234")}}));
+  // A 200 with only the part is no full representation.
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=2-4"), resp(200, tagged("\"1\""), "234")}}));
+}
+
+TEST(HttpModelRange, UnsatisfiableIs416OrTheWhole) {
+  Json unsatisfied = tagged("\"1\"");
+  unsatisfied["content-range"] = "bytes */10";
+  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=10-"), resp(416, unsatisfied)}}));
+  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=10-"), resp(416)}}));  // a SHOULD
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=10-"), resp(200, Json::object(), kTen)}}));
+  Verdict v = run({put_ten(), {range_get("bytes=10-"), part("bytes 9-9/10", "9")}});
+  EXPECT_FALSE(v.accepted());
+  EXPECT_TRUE(cites(v, "RFC 9110 §14.1.2, §15.5.17")) << v.explanation;
+  unsatisfied["content-range"] = "bytes */11";
+  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=10-"), resp(416, unsatisfied)}}));
+  // A satisfiable range is no 416.
+  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=0-1"), resp(416)}}));
+}
+
+TEST(HttpModelRange, FieldsToIgnoreOrReject) {
+  // Another unit MUST be ignored; an invalid set MAY be ignored or rejected.
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("items=0-1"), resp(200, Json::object(), kTen)}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("items=0-1"), part("bytes 0-1/10", "01")}}));
+  for (int s : {200, 400, 416}) {
+    Json a = s == 200 ? resp(200, Json::object(), kTen) : resp(s);
+    EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=3-1"), a}})) << s;
+  }
+  // Range on a method other than GET MUST be ignored (§14.2): HEAD too.
+  Json head = req("HEAD", "/a", {{"range", "bytes=0-1"}});
+  EXPECT_TRUE(accepted({put_ten(), {head, resp(200, tagged("\"1\""))}}));
+  EXPECT_FALSE(accepted({put_ten(), {head, part("bytes 0-1/10", "")}}));
+}
+
+TEST(HttpModelRange, SeveralRangesMultipartOrCoalesced) {
+  Json multipart = tagged("\"1\"");
+  multipart["content-type"] = "multipart/byteranges; boundary=x";
+  // Parts are not checked: the model accepts any multipart answer.
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=0-1,5-6"), resp(206, multipart, "...")}}));
+  EXPECT_TRUE(accepted(
+      {put_ten(), {range_get("bytes=0-1,5-6"), part("bytes 0-6/10", "0123456")}}));
+  EXPECT_TRUE(accepted(
+      {put_ten(), {range_get("bytes=0-1,5-6"), resp(200, Json::object(), kTen)}}));
+  // Never multipart for one range; no Content-Range beside multipart.
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=0-1"), resp(206, multipart, "...")}}));
+  multipart["content-range"] = "bytes 0-1/10";
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=0-1,5-6"), resp(206, multipart, "..")}}));
+  // Only a part of what was asked for.
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=0-1,5-6"), part("bytes 0-1/10", "01")}}));
+  // Overlapping ranges MAY be rejected, disjoint ascending ones not.
+  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=0-2,1-3"), resp(416)}}));
+  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=0-1,5-6"), resp(416)}}));
+}
+
+TEST(HttpModelRange, IfRange) {
+  const char* lm = "Tue, 14 Nov 2023 22:13:20 GMT";
+  auto base = std::vector<std::pair<Json, Json>>{
+      put_ten(), {req("GET", "/a"), resp(200, tagged("\"1\"", kT0), kTen)}};
+  auto with = [&](Json headers, Json answer) {
+    auto t = base;
+    t.push_back({range_get("bytes=2-4", std::move(headers)), std::move(answer)});
+    return run(t);
+  };
+  const Json full = resp(200, tagged("\"1\"", kT0), kTen);
+  const Json partial = part("bytes 2-4/10", "234", tagged("\"1\"", kT0));
+  EXPECT_TRUE(with({{"if-range", "\"1\""}}, partial).accepted());
+  EXPECT_TRUE(with({{"if-range", "\"1\""}}, full).accepted());
+  EXPECT_TRUE(with({{"if-range", lm}}, partial).accepted());
+  EXPECT_TRUE(with({{"if-range", lm}}, full).accepted());  // Last-Modified may be weak
+  // False: another tag, a weak tag (strong comparison), another date.
+  for (const char* v : {"\"2\"", "W/\"1\"", "Mon, 01 Jan 2001 00:00:00 GMT", "junk"}) {
+    EXPECT_TRUE(with({{"if-range", v}}, full).accepted()) << v;
+    Verdict bad = with({{"if-range", v}}, partial);
+    EXPECT_FALSE(bad.accepted()) << v;
+    EXPECT_TRUE(cites(bad, "RFC 9110 §13.1.5")) << v << bad.explanation;
+  }
+  // Without Range, If-Range is ignored.
+  auto t = base;
+  t.push_back({req("GET", "/a", {{"if-range", "\"2\""}}), full});
+  EXPECT_TRUE(accepted(t));
+}
+
+TEST(HttpModelHead, SameStatusAndValidatorsAsGetNoContent) {
+  Json h = tagged("\"1\"");
+  h["content-length"] = "10";
+  EXPECT_TRUE(accepted({put_ten(),
+                        {req("HEAD", "/a"), resp(200, h)},
+                        {req("GET", "/a"), resp(200, tagged("\"1\""), kTen)}}));
+  EXPECT_TRUE(accepted({put_ten(), {req("HEAD", "/a"), resp(200, tagged("\"1\""))}}));
+  // Content-Length other than GET's (§8.6 MUST NOT).
+  h["content-length"] = "0";
+  Verdict v = run({put_ten(), {req("HEAD", "/a"), resp(200, h)}});
+  EXPECT_FALSE(v.accepted());
+  EXPECT_TRUE(cites(v, "RFC 9110 §9.3.2, §8.6")) << v.explanation;
+  // Another ETag than GET's for the same representation.
+  EXPECT_FALSE(accepted({put_ten(),
+                         {req("HEAD", "/a"), resp(200, tagged("\"h1\""))},
+                         {req("GET", "/a"), resp(200, tagged("\"1\""), kTen)}}));
+  // Another status than GET's.
+  EXPECT_FALSE(accepted({put_ten(), {req("HEAD", "/a"), resp(404)}}));
+}
+
+TEST(HttpModelMethods, OptionsUnknownMethodsAnd405NeedsAllow) {
+  Json allow = {{"allow", "GET, HEAD"}};
+  for (int s : {200, 204})
+    EXPECT_TRUE(accepted({put_ten(), {req("OPTIONS", "/a"), resp(s, allow)}})) << s;
+  EXPECT_TRUE(accepted({{req("FOO", "/a"), resp(501)}}));
+  EXPECT_TRUE(accepted({put_ten(), {req("FOO", "/a"), resp(501)}}));
+  EXPECT_TRUE(accepted({put_ten(), {req("PATCH", "/a"), resp(405, allow)}}));
+  EXPECT_TRUE(accepted({{req("POST", "/a"), resp(405, allow)}}));
+  // 405 without Allow (§15.5.6 MUST).
+  for (const char* m : {"PATCH", "FOO", "OPTIONS", "POST"}) {
+    Verdict v = run({put_ten(), {req(m, "/a"), resp(405)}});
+    EXPECT_FALSE(v.accepted()) << m;
+    EXPECT_NE(v.explanation.find("§15.5.6"), std::string::npos) << m << v.explanation;
+  }
+  // OPTIONS with content (no defined use; without a Content-Type the client
+  // broke §9.3.7's MUST) may be refused; without content, not. Found
+  // against Apache 2.4 (400, with or without a Content-Type).
+  Verdict options_body = run({put_ten(), {req("OPTIONS", "/a", {}, "XYb"), resp(400)}});
+  EXPECT_TRUE(options_body.accepted()) << options_body.explanation;
+  EXPECT_TRUE(accepted(
+      {put_ten(),
+       {req("OPTIONS", "/a", {{"content-type", "text/plain"}}, "XYb"), resp(415)}}));
+  EXPECT_FALSE(accepted({put_ten(), {req("OPTIONS", "/a"), resp(400)}}));
+  EXPECT_FALSE(accepted({put_ten(), {req("OPTIONS", "/a", {}, "XYb"), resp(403)}}));
+  // An unknown method answered 2xx changes nothing.
+  EXPECT_FALSE(accepted(
+      {put_ten(), {req("FOO", "/a"), resp(204)}, {req("GET", "/a"), resp(404)}}));
+}
+
+TEST(HttpModelRange, ContentRangeIsCanonicalized) {
+  Json a = normalize_response({{"status", 206},
+                               {"headers",
+                                {{"content-range", "Bytes 002-4/010"},
+                                 {"content-type", "Multipart/ByteRanges ; boundary=x"},
+                                 {"allow", ""}}},
+                               {"body", ""}});
+  EXPECT_EQ(a["content-range"], "bytes 2-4/10");
+  EXPECT_EQ(a["multipart"], true);
+  EXPECT_EQ(a["allow"]["present"], true);
+  a = normalize_response(
+      {{"status", 206}, {"headers", {{"content-range", "bytes 4-2/10"}}}});
+  EXPECT_EQ(a["content-range"], "invalid: bytes 4-2/10");
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
+
+namespace dualfuzz::http {
+namespace {
+
+// The widened request space of issue 19: ranges (valid, unsatisfiable,
+// several, invalid, another unit), If-Range, OPTIONS and unknown methods.
+TEST(HttpHeuristics, RangesIfRangeAndOtherMethods) {
+  harness::Protocol::Context ctx;
+  ctx.earlier.push_back(harness::Jexp::object(
+      {{"method", harness::Jexp::scalar("PUT")}, {"path", harness::Jexp::scalar("/a")}}));
+  ctx.earlier_labels.push_back(1);
+  std::mt19937_64 rng(5);
+  std::map<std::string, int> methods;
+  int ranges = 0, several = 0, unsatisfiable = 0, invalid = 0, if_range = 0;
+  for (int i = 0; i < 3000; ++i) {
+    harness::Jexp q = generate_request(rng, ctx);
+    ++methods[field(q, "method")];
+    for (std::size_t k = 0; k < q.keys().size(); ++k) {
+      if (q.keys()[k] != "headers") continue;
+      const harness::Jexp& h = q.items()[k];
+      for (std::size_t j = 0; j < h.keys().size(); ++j) {
+        if_range += h.keys()[j] == "if-range";
+        if (h.keys()[j] != "range" || !h.items()[j].value().is_string()) continue;
+        ++ranges;
+        const RangeField f = parse_range(h.items()[j].value().get<std::string>());
+        several += f.specs.size() > 1;
+        unsatisfiable += f.kind == RangeField::Kind::Bytes && satisfiable(f, 10).empty();
+        invalid += f.kind != RangeField::Kind::Bytes;
+      }
+    }
+  }
+  EXPECT_GT(ranges, 300);
+  EXPECT_GT(several, 30);
+  EXPECT_GT(unsatisfiable, 30);
+  EXPECT_GT(invalid, 10);
+  EXPECT_GT(if_range, 100);
+  for (const char* m :
+       {"GET", "HEAD", "PUT", "DELETE", "POST", "OPTIONS", "PATCH", "FOO"})
+    EXPECT_GT(methods[m], 30) << m;
 }
 
 }  // namespace

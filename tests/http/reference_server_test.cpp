@@ -16,6 +16,10 @@ using harness::RunResult;
 const std::string kPutA = R"(req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
 wait 1
 )";
+const std::string kPut10 =
+    R"(req 1 on c0: {"method":"PUT","path":"/a","body":"0123456789"}
+wait 1
+)";
 const std::string kRevealA3 = R"(req 3 on c0: {"method":"GET","path":"/a"}
 wait 3
 )";
@@ -106,6 +110,31 @@ req 5 on c0: {"method":"GET","path":"/a"})"},
 req 5 on c1: {"method":"PUT","path":"/a","body":"z","headers":{"if-match":2.(this@"headers"@"etag").id}})"},
       {"torn-write", kPutA + R"(req 3 on c0: {"method":"PUT","path":"/a","body":"y"}
 req 5 on c1: {"method":"GET","path":"/a"})"},
+      {"range-end-exclusive",
+       kPut10 +
+           R"(req 3 on c0: {"method":"GET","path":"/a","headers":{"range":"bytes=2-4"}})"},
+      {"range-unsatisfiable-206",
+       kPut10 +
+           R"(req 3 on c0: {"method":"GET","path":"/a","headers":{"range":"bytes=10-"}})"},
+      {"range-suffix-from-start",
+       kPut10 +
+           R"(req 3 on c0: {"method":"GET","path":"/a","headers":{"range":"bytes=-3"}})"},
+      {"content-range-total",
+       kPut10 +
+           R"(req 3 on c0: {"method":"GET","path":"/a","headers":{"range":"bytes=2-4"}})"},
+      {"if-range-stale",
+       kPut10 + R"(req 3 on c0: {"method":"PUT","path":"/a","body":"abcdefghij"}
+req 5 on c0: {"method":"GET","path":"/a","headers":{"range":"bytes=2-4","if-range":2.(this@"headers"@"etag").id}})"},
+      {"if-range-weak",
+       kPut10 +
+           R"(req 3 on c0: {"method":"GET","path":"/a","headers":{"range":"bytes=2-4","if-range":2.(this@"headers"@"etag").weak}})"},
+      {"head-content-length", kPut10 + R"(req 3 on c0: {"method":"HEAD","path":"/a"})"},
+      {"head-etag", kPut10 + R"(req 3 on c0: {"method":"HEAD","path":"/a"}
+req 5 on c0: {"method":"GET","path":"/a"})"},
+      {"head-range",
+       kPut10 +
+           R"(req 3 on c0: {"method":"HEAD","path":"/a","headers":{"range":"bytes=0-1"}})"},
+      {"allow-missing", R"(req 1 on c0: {"method":"PATCH","path":"/a"})"},
       {"wrong-connection", R"(req 1 on c0: {"method":"GET","path":"/x"}
 wait 1
 req 3 on c1: {"method":"GET","path":"/x"}

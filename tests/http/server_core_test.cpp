@@ -125,11 +125,91 @@ TEST(CorrectServer, DeleteIs204ThenGone) {
   EXPECT_EQ(status(r[3]), 404);
 }
 
-TEST(CorrectServer, OtherMethodsAre405WithAllow) {
-  auto r = correct({{{0, req("POST", "/a")}}});
-  ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(status(r[0]), 405);
-  EXPECT_EQ(r[0].response["headers"]["allow"], "GET, HEAD, PUT, DELETE");
+TEST(CorrectServer, KnownMethodsAre405WithAllowUnknownOnes501) {
+  auto r = correct({{{0, req("POST", "/a")},
+                     {0, req("PATCH", "/a")},
+                     {0, req("FOO", "/a")},
+                     {0, req("OPTIONS", "/a")}}});
+  ASSERT_EQ(r.size(), 4u);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(status(r[i]), 405);
+    EXPECT_EQ(r[i].response["headers"]["allow"], "GET, HEAD, PUT, DELETE, OPTIONS");
+  }
+  EXPECT_EQ(status(r[2]), 501);
+  EXPECT_EQ(status(r[3]), 204);
+  EXPECT_EQ(r[3].response["headers"]["allow"], "GET, HEAD, PUT, DELETE, OPTIONS");
+}
+
+Json ranged(std::string range, Json headers = Json::object()) {
+  headers["range"] = std::move(range);
+  return get("/a", std::move(headers));
+}
+
+TEST(CorrectServer, RangesGet206WithContentRange) {
+  auto r = correct({{{0, put("/a", "0123456789")},
+                     {0, ranged("bytes=2-4")},
+                     {0, ranged("bytes=-3")},
+                     {0, ranged("bytes=7-")},
+                     {0, ranged("bytes=8-100")}}});
+  ASSERT_EQ(r.size(), 5u);
+  const std::pair<const char*, const char*> want[] = {{"234", "bytes 2-4/10"},
+                                                      {"789", "bytes 7-9/10"},
+                                                      {"789", "bytes 7-9/10"},
+                                                      {"89", "bytes 8-9/10"}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(status(r[i + 1]), 206) << i;
+    EXPECT_EQ(r[i + 1].response["body"], want[i].first) << i;
+    EXPECT_EQ(r[i + 1].response["headers"]["content-range"], want[i].second) << i;
+    EXPECT_EQ(etag(r[i + 1]), "\"1\"") << i;
+  }
+}
+
+TEST(CorrectServer, UnsatisfiableIs416IgnoredRangesAre200) {
+  auto r = correct({{{0, put("/a", "0123456789")},
+                     {0, ranged("bytes=10-")},
+                     {0, ranged("items=0-1")},
+                     {0, ranged("bytes=3-1")},
+                     {0, ranged("bytes=0-2,1-3")},
+                     {0, req("HEAD", "/a", {{"range", "bytes=0-1"}})}}});
+  ASSERT_EQ(r.size(), 6u);
+  EXPECT_EQ(status(r[1]), 416);
+  EXPECT_EQ(r[1].response["headers"]["content-range"], "bytes */10");
+  for (int i : {2, 3, 4}) {
+    EXPECT_EQ(status(r[i]), 200) << i;
+    EXPECT_EQ(r[i].response["body"], "0123456789") << i;
+  }
+  EXPECT_EQ(status(r[5]), 200);  // Range is for GET only
+  EXPECT_EQ(r[5].response["headers"]["content-length"], "10");
+}
+
+TEST(CorrectServer, SeveralDisjointRangesAreMultipart) {
+  auto r = correct({{{0, put("/a", "0123456789")}, {0, ranged("bytes=0-1,5-6")}}});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(status(r[1]), 206);
+  EXPECT_FALSE(r[1].response["headers"].contains("content-range"));
+  EXPECT_EQ(r[1].response["headers"]["content-type"].get<std::string>().rfind(
+                "multipart/byteranges; boundary=", 0),
+            0u);
+  const std::string body = r[1].response["body"];
+  EXPECT_NE(body.find("Content-Range: bytes 0-1/10\r\n\r\n01\r\n"), std::string::npos);
+  EXPECT_NE(body.find("Content-Range: bytes 5-6/10\r\n\r\n56\r\n"), std::string::npos);
+}
+
+TEST(CorrectServer, IfRangeNeedsTheStrongCurrentValidator) {
+  const char* lm = "Tue, 14 Nov 2023 22:13:21 GMT";
+  auto r = correct({{{0, put("/a", "0123456789")},
+                     {0, ranged("bytes=0-1", {{"if-range", "\"1\""}})},
+                     {0, ranged("bytes=0-1", {{"if-range", lm}})},
+                     {0, ranged("bytes=0-1", {{"if-range", "\"2\""}})},
+                     {0, ranged("bytes=0-1", {{"if-range", "W/\"1\""}})},
+                     {0, ranged("bytes=0-1", {{"if-range", kOld}})}}});
+  ASSERT_EQ(r.size(), 6u);
+  EXPECT_EQ(status(r[1]), 206);
+  EXPECT_EQ(status(r[2]), 206);
+  for (int i : {3, 4, 5}) {
+    EXPECT_EQ(status(r[i]), 200) << i;
+    EXPECT_EQ(r[i].response["body"], "0123456789") << i;
+  }
 }
 
 TEST(CorrectServer, GarbageIs400AndClose) {
@@ -321,6 +401,23 @@ const std::map<std::string, std::vector<Batch>>& bug_inputs() {
        {{{0, put("/a", "x")}, {0, get("/a", {{"if-none-match", "W/\"1\""}})}}}},
       {"wrong-304",
        {{{0, put("/a", "x")}, {0, get("/a", {{"if-none-match", "\"9\""}})}}}},
+      {"range-end-exclusive", {{{0, put("/a", "0123456789")}, {0, ranged("bytes=2-4")}}}},
+      {"range-unsatisfiable-206",
+       {{{0, put("/a", "0123456789")}, {0, ranged("bytes=10-")}}}},
+      {"range-suffix-from-start",
+       {{{0, put("/a", "0123456789")}, {0, ranged("bytes=-3")}}}},
+      {"content-range-total", {{{0, put("/a", "0123456789")}, {0, ranged("bytes=2-4")}}}},
+      {"if-range-stale",
+       {{{0, put("/a", "0123456789")},
+         {0, ranged("bytes=2-4", {{"if-range", "\"9\""}})}}}},
+      {"if-range-weak",
+       {{{0, put("/a", "0123456789")},
+         {0, ranged("bytes=2-4", {{"if-range", "W/\"1\""}})}}}},
+      {"head-content-length", {{{0, put("/a", "hello")}, {0, req("HEAD", "/a")}}}},
+      {"head-etag", {{{0, put("/a", "hello")}, {0, req("HEAD", "/a")}}}},
+      {"head-range",
+       {{{0, put("/a", "hello")}, {0, req("HEAD", "/a", {{"range", "bytes=0-1"}})}}}},
+      {"allow-missing", {{{0, req("POST", "/a")}}}},
       {"ims-wrong-304",
        {{{0, put("/a", "x")}, {0, get("/a", {{"if-modified-since", kOld}})}}}},
       {"ius-ignored",
@@ -373,8 +470,8 @@ TEST(PlantedBugs, AreListedWithCategoriesAndDescriptions) {
     EXPECT_TRUE(bug_inputs().count(b.name)) << "no input for " << b.name;
   }
   EXPECT_EQ(categories,
-            (std::set<std::string>{"framing", "conditional", "storage", "etag", "status",
-                                   "connection", "concurrency"}));
+            (std::set<std::string>{"framing", "conditional", "range", "method", "storage",
+                                   "etag", "status", "connection", "concurrency"}));
 }
 
 TEST(PlantedBugs, EachBehavesDifferentlyFromTheCorrectServer) {

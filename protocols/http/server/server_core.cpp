@@ -4,6 +4,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "dualfuzz/http/byte_range.h"
 #include "dualfuzz/http/date.h"
 
 namespace dualfuzz::http {
@@ -19,6 +20,8 @@ const char* reason(int s) {
       return "Created";
     case 204:
       return "No Content";
+    case 206:
+      return "Partial Content";
     case 304:
       return "Not Modified";
     case 400:
@@ -31,6 +34,10 @@ const char* reason(int s) {
       return "Method Not Allowed";
     case 412:
       return "Precondition Failed";
+    case 416:
+      return "Range Not Satisfiable";
+    case 501:
+      return "Not Implemented";
     default:
       return "Unknown";
   }
@@ -116,6 +123,27 @@ const std::vector<BugInfo>& planted_bugs() {
        "If-None-Match uses strong comparison, so a W/ tag never matches"},
       {"wrong-304", "conditional",
        "GET with an If-None-Match that does not match answers 304"},
+      // range requests
+      {"range-end-exclusive", "range",
+       "a range `first-last` is served without its last byte (Content-Range still "
+       "says first-last)"},
+      {"range-unsatisfiable-206", "range",
+       "a range starting at or past the end answers 206 with no content instead of 416"},
+      {"range-suffix-from-start", "range",
+       "a suffix range `-n` is served as the first n bytes"},
+      {"content-range-total", "range",
+       "Content-Range gives the part's length as the complete length"},
+      {"if-range-stale", "range",
+       "If-Range with an entity tag that does not match still answers 206"},
+      {"if-range-weak", "range",
+       "If-Range compares entity tags weakly, so W/\"tag\" of the current tag answers "
+       "206"},
+      // methods
+      {"head-content-length", "method",
+       "HEAD answers Content-Length: 0 where GET would send content"},
+      {"head-etag", "method", "HEAD answers with an ETag other than GET's"},
+      {"head-range", "method", "HEAD with a Range answers 206 (Range is for GET only)"},
+      {"allow-missing", "method", "405 responses carry no Allow field"},
       {"ims-wrong-304", "conditional",
        "If-Modified-Since answers 304 even when modified after the date"},
       {"ius-ignored", "conditional", "If-Unmodified-Since is ignored"},
@@ -232,6 +260,7 @@ std::string HttpServerCore::render(const Reply& r, bool close) const {
   if (!bodyless) {
     std::size_t len = r.body.size();
     if (bug("length-off-by-one") && r.status == 200 && len > 5) --len;
+    if (bug("head-content-length") && r.head) len = 0;
     out += "Content-Length: " + std::to_string(len) + "\r\n";
   }
   out += "\r\n";
@@ -309,11 +338,81 @@ HttpServerCore::Reply HttpServerCore::put(const Json& q, const std::string& path
           false};
 }
 
+// RFC 9110 §14.2, §13.1.5, §15.3.7: `full` (the 200 a GET gets), or the
+// part(s) its Range asks for.
+HttpServerCore::Reply HttpServerCore::range(const Json& q, const Resource& r,
+                                            Reply full) {
+  const std::string* value = header(q, "range");
+  if (!value) return full;
+  // If-Range: a strong match of the current tag, or its exact Last-Modified
+  // (a strong validator here: one modification per clock tick).
+  if (const std::string* ir = header(q, "if-range")) {
+    const std::string v = *ir;
+    const bool match = bug("if-range-weak") ? weak_eq(v, r.etag)
+                       : bug("if-range-stale")
+                           ? v.size() > 1 && v.front() == '"'
+                           : strong_eq(v, r.etag) || parse_http_date(v) == r.modified;
+    if (!match) return full;
+  }
+  const RangeField f = parse_range(*value);
+  if (f.kind != RangeField::Kind::Bytes) return full;  // ignored (other unit, invalid)
+  const long long n = static_cast<long long>(full.body.size());
+  std::vector<ByteInterval> parts = satisfiable(f, n);
+  if (bug("range-suffix-from-start") && f.specs.size() == 1 && f.specs[0].suffix &&
+      !parts.empty())
+    parts[0] = {0, parts[0].last - parts[0].first};
+  auto slice = [&](ByteInterval p) {
+    return full.body.substr(static_cast<std::size_t>(p.first),
+                            static_cast<std::size_t>(p.last - p.first + 1));
+  };
+  Reply part = full;
+  part.status = 206;
+  if (parts.empty()) {
+    if (bug("range-unsatisfiable-206") && n > 0) {
+      part.body.clear();
+      part.headers.emplace_back("Content-Range", content_range(n - 1, n - 1, n));
+      return part;
+    }
+    if (n == 0) return full;  // nothing to take a part of
+    return Reply{416, {{"Content-Range", unsatisfied_range(n)}}, "", false};
+  }
+  if (parts.size() == 1 && f.specs.size() == 1) {
+    ByteInterval p = parts[0];
+    part.body = slice(p);
+    if (bug("range-end-exclusive") && f.specs[0].last && p.last > p.first)
+      part.body.pop_back();
+    const long long total = bug("content-range-total") ? p.last - p.first + 1 : n;
+    part.headers.emplace_back("Content-Range", content_range(p.first, p.last, total));
+    return part;
+  }
+  // Several ranges: overlapping or unordered ones are answered in full
+  // (§14.2 lets a server ignore them), others as multipart/byteranges.
+  if (overlapping_or_unordered(parts)) return full;
+  const std::string boundary = "dualfuzz-byteranges";
+  part.body.clear();
+  for (const ByteInterval& p : parts)
+    part.body += "--" + boundary +
+                 "\r\nContent-Range: " + content_range(p.first, p.last, n) + "\r\n\r\n" +
+                 slice(p) + "\r\n";
+  part.body += "--" + boundary + "--\r\n";
+  part.headers.emplace_back("Content-Type", "multipart/byteranges; boundary=" + boundary);
+  return part;
+}
+
 std::optional<HttpServerCore::Reply> HttpServerCore::handle(const Json& q, Conn& c) {
   const std::string& method = q["method"].get_ref<const std::string&>();
   const bool get = method == "GET", head = method == "HEAD";
-  if (!get && !head && method != "PUT" && method != "DELETE")
-    return Reply{405, {{"Allow", "GET, HEAD, PUT, DELETE"}}, "", false};
+  if (!get && !head && method != "PUT" && method != "DELETE") {
+    static const char* kAllow = "GET, HEAD, PUT, DELETE, OPTIONS";
+    if (method == "OPTIONS") return Reply{204, {{"Allow", kAllow}}, "", false};
+    // Known methods this server does not support: 405 with Allow (RFC 9110
+    // §15.5.6); others: 501 (§9.1, §15.6.2).
+    static const char* kKnown[] = {"POST", "CONNECT", "TRACE", "PATCH"};
+    if (std::find(std::begin(kKnown), std::end(kKnown), method) == std::end(kKnown))
+      return Reply{501, {}, "", false};
+    if (bug("allow-missing")) return Reply{405, {}, "", false};
+    return Reply{405, {{"Allow", kAllow}}, "", false};
+  }
   std::string path = q["path"].get<std::string>();
   if (bug("wrong-path") && method == "PUT") {
     auto second = path.find('/', 1);
@@ -333,10 +432,13 @@ std::optional<HttpServerCore::Reply> HttpServerCore::handle(const Json& q, Conn&
   if (get || head) {
     std::string body = r->body;
     if (bug("stale-read") && r->versions >= 2 && r->body.size() > 3) body = r->previous;
-    return Reply{200,
-                 {{"ETag", r->etag}, {"Last-Modified", format_http_date(r->modified)}},
-                 std::move(body),
-                 head};
+    Reply full{200,
+               {{"ETag", head && bug("head-etag") ? "\"h" + r->etag.substr(1) : r->etag},
+                {"Last-Modified", format_http_date(r->modified)}},
+               std::move(body),
+               head};
+    if (get || bug("head-range")) return range(q, *r, std::move(full));
+    return full;
   }
   if (method == "DELETE") {
     ++clock_;

@@ -17,15 +17,53 @@ std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n ? rng() % n : 0
 
 const char* kPaths[] = {"/a", "/b", "/a/b", "/c/d/e", "/Docs/Item", "/docs/item/x"};
 const char* kSegments[] = {"a", "b", "c", "A", "doc", "Doc", "item", "x.txt"};
-const char* kMethods[] = {"GET", "PUT", "PUT", "GET", "HEAD", "DELETE", "POST"};
+const char* kMethods[] = {"GET",    "PUT",  "PUT", "GET", "HEAD",
+                          "DELETE", "POST", "PUT", "GET", ""};
+// The empty slot above: OPTIONS, a known method few servers support on a
+// file (405 with Allow), or one no server knows (501) (RFC 9110 §9.1,
+// §15.5.6, §15.6.2).
+const char* kOtherMethods[] = {"OPTIONS", "OPTIONS", "PATCH", "FOO"};
+// Ranges (RFC 9110 §14.1.1) against bodies of 0-24 bytes: within, across
+// and past the end, suffixes, several (disjoint, overlapping, unordered),
+// and fields a server must ignore or may reject.
+const char* kRanges[] = {
+    "bytes=0-4",     "bytes=2-",      "bytes=-3",      "bytes=0-0", "bytes=30-",
+    "bytes=0-1,3-4", "bytes=0-2,1-3", "bytes=4-6,0-1", "bytes=3-1", "bytes=-0",
+    "items=0-1",     "bytes=0-999",   "bytes=1-1, 5-", "bytes=x-y"};
 const char* kBodies[] = {"", "x", "hello", "0123456789", "y"};
-const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\""};
+// Lists with the likely current tag first and not first (every member counts).
+const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\"", "\"9\", \"1\""};
 // All three HTTP-date formats (RFC 9110 §5.6.7: a recipient MUST accept
 // each), before and after any date the server uses, and one that is none.
 const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT",  "Fri, 01 Jan 2100 00:00:00 GMT",
                         "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
                         "Thu Dec 31 23:59:59 2099",       "not a date"};
 const char* kDateFormats[] = {"id", "id", "rfc850", "asctime"};
+
+std::string random_method(std::mt19937_64& rng) {
+  std::string m = kMethods[pick(rng, std::size(kMethods))];
+  return m.empty() ? kOtherMethods[pick(rng, std::size(kOtherMethods))] : m;
+}
+
+std::string random_range(std::mt19937_64& rng) {
+  if (pick(rng, 2) == 0) return kRanges[pick(rng, std::size(kRanges))];
+  std::string r = "bytes=";
+  for (std::size_t n = 1 + (pick(rng, 4) == 0 ? pick(rng, 3) : 0); n > 0; --n) {
+    const std::size_t first = pick(rng, 12);
+    switch (pick(rng, 3)) {
+      case 0:
+        r += std::to_string(first) + "-";
+        break;
+      case 1:
+        r += "-" + std::to_string(pick(rng, 12));
+        break;
+      default:
+        r += std::to_string(first) + "-" + std::to_string(first + pick(rng, 9));
+    }
+    if (n > 1) r += ",";
+  }
+  return r;
+}
 
 std::string path_of(const Jexp& e) {
   if (e.kind() == Jexp::Kind::Object)
@@ -132,6 +170,22 @@ Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                              ? date_value(rng, ctx, path)
                              : tag_value(rng, ctx, path));
   }
+  // A Range, sometimes conditional on a validator (If-Range: a tag or a
+  // date, most often the resource's latest ones).
+  if (pick(rng, 3) == 0) {
+    h.emplace_back("range", Jexp::scalar(random_range(rng)));
+    // If-Range compares strongly: the resource's latest tag as sent (true),
+    // made weak (false, though a weak comparison would say true), or a
+    // literal or date.
+    if (pick(rng, 2) == 0) {
+      const std::size_t kind = pick(rng, 5);
+      h.emplace_back("if-range",
+                     !ctx.earlier_labels.empty() && kind < 3
+                         ? header_ref(rng, ctx, path, "etag", kind ? "weak" : "id")
+                     : kind == 3 ? tag_value(rng, ctx, path)
+                                 : date_value(rng, ctx, path));
+    }
+  }
   // Now and then the client ends its connection after this exchange.
   if (pick(rng, 16) == 0) h.emplace_back("connection", Jexp::scalar("close"));
   return Jexp::object(std::move(h));
@@ -140,7 +194,7 @@ Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
 
 Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
   std::string path = choose_path(rng, ctx);
-  std::string method = kMethods[pick(rng, std::size(kMethods))];
+  std::string method = random_method(rng);
   std::vector<std::pair<std::string, Jexp>> f = {{"method", Jexp::scalar(method)},
                                                  {"path", Jexp::scalar(path)}};
   if (method == "PUT" || method == "POST")
@@ -165,7 +219,7 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
   };
   switch (pick(rng, 5)) {
     case 0:
-      set("method", Jexp::scalar(kMethods[pick(rng, std::size(kMethods))]));
+      set("method", Jexp::scalar(random_method(rng)));
       break;
     case 1:
       set("path", Jexp::scalar(choose_path(rng, ctx)));
@@ -202,7 +256,7 @@ std::optional<harness::Protocol::Retarget> retarget(const Json& request_ir,
     // A tag must stay one header value (no CR/LF/NUL, RFC 9110 §5.5).
     if (from.empty() || to.find_first_of(std::string("\r\n\0", 3)) != std::string::npos)
       return std::nullopt;
-    for (const char* name : {"if-match", "if-none-match"})
+    for (const char* name : {"if-match", "if-none-match", "if-range"})
       if (const std::string* v = text_of(name))
         if (auto at = v->find(from); at != std::string::npos) {
           std::string out = *v;
@@ -215,7 +269,7 @@ std::optional<harness::Protocol::Retarget> retarget(const Json& request_ir,
   if (old_value.is_number_integer() && new_value.is_number_integer()) {
     const long long to = new_value.get<long long>();
     if (to < 0 || to > 253402300799LL) return std::nullopt;  // years 1970-9999
-    for (const char* name : {"if-modified-since", "if-unmodified-since"})
+    for (const char* name : {"if-modified-since", "if-unmodified-since", "if-range"})
       if (const std::string* v = text_of(name))
         if (parse_http_date(*v) == old_value.get<long long>())
           return harness::Protocol::Retarget{name, format_http_date(to)};

@@ -5,6 +5,7 @@
 #include <map>
 #include <string_view>
 
+#include "dualfuzz/http/byte_range.h"
 #include "dualfuzz/http/entity_tag.h"
 #include "dualfuzz/specs/detail/sym_state.h"
 
@@ -25,6 +26,9 @@ struct Resource {
   // What every response showing this representation contains, built once
   // when it is stored (make_resource): functions of the fields above.
   Sym headers;  // {"etag": the tag, which the server may leave out}
+  // The same for a HEAD, plus the Content-Length a GET would send, which a
+  // HEAD may leave out but MUST NOT misstate (RFC 9110 §8.6).
+  Sym head_headers;
   Sym dates;    // {"last-modified": ...}, optional
   Sym content;  // the body as a constant
   friend bool operator==(const Resource& a, const Resource& b) {
@@ -79,8 +83,15 @@ const Sym& status_ok() {
 // the model for every request in every explanation, so the answers the
 // model gives are built once (an immutable table, filled on first use).
 Sym status_only(std::initializer_list<int> codes) {
+  // A 405 MUST carry Allow (RFC 9110 §15.5.6): normalize_response marks a
+  // response that has one with {"allow": {"present": true}}.
   auto make = [](std::vector<int> c) {
-    return Sym::object({{"status", status(std::move(c))}});
+    const bool has405 = std::erase(c, 405) > 0;
+    Sym allowed = Sym::object({{"status", Sym::lit(405)},
+                               {"allow", Sym::object({{"present", Sym::lit(true)}})}});
+    if (!has405) return Sym::object({{"status", status(std::move(c))}});
+    if (c.empty()) return allowed;
+    return Sym::alt({Sym::object({{"status", status(std::move(c))}}), allowed});
   };
   if (codes.size() == 1 && *codes.begin() >= 100 && *codes.begin() < 600) {
     static const std::vector<Sym> single = [&] {
@@ -176,6 +187,7 @@ constexpr Clause kPost = "RFC 9110 §9.3.3";
 constexpr Clause kPut = "RFC 9110 §9.3.4";
 constexpr Clause kDelete = "RFC 9110 §9.3.5";
 constexpr Clause kOptions = "RFC 9110 §9.3.7, §15.5.6, §15.6.2";
+constexpr Clause kOptionsContent = "RFC 9110 §9.3.7";
 constexpr Clause kUnsupported = "RFC 9110 §15.5.6, §15.6.2";  // 405, 501
 constexpr Clause kNotFound = "RFC 9110 §15.5.5";
 // A 404 despite preconditions: they are ignored when the answer is an error.
@@ -185,6 +197,11 @@ constexpr Clause kIfMatch = "RFC 9110 §13.1.1";
 constexpr Clause kIfNoneMatch = "RFC 9110 §13.1.2";
 constexpr Clause kIfModifiedSince = "RFC 9110 §13.1.3";
 constexpr Clause kIfUnmodifiedSince = "RFC 9110 §13.1.4";
+constexpr Clause kIfRange = "RFC 9110 §13.1.5";
+// A range request answered in full, or with the parts asked for.
+constexpr Clause kRange = "RFC 9110 §14.2, §15.3.7";
+constexpr Clause kUnsatisfiable = "RFC 9110 §14.1.2, §15.5.17";
+constexpr Clause kHeadLength = "RFC 9110 §9.3.2, §8.6";
 
 Tree respond(const Request& q, Sym pattern, const PathState& next, Clause clause) {
   return oracle::send(q.conn, std::move(pattern), serve(next), clause);
@@ -199,6 +216,10 @@ Sym validators(const Sym& etag) {
 }
 
 Sym headers_pattern(const Sym& etag) { return Sym::object({{"etag", validators(etag)}}); }
+Sym head_headers_pattern(const Sym& etag, std::size_t length) {
+  return Sym::object({{"etag", validators(etag)},
+                      {"content-length", optional(Sym::lit(std::to_string(length)))}});
+}
 Sym dates_pattern(const Sym& modified) {
   return optional(Sym::object({{"last-modified", optional(modified)}}));
 }
@@ -219,7 +240,7 @@ const Sym& prebuilt(bool headers, oracle::VarId id) {
 }
 
 Resource make_resource(std::string body, Sym etag, Sym modified) {
-  Resource r{std::move(body), std::move(etag), std::move(modified), {}, {}, {}};
+  Resource r{std::move(body), std::move(etag), std::move(modified), {}, {}, {}, {}};
   const bool tag_var =
       r.etag.is_var() && r.etag.sort() == Sort::Str && r.etag.var_id() < kPrebuilt;
   const bool time_var = r.modified.is_var() && r.modified.sort() == Sort::Int &&
@@ -227,6 +248,7 @@ Resource make_resource(std::string body, Sym etag, Sym modified) {
   r.headers = tag_var ? prebuilt(true, r.etag.var_id()) : headers_pattern(r.etag);
   r.dates = time_var ? prebuilt(false, r.modified.var_id()) : dates_pattern(r.modified);
   r.content = Sym::lit(r.body);
+  r.head_headers = head_headers_pattern(r.etag, r.body.size());
   return r;
 }
 
@@ -252,6 +274,25 @@ std::optional<long long> date_of(const Json* h) {
   return parse_http_date(h->get_ref<const std::string&>());
 }
 
+// An If-Range field as sent: an entity tag, an HTTP-date or neither.
+struct IfRange {
+  bool present = false;
+  std::optional<std::string> tag;  // a well-formed entity-tag (weak ones too)
+  std::optional<long long> date;
+};
+IfRange if_range_field(const Json* h) {
+  IfRange f;
+  f.present = h != nullptr;
+  if (!h || !h->is_string()) return f;
+  const std::string& v = h->get_ref<const std::string&>();
+  if (auto tags = etag_list(v);
+      tags.size() == 1 && tags[0] != "*" && valid_etag_list(tags))
+    f.tag = tags[0];
+  else
+    f.date = parse_http_date(v);
+  return f;
+}
+
 // One request as the model reads it, decoded once per distinct request
 // (ServerModel::decode; the oracle runs the model on every request in every
 // hypothesis): its fields looked up once, its dates parsed once.
@@ -267,6 +308,9 @@ struct HttpRequest final : oracle::DecodedRequest {
   bool has_ius = false;  // If-Unmodified-Since sent (valid or not)
   // If-Unmodified-Since, If-Modified-Since, when valid HTTP-dates.
   std::optional<long long> ius, ims;
+  // Range (read for GET only, RFC 9110 §14.2) and If-Range (§13.1.5).
+  std::optional<RangeField> range;
+  IfRange if_range;
 };
 
 // One pass over an object's members, pointing the slot of each wanted one
@@ -309,11 +353,17 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   if (body && d->method == Method::Put)
     d->body = body->is_string() ? body->get<std::string>() : body->dump();
   if (headers) {
-    const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr;
+    const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr,
+               *range = nullptr, *if_range = nullptr;
     pick(*headers, {{"if-match", &im},
                     {"if-none-match", &inm},
                     {"if-unmodified-since", &ius},
-                    {"if-modified-since", &ims}});
+                    {"if-modified-since", &ims},
+                    {"range", &range},
+                    {"if-range", &if_range}});
+    if (range && range->is_string() && d->method == Method::Get)
+      d->range = parse_range(range->get_ref<const std::string&>());
+    d->if_range = if_range_field(if_range);
     d->if_match = tag_field(im);
     d->if_none_match = tag_field(inm);
     d->has_ius = ius != nullptr;
@@ -362,15 +412,99 @@ const Sym::Fields& shown_shape() {
   return shape;
 }
 
-Tree get(const Ev& e, bool head) {
+Tree full(const Ev& e, Clause clause) {
   static const Sym::Fields with_body =
       Sym::fields({"status", "headers", "dates", "body"});
   const Resource& r = *e->file();
-  if (head)
-    return respond(e, Sym::object(shown_shape(), {Sym::lit(200), r.headers, r.dates}),
-                   kHead);
   return respond(
-      e, Sym::object(with_body, {Sym::lit(200), r.headers, r.dates, r.content}), kGet);
+      e, Sym::object(with_body, {Sym::lit(200), r.headers, r.dates, r.content}), clause);
+}
+
+// A 206 with one part: exactly these bytes, and a Content-Range saying so
+// with the representation's length or "*" (RFC 9110 §14.4, §15.3.7.1).
+Sym single_part(const Resource& r, ByteInterval part) {
+  const long long n = static_cast<long long>(r.body.size());
+  return Sym::object(
+      {{"status", Sym::lit(206)},
+       {"headers", r.headers},
+       {"dates", r.dates},
+       {"body",
+        Sym::lit(r.body.substr(static_cast<std::size_t>(part.first),
+                               static_cast<std::size_t>(part.last - part.first + 1)))},
+       {"content-range",
+        Sym::alt({Sym::lit(content_range(part.first, part.last, n)),
+                  Sym::lit(content_range(part.first, part.last, std::nullopt))})},
+       {"multipart", Sym::absent()}});
+}
+
+// The Range of a GET whose preconditions (and If-Range) hold. A server MAY
+// ignore Range (§14.2): the full 200 is always correct.
+Tree ranges(const Ev& e) {
+  const Resource& r = *e->file();
+  const RangeField& f = *e->req().range;
+  const long long n = static_cast<long long>(r.body.size());
+  if (f.kind == RangeField::Kind::OtherUnit) return full(e, kRange);
+  if (f.kind == RangeField::Kind::Invalid)  // MAY ignore or reject (§14.2)
+    return oracle::choose(full(e, kRange), respond(e, status_only({400, 416}), kRange));
+  const std::vector<ByteInterval> parts = satisfiable(f, n);
+  if (parts.empty()) {
+    // 416, with Content-Range `bytes */n` if any (a SHOULD, §14.4).
+    Sym refused =
+        Sym::object({{"status", Sym::lit(416)},
+                     {"content-range", optional(Sym::lit(unsatisfied_range(n)))}});
+    return oracle::choose(full(e, kRange),
+                          respond(e, std::move(refused), kUnsatisfiable));
+  }
+  if (f.specs.size() == 1)  // never multipart for one range (§15.3.7.2)
+    return oracle::choose(full(e, kRange), respond(e, single_part(r, parts[0]), kRange));
+  // Several ranges: multipart/byteranges (its parts are not checked, and no
+  // Content-Range in the header section, §15.3.7.2), or one part when the
+  // server coalesced them all: from the first byte asked for to the last.
+  ByteInterval hull = parts[0];
+  for (const ByteInterval& p : parts) {
+    hull.first = std::min(hull.first, p.first);
+    hull.last = std::max(hull.last, p.last);
+  }
+  Sym multipart = Sym::object({{"status", Sym::lit(206)},
+                               {"headers", r.headers},
+                               {"dates", r.dates},
+                               {"content-range", Sym::absent()},
+                               {"multipart", Sym::lit(true)}});
+  Tree partial =
+      respond(e, Sym::alt({std::move(multipart), single_part(r, hull)}), kRange);
+  Tree answer = oracle::choose(full(e, kRange), std::move(partial));
+  // Overlapping or unordered ranges MAY be rejected (§14.2).
+  if (overlapping_or_unordered(parts))
+    return oracle::choose(std::move(answer), respond(e, status_only({416}), kRange));
+  return answer;
+}
+
+Tree get(const Ev& e, bool head) {
+  const Resource& r = *e->file();
+  // HEAD: GET's status and header fields without content; a Range is
+  // ignored, range handling being defined for GET only (§9.3.2, §14.2).
+  if (head)
+    return respond(e,
+                   Sym::object(shown_shape(), {Sym::lit(200), r.head_headers, r.dates}),
+                   kHeadLength);
+  if (!e->req().range) return full(e, kGet);
+  // If-Range (§13.1.5): false means the full representation, never a part.
+  // True for an entity tag that strongly matches the current one, or the
+  // exact Last-Modified if the server holds it as a strong validator
+  // (§8.8.2.2: its choice); false for anything else.
+  const IfRange& ir = e->req().if_range;
+  if (!ir.present) return ranges(e);
+  if (ir.tag)
+    return oracle::ifx(
+        strong_match(Sym::lit(*ir.tag), r.etag), [e] { return ranges(e); },
+        [e] { return full(e, kIfRange); });
+  if (ir.date)
+    return oracle::ifx(
+        oracle::eq(r.modified, Sym::lit(*ir.date)),
+        [e] { return oracle::choose(ranges(e), full(e, kIfRange)); },
+        [e] { return full(e, kIfRange); });
+  // Neither a tag nor a date: false, or refused as invalid (§5.5).
+  return oracle::choose(full(e, kIfRange), respond(e, status_only({400}), kInvalidField));
 }
 
 // `clause`: the precondition that asks for the 304 (If-None-Match or
@@ -543,11 +677,19 @@ Tree handle(const Ev& e) {
     // A 2xx answer is subject to the preconditions (RFC 9110 §13.2.1); a
     // refusal takes precedence over them. Without a representation, If-Match
     // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
-    if (e->file()) return oracle::choose(refuse, preconditions(e));
-    if (e->req().if_match.present || e->req().has_ius)
-      return oracle::choose(
-          refuse, fail412(e, e->req().if_match.present ? kIfMatch : kIfUnmodifiedSince));
-    return refuse;
+    Tree answer = e->file() ? oracle::choose(refuse, preconditions(e))
+                  : e->req().if_match.present || e->req().has_ius
+                      ? oracle::choose(refuse, fail412(e, e->req().if_match.present
+                                                              ? kIfMatch
+                                                              : kIfUnmodifiedSince))
+                      : refuse;
+    // OPTIONS content has no defined use, and without a Content-Type it
+    // breaks the client's MUST of RFC 9110 §9.3.7: it may be refused (Apache
+    // 2.4 with mod_dav: 400, with or without a Content-Type).
+    if (options && e->req().has_content)
+      return oracle::choose(respond(e, status_only({400, 413, 415}), kOptionsContent),
+                            std::move(answer));
+    return answer;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
@@ -602,6 +744,23 @@ Json normalize_response(Json ir) {
     if (v.is_string())
       if (auto d = parse_http_date(v.get<std::string>())) dates[k] = *d;
   ir["dates"] = dates;
+  // Range answers (RFC 9110 §14.4, §14.6): Content-Range in canonical form
+  // (or as received when invalid), and whether the content is
+  // multipart/byteranges; and whether an Allow field was sent (§10.2.1).
+  const Json& h = ir["headers"];
+  if (auto it = h.find("content-range"); it != h.end() && it->is_string()) {
+    const std::string& v = it->get_ref<const std::string&>();
+    ir["content-range"] = canonical_content_range(v).value_or("invalid: " + v);
+  }
+  if (auto it = h.find("content-type"); it != h.end() && it->is_string()) {
+    std::string type =
+        it->get<std::string>().substr(0, it->get_ref<const std::string&>().find(';'));
+    std::erase_if(type, [](char c) { return c == ' ' || c == '\t'; });
+    for (char& c : type)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (type == "multipart/byteranges") ir["multipart"] = true;
+  }
+  if (h.contains("allow")) ir["allow"] = {{"present", true}};
   return ir;
 }
 

@@ -4,7 +4,9 @@
 // Request IR:  {"method":"PUT","path":"/a","headers":{"if-match":"\"x\""},"body":"..."}
 // Response IR: {"status":200,"headers":{"etag":...},"body":"...", "dates":{...}}
 //   (header names lowercase; `dates` holds every header whose value is an
-//   IMF-fixdate, as seconds since the epoch — see normalize_response()).
+//   HTTP-date, as seconds since the epoch; `content-range` the Content-Range
+//   in canonical form, `multipart` true for multipart/byteranges content,
+//   `allow` {"present":true} when an Allow field came — see normalize_response()).
 //
 // What the model leaves to the server (each a hidden choice the oracle tracks):
 // whether a representation has an ETag, and its value (strong or weak,
@@ -13,7 +15,12 @@
 // equal for quick successive modifications; 200 vs 204 for a replacing PUT and
 // a DELETE; 405 vs 501 for unsupported methods; extra headers (Date, Server…);
 // whether it evaluates If-Modified-Since at all (RFC 9110 §13.1.3 lets a
-// recipient ignore it when it has no modification date).
+// recipient ignore it when it has no modification date); whether it honours a
+// Range (a 200 with everything is always correct, §14.2), coalesces several
+// ranges into one part or sends multipart/byteranges (whose parts the model
+// does not check), rejects an invalid or overlapping range set, sends
+// Content-Range on a 416, and takes its Last-Modified as a strong validator
+// for If-Range; whether a HEAD carries Content-Length (if it does, GET's).
 //
 //   oracle::Oracle o(dualfuzz::http::server_model());
 //   o.observe(Event::request(1, 1, {{"method","GET"},{"path","/a"}}));

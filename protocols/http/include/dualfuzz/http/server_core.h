@@ -13,12 +13,14 @@
 // path -> {body, strong ETag "<n>" from a global counter, Last-Modified from a
 // logical clock ticking once per modification from 2023-11-14T22:13:20Z}.
 // GET/HEAD 200 (404 when missing), PUT 201 on create and 204 on replace,
-// DELETE 204 (404 when missing), other methods 405 with Allow, unparseable
-// requests 400 and close. Preconditions in the order of RFC 9110 §13.2.2.
-// Requests of all connections are served round-robin, one per connection
-// per round, responses strictly in request order per connection;
-// `Connection: close` (and HTTP/1.0 without keep-alive) closes after the
-// response.
+// DELETE 204 (404 when missing), OPTIONS 204 with Allow, POST, PATCH, TRACE
+// and CONNECT 405 with Allow, other methods 501, unparseable requests 400
+// and close. A GET's Range (bytes, with If-Range) gets a 206 (one part, or
+// multipart/byteranges for several ascending, disjoint ones), a 416 when
+// none is satisfiable, and the full 200 otherwise. Preconditions in the order of RFC 9110
+// §13.2.2. Requests of all connections are served round-robin, one per connection per
+// round, responses strictly in request order per connection; `Connection: close` (and
+// HTTP/1.0 without keep-alive) closes after the response.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +41,8 @@ using Json = harness::Json;
 
 struct BugInfo {
   std::string name;
-  std::string category;  // framing, conditional, storage, etag, status, connection,
-                         // concurrency
+  std::string category;  // framing, conditional, range, method, storage, etag, status,
+                         // connection, concurrency
   std::string description;
 };
 // Every planted bug, in a stable order.
@@ -112,6 +114,7 @@ class HttpServerCore {
   std::optional<Reply> handle(const Json& q, Conn& c);
   std::optional<Reply> preconditions(const Json& q, const Resource* r);
   Reply put(const Json& q, const std::string& path);
+  Reply range(const Json& q, const Resource& r, Reply full);
   void emit(ConnId id, Conn& c, const Json* q, Reply reply, std::vector<Output>& out);
   std::string render(const Reply& reply, bool close) const;
   std::string key(std::string path) const;
