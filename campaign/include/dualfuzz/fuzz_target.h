@@ -23,6 +23,13 @@
 //   - "HOST:PORT": a server elsewhere (each execution gets its own namespace).
 // $DUALFUZZ_TARGET=HOST:PORT overrides it at run time; $DUALFUZZ_TARGETED=0
 // turns off targeted mutation; $DUALFUZZ_ORACLE_BUDGET as for `replay`.
+// $DUALFUZZ_SERVER_COVERAGE=NAME (with an external server built with
+// harness/coverage/sancov_shm.c, started with DUALFUZZ_COVERAGE_SHM=NAME):
+// each execution's server edges go to the engine too
+// (campaign/server_coverage.h), and a server that dies or restarts during
+// an input is reported as a SERVER CRASH (abort: a finding, but no
+// functional violation); before the next input the target waits up to
+// 10 s for a restarted server, else skips inputs until one is up.
 //
 // AFL++: build the same file with afl-clang-fast++ (it turns
 // -fsanitize=fuzzer into its persistent-mode driver) and run afl-fuzz with
@@ -41,6 +48,7 @@
 
 #include "dualfuzz/campaign/player.h"
 #include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/campaign/server_coverage.h"
 #include "dualfuzz/harness/protocol.h"
 #include "dualfuzz/harness/tcp_transport.h"
 #include "dualfuzz/mutator/script_mutator.h"
@@ -127,6 +135,11 @@ class FuzzTarget {
   int play_one(const std::uint8_t* data, std::size_t size);
   void internal_error(const std::string& what);
   const mutator::ScriptMutator& the_mutator();
+  // With server coverage: false (and said once) when no server is up to play on.
+  bool server_up();
+  [[noreturn]] void server_crashed(const harness::Script& script,
+                                   const harness::RunResult& r,
+                                   campaign::ServerCoverage::Health health);
 
   Result<campaign::Plugin> plugin_;
   std::string spec_;
@@ -135,6 +148,8 @@ class FuzzTarget {
   // Since the process started (the violating script included), for the
   // "played since start" line (bench/eval_libfuzzer.py reads it).
   std::uint64_t scripts_ = 0, messages_ = 0, internal_errors_ = 0;
+  std::optional<campaign::ServerCoverage> server_coverage_;
+  bool server_down_said_ = false;
 };
 
 }  // namespace dualfuzz
