@@ -31,7 +31,11 @@ constexpr std::size_t kAflSlots = 1 << 15;
 std::uint32_t afl_guards[kAflSlots];
 std::size_t afl_slots = 0;
 
-__attribute__((constructor(200))) void register_afl_slots() {
+// Priority 2, that of the compiler's sancov module constructors: before
+// afl-compiler-rt's own (3 and up), which fix the map size.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wprio-ctor-dtor"
+__attribute__((constructor(2))) void register_afl_slots() {
   const char* on = std::getenv("DUALFUZZ_SERVER_COVERAGE");
   if (!on || !*on || !&__afl_area_ptr || !__sanitizer_cov_trace_pc_guard_init) return;
   __sanitizer_cov_trace_pc_guard_init(afl_guards, afl_guards + kAflSlots);
@@ -40,6 +44,7 @@ __attribute__((constructor(200))) void register_afl_slots() {
                   [](std::uint32_t g) { return g != 0; }))
     afl_slots = kAflSlots;
 }
+#pragma GCC diagnostic pop
 
 }  // namespace
 
