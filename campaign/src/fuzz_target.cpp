@@ -15,6 +15,12 @@ std::string spec_or_env(std::string spec) {
   return t && *t ? std::string(t) : spec;
 }
 
+// $DUALFUZZ_KEEP_GOING=1: a violation is counted, not aborted on.
+bool keep_going() {
+  const char* k = std::getenv("DUALFUZZ_KEEP_GOING");
+  return k && std::string(k) == "1";
+}
+
 // $DUALFUZZ_SERVER_COVERAGE: the name of an external server's coverage map.
 std::string server_coverage_name() {
   const char* n = std::getenv("DUALFUZZ_SERVER_COVERAGE");
@@ -186,6 +192,16 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     return 0;
   }
   if (!r.violation()) return 0;
+  if (keep_going()) {
+    // A campaign that measures (bench/eval_servercov.py) rather than
+    // stops: the first report in full, then a count at each power of two.
+    if (++violations_ == 1) std::fputs(p.report(*script, r).c_str(), stderr);
+    if ((violations_ & (violations_ - 1)) == 0)
+      std::fprintf(stderr, "==dualfuzz== keep-going: %llu violations in %llu scripts\n",
+                   static_cast<unsigned long long>(violations_),
+                   static_cast<unsigned long long>(scripts_));
+    return 0;
+  }
   std::uint64_t runs = 0, rewrites = 0;
   if (mutator_) {
     runs = mutator_->targeted_stats().runs;

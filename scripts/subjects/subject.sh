@@ -43,7 +43,7 @@ version() {
   case $NAME in
     apache2) apache2 -v | head -1 ;;
     nginx) nginx -v 2>&1 ;;
-    lighttpd) "${LIGHTTPD:-lighttpd}" -v | head -1 ;;
+    lighttpd) env -u DUALFUZZ_COVERAGE_SHM "${LIGHTTPD:-lighttpd}" -v | head -1 ;;
   esac
 }
 

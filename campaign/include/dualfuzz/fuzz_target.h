@@ -30,6 +30,8 @@
 // an input is reported as a SERVER CRASH (abort: a finding, but no
 // functional violation); before the next input the target waits up to
 // 10 s for a restarted server, else skips inputs until one is up.
+// $DUALFUZZ_KEEP_GOING=1: a violation is reported once and counted, not
+// aborted on (for campaigns that measure coverage, as `fuzz --keep-going`).
 //
 // AFL++: build the same file with afl-clang-fast++ (it turns
 // -fsanitize=fuzzer into its persistent-mode driver) and run afl-fuzz with
@@ -148,6 +150,7 @@ class FuzzTarget {
   // Since the process started (the violating script included), for the
   // "played since start" line (bench/eval_libfuzzer.py reads it).
   std::uint64_t scripts_ = 0, messages_ = 0, internal_errors_ = 0;
+  std::uint64_t violations_ = 0;  // with $DUALFUZZ_KEEP_GOING=1
   std::optional<campaign::ServerCoverage> server_coverage_;
   bool server_down_said_ = false;
 };
