@@ -129,8 +129,8 @@ CONF
         env -u DUALFUZZ_COVERAGE_SHM "$bin" -tt -m "$modules" -f "$WORK/lighttpd.conf" >/dev/null
         # (setsid: the supervisor outlives this script and its terminal)
         setsid bash -c 'echo $$ >"$1/supervisor.pid"
-          while :; do "$2" -D -m "$3" -f "$1/lighttpd.conf" 2>>"$1/logs/stderr.log"
-            echo "$(date +%T) lighttpd exited: $?" >>"$1/logs/restarts.log"; sleep 0.2; done' \
+          while :; do "$2" -D -m "$3" -f "$1/lighttpd.conf" 2>>"$1/logs/stderr.log"; rc=$?
+            echo "$(date +%T) lighttpd exited: $rc" >>"$1/logs/restarts.log"; sleep 0.2; done' \
           _ "$WORK" "$bin" "$modules" </dev/null >/dev/null 2>&1 &
       fi ;;
   esac
