@@ -14,7 +14,8 @@
 # this script and the patch, and a DIR holding that id is not rebuilt; the
 # source package is fetched once (apt-get source, after adding a deb-src
 # entry next to the system's, in its own file) into $DUALFUZZ_CACHE
-# (default ~/.cache/dualfuzz), and compilations go through ccache.
+# (default ~/.cache/dualfuzz), configured and built once unpatched, and a
+# patched build recompiles only the files the patch touches.
 # Environment: JOBS (default 2), DUALFUZZ_CACHE.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -79,31 +80,53 @@ fetch_source
 apt_install clang ccache
 PRISTINE=$(compgen -G "$SRC_DIR/$NAME-*/configure" | head -1); PRISTINE=${PRISTINE%/configure}
 
+# The runtime, one per version of it, shared by every build (their rpath):
+# one copy for the executable and every module it dlopen()s (a copy in
+# each would hand out colliding edge indices).
+RT_DIR=$CACHE/runtime-$(cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h" |
+  sha256sum | cut -c1-12)
+if [ ! -f "$RT_DIR/libdualfuzz_sancov.so" ]; then
+  mkdir -p "$RT_DIR"
+  clang -O2 -fPIC -shared -I"$ROOT/harness/include" "$RUNTIME" -o "$RT_DIR/.tmp.so" -lpthread
+  mv "$RT_DIR/.tmp.so" "$RT_DIR/libdualfuzz_sancov.so"
+fi
+
+# The unpatched tree configured and built once, and kept: a patched build
+# copies it and recompiles only what the patch touches (seconds, not the
+# minutes of configure + make).
+BASE=$CACHE/build/$NAME-base-$(cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h" \
+  "$0" | sha256sum | cut -c1-12)
+if [ ! -f "$BASE/.built" ]; then
+  rm -rf "$BASE" && mkdir -p "$(dirname "$BASE")" && cp -a "$PRISTINE" "$BASE"
+  (
+    cd "$BASE"
+    # Debian's options for mod_webdav (properties and locks: sqlite,
+    # libxml2); the other modules are not loaded by subject.sh. The runtime
+    # goes in LDFLAGS, not LIBS: configure also links test programs for the
+    # build machine's gcc, with LIBS but without LDFLAGS.
+    # -fno-sanitize-link-runtime: else clang links compiler-rt's weak default
+    # callbacks into the executable, and they win over the runtime's. The
+    # prefix is the install's (make install prefix=DIR); subject.sh gives
+    # the module directory with -m.
+    ./configure --prefix="$CACHE/$NAME-unused-prefix" --with-webdav-props --with-webdav-locks \
+      --with-pcre2 CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" \
+      LDFLAGS="-fno-sanitize-link-runtime -L$RT_DIR -Wl,-rpath,$RT_DIR -Wl,--no-as-needed -ldualfuzz_sancov"
+    nice -n 5 make -j"$JOBS" -C src
+  ) >"$BASE/build.log" 2>&1 ||
+    { tail -40 "$BASE/build.log" >&2; echo "build-instrumented: build failed ($BASE/build.log)" >&2; exit 1; }
+  touch "$BASE/.built"
+fi
+
 WORK=$CACHE/build/$NAME-$ID
-rm -rf "$WORK" && mkdir -p "$(dirname "$WORK")" && cp -a "$PRISTINE" "$WORK"
+rm -rf "$WORK" && cp -a "$BASE" "$WORK"
 if [ -n "$PATCH" ]; then
   patch -d "$WORK" -p1 --forward --batch <"$PATCH" >"$WORK/.patch.log" ||
     { cat "$WORK/.patch.log" >&2; echo "build-instrumented: $PATCH does not apply" >&2; exit 2; }
 fi
-rm -rf "$OUT" && mkdir -p "$OUT/lib"
-# One runtime shared by the executable and every module it dlopen()s (a
-# copy in each would hand out colliding edge indices).
-clang -O2 -fPIC -shared -I"$ROOT/harness/include" "$RUNTIME" -o "$OUT/lib/libdualfuzz_sancov.so" -lpthread
+rm -rf "$OUT" && mkdir -p "$OUT"
 LOG=$WORK/build.log
-(
-  cd "$WORK"
-  # Debian's options for mod_webdav (properties and locks: sqlite, libxml2);
-  # the other modules are not loaded by subject.sh. The runtime goes in
-  # LDFLAGS, not LIBS: configure also links test programs for the build
-  # machine's gcc, with LIBS but without LDFLAGS. -fno-sanitize-link-runtime:
-  # else clang links compiler-rt's weak default callbacks into the
-  # executable, and they win over the runtime's.
-  ./configure --prefix="$OUT" --with-webdav-props --with-webdav-locks --with-pcre2 \
-    CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" \
-    LDFLAGS="-fno-sanitize-link-runtime -L$OUT/lib -Wl,-rpath,$OUT/lib -Wl,--no-as-needed -ldualfuzz_sancov"
-  nice -n 5 make -j"$JOBS"
-  make install
-) >"$LOG" 2>&1 || { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
+(cd "$WORK" && nice -n 5 make -j"$JOBS" -C src && make -C src install prefix="$OUT") >"$LOG" 2>&1 ||
+  { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
 [ -f "$OUT/lib/mod_webdav.so" ] || { echo "build-instrumented: no mod_webdav.so in $OUT/lib" >&2; exit 1; }
 echo "$ID" >"$OUT/.dualfuzz-build-id"
 rm -rf "$WORK"
