@@ -16,6 +16,9 @@
 //
 //   crash_only_bench --bug NAME [--seconds S] [--seed X] [--connections K] [--dump N
 //   FILE]
+//   crash_only_bench --target HOST:PORT --keep-going --seconds S   (an external
+//   server; each violation is counted, "violations", and the loop goes on: how
+//   bench/eval_servercov.py measures the server edges this engine reaches)
 // --dump N FILE writes the N-th script played (connections folded) to FILE,
 // to check with `dualfuzz run --target inprocess:NAME FILE` that the oracle
 // rejects the script at which `dualfuzz fuzz` reported the bug.
@@ -69,6 +72,8 @@ int main(int argc, char** argv) {
   std::uint64_t dump_at = 0;
   std::string dump_file;
   std::pair<std::uint64_t, std::string> dump{0, ""};
+  std::string target;
+  bool keep_going = false;
   CLI::App app{"crash_only_bench: dualfuzz fuzz's generation loop with the oracle off"};
   app.add_option("--bug", bug, "planted bug of the in-process server");
   app.add_option("--seconds", seconds, "time budget");
@@ -76,11 +81,15 @@ int main(int argc, char** argv) {
   app.add_option("--connections", connections, "connections per script")
       ->check(CLI::Range(1u, 64u));
   app.add_option("--dump", dump, "write the N-th generated script to FILE (N FILE)");
+  app.add_option("--target", target, "HOST:PORT: an external server instead of --bug");
+  app.add_flag("--keep-going", keep_going, "count violations and go on until --seconds");
   if (auto rc = dualfuzz::bench::parse(app, argc, argv)) return *rc;
   dump_at = dump.first;
   dump_file = dump.second;
   if (connections < 1 || connections > 64 || seconds <= 0) return 2;
-  const std::string spec = bug.empty() ? "inprocess" : "inprocess:" + bug;
+  const std::string spec = !target.empty() ? target
+                           : bug.empty()   ? "inprocess"
+                                           : "inprocess:" + bug;
   auto made = Player::make(kHttp, spec);
   if (!made) {
     std::fprintf(stderr, "crash_only_bench: %s\n", made.error().c_str());
@@ -96,7 +105,7 @@ int main(int argc, char** argv) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
         .count();
   };
-  std::uint64_t execs = 0, messages = 0, sent = 0;
+  std::uint64_t execs = 0, messages = 0, sent = 0, violations = 0;
   nlohmann::json j = {{"bug", bug.empty() ? nlohmann::json() : nlohmann::json(bug)},
                       {"seed", seed},
                       {"connections", connections},
@@ -121,7 +130,9 @@ int main(int argc, char** argv) {
     }
     messages += r.trace.size();
     for (const auto& m : r.trace.messages()) sent += harness::is_request_label(m.label);
-    if (r.violation()) {
+    if (r.violation() && keep_going) {
+      ++violations;
+    } else if (r.violation()) {
       const double found = elapsed();
       j["violation"] = true;
       j["kind"] = kind_name(r.outcome);
@@ -147,6 +158,7 @@ int main(int argc, char** argv) {
       pool[rng() % pool.size()] = text;
   }
   j["violation"] = false;
+  if (keep_going) j["violations"] = violations;
   j["seconds"] = elapsed();
   j["executions"] = execs;
   j["messages"] = messages;

@@ -17,6 +17,18 @@ std::string spec_or_env(std::string spec) {
   return t && *t ? std::string(t) : spec;
 }
 
+// $DUALFUZZ_KEEP_GOING=1: a violation is counted, not aborted on.
+bool keep_going() {
+  const char* k = std::getenv("DUALFUZZ_KEEP_GOING");
+  return k && std::string(k) == "1";
+}
+
+// $DUALFUZZ_SERVER_COVERAGE: the name of an external server's coverage map.
+std::string server_coverage_name() {
+  const char* n = std::getenv("DUALFUZZ_SERVER_COVERAGE");
+  return n ? std::string(n) : std::string();
+}
+
 std::size_t emit(const std::string& s, std::uint8_t* out, std::size_t max) {
   const std::size_t n = std::min(s.size(), max);
   std::memcpy(out, s.data(), n);
@@ -64,8 +76,11 @@ void FuzzTarget::initialize() {
   std::string why;
   if (!plugin_)
     why = plugin_.error();
-  else if (spec_ != "inprocess" && spec_.rfind("inprocess:", 0) != 0)
+  else if (spec_ != "inprocess" && spec_.rfind("inprocess:", 0) != 0) {
     if (auto hp = harness::parse_host_port(spec_); !hp) why = hp.error();
+  } else if (!server_coverage_name().empty()) {
+    why = "DUALFUZZ_SERVER_COVERAGE needs an external server (DUALFUZZ_TARGET=HOST:PORT)";
+  }
   if (why.empty()) return;
   std::fprintf(stderr, "==dualfuzz== cannot start the fuzz target: %s\n", why.c_str());
   std::exit(2);
@@ -82,9 +97,24 @@ campaign::Player& FuzzTarget::player() {
       player_ = std::move(*made);
       if (plugin_->in_process_help == kOwnServer && spec_.rfind("inprocess", 0) == 0)
         player_->set_description("server: " + std::string(kOwnServer) + " (in process)");
-      return *player_;
+      const std::string cov = server_coverage_name();
+      if (cov.empty()) return *player_;
+      auto opened = campaign::ServerCoverage::open(cov);
+      if (opened && !opened->wait_until_up(5'000))
+        opened = make_error("no live server writes the coverage map " + cov + " (pid " +
+                            std::to_string(opened->pid()) + ")");
+      if (opened) {
+        server_coverage_.emplace(std::move(*opened));
+        // Zeroed once the previous execution's connections are closed, so
+        // its last edges do not count for this one.
+        player_->set_before_run([this] { server_coverage_->begin(); });
+        return *player_;
+      }
+      player_.reset();
+      why = opened.error();
+    } else {
+      why = made.error();
     }
-    why = made.error();
   }
   // Nothing can be fuzzed: stop before the first input, not with a crash
   // file that is no finding.
@@ -121,11 +151,49 @@ void FuzzTarget::internal_error(const std::string& what) {
                  what.c_str());
 }
 
+bool FuzzTarget::server_up() {
+  if (server_coverage_->health() != campaign::ServerCoverage::Health::Down ||
+      server_coverage_->wait_until_up(10'000)) {
+    if (server_down_said_)
+      std::fprintf(stderr, "==dualfuzz== the server is up again (pid %d)\n",
+                   server_coverage_->pid());
+    server_down_said_ = false;
+    return true;
+  }
+  if (!server_down_said_)
+    std::fprintf(
+        stderr,
+        "==dualfuzz== the server under test is down (pid %d gone): inputs are not "
+        "played until it is restarted\n",
+        server_coverage_->pid());
+  server_down_said_ = true;
+  return false;
+}
+
+void FuzzTarget::server_crashed(const harness::Script& script,
+                                const harness::RunResult& r,
+                                campaign::ServerCoverage::Health health) {
+  // What the input did to the server is a crash, whatever the oracle made
+  // of the answers it could no longer get: no violation is reported.
+  std::fprintf(stderr,
+               "==dualfuzz== SERVER CRASH: the server under test %s while this input "
+               "played (no functional verdict)\n",
+               health == campaign::ServerCoverage::Health::Down
+                   ? "died"
+                   : "died and was restarted");
+  std::fputs(player_->report(script, r).c_str(), stderr);
+  std::abort();
+}
+
 int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   campaign::Player& p = player();
   auto script = p.parse(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!script) return kReject;  // not a script: nothing to play
+  if (server_coverage_ && !server_up()) return 0;
   harness::RunResult r = p.play(*script);
+  if (server_coverage_)
+    if (auto h = server_coverage_->health(); h != campaign::ServerCoverage::Health::Up)
+      server_crashed(*script, r, h);
   ++scripts_;
   messages_ += r.trace.size();
   if (r.outcome == harness::RunResult::Outcome::InternalError) {
@@ -135,12 +203,25 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   if (!r.violation()) {
     const std::size_t most = keep_explored_;
     if (!r.inconclusive() && !(most && r.explored > most)) {
+      if (server_coverage_) campaign::forward_to_engine(*server_coverage_);
       if (behaviour_) campaign::detail::count_behaviour(p.protocol(), r.trace);
       return 0;
     }
     ++rejected_;
+    // (The server's counters are not handed over either.)
     campaign::detail::forget_coverage();
     return kReject;
+  }
+  if (keep_going()) {
+    if (server_coverage_) campaign::forward_to_engine(*server_coverage_);
+    // A campaign that measures (bench/eval_servercov.py) rather than
+    // stops: the first report in full, then a count at each power of two.
+    if (++violations_ == 1) std::fputs(p.report(*script, r).c_str(), stderr);
+    if ((violations_ & (violations_ - 1)) == 0)
+      std::fprintf(stderr, "==dualfuzz== keep-going: %llu violations in %llu scripts\n",
+                   static_cast<unsigned long long>(violations_),
+                   static_cast<unsigned long long>(scripts_));
+    return 0;
   }
   std::uint64_t runs = 0, rewrites = 0;
   if (mutator_) {

@@ -7,6 +7,12 @@
 #   scripts/subjects/subject.sh version nginx
 # Subjects: apache2 (mod_dav + mod_dav_fs), nginx (dav module, PUT DELETE),
 # lighttpd (mod_webdav). Installs the Debian package when it is missing.
+#
+# LIGHTTPD=DIR/sbin/lighttpd runs a build of its own instead (e.g. one from
+# scripts/subjects/build-instrumented.sh: its modules from DIR/lib), in the
+# foreground of a supervisor that restarts it when it dies (a crash is a
+# finding; the campaign goes on), single process; DUALFUZZ_COVERAGE_SHM in the
+# environment reaches it (its server-coverage map).
 set -euo pipefail
 ACTION=${1:?start|stop|version}; NAME=${2:?apache2|nginx|lighttpd}
 PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
@@ -29,7 +35,7 @@ install_pkg() {
 case $NAME in
   apache2) install_pkg apache2 ;;
   nginx) install_pkg nginx ;;
-  lighttpd) install_pkg lighttpd lighttpd-mod-webdav ;;
+  lighttpd) [ -n "${LIGHTTPD:-}" ] || install_pkg lighttpd lighttpd-mod-webdav ;;
   *) echo "subject.sh: unknown subject $NAME" >&2; exit 2 ;;
 esac
 
@@ -37,7 +43,7 @@ version() {
   case $NAME in
     apache2) apache2 -v | head -1 ;;
     nginx) nginx -v 2>&1 ;;
-    lighttpd) lighttpd -v | head -1 ;;
+    lighttpd) env -u DUALFUZZ_COVERAGE_SHM "${LIGHTTPD:-lighttpd}" -v | head -1 ;;
   esac
 }
 
@@ -115,7 +121,18 @@ server.max-keep-alive-requests = 100000
 webdav.activate = "enable"
 webdav.is-readonly = "disable"
 CONF
-      lighttpd -f "$WORK/lighttpd.conf" ;;
+      if [ -z "${LIGHTTPD:-}" ]; then
+        lighttpd -f "$WORK/lighttpd.conf"
+      else
+        local bin modules
+        bin=$(realpath "$LIGHTTPD"); modules=$(dirname "$(dirname "$bin")")/lib
+        env -u DUALFUZZ_COVERAGE_SHM "$bin" -tt -m "$modules" -f "$WORK/lighttpd.conf" >/dev/null
+        # (setsid: the supervisor outlives this script and its terminal)
+        setsid bash -c 'echo $$ >"$1/supervisor.pid"
+          while :; do "$2" -D -m "$3" -f "$1/lighttpd.conf" 2>>"$1/logs/stderr.log"; rc=$?
+            echo "$(date +%T) lighttpd exited: $rc" >>"$1/logs/restarts.log"; sleep 0.2; done' \
+          _ "$WORK" "$bin" "$modules" </dev/null >/dev/null 2>&1 &
+      fi ;;
   esac
   local up=""
   for _ in $(seq 100); do
@@ -143,8 +160,11 @@ CONF
 }
 
 stop() {
-  local pid
-  pid=$(cat "$WORK"/*.pid 2>/dev/null || true)
+  local pid sup
+  # The supervisor first, or it restarts the server it sees die.
+  sup=$(cat "$WORK/supervisor.pid" 2>/dev/null || true)
+  [ -z "$sup" ] || kill "$sup" 2>/dev/null || true
+  pid=$(cat "$WORK"/{httpd,nginx,lighttpd}.pid 2>/dev/null || true)
   case $NAME in
     apache2) [ -f "$WORK/httpd.conf" ] && apache2 -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;
     nginx) [ -f "$WORK/nginx.conf" ] && nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;

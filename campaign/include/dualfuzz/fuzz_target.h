@@ -23,6 +23,15 @@
 //   - "HOST:PORT": a server elsewhere (each execution gets its own namespace).
 // $DUALFUZZ_TARGET=HOST:PORT overrides it at run time; $DUALFUZZ_TARGETED=0
 // turns off targeted mutation; $DUALFUZZ_ORACLE_BUDGET as for `replay`.
+// $DUALFUZZ_SERVER_COVERAGE=NAME (with an external server built with
+// harness/coverage/sancov_shm.c, started with DUALFUZZ_COVERAGE_SHM=NAME):
+// each execution's server edges go to the engine too
+// (campaign/server_coverage.h), and a server that dies or restarts during
+// an input is reported as a SERVER CRASH (abort: a finding, but no
+// functional violation); before the next input the target waits up to
+// 10 s for a restarted server, else skips inputs until one is up.
+// $DUALFUZZ_KEEP_GOING=1: a violation is reported once and counted, not
+// aborted on (for campaigns that measure coverage, as `fuzz --keep-going`).
 //
 // AFL++: build the same file with afl-clang-fast++ (it turns
 // -fsanitize=fuzzer into its persistent-mode driver) and run afl-fuzz with
@@ -41,6 +50,7 @@
 
 #include "dualfuzz/campaign/player.h"
 #include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/campaign/server_coverage.h"
 #include "dualfuzz/harness/protocol.h"
 #include "dualfuzz/harness/tcp_transport.h"
 #include "dualfuzz/mutator/script_mutator.h"
@@ -136,6 +146,11 @@ class FuzzTarget {
   int play_one(const std::uint8_t* data, std::size_t size);
   void internal_error(const std::string& what);
   const mutator::ScriptMutator& the_mutator();
+  // With server coverage: false (and said once) when no server is up to play on.
+  bool server_up();
+  [[noreturn]] void server_crashed(const harness::Script& script,
+                                   const harness::RunResult& r,
+                                   campaign::ServerCoverage::Health health);
 
   Result<campaign::Plugin> plugin_;
   std::string spec_;
@@ -151,6 +166,9 @@ class FuzzTarget {
     const char* e = std::getenv("DUALFUZZ_BEHAVIOUR");
     return !(e && std::string(e) == "0");
   }();
+  std::uint64_t violations_ = 0;  // with $DUALFUZZ_KEEP_GOING=1
+  std::optional<campaign::ServerCoverage> server_coverage_;
+  bool server_down_said_ = false;
 };
 
 }  // namespace dualfuzz

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -72,6 +73,7 @@ class Player {
     o.oracle_options.limits.record_decisions = record_decisions;
     try {  // (a plug-in's reset() or model() may throw: never a finding)
       o.run_namespace = target_->reset();
+      if (before_run_) before_run_();
       harness::Executor ex(protocol_, target_->transport(), o, solver_);
       return ex.run(s);
     } catch (const std::exception& e) {
@@ -91,6 +93,14 @@ class Player {
   // For a server the plug-in does not describe (a fuzz target's own).
   void set_description(std::string d) { description_ = std::move(d); }
   const harness::Protocol& protocol() const { return protocol_; }
+  // Runs before each execution, once the server has answered and closed
+  // every connection of the previous one (an external server's transport
+  // then waits for that, at most 2 s): where a fuzz target zeroes the
+  // server's coverage counters (ServerCoverage::begin).
+  void set_before_run(std::function<void()> hook) {
+    before_run_ = std::move(hook);
+    target_->set_drain(true);
+  }
 
   // The custom mutator of the coverage-guided engines (libFuzzer hooks,
   // AFL++ library): one call in kTargetedOneIn replays its input on a
@@ -119,6 +129,7 @@ class Player {
       oracle::OracleOptions{}.solver_timeout_ms, protocol_.model().strings);
   std::unique_ptr<Target> target_;
   std::string description_;
+  std::function<void()> before_run_;
 };
 
 }  // namespace dualfuzz::campaign

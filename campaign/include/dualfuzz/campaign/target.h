@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <boost/asio.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <utility>
@@ -43,6 +44,7 @@ class Target {
   }
   // Before each execution: a fresh in-process server, or a fresh namespace.
   std::string reset() {
+    if (tcp_ && drain_) tcp_->drain(std::chrono::seconds(2));
     if (server_) {
       server_->reset();
       return "";
@@ -51,13 +53,21 @@ class Target {
   }
   harness::Transport& transport() { return server_ ? server_->transport() : *tcp_; }
   bool external() const { return !server_; }
+  // An external server: each reset() first waits until the server has
+  // closed the previous execution's connections (after answering what was
+  // sent on them), so nothing of that execution runs after the reset.
+  void set_drain(bool on) {
+    drain_ = on;
+    if (tcp_) tcp_->set_drain_on_close(on);
+  }
 
  private:
   Target() = default;
   boost::asio::io_context io_;
   std::unique_ptr<InProcessServer> server_;
-  std::unique_ptr<harness::Transport> tcp_;
+  std::unique_ptr<harness::TcpTransport> tcp_;
   std::uint64_t runs_ = 0;
+  bool drain_ = false;
 };
 
 }  // namespace dualfuzz::campaign
