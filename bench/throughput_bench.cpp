@@ -93,7 +93,8 @@ std::vector<std::string> read_corpus(const std::string& dir, const Player& p) {
   std::vector<std::string> out;
   for (const auto& f : files) {
     std::ifstream in(f, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
     if (p.parse(text)) out.push_back(std::move(text));
   }
   return out;
@@ -115,7 +116,8 @@ int print_costs(Player& p, const std::vector<std::string>& corpus) {
     harness::RunResult r = p.play(*script);
     cs.push_back({r.explored, 1e6 * (cpu_seconds() - t), r.inconclusive()});
   }
-  std::sort(cs.begin(), cs.end(), [](auto& a, auto& b) { return a.explored < b.explored; });
+  std::sort(cs.begin(), cs.end(),
+            [](auto& a, auto& b) { return a.explored < b.explored; });
   double total = 0;
   std::size_t inconclusive = 0;
   for (const auto& c : cs) total += c.us, inconclusive += c.inconclusive;
@@ -216,8 +218,9 @@ int main(int argc, char** argv) {
   }
   if (!profile.empty()) {
     Rate r = measure(p, corpus, seconds, profile == "on", execs);
-    std::printf("exec/s oracle %s: %.0f per CPU second (%zu executions, %zu inconclusive)\n",
-                profile.c_str(), r.per_cpu_second(), r.execs, r.inconclusive);
+    std::printf(
+        "exec/s oracle %s: %.0f per CPU second (%zu executions, %zu inconclusive)\n",
+        profile.c_str(), r.per_cpu_second(), r.execs, r.inconclusive);
     return 0;
   }
   // Direct: the oracle alone on each script's recorded events (oracle off
@@ -225,8 +228,8 @@ int main(int argc, char** argv) {
   // options and a shared solver).
   const oracle::ServerModel model = p.protocol().model();
   const harness::RunOptions opts = Player::fuzz_options();
-  auto solver = std::make_shared<oracle::Solver>(
-      opts.oracle_options.solver_timeout_ms, model.strings);
+  auto solver = std::make_shared<oracle::Solver>(opts.oracle_options.solver_timeout_ms,
+                                                 model.strings);
   std::vector<std::vector<oracle::Event>> recorded;
   for (const auto& text : corpus)
     recorded.push_back(p.play(*p.parse(text), false).events);

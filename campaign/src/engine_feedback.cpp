@@ -19,8 +19,8 @@ namespace {
 
 // libFuzzer's extra counters (scanned after, cleared before each execution).
 // A mutable global because the engine's ABI finds it by section.
-alignas(64) __attribute__((section("__libfuzzer_extra_counters"), used))
-std::uint8_t extra_counters[kBehaviourCounters];
+alignas(64) __attribute__((section("__libfuzzer_extra_counters"),
+                           used)) std::uint8_t extra_counters[kBehaviourCounters];
 
 std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 1469598103934665603ull) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;

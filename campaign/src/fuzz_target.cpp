@@ -1,12 +1,12 @@
 #include "dualfuzz/fuzz_target.h"
 
-#include "dualfuzz/campaign/detail/engine_feedback.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
+
+#include "dualfuzz/campaign/detail/engine_feedback.h"
 
 namespace dualfuzz {
 namespace {

@@ -30,11 +30,15 @@ std::set<std::pair<std::size_t, int>> seen(const LabelledTrace& t) {
 Json put(const char* path) { return Json{{"method", "PUT"}, {"path", path}}; }
 Json get(const char* path) { return Json{{"method", "GET"}, {"path", path}}; }
 Json status(int s) { return Json{{"status", s}}; }
+// Request `label` on connection 0, answered with status s.
+void exchange(LabelledTrace& t, harness::Label label, Json q, int s) {
+  t.add_request(label, 0, std::move(q));
+  t.add_response(label, 0, status(s));
+}
 
 TEST(BehaviourCoverage, OneKindPerAnsweredRequestAndTheSameForTheSameTrace) {
   LabelledTrace t;
-  t.add_request(1, 0, put("/a"));
-  t.add_response(1, 0, status(201));
+  exchange(t, 1, put("/a"), 201);
   t.add_request(3, 0, get("/b"));  // never answered: not counted
   EXPECT_EQ(count_behaviour(http::protocol(), t), 1u);
   const auto once = seen(t);
@@ -45,19 +49,14 @@ TEST(BehaviourCoverage, OneKindPerAnsweredRequestAndTheSameForTheSameTrace) {
 
 TEST(BehaviourCoverage, ADifferentAnswerIsADifferentKind) {
   LabelledTrace a, b;
-  a.add_request(1, 0, put("/a"));
-  a.add_response(1, 0, status(201));
-  b.add_request(1, 0, put("/a"));
-  b.add_response(1, 0, status(500));
+  exchange(a, 1, put("/a"), 201);
+  exchange(b, 1, put("/a"), 500);
   EXPECT_NE(seen(a), seen(b));
 }
 
 TEST(BehaviourCoverage, KindsAreCountedEdgesOnlyMarked) {
   LabelledTrace t;
-  for (harness::Label l : {1, 3, 5}) {
-    t.add_request(l, 0, get("/a"));
-    t.add_response(l, 0, status(404));
-  }
+  for (harness::Label l : {1, 3, 5}) exchange(t, l, get("/a"), 404);
   const auto s = seen(t);
   // The kind 3 times; the edges start->404 and 404->404 (twice) marked once.
   std::multiset<int> values;
@@ -69,14 +68,10 @@ TEST(BehaviourCoverage, EdgesFollowOneResource) {
   // The same exchanges on one path, or spread over two, walk different
   // edges: on two paths each starts afresh.
   LabelledTrace one, two;
-  one.add_request(1, 0, put("/a"));
-  one.add_response(1, 0, status(201));
-  one.add_request(3, 0, get("/a"));
-  one.add_response(3, 0, status(200));
-  two.add_request(1, 0, put("/a"));
-  two.add_response(1, 0, status(201));
-  two.add_request(3, 0, get("/b"));
-  two.add_response(3, 0, status(200));
+  exchange(one, 1, put("/a"), 201);
+  exchange(one, 3, get("/a"), 200);
+  exchange(two, 1, put("/a"), 201);
+  exchange(two, 3, get("/b"), 200);
   EXPECT_NE(seen(one), seen(two));
   EXPECT_EQ(seen(one).size(), 4u);  // two kinds, start->PUT 201, PUT 201->GET 200
 }
