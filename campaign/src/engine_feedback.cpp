@@ -31,13 +31,11 @@ std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 1469598103934665603ull
 // the counter of hash h.
 void bump(std::uint64_t h, bool count) {
   h ^= h >> 29;  // (FNV's low bits mix poorly)
-  auto hit = [count](std::uint8_t& c) {
-    if (!count)
-      c = 1;
-    else if (c != 0xff)
-      ++c;
-  };
-  hit(extra_counters[h % kBehaviourCounters]);
+  std::uint8_t& c = extra_counters[h % kBehaviourCounters];
+  if (!count)
+    c = 1;
+  else if (c != 0xff)
+    ++c;
 }
 
 }  // namespace
@@ -58,7 +56,7 @@ std::size_t count_behaviour(const harness::Protocol& p, const harness::LabelledT
     // marks: with full shapes or hit counts every longer script was "new"
     // (9,000 features in a minute, a corpus that bloated).
     const std::uint64_t coarse = fnv1a(answer, fnv1a("\x1f", fnv1a(p.request_kind(*q))));
-    auto [it, fresh] = last.try_emplace(p.race_key(*q), 0);
+    auto it = last.try_emplace(p.race_key(*q), 0).first;
     bump(fnv1a("edge", it->second * 31 + coarse), false);
     it->second = coarse;
     ++n;

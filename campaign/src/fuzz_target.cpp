@@ -201,8 +201,7 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     return kReject;
   }
   if (!r.violation()) {
-    const std::size_t most = keep_explored_;
-    if (!r.inconclusive() && !(most && r.explored > most)) {
+    if (!r.inconclusive() && !(keep_explored_ && r.explored > keep_explored_)) {
       if (server_coverage_) campaign::forward_to_engine(*server_coverage_);
       if (behaviour_) campaign::detail::count_behaviour(p.protocol(), r.trace);
       return 0;
