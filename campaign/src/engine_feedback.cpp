@@ -22,7 +22,7 @@ namespace {
 alignas(64) __attribute__((section("__libfuzzer_extra_counters"),
                            used)) std::uint8_t extra_counters[kBehaviourCounters];
 
-std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 1469598103934665603ull) {
+std::uint64_t fnv1a(std::string_view s, std::uint64_t h = 14695981039346656037ull) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
 }
