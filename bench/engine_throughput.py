@@ -92,12 +92,11 @@ def main():
         out, cpu10, _ = run([a.bench, "--profile", "on", "--seconds", str(a.seconds)] + bug, env)
         m = re.search(r"\((\d+) executions", out)
         generated = int(m.group(1)) / cpu10
-        # Entry point: the fuzz target replays the corpus files, K rounds.
-        per_round = None
-        rounds = 1
-        out, cpu1, _ = run([a.fuzzer, "-runs=1"] + files, env)
+        # Entry point: the fuzz target replays the corpus files, as many
+        # rounds as fill --seconds (one round timed first).
+        _, cpu1, _ = run([a.fuzzer, "-runs=1"] + files, env)
         rounds = max(1, int(a.seconds / max(cpu1, 0.05)))
-        out, cpu, _ = run([a.fuzzer, f"-runs={rounds}"] + files, env)
+        _, cpu, _ = run([a.fuzzer, f"-runs={rounds}"] + files, env)
         entry = len(files) * rounds / cpu
         # Fuzzing from the corpus (a copy: the run adds to it).
         fcorpus = os.path.join(work, "fuzzing")
@@ -106,7 +105,7 @@ def main():
                            "-print_final_stats=1", fcorpus], env)
         fuzzing = units(out) / cpu
 
-        print(f"exec per CPU second on the corpus's inputs (all threads of each process):")
+        print("exec per CPU second on the corpus's inputs (all threads of each process):")
         print(f"  pipeline (throughput_bench --corpus):   {pipeline:8.0f}")
         print(f"  entry point (fuzz target, -runs={rounds}):  {entry:8.0f}   "
               f"ratio to pipeline {entry / pipeline:.2f}")
