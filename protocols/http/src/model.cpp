@@ -67,6 +67,50 @@ struct std::hash<dualfuzz::http::PathState> {
 namespace dualfuzz::http {
 namespace {
 
+// The weaker consistencies (Consistency::Interval, Torn): a write takes
+// effect over an interval. The server has received it and decided its answer
+// (`pattern`, the path's state `after`), but has neither stored the new
+// state nor answered yet; meanwhile it serves other connections' requests
+// on the path against the old state or a pending new one.
+struct Pending {
+  oracle::ConnId conn = 0;
+  Sym pattern;
+  oracle::Clause clause = nullptr;  // (not part of the identity, as in the network)
+  PathState after;
+  friend bool operator==(const Pending& a, const Pending& b) {
+    return a.conn == b.conn && a.pattern == b.pattern && a.after == b.after;
+  }
+};
+struct World {
+  Consistency consistency = Consistency::Interval;
+  PathState committed;
+  std::vector<Pending> pending;  // in the order received
+  friend bool operator==(const World&, const World&) = default;
+};
+void to_json(Json& j, const World& w) {
+  j = {{"committed", w.committed}, {"pending", Json::array()}};
+  for (const Pending& p : w.pending)
+    j["pending"].push_back({{"conn", p.conn}, {"after", p.after}});
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
+
+template <>
+struct std::hash<dualfuzz::http::World> {
+  std::size_t operator()(const dualfuzz::http::World& w) const {
+    std::size_t h = std::hash<dualfuzz::http::PathState>{}(w.committed) +
+                    static_cast<std::size_t>(w.consistency);
+    for (const auto& p : w.pending)
+      h = h * 1000003 ^ (std::hash<dualfuzz::http::PathState>{}(p.after) +
+                         31 * p.pattern.hash() + p.conn);
+    return h;
+  }
+};
+
+namespace dualfuzz::http {
+namespace {
+
 Sym optional(Sym s) { return Sym::alt({Sym::absent(), std::move(s)}); }
 Sym status(std::vector<int> codes) {
   std::vector<Sym> alts;
@@ -177,6 +221,7 @@ Sym list_matches(const std::vector<std::string>& tags, const Resource* r, bool s
 
 Tree serve(const PathState& st);
 Tree serve_in(const oracle::ModelState& ms);
+Tree serve_world(World w);
 
 // Every answer names the RFC clause it implements (oracle::send's clause):
 // an explanation that dies on it says which clause the server broke.
@@ -202,10 +247,6 @@ constexpr Clause kIfRange = "RFC 9110 §13.1.5";
 constexpr Clause kRange = "RFC 9110 §14.2, §15.3.7";
 constexpr Clause kUnsatisfiable = "RFC 9110 §14.1.2, §15.5.17";
 constexpr Clause kHeadLength = "RFC 9110 §9.3.2, §8.6";
-
-Tree respond(const Request& q, Sym pattern, const PathState& next, Clause clause) {
-  return oracle::send(q.conn, std::move(pattern), serve(next), clause);
-}
 
 Sym validators(const Sym& etag) {
   // A representation without an ETag has none in any response. One with a
@@ -383,6 +424,9 @@ struct Evaluation {
   // The server waiting again as it was (the recv tree that took q): the
   // continuation of every answer that changes nothing (most answers).
   Tree unchanged;
+  // Under a weaker consistency, the world the request came into (owned by
+  // `ms`; `state` is the view it is served against); null when atomic.
+  const World* world = nullptr;
   const PathState& st() const { return *state; }
   const Resource* file() const { return state->file ? &*state->file : nullptr; }
   // q.decoded: the oracle's decoding, or this evaluation's (no decoder).
@@ -403,6 +447,15 @@ Ev evaluation(const Request& q, const oracle::ModelState& ms, const Tree& waitin
 // An answer that changes nothing.
 Tree respond(const Ev& e, Sym pattern, Clause clause) {
   return oracle::send(e->q.conn, std::move(pattern), e->unchanged, clause);
+}
+
+// An answer that changes the path's state to `next`: atomically, or, under
+// a weaker consistency, a write that is now in progress (serve_world).
+Tree respond(const Ev& e, Sym pattern, const PathState& next, Clause clause) {
+  if (!e->world) return oracle::send(e->q.conn, std::move(pattern), serve(next), clause);
+  World w = *e->world;
+  w.pending.push_back(Pending{e->q.conn, std::move(pattern), clause, next});
+  return serve_world(std::move(w));
 }
 
 // The shapes of the responses that show a representation (their field
@@ -522,7 +575,7 @@ Tree commit(const Ev& e, const Sym& tag, const Sym& m) {
   const PathState next{make_resource(e->req().body, tag, m), m};
   Sym pattern = Sym::object(shown_shape(), {exists ? status_ok() : Sym::lit(201),
                                             next.file->headers, next.file->dates});
-  return respond(e->q, std::move(pattern), next, kPut);
+  return respond(e, std::move(pattern), next, kPut);
 }
 
 Tree put(const Ev& e) {
@@ -559,7 +612,7 @@ Tree proceed(const Ev& e) {
     return respond(e, status_only({200, 204}), kPost);
   // DELETE of an existing resource.
   const PathState gone{std::nullopt, e->st().clock};
-  return oracle::choose(respond(e->q, status_only({200, 204}), gone, kDelete),
+  return oracle::choose(respond(e, status_only({200, 204}), gone, kDelete),
                         respond(e, status_only({202}), kDelete));
 }
 
@@ -718,6 +771,82 @@ Tree serve_in(const oracle::ModelState& ms) {
   });
 }
 
+// What a server may answer while a write on the path is in progress, under
+// a weaker consistency only (no RFC names these; they are the latitude the
+// user granted with --consistency).
+constexpr Clause kBusy = "consistency interval: busy during a write (409, 423, 503)";
+constexpr Clause kTorn = "consistency torn: a read during a write";
+
+// A read that sees part of the content being written: any prefix of it,
+// with validators of its own (the server read them at another moment).
+Tree torn_read(const Ev& e, const std::string& writing) {
+  static const Sym::Fields with_body = Sym::fields({"status", "body"});
+  if (e->req().method == Method::Head)
+    return respond(e, Sym::object({{"status", Sym::lit(200)}}), kTorn);
+  std::vector<Sym> prefixes;
+  for (std::size_t k = 0; k <= writing.size(); ++k)
+    prefixes.push_back(Sym::lit(writing.substr(0, k)));
+  return respond(
+      e, Sym::object(with_body, {Sym::lit(200), Sym::alt(std::move(prefixes))}), kTorn);
+}
+
+// The server under a weaker consistency: it may finish (answer and store)
+// any write in progress, or take the next request and serve it against the
+// stored state or the state a write in progress will store. A request on a
+// connection whose earlier write is unanswered waits for that answer
+// (HTTP/1.1 answers one connection's requests in order).
+Tree serve_world(World w) {
+  const oracle::ModelState ms(std::move(w));
+  const World& world = *ms.get<World>();
+  Tree t = oracle::recv(ms, [ms](const Request& q, const Tree& self) -> Tree {
+    const World& w = *ms.get<World>();
+    for (const Pending& p : w.pending)
+      if (p.conn == q.conn) return oracle::assume(Sym::lit(false), self);
+    // Every answer that changes nothing goes back to this world, where the
+    // writes in progress may still finish.
+    const Tree unchanged = w.pending.empty() ? self : serve_world(w);
+    auto view = [&](const PathState& st) {
+      auto e = std::make_shared<Evaluation>();
+      e->q = q;
+      e->ms = ms;
+      e->state = &st;
+      if (!q.decoded_as<HttpRequest>()) e->q.decoded = decode(q.json());
+      e->unchanged = unchanged;
+      e->world = &w;
+      return Ev(std::move(e));
+    };
+    auto serve_view = [&](const Ev& e) {
+      if (!e->req().plain)
+        return oracle::choose(
+            respond(e, status_only({400, 403, 404, 405, 409, 414}), nullptr), handle(e));
+      return handle(e);
+    };
+    const Ev stored = view(w.committed);
+    Tree answer = serve_view(stored);
+    for (const Pending& p : w.pending) {
+      answer = oracle::choose(serve_view(view(p.after)), std::move(answer));
+      const HttpRequest& r = stored->req();
+      if (w.consistency == Consistency::Torn && p.after.file && r.safe && !r.range)
+        answer = oracle::choose(torn_read(stored, p.after.file->body), std::move(answer));
+    }
+    if (!w.pending.empty())
+      answer = oracle::choose(respond(stored, status_only({409, 423, 503}), kBusy),
+                              std::move(answer));
+    return answer;
+  });
+  // A write in progress finishes: its answer goes out, its state is stored.
+  for (std::size_t i = world.pending.size(); i-- > 0;) {
+    World done = world;
+    const Pending p = done.pending[i];
+    done.committed = p.after;
+    done.pending.erase(done.pending.begin() + static_cast<std::ptrdiff_t>(i));
+    t = oracle::choose(
+        oracle::send(p.conn, p.pattern, serve_world(std::move(done)), p.clause),
+        std::move(t));
+  }
+  return t;
+}
+
 }  // namespace
 
 bool plain_path(std::string_view path) {
@@ -764,15 +893,35 @@ Json normalize_response(Json ir) {
   return ir;
 }
 
-oracle::ServerModel server_model() {
+oracle::ServerModel server_model(Consistency consistency) {
   // The initial tree is an immutable value: built once, shared by every
   // oracle (one per execution when fuzzing).
-  oracle::ServerModel m{"HTTP/1.1",
-                        [] {
-                          static const Tree initial = serve(PathState{});
-                          return initial;
-                        },
-                        nullptr, [](const Json& r) { return decode(r); }};
+  std::function<Tree()> initial;
+  std::string name = "HTTP/1.1";
+  switch (consistency) {
+    case Consistency::Atomic:
+      initial = [] {
+        static const Tree tree = serve(PathState{});
+        return tree;
+      };
+      break;
+    case Consistency::Interval:
+      name += " (consistency: interval)";
+      initial = [] {
+        static const Tree tree = serve_world(World{Consistency::Interval, {}, {}});
+        return tree;
+      };
+      break;
+    case Consistency::Torn:
+      name += " (consistency: torn)";
+      initial = [] {
+        static const Tree tree = serve_world(World{Consistency::Torn, {}, {}});
+        return tree;
+      };
+      break;
+  }
+  oracle::ServerModel m{std::move(name), std::move(initial), nullptr,
+                        [](const Json& r) { return decode(r); }};
   m.strings = entity_tags();
   // Resources are independent: one server per path (P-compositionality).
   m.partition = [](const Json& r) -> std::optional<std::string> {

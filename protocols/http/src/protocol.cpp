@@ -39,7 +39,16 @@ harness::Protocol protocol() {
     return http::canonical_request(q, printed);
   };
   p.new_response_stream = [] { return std::make_unique<HttpStream>(); };
-  p.model = server_model;
+  p.model = [] { return server_model(); };
+  p.weaker = {
+      {"interval",
+       "a PUT or DELETE takes effect over an interval: overlapping requests see the old "
+       "or the new state, may all pass one precondition, or get 409/423/503",
+       [] { return server_model(Consistency::Interval); }},
+      {"torn",
+       "interval, and a GET or HEAD during a write may see any prefix of the new content",
+       [] { return server_model(Consistency::Torn); }},
+  };
   p.generate_request = generate_request;
   p.mutate_request = mutate_request;
   p.retarget = retarget;

@@ -41,6 +41,21 @@ struct Protocol {
   std::function<Json(const Json& request_ir, std::string_view printed)> canonical_request;
   std::function<std::unique_ptr<ResponseStream>()> new_response_stream;
   std::function<oracle::ServerModel()> model;
+  // Weaker consistencies than `model`'s, strongest first. `model` takes
+  // every request as atomic (a trace must be linearizable); a protocol's
+  // specification seldom demands that (RFC 9110 does not), so it may offer
+  // the same model with requests that take effect over an interval. A model
+  // violation that a weaker consistency explains broke atomicity only, not
+  // the protocol (campaign::classify); `--consistency NAME` tests against
+  // one of them instead (campaign::with_consistency).
+  struct Consistency {
+    std::string name;     // "interval"
+    std::string summary;  // one line, for --help and reports
+    std::function<oracle::ServerModel()> model;
+  };
+  std::vector<Consistency> weaker;
+  // The name of `model`'s consistency, for reports.
+  std::string consistency = "atomic";
   FunctionRegistry functions = FunctionRegistry::with_builtins();
   // Generation heuristics (thesis §5.2): a new request given the requests
   // before it (state-based: paths already used; trace-based: references to

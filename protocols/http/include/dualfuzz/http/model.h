@@ -27,6 +27,7 @@
 //   o.observe(Event::response(1, 2, normalize_response(ir)));
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,7 +37,23 @@
 
 namespace dualfuzz::http {
 
-oracle::ServerModel server_model();
+// How much atomicity the model asks of the server. RFC 9110 does not
+// require a server to apply requests atomically; the model does by default
+// (then two overlapping requests behave as if one came after the other).
+//  - Atomic: every request takes effect at one instant (linearizability).
+//  - Interval: a write (PUT, DELETE) takes effect over an interval: the
+//    server decides its answer when it receives it and stores and answers
+//    later; in between, requests of other connections on the path are
+//    served against the old state or the new one (so two creating PUTs may
+//    both answer 201, two If-Match PUTs with one tag may both succeed), or
+//    answered 409/423/503 (busy).
+//  - Torn: Interval, and a GET/HEAD during a write may also see any prefix
+//    of the new content, with validators of its own.
+// A trace with no requests in flight at once on one path is judged alike by
+// all three.
+enum class Consistency { Atomic, Interval, Torn };
+
+oracle::ServerModel server_model(Consistency consistency = Consistency::Atomic);
 
 // Adds the `dates` member to a response IR (seconds since the epoch of each
 // header that is a valid HTTP-date, date.h). The harness calls it on every response.

@@ -1,0 +1,175 @@
+// The HTTP model's weaker consistencies (model.h: Consistency) on
+// hand-written concurrent traces, both ways: what each accepts that a
+// stronger one rejects, and what all of them still reject.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "dualfuzz/http/model.h"
+#include "dualfuzz/oracle/oracle.h"
+
+namespace dualfuzz::http {
+namespace {
+using oracle::Event;
+using oracle::Json;
+using oracle::Verdict;
+
+Json req(const char* method, const char* path, Json headers = Json::object(),
+         const char* body = nullptr) {
+  Json q = {{"method", method}, {"path", path}, {"headers", headers}};
+  if (body) q["body"] = body;
+  return q;
+}
+Json resp(int status, Json headers = Json::object(), const char* body = nullptr) {
+  if (headers.is_null()) headers = Json::object();  // (`{}` reads as null)
+  return normalize_response(
+      {{"status", status}, {"headers", headers}, {"body", body ? body : ""}});
+}
+Json tag(const char* etag) { return {{"etag", etag}}; }
+
+// Requests and responses in the order the tester saw them; a response
+// carries its request's label + 1.
+struct Trace {
+  std::vector<Event> events;
+  Trace& q(oracle::ConnId c, oracle::Label l, Json r) {
+    events.push_back(Event::request(c, l, std::move(r)));
+    return *this;
+  }
+  Trace& a(oracle::ConnId c, oracle::Label l, Json r) {
+    events.push_back(Event::response(c, l + 1, std::move(r)));
+    return *this;
+  }
+};
+
+// The verdict under `c`, online and whole-trace (they must agree).
+Verdict verdict(const Trace& t, Consistency c) {
+  oracle::Oracle o(server_model(c));
+  for (const Event& e : t.events)
+    if (!o.observe(e).accepted()) break;
+  const Verdict offline = oracle::check(server_model(c), t.events);
+  EXPECT_EQ(o.verdict().status, offline.status) << offline.explanation;
+  EXPECT_NE(o.verdict().status, Verdict::Status::Inconclusive) << o.verdict().explanation;
+  return o.verdict();
+}
+bool accepted(const Trace& t, Consistency c) { return verdict(t, c).accepted(); }
+// Accepted from consistency `from` on (Atomic < Interval < Torn).
+void accepted_from(const Trace& t, Consistency from) {
+  for (Consistency c : {Consistency::Atomic, Consistency::Interval, Consistency::Torn}) {
+    const Verdict v = verdict(t, c);
+    EXPECT_EQ(v.accepted(), static_cast<int>(c) >= static_cast<int>(from))
+        << "consistency " << static_cast<int>(c) << ": " << v.explanation;
+  }
+}
+void rejected_by_all(const Trace& t) {
+  for (Consistency c : {Consistency::Atomic, Consistency::Interval, Consistency::Torn})
+    EXPECT_FALSE(accepted(t, c)) << "consistency " << static_cast<int>(c);
+}
+
+TEST(HttpConsistency, TwoOverlappingCreatesBothAnswered201) {
+  // Each PUT saw no resource when it started: a check-then-act race.
+  accepted_from(Trace{}
+                    .q(1, 1, req("PUT", "/a", {}, "x"))
+                    .q(2, 3, req("PUT", "/a", {}, "y"))
+                    .a(1, 1, resp(201))
+                    .a(2, 3, resp(201)),
+                Consistency::Interval);
+  // One after the other, the second replaces: 201 twice is wrong for all.
+  rejected_by_all(Trace{}
+                      .q(1, 1, req("PUT", "/a", {}, "x"))
+                      .a(1, 1, resp(201))
+                      .q(2, 3, req("PUT", "/a", {}, "y"))
+                      .a(2, 3, resp(201)));
+}
+
+TEST(HttpConsistency, TwoIfMatchPutsWithOneTagBothSucceed) {
+  Trace t;
+  t.q(1, 1, req("PUT", "/a", {}, "x")).a(1, 1, resp(201, tag("\"1\"")));
+  t.q(1, 3, req("PUT", "/a", {{"if-match", "\"1\""}}, "y"))
+      .q(2, 5, req("PUT", "/a", {{"if-match", "\"1\""}}, "z"))
+      .a(1, 3, resp(204))
+      .a(2, 5, resp(204));
+  accepted_from(t, Consistency::Interval);
+  // And the last write wins: a later GET sees one of the two.
+  Trace y = t, w = t;
+  y.q(1, 7, req("GET", "/a")).a(1, 7, resp(200, {}, "y"));
+  accepted_from(y, Consistency::Interval);
+  w.q(1, 7, req("GET", "/a")).a(1, 7, resp(200, {}, "x"));
+  rejected_by_all(w);
+}
+
+TEST(HttpConsistency, FalseIfMatchPerformedIsWrongEvenOverlapping) {
+  // The PUT with a tag the resource never had succeeds while a GET is in
+  // flight: no interval explains it (RFC 9110 §13.1.1).
+  rejected_by_all(Trace{}
+                      .q(1, 1, req("PUT", "/a", {}, "x"))
+                      .a(1, 1, resp(201, tag("\"1\"")))
+                      .q(1, 3, req("PUT", "/a", {{"if-match", "\"nope\""}}, "y"))
+                      .q(2, 5, req("GET", "/a"))
+                      .a(1, 3, resp(204))
+                      .a(2, 5, resp(200, tag("\"1\""), "x")));
+}
+
+TEST(HttpConsistency, ReadDuringWriteSeesOldOrNew) {
+  Trace base;
+  base.q(1, 1, req("PUT", "/a", {}, "old")).a(1, 1, resp(201, tag("\"1\"")));
+  base.q(1, 3, req("PUT", "/a", {}, "new")).q(2, 5, req("GET", "/a"));
+  // Old and new are both linearizable: the GET before or after the PUT.
+  for (const char* seen : {"old", "new"}) {
+    Trace t = base;
+    t.a(2, 5, resp(200, {}, seen)).a(1, 3, resp(204));
+    accepted_from(t, Consistency::Atomic);
+  }
+  // The new body with the old strong tag: both at once only in a torn read.
+  Trace mixed = base;
+  mixed.a(2, 5, resp(200, tag("\"1\""), "new")).a(1, 3, resp(204, tag("\"2\"")));
+  accepted_from(mixed, Consistency::Torn);
+  // A prefix of the new content: torn only.
+  Trace prefix = base;
+  prefix.a(2, 5, resp(200, {}, "ne")).a(1, 3, resp(204));
+  accepted_from(prefix, Consistency::Torn);
+  // Content nobody wrote: wrong whatever the consistency.
+  Trace other = base;
+  other.a(2, 5, resp(200, {}, "nu")).a(1, 3, resp(204));
+  rejected_by_all(other);
+  // A torn read once the write is answered: wrong for all (nothing overlaps).
+  rejected_by_all(Trace{}
+                      .q(1, 1, req("PUT", "/a", {}, "old"))
+                      .a(1, 1, resp(201))
+                      .q(1, 3, req("PUT", "/a", {}, "new"))
+                      .a(1, 3, resp(204))
+                      .q(2, 5, req("GET", "/a"))
+                      .a(2, 5, resp(200, {}, "ne")));
+}
+
+TEST(HttpConsistency, BusyAnswersOnlyWhileAWriteIsInProgress) {
+  for (int busy : {409, 423, 503}) {
+    accepted_from(Trace{}
+                      .q(1, 1, req("PUT", "/a", {}, "x"))
+                      .q(2, 3, req("PUT", "/a", {}, "y"))
+                      .a(2, 3, resp(busy))
+                      .a(1, 1, resp(201)),
+                  Consistency::Interval);
+    rejected_by_all(Trace{}
+                        .q(1, 1, req("PUT", "/a", {}, "x"))
+                        .a(1, 1, resp(201))
+                        .q(2, 3, req("GET", "/a"))
+                        .a(2, 3, resp(busy)));
+  }
+}
+
+TEST(HttpConsistency, DeleteInProgress) {
+  Trace base;
+  base.q(1, 1, req("PUT", "/a", {}, "x")).a(1, 1, resp(201));
+  base.q(1, 3, req("DELETE", "/a")).q(2, 5, req("DELETE", "/a"));
+  // Both deletes found the resource: a race, both 204.
+  Trace both = base;
+  both.a(1, 3, resp(204)).a(2, 5, resp(204));
+  accepted_from(both, Consistency::Interval);
+  Trace one = base;
+  one.a(1, 3, resp(204)).a(2, 5, resp(404));
+  accepted_from(one, Consistency::Atomic);
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
