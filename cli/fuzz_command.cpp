@@ -29,6 +29,7 @@
 // The loop and the shrinking are dualfuzz::campaign's (fuzz_loop.h,
 // shrink.h); this file parses options and renders.
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -48,6 +49,7 @@ using harness::RunResult;
 
 struct Opts {
   std::string spec = protocols::kDefault;
+  std::string consistency;  // --consistency NAME: "" = the protocol's own
   campaign::FuzzOptions fuzz;
   std::uint64_t seed = 1;
   bool quiet = false;
@@ -81,6 +83,8 @@ void print_finding(const Opts& o, const harness::Protocol& p,
                  "replays (8 for a race))\n";
   std::cout << harness::print_script(s.script) << "--- "
             << s.run.report(p, trace_format(o));
+  if (v.classification.kind != campaign::Classification::Kind::None)
+    std::cout << "class: " << v.classification.text << "\n";
   // The first finding only: later ones (--keep-going) would overwrite it.
   if (!o.chart.empty() && v.index <= 1) {
     if (write_chart(
@@ -149,6 +153,8 @@ nlohmann::json first_json(const Opts& o, const FuzzSummary& s) {
   j["min_messages"] = f.shrunk.run.trace.size();
   j["minimize_seconds"] = f.minimize_seconds;
   j["reproduced"] = f.shrunk.reproduced;
+  j["class"] = campaign::class_name(f.classification.kind);
+  j["consistency"] = f.classification.consistency;
   return j;
 }
 
@@ -157,7 +163,7 @@ nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
   nlohmann::json j = summary_json(o, s);
   nlohmann::json list = nlohmann::json::array();
   for (const campaign::Finding& f : s.findings) {
-    harness::Json one = campaign::finding_json(p, f.script, f.run);
+    harness::Json one = campaign::finding_json(p, f.script, f.run, &f.classification);
     one.update({{"kind", f.kind},
                 {"first_seconds", f.first_seconds},
                 {"first_execution", f.first_execution},
@@ -184,14 +190,21 @@ void print_end(const FuzzSummary& s) {
     return;
   }
   const std::size_t n = s.findings.size();
+  std::map<std::string, std::size_t> classes;
+  for (const campaign::Finding& f : s.findings)
+    ++classes[campaign::class_name(f.classification.kind)];
+  std::string by_class;
+  for (const auto& [name, count] : classes)
+    by_class += (by_class.empty() ? "" : ", ") + std::to_string(count) + " " + name;
   std::cout << "dualfuzz fuzz: " << n << " distinct violation" << (n == 1 ? "" : "s")
-            << " in " << s.seconds << " s, " << c.executions << " executions, "
-            << c.messages << " messages, " << c.inconclusive
+            << " (" << by_class << ") in " << s.seconds << " s, " << c.executions
+            << " executions, " << c.messages << " messages, " << c.inconclusive
             << " inconclusive (oracle budget):\n";
   for (std::size_t i = 0; i < n; ++i) {
     const campaign::Finding& f = s.findings[i];
     std::cout << "  " << i + 1 << ". " << f.count << " x " << f.signature
-              << (f.reproduced ? "" : " (not reproduced)") << "\n";
+              << (f.reproduced ? "" : " (not reproduced)") << " ["
+              << campaign::class_name(f.classification.kind) << "]\n";
   }
 }
 
@@ -225,8 +238,9 @@ int shrink_file(const Opts& o, FuzzCampaign& c) {
     const campaign::Shrunk sh = c.shrink(*script, r);
     const double t =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    print_finding(o, protocol, {0, "", t, {}, *script, sh});
-    j.update(campaign::finding_json(protocol, sh.script, sh.run));
+    const campaign::Classification cls = campaign::classify(protocol, sh.run);
+    print_finding(o, protocol, {0, "", t, {}, *script, sh, cls});
+    j.update(campaign::finding_json(protocol, sh.script, sh.run, &cls));
     j["reproduced"] = sh.reproduced;
     j["steps"] = script->steps.size();
   }
@@ -248,7 +262,12 @@ int fuzz(const Opts& o) {
     fo.keep_going = true;  // same-violation shrinking
     fo.shrink_effort = 10;
   }
-  auto c = FuzzCampaign::make(**plugin, fo);
+  auto tested = campaign::with_consistency(**plugin, o.consistency);
+  if (!tested) {
+    std::cerr << "dualfuzz fuzz: " << tested.error() << "\n";
+    return kTrouble;
+  }
+  auto c = FuzzCampaign::make(*tested, fo);
   if (!c) {
     std::cerr << "dualfuzz fuzz: " << c.error() << "\n";
     return kTrouble;
@@ -278,6 +297,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--spec", o->spec, "protocol plug-in")
       ->check(CLI::IsMember(protocols::builtin().names()));
   sub->add_option("--target", o->fuzz.target, "inprocess[:ARG] or HOST:PORT");
+  sub->add_option("--consistency", o->consistency,
+                  "test against a weaker consistency than atomic requests (HTTP: "
+                  "interval, torn; see docs/consistency.md)");
   sub->add_option("--seconds", o->fuzz.seconds, "time budget");
   sub->add_option("--seed", o->seed, "random seed (runs are reproducible from it)");
   sub->add_option("--connections", o->fuzz.connections, "connections per script (1-64)")

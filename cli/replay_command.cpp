@@ -55,13 +55,14 @@ std::optional<Loaded> load(const char* cmd, const std::string& target,
     std::cerr << "dualfuzz " << cmd << ": cannot read " << file << "\n";
     return std::nullopt;
   }
-  const campaign::Registry registry = protocols::builtin();
-  auto plugin = protocols::from_env(registry);
+  // The fuzz targets' protocol and consistency ($DUALFUZZ_PROTOCOL,
+  // $DUALFUZZ_CONSISTENCY): a crash file replays as it was found.
+  auto plugin = protocols::plugin_from_env();
   if (!plugin) {
     std::cerr << "dualfuzz " << cmd << ": " << plugin.error() << "\n";
     return std::nullopt;
   }
-  auto p = Player::make(**plugin, target);
+  auto p = Player::make(*plugin, target);
   if (!p) {
     std::cerr << "dualfuzz " << cmd << ": " << p.error() << "\n";
     return std::nullopt;

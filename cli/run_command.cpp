@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/http/asio_server.h"
@@ -20,6 +21,7 @@ namespace {
 
 struct Opts {
   std::string spec = protocols::kDefault;
+  std::string consistency;  // "" = the protocol's own
   std::string target = "inprocess";
   std::string file;
   bool liveness = false;
@@ -44,13 +46,18 @@ int run_script(const Opts& o) {
     std::cerr << "dualfuzz run: " << plugin.error() << "\n";
     return kTrouble;
   }
-  const harness::Protocol& protocol = (*plugin)->protocol;
+  auto tested = campaign::with_consistency(**plugin, o.consistency);
+  if (!tested) {
+    std::cerr << "dualfuzz run: " << tested.error() << "\n";
+    return kTrouble;
+  }
+  const harness::Protocol& protocol = tested->protocol;
   auto script = harness::parse_script(ss.str(), protocol.functions);
   if (!script) {
     std::cerr << "dualfuzz run: " << o.file << ": " << script.error() << "\n";
     return kTrouble;
   }
-  auto target = Target::make(**plugin, o.target);
+  auto target = Target::make(*tested, o.target);
   if (!target) {
     std::cerr << "dualfuzz run: " << target.error() << "\n";
     return kTrouble;
@@ -66,6 +73,8 @@ int run_script(const Opts& o) {
   harness::RunResult r = ex.run(*script);
   std::cout << r.report(
       protocol, o.json ? harness::TraceFormat::Json : harness::TraceFormat::Readable);
+  if (r.outcome == harness::RunResult::Outcome::ModelViolation)
+    std::cout << "class: " << campaign::classify(protocol, r).text << "\n";
   if (!o.chart.empty() &&
       !write_chart(o.chart, protocol, *script, r,
                    "dualfuzz run " + o.file + " (" + o.target + ")")) {
@@ -112,6 +121,9 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
       app.add_subcommand("run", "Play one script against a server and check it");
   sub->add_option("--spec", o->spec, "protocol plug-in")
       ->check(CLI::IsMember(protocols::builtin().names()));
+  sub->add_option("--consistency", o->consistency,
+                  "judge against a weaker consistency than atomic requests (HTTP: "
+                  "interval, torn)");
   sub->add_option(
       "--target", o->target,
       "inprocess[:BUG] — the reference server in this process, optionally with a "

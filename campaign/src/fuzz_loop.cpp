@@ -138,21 +138,23 @@ void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
               sh.reproduced,
               sh.script,
               sh.run,
-              s.steps.size()};
+              s.steps.size(),
+              classify(protocol_, sh.run)};
     sum.findings.push_back(std::move(f));
   }
   Finding& f = sum.findings[it->second];
   ++f.count;
   if (fresh) {
     if (observer.on_violation)
-      observer.on_violation(
-          {sum.findings.size(), f.signature, found, sum.counters, s, sh});
+      observer.on_violation({sum.findings.size(), f.signature, found, sum.counters, s, sh,
+                             f.classification});
   } else if (sh.reproduced &&
              (!f.reproduced || sh.run.trace.size() < f.run.trace.size())) {
     f.reproduced = true;
     f.script = sh.script;
     f.run = sh.run;
     f.original_steps = s.steps.size();
+    f.classification = classify(protocol_, sh.run);
   }
 }
 
@@ -194,9 +196,10 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
       Shrunk sh = shrink(script, r);
       sum.first = FirstViolation{kind_name(r.outcome), found, elapsed() - found, script,
                                  std::move(sh)};
+      sum.first->classification = classify(protocol_, sum.first->shrunk.run);
       if (observer.on_violation)
-        observer.on_violation(
-            {0, "", found, sum.counters, sum.first->original, sum.first->shrunk});
+        observer.on_violation({0, "", found, sum.counters, sum.first->original,
+                               sum.first->shrunk, sum.first->classification});
       break;
     }
     if (r.violation())

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/http/plugin.h"
 
 namespace dualfuzz::protocols {
@@ -28,21 +29,20 @@ Result<campaign::Plugin> plugin_from_env() {
   const campaign::Registry r = builtin();
   auto plugin = from_env(r);
   if (!plugin) return make_error(plugin.error());
-  return **plugin;
+  const char* c = std::getenv("DUALFUZZ_CONSISTENCY");
+  return campaign::with_consistency(**plugin, c ? c : "");
 }
 
 Result<std::unique_ptr<campaign::Player>> player_from_env() {
-  const campaign::Registry r = builtin();
-  auto plugin = from_env(r);
+  auto plugin = plugin_from_env();
   if (!plugin) return make_error(plugin.error());
-  return campaign::Player::make(**plugin, campaign::Player::spec_from_env());
+  return campaign::Player::make(*plugin, campaign::Player::spec_from_env());
 }
 
 mutator::ScriptMutator engine_mutator_from_env() {
-  const campaign::Registry r = builtin();
-  auto plugin = from_env(r);
-  if (!plugin) return mutator::ScriptMutator(r.find(kDefault)->protocol);
-  return campaign::Player::engine_mutator(**plugin, campaign::Player::spec_from_env());
+  auto plugin = plugin_from_env();
+  if (!plugin) return mutator::ScriptMutator(builtin().find(kDefault)->protocol);
+  return campaign::Player::engine_mutator(*plugin, campaign::Player::spec_from_env());
 }
 
 }  // namespace dualfuzz::protocols

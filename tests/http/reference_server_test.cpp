@@ -110,6 +110,8 @@ req 5 on c0: {"method":"GET","path":"/a"})"},
 req 5 on c1: {"method":"PUT","path":"/a","body":"z","headers":{"if-match":2.(this@"headers"@"etag").id}})"},
       {"torn-write", kPutA + R"(req 3 on c0: {"method":"PUT","path":"/a","body":"y"}
 req 5 on c1: {"method":"GET","path":"/a"})"},
+      {"two-step-writes", R"(req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
+req 3 on c1: {"method":"PUT","path":"/a","body":"y"})"},
       {"range-end-exclusive",
        kPut10 +
            R"(req 3 on c0: {"method":"GET","path":"/a","headers":{"range":"bytes=2-4"}})"},

@@ -456,6 +456,7 @@ const std::map<std::string, std::vector<Batch>>& bug_inputs() {
       {"racy-if-match",
        {{{0, put("/a", "x")}}, {{0, put("/a", "y", kTag1)}, {1, put("/a", "z", kTag1)}}}},
       {"torn-write", {{{0, put("/a", "x")}}, {{0, put("/a", "y")}, {1, get("/a")}}}},
+      {"two-step-writes", {{{0, put("/a", "x")}, {1, put("/a", "y")}}}},
   };
   return m;
 }
@@ -499,6 +500,8 @@ TEST(PlantedBugs, ConditionalBugsStayHiddenOutsideTheirTrigger) {
         {{0, put("/a", "y", kTag1)}},
         {{1, put("/a", "z", kTag1)}}}},
       {"torn-write", {{{0, put("/a", "x")}}, {{0, put("/a", "y")}}, {{1, get("/a")}}}},
+      {"two-step-writes",
+       {{{0, put("/a", "x")}}, {{1, put("/a", "y")}}, {{0, req("DELETE", "/a")}}}},
       {"pipeline-drop", {{{0, put("/a", "x")}}, {{0, get("/a")}}}},
   };
   for (const auto& [name, input] : quiet)

@@ -191,6 +191,12 @@ const std::vector<BugInfo>& planted_bugs() {
       {"torn-write", "concurrency",
        "a replacing PUT writes the body one round before the ETag, so a concurrent "
        "GET sees the new body with the old tag"},
+      // Only not atomic: what `--consistency interval` accepts (RFC 9110
+      // does not ask a server to apply requests atomically).
+      {"two-step-writes", "concurrency",
+       "every PUT and DELETE is decided (its status) in one round and stored and "
+       "answered "
+       "in the next, so overlapping writes race: two creating PUTs both answer 201"},
   };
   return bugs;
 }
@@ -441,6 +447,10 @@ std::optional<HttpServerCore::Reply> HttpServerCore::handle(const Json& q, Conn&
     return full;
   }
   if (method == "DELETE") {
+    if (bug("two-step-writes")) {
+      c.pending = PendingPut{q, path, true, true};
+      return std::nullopt;
+    }
     ++clock_;
     if (bug("delete-prefix"))
       std::erase_if(files_,
@@ -450,6 +460,10 @@ std::optional<HttpServerCore::Reply> HttpServerCore::handle(const Json& q, Conn&
     return Reply{204, {}, "", false};
   }
   // PUT. The concurrency bugs split it across two scheduler rounds.
+  if (bug("two-step-writes")) {
+    c.pending = PendingPut{q, path, r != nullptr, false};
+    return std::nullopt;
+  }
   if (r && bug("racy-if-match") && header(q, "if-match")) {
     c.pending = PendingPut{q, path};
     return std::nullopt;
@@ -501,7 +515,15 @@ bool HttpServerCore::step(ConnId id, Conn& c, std::vector<Output>& out) {
   if (c.pending) {
     PendingPut p = std::move(*c.pending);
     c.pending.reset();
-    emit(id, c, &p.request, put(p.request, p.path), out);
+    if (p.remove) {  // two-step-writes
+      ++clock_;
+      files_.erase(p.path);
+      emit(id, c, &p.request, Reply{204, {}, "", false}, out);
+      return true;
+    }
+    Reply stored = put(p.request, p.path);
+    if (bug("two-step-writes")) stored.status = p.existed ? 204 : 201;
+    emit(id, c, &p.request, std::move(stored), out);
     return true;
   }
   if (!c.queue.empty()) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/campaign/shrink.h"
 #include "dualfuzz/campaign/target.h"
@@ -60,6 +61,7 @@ struct Finding {
   harness::Script script;  // minimized (or the original when not reproduced)
   harness::RunResult run;  // of `script`
   std::size_t original_steps = 0;
+  Classification classification;  // of `run` (consistency.h)
 };
 
 // The violation that ended a run without keep_going.
@@ -69,6 +71,7 @@ struct FirstViolation {
   double minimize_seconds = 0;
   harness::Script original;
   Shrunk shrunk;
+  Classification classification;  // of shrunk.run
 };
 
 struct FuzzSummary {
@@ -93,6 +96,7 @@ struct FuzzObserver {
     FuzzCounters counters;
     const harness::Script& original;
     const Shrunk& shrunk;
+    const Classification& classification;
   };
   std::function<void(const Violation&)> on_violation;
   std::function<void(const harness::Script&, const harness::RunResult&)>

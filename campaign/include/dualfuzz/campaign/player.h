@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
@@ -86,7 +87,12 @@ class Player {
   // The fuzz target's report; TraceFormat::Json for `--json` (each message's IR).
   std::string report(const harness::Script& s, const harness::RunResult& r,
                      harness::TraceFormat f = harness::TraceFormat::Readable) const {
-    return harness::run_report(protocol_, s, r, description_, f);
+    std::string out = harness::run_report(protocol_, s, r, description_, f);
+    // Which promise a model violation broke (consistency.h).
+    if (r.outcome == harness::RunResult::Outcome::ModelViolation &&
+        !protocol_.weaker.empty())
+      out += "class: " + classify(protocol_, r).text + "\n";
+    return out;
   }
   // "server bug: lost-update", "server bug: none planted", "server HOST:PORT".
   const std::string& description() const { return description_; }

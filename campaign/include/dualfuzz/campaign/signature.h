@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/campaign/race_skeleton.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/harness/script.h"
@@ -147,9 +148,19 @@ inline harness::Json trace_json(const harness::RunResult& r) {
 }
 
 // A (minimized) violating run as bench/eval_realservers.py reads it.
+// `known`: its classification if already made (else made here).
 inline harness::Json finding_json(const harness::Protocol& p, const harness::Script& s,
-                                  const harness::RunResult& r) {
+                                  const harness::RunResult& r,
+                                  const Classification* known = nullptr) {
+  const Classification c = known ? *known : classify(p, r);
   return {{"signature", signature_of(p, r)},
+          // Which promise it broke (consistency.h): "protocol" (the clauses
+          // in "reasons") or "not-linearizable" (explained under the weaker
+          // "consistency"; "overlapping": the requests in flight at once).
+          {"class", class_name(c.kind)},
+          {"consistency", c.consistency},
+          {"overlapping", c.overlapping},
+          {"class_reason", c.text},
           {"kind", kind_name(r.outcome)},
           {"min_steps", s.steps.size()},
           {"min_requests", count_requests(s)},

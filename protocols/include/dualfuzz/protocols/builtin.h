@@ -25,14 +25,17 @@ Result<const campaign::Plugin*> find(const campaign::Registry& r,
 // $DUALFUZZ_PROTOCOL (the fuzz targets' and engine plug-ins' choice), else kDefault.
 Result<const campaign::Plugin*> from_env(const campaign::Registry& r);
 
-// A copy of the plug-in $DUALFUZZ_PROTOCOL names (kDefault when unset), for
-// a fuzz target that outlives the registry:
+// A copy of the plug-in $DUALFUZZ_PROTOCOL names (kDefault when unset),
+// tested under the consistency $DUALFUZZ_CONSISTENCY names (its protocol's
+// own when unset; campaign::with_consistency), for a fuzz target that
+// outlives the registry:
 //   DUALFUZZ_FUZZ_TARGET(protocols::plugin_from_env(), campaign::Player::spec_from_env())
 Result<campaign::Plugin> plugin_from_env();
 
 // What the fuzz targets and the engine plug-ins (libFuzzer hooks, AFL++
 // library) build from their environment: $DUALFUZZ_PROTOCOL,
-// $DUALFUZZ_TARGET / $DUALFUZZ_BUG (campaign::Player::spec_from_env).
+// $DUALFUZZ_CONSISTENCY, $DUALFUZZ_TARGET / $DUALFUZZ_BUG
+// (campaign::Player::spec_from_env).
 Result<std::unique_ptr<campaign::Player>> player_from_env();
 // The custom mutator; an environment that makes no player gives the plain
 // structural mutator of the default protocol.

@@ -96,6 +96,10 @@ class HttpServerCore {
   struct PendingPut {
     Json request;
     std::string path;
+    // two-step-writes: what was decided when the write was received (the
+    // status follows from it), and whether it is a DELETE.
+    bool existed = true;
+    bool remove = false;
   };
   struct Conn {
     http::RequestParser parser;

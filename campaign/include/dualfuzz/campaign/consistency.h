@@ -1,0 +1,71 @@
+// Which promise a violation broke. A protocol's model takes every request
+// as atomic, so a trace must be linearizable; most specifications (RFC 9110
+// among them) do not ask that of a server. A model violation that one of the
+// protocol's weaker consistencies (harness::Protocol::weaker, e.g. HTTP's
+// "interval": a write takes effect over an interval) explains broke only
+// atomicity: the server is *not linearizable*. One that no weaker
+// consistency explains broke the protocol itself (the clause its reasons
+// name). Protocol and liveness violations (a malformed or missing answer)
+// are the protocol's too.
+//
+//   harness::RunResult r = player.play(script);           // a violation
+//   campaign::Classification c = campaign::classify(protocol, r);
+//   std::cout << c.text;  // "not linearizable: explained under consistency
+//                         //  'interval'; overlapping requests 3, 5"
+//
+//   // Test against a weaker consistency instead (`--consistency interval`):
+//   auto weaker = campaign::with_consistency(plugin.protocol, "interval");
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/protocol.h"
+#include "dualfuzz/result.h"
+
+namespace dualfuzz::campaign {
+
+struct Classification {
+  enum class Kind {
+    None,             // not a violation
+    Protocol,         // no weaker consistency explains it: the protocol's clause
+    NotLinearizable,  // a weaker consistency explains it
+    Undecided,        // a weaker consistency's check ran out of budget
+  };
+  Kind kind = Kind::None;
+  // NotLinearizable: the strongest weaker consistency that explains the
+  // trace; Undecided: the one whose check gave up.
+  std::string consistency;
+  // Requests with the killing request's race key that were in flight at
+  // once with another on a different connection, in the order sent.
+  std::vector<harness::Label> overlapping;
+  std::string text;  // one line, for reports
+};
+
+// "protocol", "not-linearizable", "undecided", "none" (the JSON findings'
+// "class").
+const char* class_name(Classification::Kind k);
+
+// Re-checks a model violation's trace, up to the event that decided it,
+// under each of `p.weaker` in turn (a whole-trace check, budget `options`).
+// Never a guess: a check that gives up makes the class Undecided.
+Classification classify(const harness::Protocol& p, const harness::RunResult& r,
+                        const oracle::OracleOptions& options = {});
+
+// `p` tested under its weaker consistency `name`: that consistency's model
+// becomes `p.model`, and only the ones weaker still are left in `p.weaker`.
+// `name` may also be `p.consistency` itself (no change). An unknown name is
+// an error that lists the known ones.
+Result<harness::Protocol> with_consistency(harness::Protocol p, std::string_view name);
+
+// The same for a plug-in (its in-process server unchanged).
+Result<Plugin> with_consistency(Plugin plugin, std::string_view name);
+
+// "atomic, interval, torn": `p`'s consistency and the weaker ones, for help
+// texts.
+std::string consistency_names(const harness::Protocol& p);
+
+}  // namespace dualfuzz::campaign

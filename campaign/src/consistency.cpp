@@ -1,0 +1,135 @@
+#include "dualfuzz/campaign/consistency.h"
+
+#include <algorithm>
+#include <map>
+
+#include "dualfuzz/campaign/race_skeleton.h"
+#include "dualfuzz/oracle/oracle.h"
+
+namespace dualfuzz::campaign {
+namespace {
+
+// Requests with the killing request's race key in flight at once with
+// another of them on a different connection.
+std::vector<harness::Label> overlapping(const harness::Protocol& p,
+                                        const harness::RunResult& r) {
+  std::vector<harness::Label> out;
+  const harness::Json* kill = killing_request(r);
+  if (!kill) return out;
+  const std::string key = p.race_key(*kill);
+  const auto wire = wire_conns(r);
+  std::map<harness::Label, oracle::ConnId> in_flight;
+  auto mark = [&out](harness::Label l) {
+    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  };
+  for (const auto& m : r.trace.messages()) {
+    if (!harness::is_request_label(m.label)) {
+      in_flight.erase(harness::request_of(m.label));
+      continue;
+    }
+    if (p.race_key(m.ir) != key) continue;
+    auto it = wire.find(m.label);
+    const oracle::ConnId conn = it == wire.end() ? m.conn : it->second;
+    for (const auto& [label, c] : in_flight)
+      if (c != conn) {
+        mark(label);
+        mark(m.label);
+      }
+    in_flight[m.label] = conn;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string labels(const std::vector<harness::Label>& ls) {
+  std::string s;
+  for (harness::Label l : ls) s += (s.empty() ? "" : ", ") + std::to_string(l);
+  return s;
+}
+
+}  // namespace
+
+const char* class_name(Classification::Kind k) {
+  switch (k) {
+    case Classification::Kind::Protocol:
+      return "protocol";
+    case Classification::Kind::NotLinearizable:
+      return "not-linearizable";
+    case Classification::Kind::Undecided:
+      return "undecided";
+    default:
+      return "none";
+  }
+}
+
+Classification classify(const harness::Protocol& p, const harness::RunResult& r,
+                        const oracle::OracleOptions& options) {
+  Classification c;
+  if (!r.violation()) return c;
+  c.kind = Classification::Kind::Protocol;
+  if (r.outcome != harness::RunResult::Outcome::ModelViolation) {
+    c.text = "breaks the protocol (a " +
+             std::string(r.outcome == harness::RunResult::Outcome::LivenessViolation
+                             ? "missing"
+                             : "malformed") +
+             " answer)";
+    return c;
+  }
+  c.overlapping = overlapping(p, r);
+  // The trace as far as the oracle judged it.
+  const std::size_t end = std::min(r.verdict.event_index + 1, r.events.size());
+  const std::vector<oracle::Event> seen(
+      r.events.begin(), r.events.begin() + static_cast<std::ptrdiff_t>(end));
+  const std::string where =
+      c.overlapping.empty() ? "" : "; overlapping requests " + labels(c.overlapping);
+  for (const harness::Protocol::Consistency& weaker : p.weaker) {
+    const oracle::Verdict v = oracle::check(weaker.model(), seen, options);
+    if (v.status == oracle::Verdict::Status::Accept) {
+      c.kind = Classification::Kind::NotLinearizable;
+      c.consistency = weaker.name;
+      c.text = "not linearizable: wrong only if requests are atomic (" + p.consistency +
+               "); explained under consistency '" + weaker.name + "' (" + weaker.summary +
+               ")" + where;
+      return c;
+    }
+    if (v.status == oracle::Verdict::Status::Inconclusive) {
+      c.kind = Classification::Kind::Undecided;
+      c.consistency = weaker.name;
+      c.text = "undecided: the check under consistency '" + weaker.name +
+               "' ran out of budget" + where;
+      return c;
+    }
+  }
+  c.text = "breaks the protocol: no consistency (" + consistency_names(p) +
+           ") explains it" + where;
+  return c;
+}
+
+Result<harness::Protocol> with_consistency(harness::Protocol p, std::string_view name) {
+  if (name.empty() || name == p.consistency) return p;
+  for (std::size_t i = 0; i < p.weaker.size(); ++i) {
+    if (p.weaker[i].name != name) continue;
+    p.model = p.weaker[i].model;
+    p.consistency = p.weaker[i].name;
+    p.weaker.erase(p.weaker.begin(),
+                   p.weaker.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    return p;
+  }
+  return make_error("unknown consistency '" + std::string(name) + "' for protocol " +
+                    p.name + " (known: " + consistency_names(p) + ")");
+}
+
+Result<Plugin> with_consistency(Plugin plugin, std::string_view name) {
+  auto p = with_consistency(std::move(plugin.protocol), name);
+  if (!p) return make_error(p.error());
+  plugin.protocol = std::move(*p);
+  return plugin;
+}
+
+std::string consistency_names(const harness::Protocol& p) {
+  std::string s = p.consistency;
+  for (const auto& w : p.weaker) s += ", " + w.name;
+  return s;
+}
+
+}  // namespace dualfuzz::campaign
