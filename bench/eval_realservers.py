@@ -2007,16 +2007,17 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
                        f"{CONFIG.get(r['server'], '')} |")
     out.append("")
     out.append("| server | connections | seed | seconds | executions | exec/s | messages "
-               "| inconclusive | seconds shrinking | distinct violations | server bugs "
+               "| inconclusive | seconds shrinking | distinct violations | class protocol "
+               "| class not linearizable | server bugs "
                "| model gaps | unclassified | counterexamples of ≤ 6 messages | not reproduced "
                "(unshrunk) |")
     out.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-               "| ---: | ---: | ---: | ---: |")
+               "| ---: | ---: | ---: | ---: | ---: | ---: |")
     findings, proven, shrunk_to = merge_findings(runs, follow_ups)
     for r in runs:
         if "error" in r:
             out.append(f"| {r['server']} | {r['connections']} | {r['seed']} | — | — | — | — "
-                       f"| — | — | error: {r['error']} | | | | | |")
+                       f"| — | — | error: {r['error']} | | | | | | | |")
             continue
         s = r["summary"]
         vs = s.get("violations", [])
@@ -2024,10 +2025,16 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
                     for v in vs]
         bugs = sum(1 for x in verdicts if x.startswith(SERVER_BUG))
         gaps = sum(1 for x in verdicts if x == "model gap")
+        # campaign::classify's class (docs/consistency.md); runs made before
+        # it existed have none.
+        def n_class(c):
+            return (sum(1 for v in vs if v.get("class") == c)
+                    if all("class" in v for v in vs) else "—")
         out.append(f"| {r['server']} | {r['connections']} | {r['seed']} | "
                    f"{s['seconds']:.0f} | {s['executions']} | "
                    f"{s['executions'] / max(s['seconds'], 1e-9):.0f} | {s['messages']} | "
                    f"{s['inconclusive']} | {fmt_s(s.get('shrink_seconds', 0))} | {len(vs)} "
+                   f"| {n_class('protocol')} | {n_class('not-linearizable')} "
                    f"| {bugs} | {gaps} | {len(vs) - bugs - gaps} "
                    f"| {sum(1 for v in vs if v.get('min_messages', 99) <= 6)} "
                    f"| {sum(1 for v in vs if not v.get('reproduced', True))} |")

@@ -6,7 +6,10 @@
 #   scripts/subjects/subject.sh stop  nginx 18080 /tmp/subj-nginx   # stops it, removes WORKDIR
 #   scripts/subjects/subject.sh version nginx
 # Subjects: apache2 (mod_dav + mod_dav_fs), nginx (dav module, PUT DELETE),
-# lighttpd (mod_webdav). Installs the Debian package when it is missing.
+# lighttpd (mod_webdav), gowebdav (Go's golang.org/x/net/webdav handler over a
+# directory: scripts/subjects/gowebdav/main.go, built once into
+# ~/.cache/dualfuzz), rclone (`rclone serve webdav`). Installs the Debian
+# packages when they are missing.
 #
 # LIGHTTPD=DIR/sbin/lighttpd runs a build of its own instead (e.g. one from
 # scripts/subjects/build-instrumented.sh: its modules from DIR/lib), in the
@@ -14,7 +17,7 @@
 # finding; the campaign goes on), single process; DUALFUZZ_COVERAGE_SHM in the
 # environment reaches it (its server-coverage map).
 set -euo pipefail
-ACTION=${1:?start|stop|version}; NAME=${2:?apache2|nginx|lighttpd}
+ACTION=${1:?start|stop|version}; NAME=${2:?apache2|nginx|lighttpd|gowebdav|rclone}
 PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
 
 install_pkg() {
@@ -36,6 +39,8 @@ case $NAME in
   apache2) install_pkg apache2 ;;
   nginx) install_pkg nginx ;;
   lighttpd) [ -n "${LIGHTTPD:-}" ] || install_pkg lighttpd lighttpd-mod-webdav ;;
+  gowebdav) install_pkg golang-go golang-golang-x-net-dev ;;
+  rclone) install_pkg rclone ;;
   *) echo "subject.sh: unknown subject $NAME" >&2; exit 2 ;;
 esac
 
@@ -44,7 +49,30 @@ version() {
     apache2) apache2 -v | head -1 ;;
     nginx) nginx -v 2>&1 ;;
     lighttpd) env -u DUALFUZZ_COVERAGE_SHM "${LIGHTTPD:-lighttpd}" -v | head -1 ;;
+    gowebdav) echo "golang.org/x/net/webdav $(dpkg-query -W -f='${Version}' golang-golang-x-net-dev) ($(go version | cut -d' ' -f3))" ;;
+    rclone) rclone version | head -1 ;;
   esac
+}
+
+# The gowebdav binary, built from its source once per source version.
+GOWEBDAV_SRC=$(dirname "$(realpath "$0")")/gowebdav/main.go
+gowebdav_bin() {
+  local cache=${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz
+  local bin
+  bin=$cache/gowebdav-$(sha256sum "$GOWEBDAV_SRC" | cut -c1-12)
+  if [ ! -x "$bin" ]; then
+    mkdir -p "$cache"
+    GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$cache/go-build \
+      go build -o "$bin.tmp" "$GOWEBDAV_SRC" && mv "$bin.tmp" "$bin"
+  fi
+  echo "$bin"
+}
+
+# A server without a daemon mode of its own: in the background, its pid in
+# WORK/NAME.pid.
+background() {
+  setsid "$@" </dev/null >>"$WORK/logs/error.log" 2>&1 &
+  echo $! >"$WORK/$NAME.pid"
 }
 
 start() {
@@ -133,6 +161,10 @@ CONF
             echo "$(date +%T) lighttpd exited: $rc" >>"$1/logs/restarts.log"; sleep 0.2; done' \
           _ "$WORK" "$bin" "$modules" </dev/null >/dev/null 2>&1 &
       fi ;;
+    gowebdav) background "$(gowebdav_bin)" -addr "127.0.0.1:$PORT" -root "$WORK/root" ;;
+    rclone)
+      background rclone serve webdav "$WORK/root" --addr "127.0.0.1:$PORT" \
+        --config /dev/null --cache-dir "$WORK/tmp" ;;
   esac
   local up=""
   for _ in $(seq 100); do
@@ -164,11 +196,11 @@ stop() {
   # The supervisor first, or it restarts the server it sees die.
   sup=$(cat "$WORK/supervisor.pid" 2>/dev/null || true)
   [ -z "$sup" ] || kill "$sup" 2>/dev/null || true
-  pid=$(cat "$WORK"/{httpd,nginx,lighttpd}.pid 2>/dev/null || true)
+  pid=$(cat "$WORK"/{httpd,nginx,lighttpd,gowebdav,rclone}.pid 2>/dev/null || true)
   case $NAME in
     apache2) [ -f "$WORK/httpd.conf" ] && apache2 -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;
     nginx) [ -f "$WORK/nginx.conf" ] && nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
-    lighttpd) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
+    lighttpd | gowebdav | rclone) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
   esac
   for _ in $(seq 50); do
     [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break

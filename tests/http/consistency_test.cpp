@@ -158,6 +158,49 @@ TEST(HttpConsistency, BusyAnswersOnlyWhileAWriteIsInProgress) {
   }
 }
 
+TEST(HttpConsistency, AWriteMayLookAgainWhenItStores) {
+  // The If-Match holds when the PUT arrives; a DELETE finishes first; the
+  // PUT then finds nothing and creates (201).
+  Trace t;
+  t.q(1, 1, req("PUT", "/a", {}, "x")).a(1, 1, resp(201, tag("\"1\"")));
+  t.q(1, 3, req("PUT", "/a", {{"if-match", "\"1\""}}, "y"))
+      .q(2, 5, req("DELETE", "/a"))
+      .a(2, 5, resp(204))
+      .a(1, 3, resp(201));
+  accepted_from(t, Consistency::Interval);
+  // Both DELETEs found it when they came; the second finds nothing when it
+  // stores: 404 (or 204, as decided).
+  Trace d;
+  d.q(1, 1, req("PUT", "/a", {}, "x")).a(1, 1, resp(201));
+  d.q(1, 3, req("DELETE", "/a")).q(2, 5, req("DELETE", "/a"));
+  d.a(1, 3, resp(204)).a(2, 5, resp(404));
+  accepted_from(d, Consistency::Atomic);
+  // But a PUT with a false If-Match performed is wrong whenever it stores.
+  Trace f;
+  f.q(1, 1, req("PUT", "/a", {}, "x")).a(1, 1, resp(201, tag("\"1\"")));
+  f.q(1, 3, req("PUT", "/a", {{"if-match", "\"2\""}}, "y"))
+      .q(2, 5, req("DELETE", "/a"))
+      .a(2, 5, resp(204))
+      .a(1, 3, resp(201));
+  rejected_by_all(f);
+}
+
+TEST(HttpConsistency, TornRangedRead) {
+  Trace base;
+  base.q(1, 1, req("PUT", "/a", {}, "0123456789")).a(1, 1, resp(201));
+  base.q(1, 3, req("PUT", "/a", {}, "abcdefghij"))
+      .q(2, 5, req("GET", "/a", {{"range", "bytes=2-4"}}));
+  Trace part = base;  // bytes 2-4 of the new content: linearizable
+  part.a(2, 5, resp(206, {{"content-range", "bytes 2-4/10"}}, "cde")).a(1, 3, resp(204));
+  accepted_from(part, Consistency::Atomic);
+  Trace torn = base;  // of a prefix "abcd" being written: torn only
+  torn.a(2, 5, resp(206, {{"content-range", "bytes 2-3/4"}}, "cd")).a(1, 3, resp(204));
+  accepted_from(torn, Consistency::Torn);
+  Trace neither = base;  // bytes of neither content
+  neither.a(2, 5, resp(206, {{"content-range", "bytes 2-4/10"}}, "xyz")).a(1, 3, resp(204));
+  rejected_by_all(neither);
+}
+
 TEST(HttpConsistency, DeleteInProgress) {
   Trace base;
   base.q(1, 1, req("PUT", "/a", {}, "x")).a(1, 1, resp(201));

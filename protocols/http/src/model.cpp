@@ -778,7 +778,10 @@ constexpr Clause kBusy = "consistency interval: busy during a write (409, 423, 5
 constexpr Clause kTorn = "consistency torn: a read during a write";
 
 // A read that sees part of the content being written: any prefix of it,
-// with validators of its own (the server read them at another moment).
+// with validators of its own (the server read them at another moment). A
+// ranged GET: a 200 with a prefix, a 416, or a 206 with any part of the
+// content (its range applied to some prefix); a long content's parts are not
+// enumerated (any body).
 Tree torn_read(const Ev& e, const std::string& writing) {
   static const Sym::Fields with_body = Sym::fields({"status", "body"});
   if (e->req().method == Method::Head)
@@ -786,8 +789,39 @@ Tree torn_read(const Ev& e, const std::string& writing) {
   std::vector<Sym> prefixes;
   for (std::size_t k = 0; k <= writing.size(); ++k)
     prefixes.push_back(Sym::lit(writing.substr(0, k)));
-  return respond(
-      e, Sym::object(with_body, {Sym::lit(200), Sym::alt(std::move(prefixes))}), kTorn);
+  Sym whole = Sym::object(with_body, {Sym::lit(200), Sym::alt(std::move(prefixes))});
+  if (!e->req().range) return respond(e, std::move(whole), kTorn);
+  constexpr std::size_t kEnumerated = 64;
+  Sym part = Sym::object({{"status", Sym::lit(206)}});
+  if (writing.size() <= kEnumerated) {
+    std::vector<Sym> parts{Sym::lit("")};
+    for (std::size_t i = 0; i < writing.size(); ++i)
+      for (std::size_t n = 1; i + n <= writing.size(); ++n)
+        parts.push_back(Sym::lit(writing.substr(i, n)));
+    part = Sym::object(with_body, {Sym::lit(206), Sym::alt(std::move(parts))});
+  }
+  return respond(e,
+                 Sym::alt({std::move(whole), std::move(part),
+                           Sym::object({{"status", Sym::lit(416)}})}),
+                 kTorn);
+}
+
+// A write in progress finishing in world `w`: the answer it decided when it
+// was received, or, since a server that is not atomic may look again when
+// it stores, the answer for the state it finds then (RFC 9110 §9.3.4, §9.3.5
+// name the answers by what the store found): a PUT that finds no
+// representation any more creates one (201), one that finds one replaces it
+// (200, 204); a DELETE that finds none answers 404.
+Sym finishing(const World& w, const Pending& p) {
+  if (p.after.file) {
+    const Resource& r = *p.after.file;
+    return Sym::alt(
+        {p.pattern,
+         Sym::object(shown_shape(), {w.committed.file ? status_ok() : Sym::lit(201),
+                                     r.headers, r.dates})});
+  }
+  if (!w.committed.file) return Sym::alt({p.pattern, status_only({404})});
+  return p.pattern;
 }
 
 // The server under a weaker consistency: it may finish (answer and store)
@@ -826,7 +860,7 @@ Tree serve_world(World w) {
     for (const Pending& p : w.pending) {
       answer = oracle::choose(serve_view(view(p.after)), std::move(answer));
       const HttpRequest& r = stored->req();
-      if (w.consistency == Consistency::Torn && p.after.file && r.safe && !r.range)
+      if (w.consistency == Consistency::Torn && p.after.file && r.safe)
         answer = oracle::choose(torn_read(stored, p.after.file->body), std::move(answer));
     }
     if (!w.pending.empty())
@@ -841,7 +875,7 @@ Tree serve_world(World w) {
     done.committed = p.after;
     done.pending.erase(done.pending.begin() + static_cast<std::ptrdiff_t>(i));
     t = oracle::choose(
-        oracle::send(p.conn, p.pattern, serve_world(std::move(done)), p.clause),
+        oracle::send(p.conn, finishing(world, p), serve_world(std::move(done)), p.clause),
         std::move(t));
   }
   return t;
