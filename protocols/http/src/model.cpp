@@ -869,14 +869,21 @@ Tree serve_world(World w) {
     return answer;
   });
   // A write in progress finishes: its answer goes out, its state is stored.
+  // (Built when the oracle takes that branch: with k writes in progress,
+  // building every order at once would cost k! trees per request.)
   for (std::size_t i = world.pending.size(); i-- > 0;) {
-    World done = world;
-    const Pending p = done.pending[i];
-    done.committed = p.after;
-    done.pending.erase(done.pending.begin() + static_cast<std::ptrdiff_t>(i));
-    t = oracle::choose(
-        oracle::send(p.conn, finishing(world, p), serve_world(std::move(done)), p.clause),
-        std::move(t));
+    oracle::ServerEvent either{oracle::EventKind::Or, {}, 0, {}, Sort::Bool, {}, nullptr};
+    t = Tree::vis(
+        std::move(either), [ms, i, rest = std::move(t)](const oracle::Answer& a) {
+          if (!std::get<bool>(a)) return rest;
+          const World& w = *ms.get<World>();
+          World done = w;
+          const Pending& p = w.pending[i];
+          done.committed = p.after;
+          done.pending.erase(done.pending.begin() + static_cast<std::ptrdiff_t>(i));
+          return oracle::send(p.conn, finishing(w, p), serve_world(std::move(done)),
+                              p.clause);
+        });
   }
   return t;
 }
