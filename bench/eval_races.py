@@ -15,12 +15,11 @@ Raw results: --raw (default bench/results/races.jsonl).
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import eval_blackbox  # noqa: E402
-from eval_realservers import Subject  # noqa: E402
+from eval_realservers import run_server  # noqa: E402
 
 ROOT = eval_blackbox.ROOT
 SECTION = "## Real servers: RFC violations and races"
@@ -29,23 +28,9 @@ CONSISTENCIES = ["atomic", "interval"]
 
 
 def run(exe, server, consistency, seconds, seed, connections):
-    rec = {"server": server, "consistency": consistency, "seconds": seconds,
-           "seed": seed, "connections": connections}
-    with Subject(server) as sub:
-        rec["version"] = sub.version
-        if sub.error:
-            rec["error"] = sub.error
-            return rec
-        cmd = ["nice", "-n", "5", exe, "fuzz", "--target", sub.target, "--consistency",
-               consistency, "--seconds", str(seconds), "--seed", str(seed),
-               "--connections", str(connections), "--keep-going", "--json", "-q"]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 1800)
-            rec["summary"] = eval_blackbox.last_json(p.stdout)
-            if rec["summary"] is None:
-                rec["error"] = f"exit {p.returncode}: {p.stderr[-300:]}"
-        except subprocess.TimeoutExpired:
-            rec["error"] = "timeout"
+    rec = run_server(exe, server, seconds, seed, connections, None,
+                     ("--consistency", consistency))
+    rec["consistency"] = consistency
     return rec
 
 

@@ -1662,7 +1662,9 @@ class Subject:
         return f"127.0.0.1:{self.port}"
 
 
-def run_server(exe, server, seconds, seed, connections, log):
+def run_server(exe, server, seconds, seed, connections, log, extra=()):
+    """One `dualfuzz fuzz --keep-going --json` run against `server`
+    (`extra`: more options, e.g. ("--consistency", "interval"))."""
     rec = {"server": server, "connections": connections, "seed": seed, "budget": seconds}
     with Subject(server) as sub:
         rec["version"] = sub.version
@@ -1671,7 +1673,7 @@ def run_server(exe, server, seconds, seed, connections, log):
             return rec
         cmd = ["nice", "-n", "5", exe, "fuzz", "--target", sub.target, "--seconds",
                str(seconds), "--seed", str(seed), "--connections", str(connections),
-               "--keep-going", "--json", "-q"]
+               "--keep-going", "--json", "-q", *extra]
         rec["cmd"] = " ".join(cmd[3:]).replace(sub.target, "127.0.0.1:PORT")
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 1800)

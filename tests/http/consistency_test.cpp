@@ -8,6 +8,7 @@
 
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/oracle/oracle.h"
+#include "messages.h"
 
 namespace dualfuzz::http {
 namespace {
@@ -15,17 +16,8 @@ using oracle::Event;
 using oracle::Json;
 using oracle::Verdict;
 
-Json req(const char* method, const char* path, Json headers = Json::object(),
-         const char* body = nullptr) {
-  Json q = {{"method", method}, {"path", path}, {"headers", headers}};
-  if (body) q["body"] = body;
-  return q;
-}
-Json resp(int status, Json headers = Json::object(), const char* body = nullptr) {
-  if (headers.is_null()) headers = Json::object();  // (`{}` reads as null)
-  return normalize_response(
-      {{"status", status}, {"headers", headers}, {"body", body ? body : ""}});
-}
+using test::req;
+using test::resp;
 Json tag(const char* etag) { return {{"etag", etag}}; }
 
 // Requests and responses in the order the tester saw them; a response

@@ -11,6 +11,7 @@
 #include "dualfuzz/http/byte_range.h"
 #include "dualfuzz/http/heuristics.h"
 #include "dualfuzz/oracle/oracle.h"
+#include "messages.h"
 
 namespace dualfuzz::http {
 namespace {
@@ -20,16 +21,8 @@ using oracle::Verdict;
 
 const long long kT0 = 1'700'000'000;
 
-Json req(const char* method, const char* path, Json headers = Json::object(),
-         const char* body = nullptr) {
-  Json q = {{"method", method}, {"path", path}, {"headers", headers}};
-  if (body) q["body"] = body;
-  return q;
-}
-Json resp(int status, Json headers = Json::object(), const char* body = nullptr) {
-  Json a = {{"status", status}, {"headers", headers}, {"body", body ? body : ""}};
-  return normalize_response(a);
-}
+using test::req;
+using test::resp;
 Json tagged(const char* etag, long long t = kT0) {
   return {{"etag", etag}, {"last-modified", format_http_date(t)}, {"server", "test"}};
 }
