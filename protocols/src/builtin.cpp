@@ -3,12 +3,14 @@
 #include <cstdlib>
 
 #include "dualfuzz/http/plugin.h"
+#include "dualfuzz/unison/plugin.h"
 
 namespace dualfuzz::protocols {
 
 campaign::Registry builtin() {
   campaign::Registry r;
   r.add(http::plugin());
+  r.add(unison::plugin());
   return r;
 }
 
