@@ -108,8 +108,9 @@ Tree sync(ConnId conn, const Sigma& s) {
     for (int e : o.exits) codes.push_back(Sym::lit(e));
     const bool strict = o.exits.front() != 2;
     Sym exit = codes.size() == 1 ? codes.front() : Sym::alt(std::move(codes));
-    branches.push_back(send(conn, sync_pattern(o.s, std::move(exit)),
-                            serve(ModelState(std::move(o.s))), strict ? kSync : kPartial));
+    Sym pattern = sync_pattern(o.s, std::move(exit));  // (before o.s moves)
+    branches.push_back(send(conn, std::move(pattern), serve(ModelState(std::move(o.s))),
+                            strict ? kSync : kPartial));
   }
   return choose_all(branches, 0, branches.size());
 }
@@ -121,9 +122,9 @@ Tree serve(const ModelState& state) {
     const Sigma& s = *state.get<Sigma>();
     if (q->op == Query::Op::Sync) return sync(r.conn, s);
     Sigma t = s;
-    const Json answer = apply_file_op(q->replica ? t.b : t.a, *q);
-    if (t == s) return send(r.conn, answer_pattern(answer), self, kFileOp);
-    return send(r.conn, answer_pattern(answer), serve(ModelState(std::move(t))), kFileOp);
+    Sym answer = answer_pattern(apply_file_op(q->replica ? t.b : t.a, *q));
+    if (t == s) return send(r.conn, std::move(answer), self, kFileOp);
+    return send(r.conn, std::move(answer), serve(ModelState(std::move(t))), kFileOp);
   });
 }
 
