@@ -75,8 +75,19 @@ Jexp file_op(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
       {"replica", Jexp::scalar(choose_replica(rng, ctx, path))},
       {"path", Jexp::scalar(op == "ls" && pick(rng, 2) ? "" : path)}};
   if (op == "write") {
-    f.emplace_back("content", content(rng, ctx));
-    if (pick(rng, 4) == 0) f.emplace_back("same_time", Jexp::scalar(true));
+    // A rewrite of a written path: often within one timestamp tick and of
+    // the same size (what a check by time and size cannot tell apart).
+    bool rewrite = false;
+    for (const Jexp& e : ctx.earlier)
+      rewrite = rewrite || (field(e, "op") == "write" && field(e, "path") == path);
+    if (rewrite && pick(rng, 2) == 0) {
+      static const char* kSameSize[] = {"x", "y", "z"};
+      f.emplace_back("content", Jexp::scalar(kSameSize[pick(rng, std::size(kSameSize))]));
+      f.emplace_back("same_time", Jexp::scalar(true));
+    } else {
+      f.emplace_back("content", content(rng, ctx));
+      if (pick(rng, 4) == 0) f.emplace_back("same_time", Jexp::scalar(true));
+    }
   }
   if (op == "chmod") f.emplace_back("mode", Jexp::scalar(kModes[pick(rng, std::size(kModes))]));
   return Jexp::object(std::move(f));
