@@ -32,7 +32,8 @@ TEST(JsonLineParser, GarbageOrATruncatedLineFailsTheStream) {
 }
 
 TEST(JsonLineParser, PrintedAnswersParseBack) {
-  const harness::Json a = {{"exit", 2}, {"A", {{"a", {{"type", "file"}}}}}, {"log", "x\ny"}};
+  const harness::Json a = {
+      {"exit", 2}, {"A", {{"a", {{"type", "file"}}}}}, {"log", "x\ny"}};
   JsonLineParser p;
   p.feed(print_response(a));
   auto back = p.next();

@@ -65,12 +65,19 @@ TEST(UnisonModel, RejectsAPartialSyncThatClaimsSuccess) {
 
 TEST(UnisonModel, RejectsACrashAHangAndAnUnknownExitCode) {
   for (int exit : {3, 139, -1, 127}) {
-    auto r = with([&](Replica&, Replica&) { return SyncOutcome{exit, "boom"}; },
-                  kTwoNewFiles);
+    auto r = with(
+        [&](Replica&, Replica&) {
+          return SyncOutcome{exit, "boom"};
+        },
+        kTwoNewFiles);
     EXPECT_EQ(r.outcome, Outcome::ModelViolation) << exit;
   }
   // ... while doing nothing with exit 2 (a failed run) is allowed.
-  auto r = with([](Replica&, Replica&) { return SyncOutcome{2, "failed"}; }, kTwoNewFiles);
+  auto r = with(
+      [](Replica&, Replica&) {
+        return SyncOutcome{2, "failed"};
+      },
+      kTwoNewFiles);
   EXPECT_TRUE(passes(r)) << r.report(protocol());
 }
 
@@ -127,7 +134,11 @@ TEST(UnisonModel, RejectsAPropagatedConflictWhateverTheExitCode) {
 }
 
 TEST(UnisonModel, FileOperationsFollowThePosixLikeSemantics) {
-  auto r = with([](Replica&, Replica&) { return SyncOutcome{0, ""}; }, R"(
+  auto r = with(
+      [](Replica&, Replica&) {
+        return SyncOutcome{0, ""};
+      },
+      R"(
 req 1 on c0: {"op":"write","replica":"A","path":"a/b","content":"x"}
 req 3 on c0: {"op":"mkdir","replica":"A","path":"a"}
 req 5 on c0: {"op":"mkdir","replica":"A","path":"a"}
@@ -146,7 +157,8 @@ req 21 on c0: {"op":"write","replica":"A","path":"../a","content":"x"}
                                              "refused", "refused", "refused"};
   std::vector<std::string> seen;
   for (const auto& m : r.trace.messages())
-    if (!harness::is_request_label(m.label)) seen.push_back(m.ir.value("ok", false) ? "ok" : "refused");
+    if (!harness::is_request_label(m.label))
+      seen.push_back(m.ir.value("ok", false) ? "ok" : "refused");
   EXPECT_EQ(seen, expected);
 }
 
@@ -163,7 +175,8 @@ TEST(UnisonModel, RejectsAWrongFileAnswer) {
   req(1, {{"op", "write"}, {"replica", "A"}, {"path", "a"}, {"content", "x"}});
   req(3, {{"op", "read"}, {"replica", "A"}, {"path", "a"}});
   EXPECT_NE(resp(2, {{"ok", true}}).status, oracle::Verdict::Status::Reject);
-  EXPECT_EQ(resp(4, {{"ok", true}, {"content", "y"}}).status, oracle::Verdict::Status::Reject);
+  EXPECT_EQ(resp(4, {{"ok", true}, {"content", "y"}}).status,
+            oracle::Verdict::Status::Reject);
 }
 
 }  // namespace

@@ -23,17 +23,20 @@ harness::RunResult run(const std::string& bug, const std::string& script,
 // One script per planted bug.
 const std::map<std::string, std::string>& exposing_scripts() {
   static const std::map<std::string, std::string> s = {
-      {"conflict-a-wins", R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
+      {"conflict-a-wins",
+       R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
 req 3 on c0: {"op":"write","replica":"B","path":"a","content":"y"}
 req 5 on c0: {"op":"sync"}
 )"},
-      {"delete-wins", R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
+      {"delete-wins",
+       R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
 req 3 on c0: {"op":"sync"}
 req 5 on c0: {"op":"rm","replica":"A","path":"a"}
 req 7 on c0: {"op":"write","replica":"B","path":"a","content":"y"}
 req 9 on c0: {"op":"sync"}
 )"},
-      {"lost-deletion", R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
+      {"lost-deletion",
+       R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
 req 3 on c0: {"op":"sync"}
 req 5 on c0: {"op":"rm","replica":"A","path":"a"}
 req 7 on c0: {"op":"sync"}
@@ -43,7 +46,8 @@ req 7 on c0: {"op":"sync"}
 req 3 on c0: {"op":"write","replica":"B","path":"a","content":"y"}
 req 5 on c0: {"op":"sync"}
 )"},
-      {"ignore-mode", R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
+      {"ignore-mode",
+       R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
 req 3 on c0: {"op":"sync"}
 req 5 on c0: {"op":"chmod","replica":"A","path":"a","mode":"600"}
 req 7 on c0: {"op":"sync"}
@@ -62,11 +66,13 @@ req 3 on c0: {"op":"write","replica":"B","path":"a","content":"y"}
 req 5 on c0: {"op":"sync"}
 req 7 on c0: {"op":"sync"}
 )"},
-      {"false-conflict", R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
+      {"false-conflict",
+       R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
 req 3 on c0: {"op":"write","replica":"B","path":"a","content":"x"}
 req 5 on c0: {"op":"sync"}
 )"},
-      {"wrong-direction", R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
+      {"wrong-direction",
+       R"(req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
 req 3 on c0: {"op":"sync"}
 req 5 on c0: {"op":"write","replica":"B","path":"a","content":"y"}
 req 7 on c0: {"op":"sync"}
@@ -86,8 +92,8 @@ TEST(ReferenceSynchronizer, EachPlantedBugIsRejectedAndTheCorrectOneAccepted) {
     const harness::RunResult correct = run("", script);
     EXPECT_TRUE(passes(correct)) << bug << "\n" << correct.report();
     const harness::RunResult bad = run(bug, script);
-    EXPECT_EQ(bad.outcome, harness::RunResult::Outcome::ModelViolation)
-        << bug << "\n" << bad.report();
+    EXPECT_EQ(bad.outcome, harness::RunResult::Outcome::ModelViolation) << bug << "\n"
+                                                                        << bad.report();
   }
 }
 

@@ -3,8 +3,8 @@
 // memory; `same_time` writes keep the timestamp; TempDir cleans up.
 #include "dualfuzz/unison/replica.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -36,7 +36,8 @@ TEST(DiskReplica, AgreesWithTheModelsFileSystem) {
       const Query q = random_query(rng);
       const Json want = memory.apply(q), got = disk.apply(q);
       ASSERT_EQ(got.value("ok", false), want.value("ok", false))
-          << "seed " << seed << " step " << i << ": " << got.dump() << " vs " << want.dump();
+          << "seed " << seed << " step " << i << ": " << got.dump() << " vs "
+          << want.dump();
       if (want.value("ok", false)) ASSERT_EQ(got, want);
       ASSERT_EQ(disk.snapshot(), memory.snapshot()) << "seed " << seed << " step " << i;
     }

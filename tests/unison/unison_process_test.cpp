@@ -46,7 +46,8 @@ TEST(UnisonProcess, WithFastcheckASameTimestampWriteIsMissed) {
   UnisonOptions o;
   o.fastcheck = true;
   const harness::RunResult r = run(o, kUnseenWrite);
-  EXPECT_EQ(r.outcome, harness::RunResult::Outcome::ModelViolation) << r.report(protocol());
+  EXPECT_EQ(r.outcome, harness::RunResult::Outcome::ModelViolation)
+      << r.report(protocol());
 }
 
 // A stand-in for unison: a shell script.

@@ -27,12 +27,15 @@ ReferenceSynchronizer::ReferenceSynchronizer(std::string bug) : bug_(std::move(b
   for (const PlantedBug& b : planted_bugs())
     if (b.name == bug_) return;
   std::string names;
-  for (const PlantedBug& b : planted_bugs()) names += (names.empty() ? "" : ", ") + b.name;
-  throw std::invalid_argument("unknown planted bug '" + bug_ + "' (planted: " + names + ")");
+  for (const PlantedBug& b : planted_bugs())
+    names += (names.empty() ? "" : ", ") + b.name;
+  throw std::invalid_argument("unknown planted bug '" + bug_ + "' (planted: " + names +
+                              ")");
 }
 
 // Copies the subtree at `p` (a file's bugs act here), and records it.
-void ReferenceSynchronizer::copy(const std::string& p, const FileTree& from, FileTree& to) {
+void ReferenceSynchronizer::copy(const std::string& p, const FileTree& from,
+                                 FileTree& to) {
   const Node* n = from.find(p);
   if (!n && bug("lost-deletion") && to.find(p) && to.find(p)->is_file()) {
     archive_.erase_subtree(p);  // (recorded as deleted, but not deleted)

@@ -22,7 +22,9 @@ std::string mode_text(mode_t m) {
   s[2] = static_cast<char>('0' + (m & 7));
   return s;
 }
-mode_t mode_bits(const std::string& s) { return static_cast<mode_t>(std::stoi(s, nullptr, 8)); }
+mode_t mode_bits(const std::string& s) {
+  return static_cast<mode_t>(std::stoi(s, nullptr, 8));
+}
 
 bool hidden(const std::string& name) { return name.rfind(".unison", 0) == 0; }
 
@@ -122,7 +124,8 @@ TempDir::~TempDir() {
 void make_writable(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return;
-  if ((st.st_mode & S_IRWXU) != S_IRWXU) ::chmod(path.c_str(), (st.st_mode & 07777) | S_IRWXU);
+  if ((st.st_mode & S_IRWXU) != S_IRWXU)
+    ::chmod(path.c_str(), (st.st_mode & 07777) | S_IRWXU);
   if (!S_ISDIR(st.st_mode)) return;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(path, ec)) make_writable(e.path().string());
@@ -136,10 +139,10 @@ DiskReplica::DiskReplica(std::string root) : root_(std::move(root)) {
 
 Json DiskReplica::apply(const Query& q) {
   const std::string full = root_ + "/" + q.path;
-  const std::string parent = q.path.find('/') == std::string::npos
-                                 ? root_
-                                 : root_ + "/" + parent_of(q.path);
-  struct stat st {}, pst {};
+  const std::string parent =
+      q.path.find('/') == std::string::npos ? root_ : root_ + "/" + parent_of(q.path);
+  struct stat st {
+  }, pst{};
   const bool exists = ::lstat(full.c_str(), &st) == 0;
   const bool parent_dir = ::lstat(parent.c_str(), &pst) == 0 && S_ISDIR(pst.st_mode);
   switch (q.op) {
@@ -156,8 +159,8 @@ Json DiskReplica::apply(const Query& q) {
       if (exists && q.same_time) {
         // A write within one timestamp tick: the file keeps its times.
         const struct timespec times[2] = {st.st_atim, st.st_mtim};
-        check(::utimensat(AT_FDCWD, full.c_str(), times, AT_SYMLINK_NOFOLLOW), "utimensat",
-              full);
+        check(::utimensat(AT_FDCWD, full.c_str(), times, AT_SYMLINK_NOFOLLOW),
+              "utimensat", full);
       }
       return Json{{"ok", true}};
     }
@@ -222,8 +225,8 @@ void DiskReplica::assign(const FileTree& t) {
   // Modes last, children before parents (a read-only directory is filled first).
   for (auto it = t.nodes().rbegin(); it != t.nodes().rend(); ++it)
     if (!it->second.mode.empty())
-      check(::chmod((root_ + "/" + it->first).c_str(), mode_bits(it->second.mode)), "chmod",
-            root_ + "/" + it->first);
+      check(::chmod((root_ + "/" + it->first).c_str(), mode_bits(it->second.mode)),
+            "chmod", root_ + "/" + it->first);
 }
 
 }  // namespace dualfuzz::unison

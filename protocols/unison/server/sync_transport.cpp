@@ -42,7 +42,8 @@ void SyncTransport::send(harness::ConnId c, std::string_view bytes) {
   std::string& buf = partial_[c];
   buf += bytes;
   std::size_t start = 0;
-  for (std::size_t nl; (nl = buf.find('\n', start)) != std::string::npos; start = nl + 1) {
+  for (std::size_t nl; (nl = buf.find('\n', start)) != std::string::npos;
+       start = nl + 1) {
     auto j = harness::Json::parse(buf.begin() + static_cast<std::ptrdiff_t>(start),
                                   buf.begin() + static_cast<std::ptrdiff_t>(nl), nullptr,
                                   /*allow_exceptions=*/false);
@@ -52,7 +53,8 @@ void SyncTransport::send(harness::ConnId c, std::string_view bytes) {
   buf.erase(0, start);
 }
 
-std::vector<harness::Transport::Incoming> SyncTransport::receive(std::chrono::milliseconds) {
+std::vector<harness::Transport::Incoming> SyncTransport::receive(
+    std::chrono::milliseconds) {
   std::vector<Incoming> in;
   in.swap(out_);
   return in;

@@ -38,9 +38,15 @@ void UnisonProcess::reset() { home_ = std::make_unique<TempDir>(); }
 
 std::vector<std::string> UnisonProcess::command(const std::string& a,
                                                 const std::string& b) const {
-  std::vector<std::string> c = {o_.binary,  a,         b,         "-batch",
-                                "-silent",  "-confirmbigdel=false", "-fastcheck",
-                                o_.fastcheck ? "true" : "false",    "-log=false",
+  std::vector<std::string> c = {o_.binary,
+                                a,
+                                b,
+                                "-batch",
+                                "-silent",
+                                "-confirmbigdel=false",
+                                "-fastcheck",
+                                o_.fastcheck ? "true" : "false",
+                                "-log=false",
                                 "-contactquietly"};
   c.insert(c.end(), o_.extra_args.begin(), o_.extra_args.end());
   return c;
@@ -80,7 +86,8 @@ SyncOutcome UnisonProcess::sync(Replica& ra, Replica& rb) {
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, cmd[0].c_str(), &fa, &attr, argv.data(), envp.data());
+  const int rc =
+      ::posix_spawnp(&pid, cmd[0].c_str(), &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
@@ -116,7 +123,8 @@ SyncOutcome UnisonProcess::sync(Replica& ra, Replica& rb) {
               shorten(ss.str());
   } else if (WIFSIGNALED(status)) {
     out.exit = 128 + WTERMSIG(status);
-    out.log = "killed by signal " + std::to_string(WTERMSIG(status)) + ". " + shorten(ss.str());
+    out.log =
+        "killed by signal " + std::to_string(WTERMSIG(status)) + ". " + shorten(ss.str());
   } else {
     out.exit = WEXITSTATUS(status);
     if (out.exit != 0) out.log = shorten(ss.str());

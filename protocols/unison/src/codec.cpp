@@ -2,8 +2,12 @@
 
 namespace dualfuzz::unison {
 
-std::string print_request(const harness::Json& ir) { return harness::dump_json(ir) + "\n"; }
-std::string print_response(const harness::Json& a) { return harness::dump_json(a) + "\n"; }
+std::string print_request(const harness::Json& ir) {
+  return harness::dump_json(ir) + "\n";
+}
+std::string print_response(const harness::Json& a) {
+  return harness::dump_json(a) + "\n";
+}
 
 void JsonLineParser::feed(std::string_view bytes) {
   if (failed()) return;

@@ -50,7 +50,8 @@ void FileTree::copy_subtree(const std::string& path, const FileTree& from) {
 std::vector<std::string> FileTree::children(const std::string& path) const {
   std::vector<std::string> out;
   for (const auto& [p, n] : nodes_)
-    if (!p.empty() && parent_of(p) == path) out.push_back(p.substr(path.empty() ? 0 : path.size() + 1));
+    if (!p.empty() && parent_of(p) == path)
+      out.push_back(p.substr(path.empty() ? 0 : path.size() + 1));
   return out;
 }
 
@@ -96,9 +97,8 @@ bool valid_path(std::string_view path, bool root_ok) {
   std::size_t start = 0;
   while (true) {
     const std::size_t slash = path.find('/', start);
-    const std::string_view part =
-        path.substr(start, slash == std::string_view::npos ? std::string_view::npos
-                                                           : slash - start);
+    const std::string_view part = path.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (part.empty() || part.size() > 8) return false;
     for (char c : part)
       if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;

@@ -63,7 +63,8 @@ Jexp content(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
   for (std::size_t i = 0; i < ctx.earlier.size(); ++i)
     if (field(ctx.earlier[i], "op") == "read") reads.push_back(ctx.earlier_labels[i] + 1);
   if (!reads.empty() && pick(rng, 3) == 0)
-    return Jexp::ref({reads[pick(rng, reads.size())], Jpath({Jpath::Field{"content"}}), "id"});
+    return Jexp::ref(
+        {reads[pick(rng, reads.size())], Jpath({Jpath::Field{"content"}}), "id"});
   return Jexp::scalar(kContents[pick(rng, std::size(kContents))]);
 }
 
@@ -89,7 +90,8 @@ Jexp file_op(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
       if (pick(rng, 4) == 0) f.emplace_back("same_time", Jexp::scalar(true));
     }
   }
-  if (op == "chmod") f.emplace_back("mode", Jexp::scalar(kModes[pick(rng, std::size(kModes))]));
+  if (op == "chmod")
+    f.emplace_back("mode", Jexp::scalar(kModes[pick(rng, std::size(kModes))]));
   return Jexp::object(std::move(f));
 }
 
@@ -108,7 +110,8 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
   if (req.kind() != Jexp::Kind::Object || field(req, "op") == "sync" || pick(rng, 4) == 0)
     return generate_request(rng, ctx);
   std::vector<std::pair<std::string, Jexp>> f;
-  for (std::size_t i = 0; i < req.keys().size(); ++i) f.emplace_back(req.keys()[i], req.items()[i]);
+  for (std::size_t i = 0; i < req.keys().size(); ++i)
+    f.emplace_back(req.keys()[i], req.items()[i]);
   auto set = [&f](const std::string& k, Jexp v) {
     for (auto& [key, val] : f)
       if (key == k) {
@@ -125,7 +128,8 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
       set("path", Jexp::scalar(choose_path(rng, ctx)));
       break;
     case 2:
-      if (field(req, "op") == "write") set("content", content(rng, ctx));
+      if (field(req, "op") == "write")
+        set("content", content(rng, ctx));
       else if (field(req, "op") == "chmod")
         set("mode", Jexp::scalar(kModes[pick(rng, std::size(kModes))]));
       break;

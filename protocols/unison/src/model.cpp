@@ -43,8 +43,8 @@ Sym answer_pattern(const Json& answer) {
 
 Sym sync_pattern(const Sigma& s, Sym exit) {
   static const Sym::Fields kShape = Sym::fields({"exit", "A", "B"});
-  return Sym::object(kShape, {std::move(exit), Sym::lit(s.a.to_json()),
-                              Sym::lit(s.b.to_json())});
+  return Sym::object(kShape,
+                     {std::move(exit), Sym::lit(s.a.to_json()), Sym::lit(s.b.to_json())});
 }
 
 Tree choose_all(std::vector<Tree>& ts, std::size_t lo, std::size_t hi) {
@@ -94,7 +94,8 @@ Tree sync(ConnId conn, const Sigma& s) {
     // Too many subsets to list: after an exit 2 the model no longer knows
     // the replicas and accepts whatever follows (never a false alarm).
     static const Sym::Fields kExit = Sym::fields({"exit"});
-    branches.push_back(send(conn, Sym::object(kExit, {Sym::lit(2)}), unknown(), kPartial));
+    branches.push_back(
+        send(conn, Sym::object(kExit, {Sym::lit(2)}), unknown(), kPartial));
   } else {
     for (std::size_t mask = 0; mask < (std::size_t{1} << optional.size()); ++mask) {
       Sigma t = s;

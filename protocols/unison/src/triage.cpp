@@ -15,7 +15,9 @@ std::string tree(const harness::Json& t) {
   for (auto it = t.begin(); it != t.end(); ++it) {
     if (s.size() > 1) s += " ";
     const std::string type = str(*it, "type");
-    s += it.key() + (type == "dir" ? "/" : type == "file" ? "=" + str(*it, "content") : "?");
+    s += it.key() + (type == "dir"    ? "/"
+                     : type == "file" ? "=" + str(*it, "content")
+                                      : "?");
     if (const std::string m = str(*it, "mode"); m != (type == "dir" ? "755" : "644"))
       s += "(" + m + ")";
   }

@@ -22,7 +22,11 @@ namespace dualfuzz::unison {
 using Json = nlohmann::json;
 
 struct Node {
-  enum class Kind { File, Dir, Other };  // Other: a symlink, fifo... (never made by the tester)
+  enum class Kind {
+    File,
+    Dir,
+    Other
+  };  // Other: a symlink, fifo... (never made by the tester)
   Kind kind = Kind::File;
   std::string content;  // File
   std::string mode;     // three octal digits, "644"

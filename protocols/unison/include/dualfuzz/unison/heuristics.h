@@ -12,7 +12,8 @@
 #include "dualfuzz/harness/protocol.h"
 
 namespace dualfuzz::unison {
-harness::Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx);
+harness::Jexp generate_request(std::mt19937_64& rng,
+                               const harness::Protocol::Context& ctx);
 harness::Jexp mutate_request(std::mt19937_64& rng, const harness::Jexp& request,
                              const harness::Protocol::Context& ctx);
 }  // namespace dualfuzz::unison

@@ -4,7 +4,8 @@
 //                                     with a planted bug (`dualfuzz bugs --spec unison`)
 //   --target inprocess:unison         the real Unison on two temporary directories
 //   --target inprocess:unison-fastcheck   the same with -fastcheck true
-//   --target inprocess:reference-disk the reference synchronizer on disk (checks the harness)
+//   --target inprocess:reference-disk the reference synchronizer on disk (checks the
+//   harness)
 // $DUALFUZZ_UNISON names another unison binary.
 //
 //   campaign::Registry r;  r.add(dualfuzz::unison::plugin());

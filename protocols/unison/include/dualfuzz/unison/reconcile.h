@@ -28,9 +28,9 @@ struct SyncItem {
     BtoA,       // and back
     PropsAtoB,  // a directory's mode only
     PropsBtoA,
-    Equal,      // the same change on both sides: O records it
-    DirNode,    // a directory both sides keep alike: O records the node
-    Conflict,   // left alone
+    Equal,     // the same change on both sides: O records it
+    DirNode,   // a directory both sides keep alike: O records the node
+    Conflict,  // left alone
   };
   Kind kind;
   std::string path;
