@@ -16,11 +16,13 @@ raw results (one JSON object per run) go to --raw. Runs are sequential.
   bench/eval_unison.py --seeds 2 --bug-seconds 20 --false-alarm-seconds 60 \
       --unison-seconds 60                                # a quick look
   bench/eval_unison.py --skip-false-alarm --skip-unison  # planted bugs only
+  bench/eval_unison.py --skip-bugs --skip-false-alarm --jobs 3   # real Unison only
 
 Needs python3, a built `dualfuzz` (default build/cli/dualfuzz) and, for
 3 and 4, `unison` on PATH.
 """
 import argparse
+import concurrent.futures
 import datetime
 import json
 import os
@@ -138,9 +140,10 @@ def section(args, m, bugs, false_alarm, real, cost):
                    f"{r.get('messages', 0)} messages, {r.get('inconclusive', 0)} inconclusive, "
                    f"{r.get('internal_errors', 0)} internal errors.")
         out.append("")
-    for target, r in real.items():
+    for (target, seed), r in real.items():
         out.append(f"### Real Unison: `--target inprocess:{target}` "
-                   f"({r.get('seconds', 0):.0f} s, seed {r['seed']}, --keep-going)")
+                   f"({r.get('seconds', 0):.0f} s, seed {seed}, --keep-going, "
+                   f"{args.jobs} run(s) at once)")
         out.append("")
         execs = r.get("executions", 0)
         out.append(f"{execs} executions ({execs / max(r.get('seconds', 1), 1e-9):.1f}/s), "
@@ -187,6 +190,9 @@ def main():
     ap.add_argument("--bugs", default="", help="comma-separated; default all")
     ap.add_argument("--false-alarm-seconds", type=float, default=600)
     ap.add_argument("--unison-seconds", type=float, default=300)
+    ap.add_argument("--unison-seeds", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="real-Unison runs at once (each is mostly a waiting harness)")
     ap.add_argument("--cost-runs", type=int, default=40)
     ap.add_argument("--skip-bugs", action="store_true")
     ap.add_argument("--skip-false-alarm", action="store_true")
@@ -221,11 +227,15 @@ def main():
         print(f"false alarm run: violation={false_alarm.get('violation')}", file=sys.stderr)
     real, cost = {}, None
     if not args.skip_unison and shutil.which("unison"):
-        for target in ("unison", "unison-fastcheck"):
-            real[target] = keep(fuzz(args.dualfuzz, "inprocess:" + target, args.unison_seconds,
-                                     1, keep_going=True))
-            print(f"{target}: {len(real[target].get('violations', []))} disagreement(s)",
-                  file=sys.stderr)
+        jobs = [(t, seed) for t in ("unison", "unison-fastcheck")
+                for seed in range(1, args.unison_seeds + 1)]
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            done = pool.map(lambda j: fuzz(args.dualfuzz, "inprocess:" + j[0],
+                                           args.unison_seconds, j[1], keep_going=True), jobs)
+            for (target, seed), r in zip(jobs, done):
+                real[(target, seed)] = keep(r)
+                print(f"{target} seed {seed}: {len(r.get('violations', []))} disagreement(s)",
+                      file=sys.stderr)
         cost = unison_cost(args.cost_runs)
     text = section(args, machine(), bugs, false_alarm, real, cost)
     print(text)

@@ -1,5 +1,6 @@
 #include "dualfuzz/unison/heuristics.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,13 +78,16 @@ Jexp file_op(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
       {"path", Jexp::scalar(op == "ls" && pick(rng, 2) ? "" : path)}};
   if (op == "write") {
     // A rewrite of a written path: often within one timestamp tick and of
-    // the same size (what a check by time and size cannot tell apart).
-    bool rewrite = false;
+    // the same size, with other bytes (what a check by time and size cannot
+    // tell apart).
+    std::optional<std::string> before;
     for (const Jexp& e : ctx.earlier)
-      rewrite = rewrite || (field(e, "op") == "write" && field(e, "path") == path);
-    if (rewrite && pick(rng, 2) == 0) {
-      static const char* kSameSize[] = {"x", "y", "z"};
-      f.emplace_back("content", Jexp::scalar(kSameSize[pick(rng, std::size(kSameSize))]));
+      if (field(e, "op") == "write" && field(e, "path") == path)
+        before = field(e, "content");
+    if (before && pick(rng, 2) == 0) {
+      std::string c = before->empty() ? "x" : *before;
+      c[0] = c[0] == 'x' ? "yz"[pick(rng, 2)] : 'x';
+      f.emplace_back("content", Jexp::scalar(c));
       f.emplace_back("same_time", Jexp::scalar(true));
     } else {
       f.emplace_back("content", content(rng, ctx));
