@@ -133,6 +133,72 @@ TEST(UnisonModel, RejectsAPropagatedConflictWhateverTheExitCode) {
   }
 }
 
+// A rewrite that keeps time and size, then a sync that does not see it:
+// allowed only from a synchronizer that says it checks by time and size
+// (fastcheck, documented), and only as long as nothing else touched it.
+constexpr const char* kStealthyRewrite = R"(
+req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
+req 3 on c0: {"op":"sync"}
+req 5 on c0: {"op":"write","replica":"B","path":"a","content":"y","same_time":true}
+req 7 on c0: {"op":"sync"}
+)";
+
+TEST(UnisonModel, AMissedSameTimeRewriteOnlyUnderFastcheck) {
+  for (bool fastcheck : {false, true}) {
+    int calls = 0;
+    ReferenceSynchronizer first;
+    auto r = with(
+        [&](Replica& a, Replica& b) {
+          if (++calls == 1) return first.sync(a, b);
+          return SyncOutcome{0, "", fastcheck};  // saw nothing to do
+        },
+        kStealthyRewrite);
+    if (fastcheck)
+      EXPECT_TRUE(passes(r)) << r.report(protocol());
+    else
+      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
+  }
+  // A rewrite that changes the size cannot be missed, fastcheck or not.
+  std::string visible = kStealthyRewrite;
+  visible.replace(visible.find("\"y\""), 3, "\"yy\"");
+  int calls = 0;
+  ReferenceSynchronizer first;
+  auto r = with(
+      [&](Replica& a, Replica& b) {
+        if (++calls == 1) return first.sync(a, b);
+        return SyncOutcome{0, "", true};
+      },
+      visible);
+  EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
+}
+
+TEST(UnisonModel, AnUnseenRewriteIsNeverOverwritten) {
+  // B's unseen rewrite, then A changes visibly: propagating A's version over
+  // B's unseen one is a lost update; failing on it (exit 2) is allowed.
+  const std::string script =
+      std::string(kStealthyRewrite)
+          .replace(
+              std::string(kStealthyRewrite).rfind("req 7"), std::string::npos,
+              "req 7 on c0: "
+              "{\"op\":\"write\",\"replica\":\"A\",\"path\":\"a\",\"content\":\"zz\"}\n"
+              "req 9 on c0: {\"op\":\"sync\"}\n");
+  for (int exit : {0, 2}) {
+    int calls = 0;
+    ReferenceSynchronizer first;
+    auto r = with(
+        [&](Replica& a, Replica& b) {
+          if (++calls == 1) return first.sync(a, b);
+          if (exit == 0) b.assign(a.snapshot());  // A's version over B's
+          return SyncOutcome{exit, "", true};
+        },
+        script);
+    if (exit == 2)
+      EXPECT_TRUE(passes(r)) << r.report(protocol());
+    else
+      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
+  }
+}
+
 TEST(UnisonModel, FileOperationsFollowThePosixLikeSemantics) {
   auto r = with(
       [](Replica&, Replica&) {

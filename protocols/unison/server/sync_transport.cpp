@@ -35,6 +35,7 @@ harness::Json SyncTransport::perform(const harness::Json& request) {
   harness::Json answer = {
       {"exit", o.exit}, {"A", a_->snapshot().to_json()}, {"B", b_->snapshot().to_json()}};
   if (!o.log.empty()) answer["log"] = o.log;
+  if (o.fastcheck) answer["fastcheck"] = true;
   return answer;
 }
 

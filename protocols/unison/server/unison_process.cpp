@@ -54,6 +54,7 @@ std::vector<std::string> UnisonProcess::command(const std::string& a,
 
 SyncOutcome UnisonProcess::sync(Replica& ra, Replica& rb) {
   SyncOutcome out;
+  out.fastcheck = o_.fastcheck;
   const auto a = ra.directory(), b = rb.directory();
   if (!a || !b) {
     out.exit = 127;

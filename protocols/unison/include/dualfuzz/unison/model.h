@@ -6,6 +6,10 @@
 //   - or the synchronizer failed part-way, exit 2: any subset of the
 //     transfers done (and any subset of the merely recorded agreements).
 // A conflict is never propagated, and exit 0 promises the whole sync.
+// A synchronizer whose answer says "fastcheck" may also not see a file
+// rewritten with its time and size kept (`same_time`, same length: the
+// Unison manual's documented fastcheck behaviour); it then reconciles as if
+// the file were unchanged, and a transfer onto it fails (exit 2).
 // Which subset is an internal choice the oracle resolves against the
 // observed replicas (one `choose` branch per distinct outcome).
 //

@@ -10,6 +10,7 @@
 //   for (const SyncItem& i : reconcile(s)) apply(s, i);   // the full sync
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ namespace dualfuzz::unison {
 
 struct Sigma {
   FileTree a, b, o;
+  // Per replica (0: A, 1: B), files whose bytes changed since O recorded
+  // them while their modification time and size did not (`same_time`
+  // rewrites): a check by time and size (Unison's fastcheck) may miss them.
+  std::set<std::string> stealthy[2];
   friend bool operator==(const Sigma&, const Sigma&) = default;
 };
 

@@ -16,6 +16,10 @@ namespace dualfuzz::unison {
 struct SyncOutcome {
   int exit = 0;     // the process's exit code; 128+N: killed by signal N; -1: hung
   std::string log;  // what it said, shortened (empty on exit 0)
+  // It detected updates by modification time and size (Unison's
+  // fastcheck): the answer says so, and the model then allows the updates
+  // such a check cannot see (documented behaviour).
+  bool fastcheck = false;
 };
 
 class Synchronizer {
