@@ -172,6 +172,35 @@ TEST(UnisonModel, AMissedSameTimeRewriteOnlyUnderFastcheck) {
   EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
 }
 
+// Found on the real Unison with fastcheck (seed 2): a file new on both sides
+// (a conflict, not in the archive), then A rewrites it to B's content
+// keeping time and size: Unison still believes A's old content and reports
+// the conflict again (exit 1). A fastcheck synchronizer may; one that sees
+// every change must not (the two files are equal now: exit 0).
+TEST(UnisonModel, AnUnseenRewriteOfAnUnsyncedFileUnderFastcheck) {
+  const std::string script = R"(
+req 1 on c0: {"op":"write","replica":"B","path":"b","content":"y"}
+req 3 on c0: {"op":"write","replica":"A","path":"b","content":"x"}
+req 5 on c0: {"op":"sync"}
+req 7 on c0: {"op":"write","replica":"A","path":"b","content":"y","same_time":true}
+req 9 on c0: {"op":"sync"}
+)";
+  for (bool fastcheck : {false, true}) {
+    int calls = 0;
+    ReferenceSynchronizer first;
+    auto r = with(
+        [&](Replica& a, Replica& b) {
+          if (++calls == 1) return first.sync(a, b);
+          return SyncOutcome{1, "new file <-?-> new file", fastcheck};
+        },
+        script);
+    if (fastcheck)
+      EXPECT_TRUE(passes(r)) << r.report(protocol());
+    else
+      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
+  }
+}
+
 TEST(UnisonModel, AnUnseenRewriteIsNeverOverwritten) {
   // B's unseen rewrite, then A changes visibly: propagating A's version over
   // B's unseen one is a lost update; failing on it (exit 2) is allowed.

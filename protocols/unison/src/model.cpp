@@ -14,6 +14,8 @@ void to_json(Json& j, const Sigma& s) {
   j = Json{{"A", s.a.to_json()}, {"B", s.b.to_json()}, {"O", s.o.to_json()}};
   if (!s.stealthy[0].empty() || !s.stealthy[1].empty())
     j["stealthy"] = Json{{"A", s.stealthy[0]}, {"B", s.stealthy[1]}};
+  if (!s.touched[0].empty() || !s.touched[1].empty())
+    j["touched"] = Json{{"A", s.touched[0]}, {"B", s.touched[1]}};
 }
 }  // namespace dualfuzz::unison
 
@@ -22,7 +24,9 @@ struct std::hash<dualfuzz::unison::Sigma> {
   std::size_t operator()(const dualfuzz::unison::Sigma& s) const {
     std::size_t h = s.a.hash() * 31 + s.b.hash() * 17 + s.o.hash();
     for (const auto& st : s.stealthy)
-      for (const auto& p : st) h = h * 131 + std::hash<std::string>{}(p);
+      for (const auto& [p, c] : st) h = h * 131 + std::hash<std::string>{}(p + "\n" + c);
+    for (const auto& t : s.touched)
+      for (const auto& p : t) h = h * 137 + std::hash<std::string>{}(p);
     return h;
   }
 };
@@ -96,6 +100,18 @@ int destination(const SyncItem& i) {
 
 constexpr std::size_t kMaxStealthy = 4;
 
+// `s` as a synchronizer that misses the changes in `unseen` sees it: those
+// files with the content the last sync scanned (and their current mode).
+Sigma view_of(const Sigma& s, const std::vector<std::pair<int, std::string>>& unseen) {
+  Sigma view = s;
+  for (const auto& [r, p] : unseen) {
+    Node n = *replica(s, r).find(p);
+    n.content = s.stealthy[r].at(p);
+    replica(view, r).put(p, std::move(n));
+  }
+  return view;
+}
+
 struct Outcome {
   Sigma s;
   std::vector<int> exits;
@@ -108,8 +124,7 @@ struct Outcome {
 // checks the destination just before it writes: exit 2).
 void outcomes_for(const Sigma& s, const std::vector<std::pair<int, std::string>>& unseen,
                   std::vector<Outcome>& out, bool subsets) {
-  Sigma view = s;
-  for (const auto& [r, p] : unseen) replica(view, r).put(p, *s.o.find(p));
+  const Sigma view = view_of(s, unseen);
   const std::vector<SyncItem> items = reconcile(view);
   bool conflict = false, blocked = false;
   std::vector<const SyncItem*> optional;  // what a failed run may have left undone
@@ -126,15 +141,14 @@ void outcomes_for(const Sigma& s, const std::vector<std::pair<int, std::string>>
   // The real replicas after applying some items to the view.
   auto finish = [&](Sigma t) {
     for (const auto& [r, p] : unseen) replica(t, r).put(p, *replica(s, r).find(p));
+    // Still unseen: what this sync did not see and did not touch.
     for (int r : {0, 1}) {
       t.stealthy[r].clear();
-      for (const std::string& p : s.stealthy[r]) {
-        const Node* now = replica(t, r).find(p);
-        const Node* was = replica(s, r).find(p);
-        const Node* o_now = t.o.find(p);
-        if (now && was && *now == *was && o_now && *o_now == *s.o.find(p))
-          t.stealthy[r].insert(p);
-      }
+      t.touched[r].clear();
+    }
+    for (const auto& [r, p] : unseen) {
+      const Node* now = replica(t, r).find(p);
+      if (now && *now == *replica(s, r).find(p)) t.stealthy[r][p] = s.stealthy[r].at(p);
     }
     return t;
   };
@@ -163,7 +177,7 @@ void outcomes_for(const Sigma& s, const std::vector<std::pair<int, std::string>>
 Tree sync(ConnId conn, const Sigma& s) {
   std::vector<std::pair<int, std::string>> stealthy;
   for (int r : {0, 1})
-    for (const std::string& p : s.stealthy[r]) stealthy.emplace_back(r, p);
+    for (const auto& [p, c] : s.stealthy[r]) stealthy.emplace_back(r, p);
   std::vector<Tree> branches;
   std::vector<Outcome> outcomes;
   // Too many subsets to list: after an exit 2 (or a sync that may have
@@ -183,9 +197,7 @@ Tree sync(ConnId conn, const Sigma& s) {
     // Too many items to list the subsets a failed run may leave: after such
     // a run (exit 2), or one that may have missed changes, the model no
     // longer knows the replicas and accepts whatever follows.
-    Sigma view = s;
-    for (const auto& [r, p] : unseen) replica(view, r).put(p, *s.o.find(p));
-    const bool many = reconcile(view).size() > kMaxOptional;
+    const bool many = reconcile(view_of(s, unseen)).size() > kMaxOptional;
     if (many) {
       static const Sym::Fields kExit = Sym::fields({"exit"});
       static const Sym::Fields kFast = Sym::fields({"fastcheck"});
@@ -211,26 +223,31 @@ Tree sync(ConnId conn, const Sigma& s) {
   return choose_all(branches, 0, branches.size());
 }
 
-// Which files a file operation leaves stealthy in its replica.
+// Which files a file operation leaves stealthy in its replica: a rewrite
+// that keeps time and size of a file the last sync scanned (and nothing
+// rewrote visibly since), and later such rewrites of it. A mode change
+// leaves the content's stamp alone.
 void track_stealth(const Sigma& before, Sigma& after, const Query& q) {
-  std::set<std::string>& st = after.stealthy[q.replica];
+  auto& st = after.stealthy[q.replica];
+  auto& touched = after.touched[q.replica];
   const Node* old = replica(before, q.replica).find(q.path);
   switch (q.op) {
     case Query::Op::Write: {
-      const Node* o = before.o.find(q.path);
-      const bool keeps_stamp = q.same_time && old && old->is_file() &&
-                               old->content.size() == q.content.size() &&
-                               (st.count(q.path) || (o && o->is_file() && *o == *old));
-      if (!keeps_stamp)
+      const bool keeps_stamp =
+          q.same_time && old && old->is_file() && old->content.size() == q.content.size();
+      if (!keeps_stamp) {
         st.erase(q.path);
-      else if (old->content != q.content)
-        st.insert(q.path);
+        touched.insert(q.path);  // a new stamp: seen
+      } else if (!st.count(q.path) && !touched.count(q.path) &&
+                 old->content != q.content) {
+        st[q.path] = old->content;
+      }
       break;
     }
     case Query::Op::Rm:
     case Query::Op::Mkdir:
-    case Query::Op::Chmod:
-      std::erase_if(st, [&q](const std::string& p) { return within(p, q.path); });
+      std::erase_if(st, [&q](const auto& e) { return within(e.first, q.path); });
+      touched.insert(q.path);
       break;
     default:
       break;

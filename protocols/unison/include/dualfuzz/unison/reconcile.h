@@ -10,6 +10,7 @@
 //   for (const SyncItem& i : reconcile(s)) apply(s, i);   // the full sync
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,10 +21,14 @@ namespace dualfuzz::unison {
 
 struct Sigma {
   FileTree a, b, o;
-  // Per replica (0: A, 1: B), files whose bytes changed since O recorded
-  // them while their modification time and size did not (`same_time`
-  // rewrites): a check by time and size (Unison's fastcheck) may miss them.
-  std::set<std::string> stealthy[2];
+  // Per replica (0: A, 1: B), files whose bytes changed since the last
+  // sync scanned them while their modification time and size did not
+  // (`same_time` rewrites), each with the content that sync saw: a check by
+  // time and size (Unison's fastcheck) may still believe that content.
+  std::map<std::string, std::string> stealthy[2];
+  // Per replica, paths written, made or removed since the last sync (their
+  // time stamps are new).
+  std::set<std::string> touched[2];
   friend bool operator==(const Sigma&, const Sigma&) = default;
 };
 
