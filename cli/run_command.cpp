@@ -1,7 +1,8 @@
-// `dualfuzz run --spec http --target inprocess[:BUG] [--chart FILE] SCRIPT`:
+// `dualfuzz run --spec http|unison --target inprocess[:BUG] [--chart FILE] SCRIPT`:
 // plays one script, prints the trace and the verdict (`dualfuzz replay`
 // plays it as the fuzz target does, with the fuzz target's report). `dualfuzz bugs` lists
-// the reference server's planted bugs.
+// the reference server's planted bugs (`--spec unison`: the reference
+// synchronizer's).
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "dualfuzz/http/asio_server.h"
 #include "dualfuzz/http/server_core.h"
 #include "dualfuzz/protocols/builtin.h"
+#include "dualfuzz/unison/reference_synchronizer.h"
 #include "io.h"
 
 namespace dualfuzz::cli {
@@ -104,8 +106,16 @@ void add_serve_and_bugs(CLI::App& app, std::function<int()>& run) {
   });
 
   CLI::App* bugs = app.add_subcommand("bugs", "List the reference server's planted bugs");
-  bugs->callback([&run] {
-    run = []() -> int {
+  auto bugs_spec = std::make_shared<std::string>(protocols::kDefault);
+  bugs->add_option("--spec", *bugs_spec, "protocol plug-in (http, unison)")
+      ->check(CLI::IsMember(protocols::builtin().names()));
+  bugs->callback([bugs_spec, &run] {
+    run = [bugs_spec]() -> int {
+      if (*bugs_spec == "unison") {
+        for (const auto& b : unison::ReferenceSynchronizer::planted_bugs())
+          std::cout << b.name << "\t" << b.description << "\n";
+        return kNoViolation;
+      }
       for (const auto& b : http::planted_bugs())
         std::cout << b.name << "\t[" << b.category << "] " << b.description << "\n";
       return kNoViolation;

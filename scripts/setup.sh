@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS=(build-essential cmake ninja-build g++ clang libclang-rt-14-dev llvm
+PKGS=(build-essential cmake ninja-build g++ clang libclang-rt-14-dev llvm unison
       libz3-dev libboost-dev nlohmann-json3-dev libgtest-dev libgmock-dev
       libbenchmark-dev libcli11-dev afl++ zip python3)
 missing=()

@@ -4,12 +4,14 @@
 
 #include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/http/plugin.h"
+#include "dualfuzz/unison/plugin.h"
 
 namespace dualfuzz::protocols {
 
 campaign::Registry builtin() {
   campaign::Registry r;
   r.add(http::plugin());
+  r.add(unison::plugin());
   return r;
 }
 

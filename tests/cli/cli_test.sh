@@ -157,6 +157,29 @@ assert j["reproduced"] is True and j["min_steps"] <= j["steps"], j' || fail "sin
       fail "false alarm: $(cat out.txt)"
     tail -1 out.txt | grep -q '"violations":\[\]' || fail "list: $(tail -1 out.txt)"
     ;;
+  unison_run)
+    # The file-synchronizer plug-in: the reference synchronizer passes, a
+    # planted bug is caught on the same script.
+    u=$src/corpora/unison/conflict.txt
+    [ "$(code "$dualfuzz" run --spec unison --target inprocess "$u")" = 0 ] ||
+      fail "reference: $(tail -3 out.txt)"
+    grep -q '^verdict: no violation$' out.txt || fail "no verdict"
+    [ "$(code "$dualfuzz" run --spec unison --target inprocess:conflict-a-wins "$u")" = 1 ] ||
+      fail "planted bug not found"
+    grep -q 'VIOLATION at event' out.txt || fail "no explanation"
+    [ "$(code "$dualfuzz" run --spec unison --target inprocess:no-such-bug "$u")" = 2 ] ||
+      fail "unknown bug"
+    ;;
+  unison_fuzz)
+    [ "$(code "$dualfuzz" fuzz --spec unison --target inprocess:lost-deletion \
+          --connections 1 --seconds 30 --seed 3 -q)" = 1 ] || fail "not found"
+    grep -q '^--- minimized script' out.txt || fail "not minimized"
+    ;;
+  unison_bugs)
+    [ "$(code "$dualfuzz" bugs --spec unison)" = 0 ] || fail "exit code"
+    [ "$(wc -l < out.txt)" -ge 8 ] || fail "fewer than 8 planted bugs"
+    grep -q '^lost-deletion' out.txt || fail "lost-deletion missing"
+    ;;
   trace_formats)
     # A readable line per message by default; --json gives each message's IR.
     for cmd in run replay; do

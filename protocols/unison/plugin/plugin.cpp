@@ -1,0 +1,53 @@
+#include "dualfuzz/unison/plugin.h"
+
+#include <cstdlib>
+
+#include "dualfuzz/unison/protocol.h"
+#include "dualfuzz/unison/reference_synchronizer.h"
+#include "dualfuzz/unison/sync_transport.h"
+#include "dualfuzz/unison/unison_process.h"
+
+namespace dualfuzz::unison {
+namespace {
+class Harness final : public campaign::InProcessServer {
+ public:
+  Harness(SyncTransport::Replicas kind, std::unique_ptr<Synchronizer> s)
+      : transport_(kind, std::move(s)) {}
+  harness::Transport& transport() override { return transport_; }
+  void reset() override { transport_.reset(); }
+
+ private:
+  SyncTransport transport_;
+};
+}  // namespace
+
+campaign::Plugin plugin() {
+  campaign::Plugin p;
+  p.protocol = protocol();
+  p.in_process =
+      [](const std::string& arg) -> Result<std::unique_ptr<campaign::InProcessServer>> {
+    try {
+      using R = SyncTransport::Replicas;
+      if (arg == "unison" || arg == "unison-fastcheck") {
+        UnisonOptions o;
+        o.fastcheck = arg == "unison-fastcheck";
+        if (const char* b = std::getenv("DUALFUZZ_UNISON"); b && *b) o.binary = b;
+        return std::unique_ptr<campaign::InProcessServer>(
+            new Harness(R::Disk, std::make_unique<UnisonProcess>(o)));
+      }
+      if (arg == "reference-disk")
+        return std::unique_ptr<campaign::InProcessServer>(
+            new Harness(R::Disk, std::make_unique<ReferenceSynchronizer>()));
+      return std::unique_ptr<campaign::InProcessServer>(
+          new Harness(R::Memory, std::make_unique<ReferenceSynchronizer>(arg)));
+    } catch (const std::exception& e) {
+      return make_error(e.what());
+    }
+  };
+  p.in_process_help =
+      "the reference synchronizer, ARG a planted bug (`dualfuzz bugs --spec unison`); "
+      "`unison` / `unison-fastcheck`: the real Unison on temporary directories";
+  return p;
+}
+
+}  // namespace dualfuzz::unison
