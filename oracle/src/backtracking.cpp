@@ -823,6 +823,8 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
   const std::size_t start = explored_;
   const SearchLimits saved = limits_;
   limits_.max_hypotheses = std::min(limits_.max_hypotheses, budget);
+  // The portfolio's exhaustive half: going depth-first is the other half's job.
+  limits_.depth_first_after = 0;
   StepOutcome out;
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const Observation& ob = trace[i];
