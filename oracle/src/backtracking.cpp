@@ -708,7 +708,8 @@ StepOutcome HypothesisSearch::resume_depth_first() {
   if (dfs_) {
     const std::size_t now = dfs_->nodes;
     const std::size_t room = std::max(limits_.depth_first_after, dfs_fresh_nodes_);
-    StepOutcome out = depth_first(dfs_trace_, stopped, budget(now, now + room), true);
+    StepOutcome out =
+        search_depth_first(dfs_trace_, stopped, budget(now, now + room), true);
     if (out.status != StepOutcome::Status::GaveUp || !dfs_ ||
         budget(dfs_->nodes, static_cast<std::size_t>(-1)) <= dfs_->nodes)
       return out;  // decided, or out of budget
@@ -716,8 +717,8 @@ StepOutcome HypothesisSearch::resume_depth_first() {
   dfs_.reset();
   live_ = dfs_roots_;
   closed_ = dfs_roots_closed_;
-  StepOutcome out =
-      depth_first(dfs_trace_, stopped, budget(0, static_cast<std::size_t>(-1)), true);
+  StepOutcome out = search_depth_first(dfs_trace_, stopped,
+                                       budget(0, static_cast<std::size_t>(-1)), true);
   if (dfs_) dfs_fresh_nodes_ = dfs_->nodes;
   return out;
 }
@@ -867,12 +868,12 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
 // trace resumes where the previous one gave up.
 StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trace,
                                             std::size_t& stopped_at, std::size_t budget) {
-  return depth_first(trace, stopped_at, budget, false);
+  return search_depth_first(trace, stopped_at, budget, false);
 }
 
-StepOutcome HypothesisSearch::depth_first(const std::vector<Observation>& trace,
-                                          std::size_t& stopped_at, std::size_t budget,
-                                          bool resumable) {
+StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>& trace,
+                                                 std::size_t& stopped_at,
+                                                 std::size_t budget, bool resumable) {
   if (!dfs_ || dfs_->trace != &trace) {
     dfs_ = std::make_unique<Dfs>();
     Dfs& d = *dfs_;

@@ -104,7 +104,7 @@ class HypothesisSearch {
   const std::vector<Hypothesis>& hypotheses() const { return live_; }
   // Whether the incremental search has gone depth-first
   // (SearchLimits::depth_first_after).
-  bool depth_first() const { return dfs_mode_; }
+  bool went_depth_first() const { return dfs_mode_; }
   std::size_t explored() const { return explored_; }
 
  private:
@@ -125,8 +125,9 @@ class HypothesisSearch {
                                 std::size_t max_reasons);
   // check_offline's search; `resumable`: keeps its state after it has
   // explained the whole trace, to go on from there when the trace grows.
-  StepOutcome depth_first(const std::vector<Observation>& trace, std::size_t& stopped_at,
-                          std::size_t budget, bool resumable);
+  StepOutcome search_depth_first(const std::vector<Observation>& trace,
+                                 std::size_t& stopped_at, std::size_t budget,
+                                 bool resumable);
   // The request with its body interned and decoded once.
   Request intern(ConnId conn, Label label, std::shared_ptr<const Json> body);
 
