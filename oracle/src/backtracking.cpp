@@ -346,6 +346,10 @@ struct HypothesisSearch::Dfs {
   std::vector<Entry> stack;
   std::vector<Hypothesis> succ;
   std::size_t deepest = 0, nodes = 0;
+  // A branch was cut by a limit (the divergence guard) in some call: the
+  // search is no longer exhaustive, so running out of hypotheses is not a
+  // rejection. (ctx.gave_up is cleared at each call: a budget resumes.)
+  bool cut = false;
   Ctx ctx;
 };
 
@@ -962,6 +966,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       ctx.closed = d.closed_at[i].get();
       succ.clear();
       expand_via(node.h, via, succ, ctx);
+      d.cut = d.cut || ctx.gave_up;
       checked.clear();
       node.h.net.for_each_response(
           [&](ConnId, const Network::ResponseQueue& rs) { checked.push_back(&rs); });
@@ -1040,6 +1045,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   }
   live_.clear();
   stopped_at = d.deepest;
+  ctx.gave_up = ctx.gave_up || d.cut;
   StepOutcome out = finish(ctx);
   if (!resumable) dfs_.reset();
   return out;
