@@ -330,10 +330,26 @@ struct HypothesisSearch::Dfs {
   std::vector<std::shared_ptr<const std::set<ConnId>>> closed_at;
   // For each connection, the positions of the responses observed on it.
   std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
-  std::vector<Request> requests;                      // the trace's requests, interned
+  std::vector<Request> requests;  // the trace's requests, interned (one per observation)
   std::vector<std::unique_ptr<SubsumptionSet>> seen;  // per position, lazily
-  std::vector<std::pair<std::size_t, Hypothesis>> stack;
+  // A hypothesis to run from position i on, or (expanding) a node whose
+  // successor families, one per connection in `ready`, are built one at a
+  // time from `next` on.
+  struct Entry {
+    std::size_t i = 0;
+    Hypothesis h;
+    bool expanding = false;
+    Network::ConnList ready = {};
+    std::size_t next = 0;
+    bool root = false;  // one of the hypotheses the search started from
+  };
+  std::vector<Entry> stack;
+  std::vector<Hypothesis> succ;
   std::size_t deepest = 0, nodes = 0;
+  // A branch was cut by a limit (the divergence guard) in some call: the
+  // search is no longer exhaustive, so running out of hypotheses is not a
+  // rejection. (ctx.gave_up is cleared at each call: a budget resumes.)
+  bool cut = false;
   Ctx ctx;
 };
 
@@ -496,6 +512,11 @@ StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
         "request sent on connection " + std::to_string(conn) + " after it was closed"));
     return o;
   }
+  if (dfs_mode_) {  // (interned when the search reaches it)
+    dfs_trace_.push_back(
+        Observation{Observation::Kind::Request, conn, label, std::move(body)});
+    return o;
+  }
   const Request r = intern(conn, label, std::move(body));
   for (Hypothesis& h : live_) h.net.push_request(r);
   return o;
@@ -503,6 +524,10 @@ StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
 
 StepOutcome HypothesisSearch::connection_closed(ConnId conn) {
   closed_.insert(conn);
+  if (dfs_mode_) {
+    dfs_trace_.push_back(Observation{Observation::Kind::Close, conn, 0, nullptr});
+    return {};
+  }
   SubsumptionSet merged(closed_, true);
   for (Hypothesis& h : live_) {
     h.net.drop_responses(conn);
@@ -547,14 +572,14 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
   return Delivery::Matched;
 }
 
-// The server absorbs one in-flight request (each connection's front, one
-// successor family per connection), because c still waits for a response.
-void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
-                              std::vector<Hypothesis>& succ, Ctx& ctx) {
+// The connections whose front request the server may absorb next, because c
+// still waits for a response, in the order to try them (empty when the
+// server has stopped).
+Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, Ctx& ctx) {
   if (h.server.is_ret()) {
     ctx.reason(Reason::generic(Reason::Kind::ModelStopped, "server",
                                "the server model has stopped; it sends nothing more"));
-    return;
+    return {};
   }
   const std::set<ConnId>& closed = *ctx.closed;
   Network::ConnList ready = h.net.ready();
@@ -572,40 +597,57 @@ void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
   // order the depth-first check tries first (as Porcupine does).
   // Requests of closed connections go last: they may wait forever, so
   // the cheapest explanation leaves them unprocessed.
+  // Online (after going depth-first), c's own request comes first: without
+  // the observations to come, the explanation that absorbs the fewest
+  // requests commits to the least, and dies least often later.
+  const bool own_first = dfs_mode_;
   std::sort(ready.begin(), ready.end(), [&](ConnId x, ConnId y) {
+    if (own_first && (x == c) != (y == c)) return x == c;
     bool dx = closed.count(x) > 0, dy = closed.count(y) > 0;
     if (dx != dy) return dy;
     return h.net.requests_on(x)->front().label < h.net.requests_on(y)->front().label;
   });
-  for (ConnId d : ready) {
-    Hypothesis stepped = h;
-    Request r = *stepped.net.pop_request(d);
-    // A request from a closed connection whose processing left no trace
-    // is dominated by not processing it (it stays available for later).
-    const bool dead_conn = closed.count(d) > 0 && stepped.net.pending_on(d) == 0;
-    std::optional<Hypothesis> base;
-    if (dead_conn) base = stepped;
-    stepped.server = ctx.step(h.server, r);
-    ctx.current = r.label;
-    const std::size_t first = succ.size();
-    settle(std::move(stepped), succ, ctx);
-    // Twins (e.g. a server that may ignore a precondition, and one that
-    // evaluated it to the same answer) would be merged by the visited set,
-    // keeping whichever came first; keep the one whose trail took the
-    // branch, so targeted mutation can flip it.
-    if (limits_.record_decisions)
-      for (std::size_t i = first; i < succ.size(); ++i)
-        for (std::size_t j = succ.size(); j-- > i + 1;)
-          if (succ[j] == succ[i]) {
-            SubsumptionSet::keep_longer_trail(succ[i], succ[j]);
-            succ.erase(succ.begin() + static_cast<std::ptrdiff_t>(j));
-          }
-    if (dead_conn)
-      succ.erase(
-          std::remove_if(succ.begin() + static_cast<std::ptrdiff_t>(first), succ.end(),
-                         [&](const Hypothesis& s) { return s == *base; }),
-          succ.end());
-  }
+  return ready;
+}
+
+// The server absorbs the front request of connection d (one successor
+// family), appended to succ.
+void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
+                                  std::vector<Hypothesis>& succ, Ctx& ctx) {
+  Hypothesis stepped = h;
+  Request r = *stepped.net.pop_request(d);
+  // A request from a closed connection whose processing left no trace
+  // is dominated by not processing it (it stays available for later).
+  const bool dead_conn = ctx.closed->count(d) > 0 && stepped.net.pending_on(d) == 0;
+  std::optional<Hypothesis> base;
+  if (dead_conn) base = stepped;
+  stepped.server = ctx.step(h.server, r);
+  ctx.current = r.label;
+  const std::size_t first = succ.size();
+  settle(std::move(stepped), succ, ctx);
+  // Twins (e.g. a server that may ignore a precondition, and one that
+  // evaluated it to the same answer) would be merged by the visited set,
+  // keeping whichever came first; keep the one whose trail took the
+  // branch, so targeted mutation can flip it.
+  if (limits_.record_decisions)
+    for (std::size_t i = first; i < succ.size(); ++i)
+      for (std::size_t j = succ.size(); j-- > i + 1;)
+        if (succ[j] == succ[i]) {
+          SubsumptionSet::keep_longer_trail(succ[i], succ[j]);
+          succ.erase(succ.begin() + static_cast<std::ptrdiff_t>(j));
+        }
+  if (dead_conn)
+    succ.erase(
+        std::remove_if(succ.begin() + static_cast<std::ptrdiff_t>(first), succ.end(),
+                       [&](const Hypothesis& s) { return s == *base; }),
+        succ.end());
+}
+
+// The server absorbs one in-flight request (each connection's front, one
+// successor family per connection), because c still waits for a response.
+void HypothesisSearch::expand(const Hypothesis& h, ConnId c,
+                              std::vector<Hypothesis>& succ, Ctx& ctx) {
+  for (ConnId d : ready_order(h, c, ctx)) expand_via(h, d, succ, ctx);
 }
 
 StepOutcome HypothesisSearch::finish(Ctx& ctx) {
@@ -630,10 +672,59 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   // search itself and are only read when every hypothesis dies: search
   // without them, and again with them only then (the search reads the live
   // hypotheses without changing them, and replaces them when it is done).
+  if (dfs_mode_) {
+    if (closed_.count(c)) {
+      Ctx ctx(0, &closed_);
+      ctx.give_up("response observed on connection " + std::to_string(c) +
+                  " after the tester closed it");
+      return finish(ctx);
+    }
+    dfs_trace_.push_back(Observation{Observation::Kind::Response, c, label,
+                                     std::make_shared<const Json>(v)});
+    return resume_depth_first();
+  }
   StepOutcome o = response_received(c, label, v, 0);
-  if (o.status == StepOutcome::Status::Dead && limits_.max_reasons > 0)
+  if (o.status == StepOutcome::Status::Dead && limits_.max_reasons > 0 && !dfs_mode_)
     o = response_received(c, label, v, limits_.max_reasons);
   return o;
+}
+
+// The depth-first search over the observations since the switch, from the
+// explanations live then. It goes on from the explanation it holds; when that
+// explanation leads nowhere for long, it starts afresh: a search resumed
+// backs up through choices it made before the responses that refute them were
+// observed, while a fresh one checks every response in flight against the
+// responses observed since (the whole-trace check's lookahead), which prunes
+// far more. Resuming may cost as much as the last fresh search (at least
+// what one response could cost breadth-first) before it restarts.
+StepOutcome HypothesisSearch::resume_depth_first() {
+  // Per search, the same limit as the whole-trace check; over the trace,
+  // what is left of its exploration budget.
+  auto budget = [&](std::size_t nodes_now, std::size_t want) {
+    std::size_t b = std::min(want, limits_.max_hypotheses * 4);
+    if (limits_.max_explored)
+      b = std::min(b, nodes_now + (limits_.max_explored > explored_
+                                       ? limits_.max_explored - explored_
+                                       : 0));
+    return b;
+  };
+  std::size_t stopped = 0;
+  if (dfs_) {
+    const std::size_t now = dfs_->nodes;
+    const std::size_t room = std::max(limits_.depth_first_after, dfs_fresh_nodes_);
+    StepOutcome out =
+        search_depth_first(dfs_trace_, stopped, budget(now, now + room), true);
+    if (out.status != StepOutcome::Status::GaveUp || !dfs_ ||
+        budget(dfs_->nodes, static_cast<std::size_t>(-1)) <= dfs_->nodes)
+      return out;  // decided, or out of budget
+  }
+  dfs_.reset();
+  live_ = dfs_roots_;
+  closed_ = dfs_roots_closed_;
+  StepOutcome out = search_depth_first(dfs_trace_, stopped,
+                                       budget(0, static_cast<std::size_t>(-1)), true);
+  if (dfs_) dfs_fresh_nodes_ = dfs_->nodes;
+  return out;
 }
 
 StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Json& v,
@@ -684,7 +775,13 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     }
     return false;
   };
+  bool too_many = false;  // for breadth first: go depth-first
   for (std::size_t head = 0; head < initial + queue.size(); ++head) {
+    if (limits_.depth_first_after && popped >= limits_.depth_first_after &&
+        max_reasons == 0) {
+      too_many = true;
+      break;
+    }
     const Hypothesis& h = head < initial ? live_[head] : queue[head - initial];
     if (++popped > kUnvisited && !visited.insert(h)) continue;
     ++explored_;
@@ -703,6 +800,17 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     delivered.clear();
     if (over_limits()) break;
   }
+  if (too_many) {
+    // The live explanations are as they were before this response: search
+    // on from them depth-first, this response first.
+    dfs_mode_ = true;
+    dfs_roots_ = live_;
+    dfs_roots_closed_ = closed_;
+    dfs_.reset();
+    dfs_trace_ = {Observation{Observation::Kind::Response, c, label,
+                              std::make_shared<const Json>(v)}};
+    return resume_depth_first();
+  }
   next.take(sc.survivors);
   if (sc.survivors.empty() && !ctx.gave_up && max_reasons == 0 &&
       limits_.max_reasons > 0) {
@@ -720,6 +828,8 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
   const std::size_t start = explored_;
   const SearchLimits saved = limits_;
   limits_.max_hypotheses = std::min(limits_.max_hypotheses, budget);
+  // The portfolio's exhaustive half: going depth-first is the other half's job.
+  limits_.depth_first_after = 0;
   StepOutcome out;
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const Observation& ob = trace[i];
@@ -762,32 +872,42 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
 // trace resumes where the previous one gave up.
 StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trace,
                                             std::size_t& stopped_at, std::size_t budget) {
+  return search_depth_first(trace, stopped_at, budget, false);
+}
+
+StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>& trace,
+                                                 std::size_t& stopped_at,
+                                                 std::size_t budget, bool resumable) {
   if (!dfs_ || dfs_->trace != &trace) {
     dfs_ = std::make_unique<Dfs>();
     Dfs& d = *dfs_;
     d.trace = &trace;
     d.ctx = Ctx(limits_.max_reasons, &closed_);
-    d.closed_at.reserve(trace.size() + 1);
     d.closed_at.push_back(std::make_shared<const std::set<ConnId>>(closed_));
-    for (std::size_t i = 0; i < trace.size(); ++i) {
-      if (trace[i].kind == Observation::Kind::Close) {
-        auto next = std::make_shared<std::set<ConnId>>(*d.closed_at.back());
-        next->insert(trace[i].conn);
-        d.closed_at.push_back(std::move(next));
-      } else {
-        d.closed_at.push_back(d.closed_at.back());
-      }
-      if (trace[i].kind == Observation::Kind::Response)
-        d.responses_on[trace[i].conn].push_back(i);
-    }
-    d.requests.resize(trace.size());
-    for (std::size_t i = 0; i < trace.size(); ++i)
-      if (trace[i].kind == Observation::Kind::Request)
-        d.requests[i] = intern(trace[i].conn, trace[i].label, trace[i].body);
-    d.seen.resize(trace.size() + 1);
-    for (auto it = live_.rbegin(); it != live_.rend(); ++it) d.stack.emplace_back(0, *it);
+    for (auto it = live_.rbegin(); it != live_.rend(); ++it)
+      d.stack.push_back(Dfs::Entry{0, *it, false, {}, 0, true});
   }
   Dfs& d = *dfs_;
+  // Index the observations added since the last call (all, the first time):
+  // a resumed search sees the trace extended at its end, which changes
+  // nothing it has concluded (a configuration that died, died on an
+  // observation that is still there).
+  d.closed_at.reserve(trace.size() + 1);
+  for (std::size_t i = d.requests.size(); i < trace.size(); ++i) {
+    if (trace[i].kind == Observation::Kind::Close) {
+      auto next = std::make_shared<std::set<ConnId>>(*d.closed_at.back());
+      next->insert(trace[i].conn);
+      d.closed_at.push_back(std::move(next));
+    } else {
+      d.closed_at.push_back(d.closed_at.back());
+    }
+    if (trace[i].kind == Observation::Kind::Response)
+      d.responses_on[trace[i].conn].push_back(i);
+    d.requests.push_back(trace[i].kind == Observation::Kind::Request
+                             ? intern(trace[i].conn, trace[i].label, trace[i].body)
+                             : Request{});
+  }
+  d.seen.resize(trace.size() + 1);
   Ctx& ctx = d.ctx;
   ctx.gave_up = false;
   // Lookahead (offline only): the k-th response in flight on a connection is
@@ -825,15 +945,54 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
     });
     return dead;
   };
-  std::vector<Hypothesis> succ;
+  std::vector<Hypothesis>& succ = d.succ;
   while (!d.stack.empty()) {
     if (d.nodes >= budget) {
       ctx.give_up("more than " + std::to_string(budget) + " configurations explored");
       stopped_at = d.deepest;
       return finish(ctx);
     }
-    auto [i, h] = std::move(d.stack.back());
+    if (d.stack.back().expanding) {
+      // A node's next family of successors, built only now: the search
+      // backs up to it only if every successor tried before has failed.
+      Dfs::Entry& node = d.stack.back();
+      if (node.next == node.ready.size()) {
+        d.stack.pop_back();
+        continue;
+      }
+      const std::size_t i = node.i;
+      const ConnId via = node.ready[node.next++];
+      ctx.max_reasons = i == d.deepest ? limits_.max_reasons : 0;
+      ctx.closed = d.closed_at[i].get();
+      succ.clear();
+      expand_via(node.h, via, succ, ctx);
+      d.cut = d.cut || ctx.gave_up;
+      checked.clear();
+      node.h.net.for_each_response(
+          [&](ConnId, const Network::ResponseQueue& rs) { checked.push_back(&rs); });
+      std::size_t alive = 0;  // (the doomed ones leave succ, the rest keep order)
+      for (std::size_t k = 0; k < succ.size(); ++k)
+        if (!doomed(succ[k], i)) {
+          if (alive != k) succ[alive] = std::move(succ[k]);
+          ++alive;
+        }
+      succ.resize(alive);
+      // (node is not used below: pushing may move it.)
+      for (auto it = succ.rbegin(); it != succ.rend(); ++it)
+        d.stack.push_back(Dfs::Entry{i, std::move(*it)});
+      continue;
+    }
+    std::size_t i = d.stack.back().i;
+    const bool root = d.stack.back().root;
+    Hypothesis h = std::move(d.stack.back().h);
     d.stack.pop_back();
+    if (root) {
+      // Responses a starting point already has in flight were never looked
+      // at (an online search that went depth-first starts from
+      // explanations that processed requests before their responses came).
+      checked.clear();
+      if (doomed(h, i)) continue;
+    }
     // Run through the deterministic observations.
     bool dead = false;
     for (;;) {
@@ -842,10 +1001,16 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
         ctx.reasons.clear();
       }
       if (i == trace.size()) {
-        live_ = {std::move(h)};
         closed_ = *d.closed_at[i];
         stopped_at = i;
-        dfs_.reset();
+        if (resumable) {
+          // The explanation is where the search goes on when the trace grows.
+          live_ = {h};
+          d.stack.push_back(Dfs::Entry{i, std::move(h)});
+        } else {
+          live_ = {std::move(h)};
+          dfs_.reset();
+        }
         return {};
       }
       const Observation& ob = trace[i];
@@ -875,18 +1040,14 @@ StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trac
     if (!seen->insert(h)) continue;
     ++explored_;
     ++d.nodes;
-    succ.clear();
-    expand(h, trace[i].conn, succ, ctx);
-    checked.clear();
-    h.net.for_each_response(
-        [&](ConnId, const Network::ResponseQueue& rs) { checked.push_back(&rs); });
-    for (auto it = succ.rbegin(); it != succ.rend(); ++it)
-      if (!doomed(*it, i)) d.stack.emplace_back(i, std::move(*it));
+    Network::ConnList ready = ready_order(h, trace[i].conn, ctx);
+    if (!ready.empty()) d.stack.push_back(Dfs::Entry{i, std::move(h), true, ready});
   }
   live_.clear();
   stopped_at = d.deepest;
+  ctx.gave_up = ctx.gave_up || d.cut;
   StepOutcome out = finish(ctx);
-  dfs_.reset();
+  if (!resumable) dfs_.reset();
   return out;
 }
 

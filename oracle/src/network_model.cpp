@@ -9,28 +9,45 @@ std::size_t mix(std::size_t h, std::size_t v) {
 }
 }  // namespace
 
+const Network::Chans& Network::chans() const {
+  static const Chans none;  // (immutable)
+  return chans_ ? *chans_ : none;
+}
+
+Network::Chans& Network::edit_chans() {
+  if (!chans_)
+    chans_ = std::make_shared<Chans>();
+  else if (chans_.use_count() > 1)
+    chans_ = std::make_shared<Chans>(*chans_);
+  return const_cast<Chans&>(*chans_);
+}
+
 const Network::Channel* Network::find(ConnId c) const {
-  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
+  const Chans& cs = chans();
+  auto it = std::lower_bound(cs.begin(), cs.end(), c,
                              [](const Entry& e, ConnId k) { return e.first < k; });
-  return (it != chans_.end() && it->first == c) ? it->second.get() : nullptr;
+  return (it != cs.end() && it->first == c) ? it->second.get() : nullptr;
 }
 
 Network::Channel& Network::edit(ConnId c) {
-  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
+  Chans& cs = edit_chans();
+  auto it = std::lower_bound(cs.begin(), cs.end(), c,
                              [](const Entry& e, ConnId k) { return e.first < k; });
-  if (it == chans_.end() || it->first != c)
-    it = chans_.insert(it, Entry{c, std::make_shared<Channel>()});
+  if (it == cs.end() || it->first != c)
+    it = cs.insert(it, Entry{c, std::make_shared<Channel>()});
   else if (it->second.use_count() > 1)
     it->second = std::make_shared<Channel>(*it->second);
   return const_cast<Channel&>(*it->second);
 }
 
 void Network::prune(ConnId c) {
-  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
+  if (!chans_) return;
+  Chans& cs = edit_chans();
+  auto it = std::lower_bound(cs.begin(), cs.end(), c,
                              [](const Entry& e, ConnId k) { return e.first < k; });
-  if (it != chans_.end() && it->first == c && it->second->to_server.empty() &&
+  if (it != cs.end() && it->first == c && it->second->to_server.empty() &&
       it->second->to_client.empty())
-    chans_.erase(it);
+    cs.erase(it);
 }
 
 void Network::push_request(Request r) {
@@ -39,14 +56,14 @@ void Network::push_request(Request r) {
 }
 
 std::optional<Request> Network::pop_request(ConnId c) {
-  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
-                             [](const Entry& e, ConnId k) { return e.first < k; });
-  if (it == chans_.end() || it->first != c || it->second->to_server.empty())
-    return std::nullopt;
-  if (it->second->to_server.size() == 1 && it->second->to_client.empty()) {
+  const Channel* ch = find(c);
+  if (!ch || ch->to_server.empty()) return std::nullopt;
+  if (ch->to_server.size() == 1 && ch->to_client.empty()) {
     // The channel empties: drop it without copying it first.
-    Request r = it->second->to_server.front();
-    chans_.erase(it);
+    Request r = ch->to_server.front();
+    Chans& cs = edit_chans();
+    cs.erase(std::lower_bound(cs.begin(), cs.end(), c,
+                              [](const Entry& e, ConnId k) { return e.first < k; }));
     return r;
   }
   Channel& e = edit(c);
@@ -71,11 +88,12 @@ Clause Network::front_clause(ConnId c) const {
 }
 
 void Network::pop_response(ConnId c) {
-  auto it = std::lower_bound(chans_.begin(), chans_.end(), c,
-                             [](const Entry& e, ConnId k) { return e.first < k; });
-  if (it == chans_.end() || it->first != c || it->second->to_client.empty()) return;
-  if (it->second->to_client.size() == 1 && it->second->to_server.empty()) {
-    chans_.erase(it);  // the channel empties: no copy first
+  const Channel* ch = find(c);
+  if (!ch || ch->to_client.empty()) return;
+  if (ch->to_client.size() == 1 && ch->to_server.empty()) {
+    Chans& cs = edit_chans();  // the channel empties: no copy first
+    cs.erase(std::lower_bound(cs.begin(), cs.end(), c,
+                              [](const Entry& e, ConnId k) { return e.first < k; }));
     return;
   }
   Channel& e = edit(c);
@@ -92,7 +110,7 @@ void Network::drop_responses(ConnId c) {
 
 Network::ConnList Network::ready() const {
   ConnList out;
-  for (const auto& [c, ch] : chans_)
+  for (const auto& [c, ch] : chans())
     if (!ch->to_server.empty()) out.push_back(c);
   return out;
 }
@@ -109,7 +127,7 @@ const Network::RequestQueue* Network::requests_on(ConnId c) const {
 
 std::vector<std::pair<ConnId, const Network::ResponseQueue*>> Network::responses() const {
   std::vector<std::pair<ConnId, const ResponseQueue*>> out;
-  for (const auto& [c, ch] : chans_)
+  for (const auto& [c, ch] : chans())
     if (!ch->to_client.empty()) out.emplace_back(c, &ch->to_client);
   return out;
 }
@@ -125,32 +143,33 @@ Network Network::without_requests(ConnId c) const {
 Network Network::without_requests_of(const std::set<ConnId>& conns,
                                      std::vector<const RequestQueue*>& taken) const {
   Network n;
-  n.chans_.reserve(chans_.size());
+  Chans& out = n.edit_chans();
+  out.reserve(chans().size());
   auto it = conns.begin();
-  for (const Entry& e : chans_) {
+  for (const Entry& e : chans()) {
     while (it != conns.end() && *it < e.first) ++it;
     if (it == conns.end() || *it != e.first || e.second->to_server.empty()) {
-      n.chans_.push_back(e);
+      out.push_back(e);
       continue;
     }
     taken.push_back(&e.second->to_server);
     if (e.second->to_client.empty()) continue;  // the channel becomes empty
     auto ch = std::make_shared<Channel>();
     ch->to_client = e.second->to_client;
-    n.chans_.emplace_back(e.first, std::move(ch));
+    out.emplace_back(e.first, std::move(ch));
   }
   return n;
 }
 
 std::size_t Network::in_flight_requests() const {
   std::size_t n = 0;
-  for (const auto& e : chans_) n += e.second->to_server.size();
+  for (const auto& e : chans()) n += e.second->to_server.size();
   return n;
 }
 
 std::size_t Network::hash() const {
-  std::size_t h = chans_.size();
-  for (const auto& [c, ch] : chans_) {
+  std::size_t h = chans().size();
+  for (const auto& [c, ch] : chans()) {
     h = mix(h, c);
     for (const Request& r : ch->to_server) h = mix(h, r.label);
     h = mix(h, 0xfeed);
@@ -160,10 +179,12 @@ std::size_t Network::hash() const {
 }
 
 bool operator==(const Network& a, const Network& b) {
-  if (a.chans_.size() != b.chans_.size()) return false;
-  for (std::size_t i = 0; i < a.chans_.size(); ++i) {
-    const auto& [ca, x] = a.chans_[i];
-    const auto& [cb, y] = b.chans_[i];
+  if (a.chans_ == b.chans_) return true;
+  const Network::Chans &ac = a.chans(), &bc = b.chans();
+  if (ac.size() != bc.size()) return false;
+  for (std::size_t i = 0; i < ac.size(); ++i) {
+    const auto& [ca, x] = ac[i];
+    const auto& [cb, y] = bc[i];
     if (ca != cb) return false;
     if (x == y) continue;
     if (x->to_server.size() != y->to_server.size() || !(x->to_client == y->to_client))

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "dualfuzz/oracle/oracle.h"
@@ -120,6 +121,19 @@ bool explainable(const std::vector<Event>& t) {
   return false;
 }
 
+// The online oracle gone depth-first at once (SearchLimits::
+// depth_first_after = 1: resumed and restarted searches from the first
+// response with two configurations on): its verdict, or nullopt if it gave up.
+std::optional<bool> online_depth_first(const std::vector<Event>& t) {
+  OracleOptions opt;
+  opt.limits.depth_first_after = 1;
+  Oracle o(specs::getput_model(), opt);
+  for (const Event& e : t)
+    if (!o.observe(e).accepted()) break;
+  if (o.verdict().status == Verdict::Status::Inconclusive) return std::nullopt;
+  return o.verdict().accepted();
+}
+
 TEST(OracleProperty, ModelGeneratedTracesAreAccepted) {
   std::mt19937_64 rng(20261122);
   for (int i = 0; i < 300; ++i) {
@@ -128,6 +142,7 @@ TEST(OracleProperty, ModelGeneratedTracesAreAccepted) {
     for (const Event& e : t)
       ASSERT_TRUE(o.observe(e).accepted()) << o.verdict().explanation;
     ASSERT_TRUE(check(specs::getput_model(), t).accepted());
+    ASSERT_EQ(online_depth_first(t), std::optional<bool>(true));
     ASSERT_TRUE(explainable(t)) << "brute force disagrees with the generator";
   }
 }
@@ -152,6 +167,7 @@ TEST(OracleProperty, MutatedResponseRejectedIffNothingExplainsIt) {
       if (!o.observe(e).accepted()) break;
     ASSERT_EQ(o.verdict().accepted(), expected) << o.verdict().explanation;
     ASSERT_EQ(check(specs::getput_model(), t).accepted(), expected);
+    ASSERT_EQ(online_depth_first(t), std::optional<bool>(expected));
     (expected ? accepted : rejected)++;
   }
   // Both directions must actually be exercised.

@@ -38,6 +38,12 @@ struct SearchLimits {
   // that a rare script with an explosive number of interleavings costs a
   // bounded time instead of seconds.
   std::size_t max_explored = 0;
+  // Configurations one response may take the incremental search (which
+  // keeps every explanation) before it goes depth-first for the rest of the
+  // trace, keeping one explanation and backing up when it dies (0: never).
+  // The verdicts are the same; a highly concurrent history (50 clients) has
+  // millions of explanations but needs few configurations to find one.
+  std::size_t depth_first_after = 20'000;
   std::size_t max_model_steps = 100'000;  // per request absorbed (divergence guard)
   std::size_t max_reasons = 8;
   // Keep each hypothesis's symbolic branches (Hypothesis::decisions).
@@ -93,7 +99,12 @@ class HypothesisSearch {
   StepOutcome check_breadth_first(const std::vector<Observation>& trace,
                                   std::size_t& stopped_at, std::size_t budget);
 
+  // The live explanations (after the search went depth-first: the one it
+  // holds).
   const std::vector<Hypothesis>& hypotheses() const { return live_; }
+  // Whether the incremental search has gone depth-first
+  // (SearchLimits::depth_first_after).
+  bool went_depth_first() const { return dfs_mode_; }
   std::size_t explored() const { return explored_; }
 
  private:
@@ -105,9 +116,18 @@ class HypothesisSearch {
   enum class Delivery { NothingInFlight, Matched, Mismatch };
   Delivery deliver_in_place(Hypothesis& h, ConnId c, const Json& v, Ctx& ctx);
   void expand(const Hypothesis& h, ConnId c, std::vector<Hypothesis>& succ, Ctx& ctx);
+  // expand() in parts, for the depth-first check, which builds one family
+  // of successors at a time (most nodes need only their first).
+  Network::ConnList ready_order(const Hypothesis& h, ConnId c, Ctx& ctx);
+  void expand_via(const Hypothesis& h, ConnId d, std::vector<Hypothesis>& succ, Ctx& ctx);
   StepOutcome finish(Ctx& ctx);
   StepOutcome response_received(ConnId conn, Label label, const Json& response,
                                 std::size_t max_reasons);
+  // check_offline's search; `resumable`: keeps its state after it has
+  // explained the whole trace, to go on from there when the trace grows.
+  StepOutcome search_depth_first(const std::vector<Observation>& trace,
+                                 std::size_t& stopped_at, std::size_t budget,
+                                 bool resumable);
   // The request with its body interned and decoded once.
   Request intern(ConnId conn, Label label, std::shared_ptr<const Json> body);
 
@@ -118,6 +138,14 @@ class HypothesisSearch {
   std::size_t explored_ = 0;
   RequestDecoder decode_;
   std::unique_ptr<Dfs> dfs_;  // a depth-first check in progress (check_offline)
+  // The incremental search gone depth-first: the observations since, which
+  // dfs_ searches, resuming at each response.
+  bool dfs_mode_ = false;
+  std::vector<Observation> dfs_trace_;
+  std::vector<Hypothesis> dfs_roots_;  // the explanations live at the switch
+  std::set<ConnId> dfs_roots_closed_;  // and the connections closed then
+  std::size_t dfs_fresh_nodes_ = 0;    // what the last fresh search cost
+  StepOutcome resume_depth_first();
   std::shared_ptr<SearchShared> shared_;  // (made on first use if not given)
   SearchShared& shared();
 };

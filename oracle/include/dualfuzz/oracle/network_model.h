@@ -25,6 +25,14 @@ class Network {
   struct Channel;
 
  public:
+  Network() = default;
+  Network(const Network&) = default;
+  Network& operator=(const Network&) = default;
+  // noexcept (moving the inline entries allocates nothing), so that vectors
+  // of hypotheses move them when they grow instead of copying every one.
+  Network(Network&&) noexcept = default;
+  Network& operator=(Network&&) noexcept = default;
+
   // In-flight messages of one connection and direction, front first. Inline
   // room for two: a channel is copied whenever a hypothesis changes it, and
   // most hold one or two messages.
@@ -53,7 +61,7 @@ class Network {
   // storage: called at every search step, and few connections are busy).
   using ConnList = boost::container::small_vector<ConnId, 8>;
   ConnList ready() const;
-  bool idle() const { return chans_.empty(); }
+  bool idle() const { return chans().empty(); }
   std::size_t in_flight_requests() const;
   // Requests still in flight on c.
   std::size_t pending_on(ConnId c) const;
@@ -71,7 +79,7 @@ class Network {
   // Calls f(conn, responses) for every connection with responses in flight.
   template <typename F>
   void for_each_response(F&& f) const {
-    for (const auto& [c, ch] : chans_)
+    for (const auto& [c, ch] : chans())
       if (!ch->to_client.empty()) f(c, ch->to_client);
   }
 
@@ -87,9 +95,14 @@ class Network {
   const Channel* find(ConnId c) const;
   Channel& edit(ConnId c);  // copy-on-write
   void prune(ConnId c);     // drop empty channels so equal networks compare equal
-  // Sorted by ConnId, only non-empty channels. Inline storage: hypotheses
-  // copy their network at every step, and most have a few channels.
-  boost::container::small_vector<Entry, 4> chans_;
+  using Chans = std::vector<Entry>;
+  const Chans& chans() const;
+  Chans& edit_chans();  // copy-on-write
+  // Sorted by ConnId, only non-empty channels; shared between copies until
+  // one of them changes (copy-on-write, as the channels are): the search
+  // copies a hypothesis into its memo and its stack far more often than it
+  // changes one, and a history with 50 clients has 50 channels.
+  std::shared_ptr<const Chans> chans_;
 };
 
 }  // namespace dualfuzz::oracle
