@@ -84,6 +84,15 @@ Classification classify(const harness::Protocol& p, const harness::RunResult& r,
       c.overlapping.empty() ? "" : "; overlapping requests " + labels(c.overlapping);
   for (const harness::Protocol::Consistency& weaker : p.weaker) {
     const oracle::Verdict v = oracle::check(weaker.model(), seen, options);
+    if (v.status == oracle::Verdict::Status::Accept && !weaker.classifies) {
+      // A consistency so weak that explaining a trace is no evidence (HTTP's
+      // torn reads explain any read that overlaps a write): the finding
+      // stays the protocol's, and says what would explain it.
+      c.consistency = weaker.name;
+      c.text = "breaks the protocol (" + p.consistency + "); explained only under '" +
+               weaker.name + "' (" + weaker.summary + ")" + where;
+      return c;
+    }
     if (v.status == oracle::Verdict::Status::Accept) {
       c.kind = Classification::Kind::NotLinearizable;
       c.consistency = weaker.name;
@@ -93,6 +102,7 @@ Classification classify(const harness::Protocol& p, const harness::RunResult& r,
       return c;
     }
     if (v.status == oracle::Verdict::Status::Inconclusive) {
+      if (!weaker.classifies) break;
       c.kind = Classification::Kind::Undecided;
       c.consistency = weaker.name;
       c.text = "undecided: the check under consistency '" + weaker.name +

@@ -46,8 +46,8 @@ harness::Protocol protocol() {
        "or the new state, may all pass one precondition, or get 409/423/503",
        [] { return server_model(Consistency::Interval); }},
       {"torn",
-       "interval, and a GET or HEAD during a write may see any prefix of the new content",
-       [] { return server_model(Consistency::Torn); }},
+       "interval, and a GET or HEAD overlapping a write may see any intermediate state",
+       [] { return server_model(Consistency::Torn); }, /*classifies=*/false},
   };
   p.generate_request = generate_request;
   p.mutate_request = mutate_request;

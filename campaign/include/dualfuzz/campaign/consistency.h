@@ -37,7 +37,9 @@ struct Classification {
   };
   Kind kind = Kind::None;
   // NotLinearizable: the strongest weaker consistency that explains the
-  // trace; Undecided: the one whose check gave up.
+  // trace; Undecided: the one whose check gave up; Protocol: empty, or a
+  // consistency that explains it but does not classify (Consistency::
+  // classifies: HTTP's "torn").
   std::string consistency;
   // Requests with the killing request's race key that were in flight at
   // once with another on a different connection, in the order sent.

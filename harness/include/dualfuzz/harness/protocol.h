@@ -52,6 +52,10 @@ struct Protocol {
     std::string name;     // "interval"
     std::string summary;  // one line, for --help and reports
     std::function<oracle::ServerModel()> model;
+    // Whether a trace it explains counts as merely not linearizable. False
+    // for a consistency so weak that explaining is no evidence (a user may
+    // still test against it): its findings stay the protocol's, with a note.
+    bool classifies = true;
   };
   std::vector<Consistency> weaker;
   // The name of `model`'s consistency, for reports.
