@@ -33,15 +33,12 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import eval_blackbox  # noqa: E402  (sh, last_json, write_section)
+from eval_blackbox import last_json, sh  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SECTION = "## File synchronizer (Unison, issue 18)"
-
-
-def sh(cmd):
-    try:
-        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return ""
 
 
 def machine():
@@ -52,16 +49,6 @@ def machine():
         "unison": sh("unison -version 2>/dev/null") or "not installed",
         "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
     }
-
-
-def last_json(stdout):
-    for line in reversed(stdout.splitlines()):
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except json.JSONDecodeError:
-                pass
-    return None
 
 
 def fuzz(dualfuzz, target, seconds, seed, keep_going=False):
@@ -170,15 +157,7 @@ def section(args, m, bugs, false_alarm, real, cost):
 
 
 def write_section(text):
-    path = os.path.join(ROOT, "docs", "EVALUATION.md")
-    doc = open(path).read() if os.path.exists(path) else "# Evaluation\n"
-    start = doc.find(SECTION)
-    if start < 0:
-        doc = doc.rstrip("\n") + "\n\n" + text + "\n"
-    else:
-        end = doc.find("\n## ", start + len(SECTION))
-        doc = doc[:start] + text + ("\n" + doc[end:] if end >= 0 else "\n")
-    open(path, "w").write(doc)
+    eval_blackbox.write_section(os.path.join(ROOT, "docs", "EVALUATION.md"), text, SECTION)
 
 
 def main():
