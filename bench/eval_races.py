@@ -72,8 +72,8 @@ def main():
            f"{args.seconds:.0f} s ({args.connections} connections, seed {args.seed}) under "
            "each consistency. *protocol*: no weaker consistency explains the finding's "
            "trace, so it breaks the clause its reasons name; *not linearizable*: the "
-           "trace is explained once writes may take effect over an interval (or, "
-           "*torn*, once a read may see part of a write): a race, not an RFC violation. "
+           "trace is explained once writes may take effect over an interval: a race, "
+           "not an RFC violation (a finding only *torn* reads explain stays *protocol*). "
            "Under `--consistency interval` the races the interval explains are no "
            "longer violations; what is left breaks the RFC or needs the torn reading.", "",
            "| server | consistency | executions | inconclusive | distinct violations | "
