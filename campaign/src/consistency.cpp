@@ -1,45 +1,10 @@
 #include "dualfuzz/campaign/consistency.h"
 
-#include <algorithm>
-#include <map>
-
 #include "dualfuzz/campaign/race_skeleton.h"
 #include "dualfuzz/oracle/oracle.h"
 
 namespace dualfuzz::campaign {
 namespace {
-
-// Requests with the killing request's race key in flight at once with
-// another of them on a different connection.
-std::vector<harness::Label> overlapping(const harness::Protocol& p,
-                                        const harness::RunResult& r) {
-  std::vector<harness::Label> out;
-  const harness::Json* kill = killing_request(r);
-  if (!kill) return out;
-  const std::string key = p.race_key(*kill);
-  const auto wire = wire_conns(r);
-  std::map<harness::Label, oracle::ConnId> in_flight;
-  auto mark = [&out](harness::Label l) {
-    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
-  };
-  for (const auto& m : r.trace.messages()) {
-    if (!harness::is_request_label(m.label)) {
-      in_flight.erase(harness::request_of(m.label));
-      continue;
-    }
-    if (p.race_key(m.ir) != key) continue;
-    auto it = wire.find(m.label);
-    const oracle::ConnId conn = it == wire.end() ? m.conn : it->second;
-    for (const auto& [label, c] : in_flight)
-      if (c != conn) {
-        mark(label);
-        mark(m.label);
-      }
-    in_flight[m.label] = conn;
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 std::string labels(const std::vector<harness::Label>& ls) {
   std::string s;
@@ -75,7 +40,7 @@ Classification classify(const harness::Protocol& p, const harness::RunResult& r,
              " answer)";
     return c;
   }
-  c.overlapping = overlapping(p, r);
+  c.overlapping = overlapping_requests(p, r);
   // The trace as far as the oracle judged it.
   const std::size_t end = std::min(r.verdict.event_index + 1, r.events.size());
   const std::vector<oracle::Event> seen(

@@ -194,9 +194,10 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
     if (r.violation() && !o_.keep_going) {
       const double found = elapsed();
       Shrunk sh = shrink(script, r);
-      sum.first = FirstViolation{kind_name(r.outcome), found, elapsed() - found, script,
-                                 std::move(sh)};
-      sum.first->classification = classify(protocol_, sum.first->shrunk.run);
+      Classification cls = classify(protocol_, sh.run);
+      sum.first =
+          FirstViolation{kind_name(r.outcome), found,         elapsed() - found, script,
+                         std::move(sh),        std::move(cls)};
       if (observer.on_violation)
         observer.on_violation({0, "", found, sum.counters, sum.first->original,
                                sum.first->shrunk, sum.first->classification});

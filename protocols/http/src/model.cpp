@@ -439,21 +439,25 @@ struct Evaluation {
 };
 using Ev = std::shared_ptr<const Evaluation>;
 
-Ev evaluation(const Request& q, const oracle::ModelState& ms, const Tree& waiting) {
+// `view`, `world`: under a weaker consistency, the state the request is
+// served against and the world (in `ms`) it came into; else the PathState
+// in `ms`.
+Ev evaluation(const Request& q, const oracle::ModelState& ms, const Tree& waiting,
+              const PathState* view = nullptr, const World* world = nullptr) {
   auto e = std::make_shared<Evaluation>();
   e->q = q;
   e->ms = ms;
-  e->state = ms.get<PathState>();
+  e->state = view ? view : ms.get<PathState>();
   if (!q.decoded_as<HttpRequest>()) e->q.decoded = decode(q.json());
   e->unchanged = waiting;
+  e->world = world;
   return e;
 }
 
 // An answer that changes nothing. Under a weaker consistency a PUT or
 // DELETE answered so is still a write in progress until it is answered.
 Tree respond(const Ev& e, Sym pattern, Clause clause) {
-  const Method m = e->req().method;
-  if (e->world && (m == Method::Put || m == Method::Delete)) {
+  if (e->world && (e->req().method == Method::Put || e->req().method == Method::Delete)) {
     World w = *e->world;
     w.pending.push_back(Pending{e->q.conn, std::move(pattern), clause, std::nullopt});
     return serve_world(std::move(w));
@@ -772,14 +776,19 @@ Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state));
 
 // The server waiting in `ms` (which holds a PathState). The continuation
 // keeps the state through the ModelState (one shared copy).
+// One request, whatever the consistency: a correct server may refuse odd
+// paths outright.
+Tree serve_request(const Ev& e) {
+  if (!e->req().plain)
+    // (No clause: the model's own leniency, not one the RFC names.)
+    return oracle::choose(
+        respond(e, status_only({400, 403, 404, 405, 409, 414}), nullptr), handle(e));
+  return handle(e);
+}
+
 Tree serve_in(const oracle::ModelState& ms) {
   return oracle::recv(ms, [ms](const Request& q, const Tree& self) -> Tree {
-    const Ev e = evaluation(q, ms, self);
-    if (!e->req().plain)  // a correct server may refuse odd paths outright
-      // (No clause: the model's own leniency, not one the RFC names.)
-      return oracle::choose(
-          respond(e, status_only({400, 403, 404, 405, 409, 414}), nullptr), handle(e));
-    return handle(e);
+    return serve_request(evaluation(q, ms, self));
   });
 }
 
@@ -844,28 +853,15 @@ Tree serve_world(World w) {
     // writes in progress may still finish.
     const Tree unchanged = w.pending.empty() ? self : serve_world(w);
     auto view = [&](const PathState& st) {
-      auto e = std::make_shared<Evaluation>();
-      e->q = q;
-      e->ms = ms;
-      e->state = &st;
-      if (!q.decoded_as<HttpRequest>()) e->q.decoded = decode(q.json());
-      e->unchanged = unchanged;
-      e->world = &w;
-      return Ev(std::move(e));
-    };
-    auto serve_view = [&](const Ev& e) {
-      if (!e->req().plain)
-        return oracle::choose(
-            respond(e, status_only({400, 403, 404, 405, 409, 414}), nullptr), handle(e));
-      return handle(e);
+      return evaluation(q, ms, unchanged, &st, &w);
     };
     const Ev stored = view(w.committed);
-    Tree answer = serve_view(stored);
+    Tree answer = serve_request(stored);
     bool storing = false;  // a write in progress stores something
     for (const Pending& p : w.pending) {
       if (!p.after) continue;
       storing = true;
-      answer = oracle::choose(serve_view(view(*p.after)), std::move(answer));
+      answer = oracle::choose(serve_request(view(*p.after)), std::move(answer));
     }
     if (storing && w.consistency == Consistency::Torn && stored->req().safe)
       answer = oracle::choose(torn_read(stored), std::move(answer));
@@ -943,31 +939,16 @@ Json normalize_response(Json ir) {
 oracle::ServerModel server_model(Consistency consistency) {
   // The initial tree is an immutable value: built once, shared by every
   // oracle (one per execution when fuzzing).
-  std::function<Tree()> initial;
-  std::string name = "HTTP/1.1";
-  switch (consistency) {
-    case Consistency::Atomic:
-      initial = [] {
-        static const Tree tree = serve(PathState{});
-        return tree;
-      };
-      break;
-    case Consistency::Interval:
-      name += " (consistency: interval)";
-      initial = [] {
-        static const Tree tree = serve_world(World{Consistency::Interval, {}, {}});
-        return tree;
-      };
-      break;
-    case Consistency::Torn:
-      name += " (consistency: torn)";
-      initial = [] {
-        static const Tree tree = serve_world(World{Consistency::Torn, {}, {}});
-        return tree;
-      };
-      break;
-  }
-  oracle::ServerModel m{std::move(name), std::move(initial), nullptr,
+  static constexpr const char* kNames[] = {"HTTP/1.1", "HTTP/1.1 (consistency: interval)",
+                                           "HTTP/1.1 (consistency: torn)"};
+  const auto index = static_cast<std::size_t>(consistency);
+  auto initial = [index] {
+    static const Tree trees[] = {serve(PathState{}),
+                                 serve_world(World{Consistency::Interval, {}, {}}),
+                                 serve_world(World{Consistency::Torn, {}, {}})};
+    return trees[index];
+  };
+  oracle::ServerModel m{kNames[index], initial, nullptr,
                         [](const Json& r) { return decode(r); }};
   m.strings = entity_tags();
   // Resources are independent: one server per path (P-compositionality).

@@ -41,6 +41,39 @@ inline std::map<harness::Label, oracle::ConnId> wire_conns(const harness::RunRes
   return out;
 }
 
+// Requests with the killing request's race key (Protocol::race_key) that
+// were in flight at once with another of them on a different connection,
+// ascending: the requests a race needs.
+inline std::vector<harness::Label> overlapping_requests(const harness::Protocol& p,
+                                                        const harness::RunResult& r) {
+  std::vector<harness::Label> out;
+  const harness::Json* kill = killing_request(r);
+  if (!kill) return out;
+  const std::string key = p.race_key(*kill);
+  const auto wire = wire_conns(r);
+  std::map<harness::Label, oracle::ConnId> in_flight;
+  auto mark = [&out](harness::Label l) {
+    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  };
+  for (const auto& m : r.trace.messages()) {
+    if (!harness::is_request_label(m.label)) {
+      in_flight.erase(harness::request_of(m.label));
+      continue;
+    }
+    if (p.race_key(m.ir) != key) continue;
+    auto it = wire.find(m.label);
+    const oracle::ConnId conn = it == wire.end() ? m.conn : it->second;
+    for (const auto& [label, c] : in_flight)
+      if (c != conn) {
+        mark(label);
+        mark(m.label);
+      }
+    in_flight[m.label] = conn;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 inline std::size_t count_requests(const harness::Script& s) {
   return static_cast<std::size_t>(
       std::count_if(s.steps.begin(), s.steps.end(), [](const harness::Step& st) {

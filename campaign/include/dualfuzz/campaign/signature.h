@@ -57,25 +57,7 @@ inline std::string quick_key(const harness::Protocol& p, const harness::RunResul
 // Were two requests with the killing request's race key (Protocol::
 // race_key) in flight at once, on different connections?
 inline bool concurrent(const harness::Protocol& p, const harness::RunResult& r) {
-  const harness::Json* kill = killing_request(r);
-  if (!kill) return false;
-  const std::string key = p.race_key(*kill);
-  const auto wire = wire_conns(r);
-  auto conn_of = [&](const harness::LabelledTrace::Message& m) -> std::uint64_t {
-    auto it = wire.find(m.label);
-    return it == wire.end() ? m.conn : it->second;
-  };
-  std::map<harness::Label, std::uint64_t> in_flight;  // same-key requests
-  for (const auto& m : r.trace.messages()) {
-    if (!harness::is_request_label(m.label)) {
-      in_flight.erase(harness::request_of(m.label));
-    } else if (p.race_key(m.ir) == key) {
-      for (const auto& [label, conn] : in_flight)
-        if (conn != conn_of(m)) return true;
-      in_flight[m.label] = conn_of(m);
-    }
-  }
-  return false;
+  return !overlapping_requests(p, r).empty();
 }
 
 // The signature of a (minimized) violating run, to deduplicate findings:
