@@ -1,5 +1,6 @@
 #include "dualfuzz/mutator/script_mutator.h"
 
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -218,7 +219,11 @@ std::string ScriptMutator::mutate(std::string_view input, std::size_t max_size,
   Script s = parsed ? std::move(*parsed) : generate(rng, 1 + pick(rng, 6));
   if (parsed && targeted() && pick(rng, kTargetedOneIn) == 0) {
     ++targeted_stats_.runs;
-    if (auto t = targeted_mutation(s, runner_(s), protocol_, *solver_, rng)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto t = targeted_mutation(s, runner_(s), protocol_, *solver_, rng);
+    targeted_stats_.seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (t) {
       ++targeted_stats_.rewrites;
       fit(*t, max_size);
       return harness::print_script(*t);

@@ -47,6 +47,7 @@ class ScriptMutator {
   // only: they never influence a mutation.
   struct TargetedStats {
     std::uint64_t runs = 0, rewrites = 0;
+    double seconds = 0;  // wall clock in the replays and the solver
   };
   const TargetedStats& targeted_stats() const { return targeted_stats_; }
   bool targeted() const { return runner_ && solver_; }
