@@ -330,6 +330,7 @@ struct HypothesisSearch::Dfs {
   std::vector<std::shared_ptr<const std::set<ConnId>>> closed_at;
   // For each connection, the positions of the responses observed on it.
   std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
+  std::unordered_map<ConnId, std::vector<std::size_t>> requests_on;  // (positions)
   std::vector<Request> requests;  // the trace's requests, interned (one per observation)
   std::vector<std::unique_ptr<SubsumptionSet>> seen;  // per position, lazily
   // A hypothesis to run from position i on, or (expanding) a node whose
@@ -344,6 +345,22 @@ struct HypothesisSearch::Dfs {
     bool root = false;  // one of the hypotheses the search started from
   };
   std::vector<Entry> stack;
+  // Deferred successors: the server absorbed the last request of `conn` in
+  // the trace without changing anything but that connection's responses,
+  // and the trace shows no response to it (yet). Such a step is never
+  // needed to explain the trace: whatever follows it can follow without it,
+  // the request left in flight (nothing later waits behind it, nothing
+  // observed depends on it). They wait here instead of on the stack, and go
+  // back to it if the trace grows a response or a request on `conn` (the
+  // online search). A concurrent history leaves a request per client
+  // unanswered at its end, and absorbing every read among them, in every
+  // state, multiplied the configurations of a prefix by thousands.
+  struct Parked {
+    Entry entry;
+    ConnId conn = 0;
+    std::size_t answers = 0;  // responses in flight on conn before the request
+  };
+  std::vector<Parked> parked;
   std::vector<Hypothesis> succ;
   std::size_t deepest = 0, nodes = 0;
   // A branch was cut by a limit (the divergence guard) in some call: the
@@ -903,6 +920,8 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
     }
     if (trace[i].kind == Observation::Kind::Response)
       d.responses_on[trace[i].conn].push_back(i);
+    if (trace[i].kind == Observation::Kind::Request)
+      d.requests_on[trace[i].conn].push_back(i);
     d.requests.push_back(trace[i].kind == Observation::Kind::Request
                              ? intern(trace[i].conn, trace[i].label, trace[i].body)
                              : Request{});
@@ -910,6 +929,34 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   d.seen.resize(trace.size() + 1);
   Ctx& ctx = d.ctx;
   ctx.gave_up = false;
+  // Whether the trace, from position i on, shows no request on `conn` and
+  // no more than `answers` responses there (Dfs::Parked).
+  auto unanswered = [&](std::size_t i, ConnId conn, std::size_t answers) {
+    auto from = [i](const std::unordered_map<ConnId, std::vector<std::size_t>>& m,
+                    ConnId k) -> std::size_t {
+      auto it = m.find(k);
+      if (it == m.end()) return 0;
+      return static_cast<std::size_t>(
+          it->second.end() - std::lower_bound(it->second.begin(), it->second.end(), i));
+    };
+    return from(d.requests_on, conn) == 0 && from(d.responses_on, conn) <= answers;
+  };
+  // Deferred steps the grown trace now needs go back onto the stack (their
+  // in-flight responses are checked again, as a starting point's are).
+  {
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < d.parked.size(); ++k) {
+      Dfs::Parked& p = d.parked[k];
+      if (unanswered(p.entry.i, p.conn, p.answers)) {
+        if (kept != k) d.parked[kept] = std::move(p);
+        ++kept;
+        continue;
+      }
+      p.entry.root = true;
+      d.stack.push_back(std::move(p.entry));
+    }
+    d.parked.resize(kept);
+  }
   // Lookahead (offline only): the k-th response in flight on a connection is
   // the k-th response observed on it from here on, so a hypothesis whose
   // in-flight response cannot match it is dead already — prune it now rather
@@ -977,6 +1024,26 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
           ++alive;
         }
       succ.resize(alive);
+      // A quiet step on a request the trace never answers waits aside.
+      if (!succ.empty() && node.h.net.pending_on(via) == 1 && !node.h.server.is_ret()) {
+        const std::size_t answers = node.h.net.answers_on(via);
+        if (unanswered(i, via, answers)) {
+          std::size_t kept = 0;
+          for (std::size_t k = 0; k < succ.size(); ++k) {
+            Hypothesis& s = succ[k];
+            if (!s.server.is_ret() &&
+                s.server.event().state == node.h.server.event().state &&
+                s.next_var == node.h.next_var && s.store == node.h.store &&
+                s.net.absorbed_quietly(node.h.net, via)) {
+              d.parked.push_back(Dfs::Parked{Dfs::Entry{i, std::move(s)}, via, answers});
+              continue;
+            }
+            if (kept != k) succ[kept] = std::move(s);
+            ++kept;
+          }
+          succ.resize(kept);
+        }
+      }
       // (node is not used below: pushing may move it.)
       for (auto it = succ.rbegin(); it != succ.rend(); ++it)
         d.stack.push_back(Dfs::Entry{i, std::move(*it)});

@@ -65,5 +65,75 @@ TEST(HypothesisSearch, GoesDepthFirstWithTheSameVerdicts) {
   EXPECT_EQ(run(racing_puts("zzz"), 1).first, StepOutcome::Status::Dead);
 }
 
+// The whole-trace (depth-first) check's outcome over `steps`.
+StepOutcome::Status whole_trace(const std::vector<Step>& steps) {
+  Solver solver;
+  HypothesisSearch s(specs::getput_model().initial(), solver);
+  std::vector<Observation> trace;
+  Label label = 1;
+  for (const Step& st : steps) {
+    trace.push_back(
+        {st.request ? Observation::Kind::Request : Observation::Kind::Response, st.conn,
+         label, std::make_shared<const Json>(st.body)});
+    label += 2;
+  }
+  std::size_t stopped = 0;
+  return s.check_offline(trace, stopped, 1'000'000).status;
+}
+
+const Json kGet = {{"method", "GET"}, {"key", "x"}};
+Json put(const char* v) { return Json{{"method", "PUT"}, {"key", "x"}, {"value", v}}; }
+
+// A GET on connection 2 answered last. When connection 3's GET is answered
+// "a", the depth-first search backs up over absorbing 2's GET first, which
+// changes nothing and is answered nowhere yet: it leaves that step aside
+// (Dfs::Parked) and absorbs the PUT. 2's answer then shows whether its GET
+// ran before the PUT (null: the step left aside is needed) or after it.
+std::vector<Step> late_read(Json seen) {
+  return {{true, 2, kGet}, {true, 1, put("a")}, {true, 3, kGet},
+          {false, 3, "a"}, {false, 1, "Done"},  {false, 2, std::move(seen)}};
+}
+
+TEST(HypothesisSearch, AReadLeftUnansweredIsFoundInThePastWhenItsAnswerComes) {
+  for (Json seen : {Json(), Json("a")}) {
+    EXPECT_EQ(run(late_read(seen), 0).first, StepOutcome::Status::Alive) << seen;
+    EXPECT_EQ(run(late_read(seen), 1).first, StepOutcome::Status::Alive) << seen;
+    EXPECT_EQ(whole_trace(late_read(seen)), StepOutcome::Status::Alive) << seen;
+  }
+  for (Json seen : {Json("b"), Json("zzz")}) {
+    EXPECT_EQ(run(late_read(seen), 0).first, StepOutcome::Status::Dead) << seen;
+    EXPECT_EQ(run(late_read(seen), 1).first, StepOutcome::Status::Dead) << seen;
+    EXPECT_EQ(whole_trace(late_read(seen)), StepOutcome::Status::Dead) << seen;
+  }
+  // Still unanswered at the end: nothing to explain about it.
+  std::vector<Step> open = late_read(Json());
+  open.pop_back();
+  EXPECT_EQ(run(open, 1).first, StepOutcome::Status::Alive);
+  EXPECT_EQ(whole_trace(open), StepOutcome::Status::Alive);
+}
+
+// An unanswered GET with a PUT pipelined behind it on the same connection
+// is not left aside: a response elsewhere that shows the PUT needs the GET
+// absorbed first (FIFO per connection).
+TEST(HypothesisSearch, AnUnansweredReadWithARequestBehindItIsNotLeftAside) {
+  auto pipelined = [](Json seen) {
+    return std::vector<Step>{{true, 2, kGet},
+                             {true, 2, put("c")},
+                             {true, 3, kGet},
+                             {false, 3, std::move(seen)}};
+  };
+  for (std::size_t after : {0, 1})
+    EXPECT_EQ(run(pipelined("c"), after).first, StepOutcome::Status::Alive) << after;
+  EXPECT_EQ(whole_trace(pipelined("c")), StepOutcome::Status::Alive);
+  EXPECT_EQ(run(pipelined("zzz"), 1).first, StepOutcome::Status::Dead);
+  EXPECT_EQ(whole_trace(pipelined("zzz")), StepOutcome::Status::Dead);
+  // The same with the PUT sent only after the first response: the GET was
+  // unanswered and last on its connection then, and no longer is.
+  std::vector<Step> later = {{true, 2, kGet},     {true, 1, put("a")}, {false, 1, "Done"},
+                             {true, 2, put("c")}, {true, 3, kGet},     {false, 3, "c"}};
+  EXPECT_EQ(run(later, 1).first, StepOutcome::Status::Alive);
+  EXPECT_EQ(whole_trace(later), StepOutcome::Status::Alive);
+}
+
 }  // namespace
 }  // namespace dualfuzz::oracle
