@@ -114,8 +114,8 @@ def coverage_engine(engine, args, m):
     log = open(os.path.join(tmp, "engine.log"), errors="replace").read()
     execs = [int(x) for x in re.findall(r"^#(\d+)", log, re.M)]
     for stats in glob.glob(os.path.join(tmp, "afl/*/fuzzer_stats")):
-        m = re.search(r"^execs_done\s*:\s*(\d+)", open(stats).read(), re.M)
-        execs.append(int(m.group(1)) if m else 0)
+        done = re.search(r"^execs_done\s*:\s*(\d+)", open(stats).read(), re.M)
+        execs.append(int(done.group(1)) if done else 0)
     res = []
     index = os.path.join(found, "findings.jsonl")
     if os.path.exists(index):
