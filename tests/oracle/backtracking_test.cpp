@@ -154,7 +154,7 @@ TEST(HypothesisSearch, AnUnansweredReadWithARequestBehindItIsNotLeftAside) {
 // search goes depth-first.
 TEST(HypothesisSearch, SetAsideReadsGiveTheSameVerdicts) {
   using S = StepOutcome::Status;
-  for (std::size_t after : {0, 1}) {
+  for (std::size_t after : {0, 1, 2}) {
     // c2's GET, set aside when c3's is answered, is needed (null) or not.
     for (Json seen : {Json(), Json("a")})
       EXPECT_EQ(run_search(late_read(seen), after, true).status, S::Alive) << seen;
@@ -172,6 +172,24 @@ TEST(HypothesisSearch, SetAsideReadsGiveTheSameVerdicts) {
                 run_search(racing_puts(last), after, false).status)
           << last << " " << after;
   }
+}
+
+// A GET set aside at the first response, then a response with concurrent
+// PUTs that sends the search depth-first: the GET set aside (needed: it read
+// the store before the first PUT) joins the depth-first search's roots.
+TEST(HypothesisSearch, SetAsideReadsJoinTheDepthFirstSearch) {
+  auto trace = [](Json seen) {
+    return std::vector<Step>{{true, 1, put("a")}, {true, 2, kGet},
+                             {false, 1, "Done"},  {true, 3, put("b")},
+                             {true, 4, put("c")}, {true, 5, put("d")},
+                             {false, 3, "Done"},  {false, 2, std::move(seen)}};
+  };
+  Outcome old = run_search(trace(Json()), 2, true);
+  EXPECT_TRUE(old.went_depth_first);
+  EXPECT_EQ(old.status, StepOutcome::Status::Alive);
+  EXPECT_EQ(run_search(trace(Json()), 0, true).status, StepOutcome::Status::Alive);
+  EXPECT_EQ(run_search(trace("zzz"), 2, true).status, StepOutcome::Status::Dead);
+  EXPECT_EQ(run_search(trace("zzz"), 0, true).status, StepOutcome::Status::Dead);
 }
 
 // Reads on five connections, a PUT answered before them: absorbing every
