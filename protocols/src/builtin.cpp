@@ -4,6 +4,7 @@
 
 #include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/http/plugin.h"
+#include "dualfuzz/proxy/plugin.h"
 #include "dualfuzz/unison/plugin.h"
 
 namespace dualfuzz::protocols {
@@ -12,6 +13,8 @@ campaign::Registry builtin() {
   campaign::Registry r;
   r.add(http::plugin());
   r.add(unison::plugin());
+  r.add(proxy::plugin(proxy::Mode::Forward));
+  r.add(proxy::plugin(proxy::Mode::Reverse));
   return r;
 }
 

@@ -105,6 +105,43 @@ std::string print_request(const Json& ir) {
   return out;
 }
 
+std::string print_response(const Json& ir, ResponseFraming framing) {
+  int status = 200;
+  if (ir.is_object() && ir.contains("status") && ir["status"].is_number_integer())
+    status = std::clamp(ir["status"].get<int>(), 100, 599);
+  std::string reason = clean_value(str_field(ir, "reason", "Answer"));
+  std::string body;
+  if (ir.is_object() && ir.contains("body")) body = text_of(ir["body"]);
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\n";
+  if (ir.is_object() && ir.contains("headers") && ir["headers"].is_object()) {
+    for (const auto& [k, v] : ir["headers"].items()) {
+      std::string name = k;
+      std::erase_if(name, [](char c) { return !tchar(c); });
+      std::string n = lower(name);
+      if (name.empty() || n == "content-length" || n == "transfer-encoding") continue;
+      out += name + ": " + clean_value(text_of(v)) + "\r\n";
+    }
+  }
+  // RFC 9112 §6.3: these never have content.
+  if (status < 200 || status == 204 || status == 304) return out + "\r\n";
+  if (framing.chunked && !framing.head) {
+    out += "Transfer-Encoding: chunked\r\n\r\n";
+    // Two chunks when there is something to split: a relay must join them.
+    const std::size_t half = body.size() / 2;
+    for (std::string_view part :
+         {std::string_view(body).substr(0, half), std::string_view(body).substr(half)}) {
+      if (part.empty()) continue;
+      char hex[20];
+      auto [end, ec] = std::to_chars(hex, hex + sizeof hex, part.size(), 16);
+      (void)ec;
+      out += std::string(hex, end) + "\r\n" + std::string(part) + "\r\n";
+    }
+    return out + "0\r\n\r\n";
+  }
+  out += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  return framing.head ? out : out + body;
+}
+
 Json canonical_request(const Json& ir) {
   return canonical_request(ir, print_request(ir));
 }
