@@ -106,10 +106,10 @@ void ScriptMutator::repair(Script& s) {
     if (auto* r = std::get_if<RequestStep>(&st)) {
       if (r->label % 2 == 0 || answers.count(r->label) || !seen.insert(r->label).second)
         continue;
+      r->conn = std::min<ConnId>(r->conn, harness::kMaxConn);
     } else if (const auto* a = std::get_if<AnswerStep>(&st)) {
       if (a->label % 2 == 0 || seen.count(a->label) || !answers.insert(a->label).second)
         continue;
-      r->conn = std::min<ConnId>(r->conn, harness::kMaxConn);
     } else if (const auto* w = std::get_if<WaitStep>(&st)) {
       if (!seen.count(w->label)) continue;
     }

@@ -92,7 +92,12 @@ void ReferenceProxy::on_client_data(ConnId c, std::string_view bytes) {
   }
 }
 
-void ReferenceProxy::on_client_close(ConnId c) { clients_.erase(c); }
+void ReferenceProxy::on_client_close(ConnId c) {
+  clients_.erase(c);
+  // What was not yet sent on it goes nowhere (a reopened connection with
+  // the same number is another connection).
+  std::erase_if(out_, [c](const Output& o) { return !o.to_origin && o.conn == c; });
+}
 
 void ReferenceProxy::serve(ConnId c, Json q) {
   Client& cl = clients_[c];
