@@ -1,20 +1,31 @@
 #!/usr/bin/env python3
 """Mutants of a real server's code (scripts/subjects/mutants/lighttpd/*.patch),
-each built by scripts/subjects/build-instrumented.sh --patch and fuzzed by
-`dualfuzz fuzz --keep-going` for --seconds. lighttpd has functional bugs of
-its own (docs/EVALUATION.md, real servers), so "a violation" is not a kill:
-a mutant is killed when one of the violations found on it, replayed
-(`dualfuzz run`), still shows on the mutant and passes on the unpatched
-build --replays times. Prints a Markdown table; raw results (one JSON object
-per mutant) go to --raw.
+each built by scripts/subjects/build-instrumented.sh --patch and fuzzed for
+--seconds by each of --engines:
+  blackbox   `dualfuzz fuzz --keep-going` (no coverage)
+  libfuzzer  the fuzz target (--libfuzzer) against the mutant, its server
+             edges as extra counters (DUALFUZZ_SERVER_COVERAGE), with
+             DUALFUZZ_KEEP_GOING=1 and DUALFUZZ_FINDINGS (each distinct
+             violation's first script and time)
+  afl        AFL++ with the custom-mutator library and the afl-clang-fast
+             target (--afl-target), the server's edges in its map, the same
+             keep-going findings
+lighttpd has functional bugs of its own (docs/EVALUATION.md, real servers),
+so "a violation" is not a kill: a mutant is killed when one of the
+violations found on it, replayed (`dualfuzz run`), still shows on the mutant
+and passes on the unpatched build --replays times; its time is when the
+engine first met it. Prints a Markdown table; raw results (one JSON object
+per mutant and engine) go to --raw.
 
   bench/eval_mutants.py --seconds 60
-  bench/eval_mutants.py --seconds 60 scripts/subjects/mutants/lighttpd/05-*.patch
+  bench/eval_mutants.py --seconds 60 --engines blackbox,libfuzzer scripts/subjects/mutants/lighttpd/05-*.patch
 """
 import argparse
 import glob
 import json
 import os
+import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -36,8 +47,8 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary):
-        self.binary, self.port = binary, free_port()
+    def __init__(self, binary, shm=None):
+        self.binary, self.port, self.shm = binary, free_port(), shm
         self.tmp = tempfile.mkdtemp(prefix="mutant-")
         os.chmod(self.tmp, 0o755)
         self.work = os.path.join(self.tmp, "s")
@@ -45,6 +56,8 @@ class Server:
     def __enter__(self):
         env = dict(os.environ, LIGHTTPD=self.binary)
         env.pop("DUALFUZZ_COVERAGE_SHM", None)
+        if self.shm:
+            env["DUALFUZZ_COVERAGE_SHM"] = self.shm
         r = subprocess.run([SUBJECT, "start", "lighttpd", str(self.port), self.work], env=env,
                            capture_output=True, text=True)
         self.error = None if r.returncode == 0 else r.stderr.strip()[-300:]
@@ -53,6 +66,12 @@ class Server:
     def __exit__(self, *a):
         subprocess.run([SUBJECT, "stop", "lighttpd", str(self.port), self.work],
                        env=dict(os.environ, LIGHTTPD=self.binary), capture_output=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.shm:
+            try:
+                os.unlink("/dev/shm/" + self.shm.lstrip("/"))
+            except OSError:
+                pass
 
     @property
     def target(self):
@@ -65,23 +84,69 @@ def shows(dualfuzz, target, script_file):
     return r.returncode == 1
 
 
-def run(patch, args, original, log):
-    rec = {"mutant": os.path.basename(patch)[:-6], "seconds": args.seconds}
+SEEDS = os.path.join(ROOT, "corpora/fuzz/http_inprocess_fuzzer")
+
+
+def coverage_engine(engine, args, m):
+    """Runs libFuzzer or AFL++ against the mutant; its findings, by time."""
+    tmp = tempfile.mkdtemp(prefix=f"mutant-{engine}-")
+    found = os.path.join(tmp, "findings")
+    os.makedirs(found)
+    env = dict(os.environ, DUALFUZZ_TARGET=m.target, DUALFUZZ_SERVER_COVERAGE=m.shm,
+               DUALFUZZ_KEEP_GOING="1", DUALFUZZ_FINDINGS=found)
+    env.pop("DUALFUZZ_BUG", None)
+    if engine == "libfuzzer":
+        corpus = os.path.join(tmp, "corpus")
+        shutil.copytree(SEEDS, corpus)
+        argv = [os.path.abspath(args.libfuzzer), f"-seed={args.seed}",
+                f"-max_total_time={args.seconds}", f"-artifact_prefix={tmp}/", corpus]
+    else:
+        env.update(AFL_SKIP_CPUFREQ="1", AFL_NO_UI="1", AFL_QUIET="1",
+                   AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES="1", AFL_SKIP_CRASHES="1",
+                   AFL_CUSTOM_MUTATOR_LIBRARY=os.path.abspath(args.afl_mutator),
+                   AFL_CUSTOM_MUTATOR_ONLY="1")
+        argv = ["afl-fuzz", "-s", str(args.seed), "-V", str(args.seconds), "-t", "5000",
+                "-i", SEEDS, "-o", os.path.join(tmp, "afl"), "--",
+                os.path.abspath(args.afl_target)]
+    with open(os.path.join(tmp, "engine.log"), "w") as out:
+        subprocess.run(["nice", "-n", "5"] + argv, env=env, stdout=out,
+                       stderr=subprocess.STDOUT, cwd=tmp, timeout=args.seconds + 300)
+    log = open(os.path.join(tmp, "engine.log"), errors="replace").read()
+    execs = [int(x) for x in re.findall(r"^#(\d+)", log, re.M)]
+    res = []
+    index = os.path.join(found, "findings.jsonl")
+    if os.path.exists(index):
+        for line in open(index):
+            j = json.loads(line)
+            res.append({"first_seconds": round(j["seconds"], 3), "signature": j["key"],
+                        "script": open(os.path.join(found, j["file"])).read()})
+    shutil.rmtree(tmp, ignore_errors=True)
+    return (max(execs) if execs else None), res
+
+
+def run(patch, engine, args, original, log):
+    rec = {"mutant": os.path.basename(patch)[:-6], "engine": engine, "seconds": args.seconds,
+           "seed": args.seed}
     b = subprocess.run([BUILD, "lighttpd", "--patch", patch], capture_output=True, text=True)
     if b.returncode != 0:
         rec["error"] = "build: " + b.stderr.strip()[-300:]
         return rec
     binary = os.path.join(b.stdout.strip().splitlines()[-1], "sbin/lighttpd")
-    with Server(binary) as m:
+    shm = None if engine == "blackbox" else f"/dualfuzz-mutant-{os.getpid()}"
+    with Server(binary, shm) as m:
         if m.error:
             rec["error"] = "start: " + m.error
             return rec
-        f = subprocess.run(["nice", "-n", "5", args.dualfuzz, "fuzz", "--target", m.target,
-                            "--keep-going", "--seconds", str(args.seconds), "--seed",
-                            str(args.seed), "--json"], capture_output=True, text=True)
-        summary = eval_blackbox.last_json(f.stdout) or {}
-        found = sorted(summary.get("violations", []), key=lambda v: v.get("first_seconds", 1e9))
-        rec.update(executions=summary.get("executions"), violations=len(found), killed=False)
+        if engine == "blackbox":
+            f = subprocess.run(["nice", "-n", "5", args.dualfuzz, "fuzz", "--target", m.target,
+                                "--keep-going", "--seconds", str(args.seconds), "--seed",
+                                str(args.seed), "--json"], capture_output=True, text=True)
+            summary = eval_blackbox.last_json(f.stdout) or {}
+            executions, found = summary.get("executions"), summary.get("violations", [])
+        else:
+            executions, found = coverage_engine(engine, args, m)
+        found = sorted(found, key=lambda v: v.get("first_seconds", 1e9))
+        rec.update(executions=executions, violations=len(found), killed=False)
         for v in found:
             with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as s:
                 s.write(v["script"])
@@ -106,7 +171,14 @@ def main():
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--replays", type=int, default=3)
+    ap.add_argument("--engines", default="blackbox", help="blackbox,libfuzzer,afl")
     ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/cli/dualfuzz"))
+    ap.add_argument("--libfuzzer",
+                    default=os.path.join(ROOT, "build-lf/tests/fuzz/http_inprocess_fuzzer"))
+    ap.add_argument("--afl-target",
+                    default=os.path.join(ROOT, "build-afl-target/tests/fuzz/http_inprocess_fuzzer"))
+    ap.add_argument("--afl-mutator",
+                    default=os.path.join(ROOT, "build-afl/mutator/libdualfuzz_afl_mutator.so"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/mutants.jsonl"))
     args = ap.parse_args()
     patches = args.patches or sorted(
@@ -119,21 +191,25 @@ def main():
         if original.error:
             sys.exit("unpatched lighttpd: " + original.error)
         for p in patches:
-            r = run(p, args, original, log)
-            print(json.dumps({k: v for k, v in r.items() if k != "script"}), file=sys.stderr,
-                  flush=True)
-            rows.append(r)
-    print("| mutant | killed | first violation that passes unpatched | executions | signature |")
-    print("| --- | --- | ---: | ---: | --- |")
+            for e in args.engines.split(","):
+                r = run(p, e, args, original, log)
+                print(json.dumps({k: v for k, v in r.items() if k != "script"}),
+                      file=sys.stderr, flush=True)
+                rows.append(r)
+    print("| mutant | engine | killed | first violation that passes unpatched (s) | "
+          "executions | signature |")
+    print("| --- | --- | --- | ---: | ---: | --- |")
     for r in rows:
         if "error" in r:
-            print(f"| {r['mutant']} | error: {r['error'][:80]} | | | |")
+            print(f"| {r['mutant']} | {r['engine']} | error: {r['error'][:80]} | | | |")
         else:
-            print(f"| {r['mutant']} | {'yes' if r['killed'] else 'no'} | "
+            print(f"| {r['mutant']} | {r['engine']} | {'yes' if r['killed'] else 'no'} | "
                   f"{r.get('kill_seconds', '-')} | {r.get('executions')} | "
                   f"{r.get('signature', '')} |")
-    print(f"{sum(1 for r in rows if r.get('killed'))} of {len(rows)} mutants killed in "
-          f"{args.seconds} s each")
+    for e in args.engines.split(","):
+        mine = [r for r in rows if r["engine"] == e]
+        print(f"{e}: {sum(1 for r in mine if r.get('killed'))} of {len(mine)} mutants killed "
+              f"in {args.seconds} s each")
 
 
 if __name__ == "__main__":

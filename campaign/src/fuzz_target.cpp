@@ -6,7 +6,10 @@
 #include <cstring>
 #include <random>
 
+#include <fstream>
+
 #include "dualfuzz/campaign/detail/engine_feedback.h"
+#include "dualfuzz/campaign/signature.h"
 
 namespace dualfuzz {
 namespace {
@@ -216,6 +219,7 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     // A campaign that measures (bench/eval_servercov.py) rather than
     // stops: the first report in full, then a count at each power of two.
     if (++violations_ == 1) std::fputs(p.report(*script, r).c_str(), stderr);
+    record_finding(*script, r);
     if ((violations_ & (violations_ - 1)) == 0)
       std::fprintf(stderr, "==dualfuzz== keep-going: %llu violations in %llu scripts\n",
                    static_cast<unsigned long long>(violations_),
@@ -238,6 +242,24 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
                static_cast<unsigned long long>(rejected_));
   std::fputs(p.report(*script, r).c_str(), stderr);
   std::abort();
+}
+
+void FuzzTarget::record_finding(const harness::Script& script,
+                                const harness::RunResult& r) {
+  const char* dir = std::getenv("DUALFUZZ_FINDINGS");
+  if (!dir || !*dir) return;
+  std::string key = campaign::quick_key(player().protocol(), r);
+  if (!finding_keys_.insert(key).second) return;
+  const std::string file = "finding-" + std::to_string(finding_keys_.size()) + ".txt";
+  std::ofstream(std::string(dir) + "/" + file) << harness::print_script(script);
+  harness::Json line = {
+      {"index", finding_keys_.size()},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started_)
+                      .count()},
+      {"scripts", scripts_},
+      {"key", std::move(key)},
+      {"file", file}};
+  std::ofstream(std::string(dir) + "/findings.jsonl", std::ios::app) << line.dump() << "\n";
 }
 
 std::size_t FuzzTarget::mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,

@@ -148,6 +148,10 @@ server.upload-dirs = ("$WORK/tmp")
 server.max-keep-alive-requests = 100000
 webdav.activate = "enable"
 webdav.is-readonly = "disable"
+# A default MIME type, as Debian's own lighttpd.conf has (create-mime.conf.pl):
+# lighttpd sends no ETag/Last-Modified and skips conditional GET for the
+# implicit application/octet-stream (http-header-glue.c, allow_caching).
+mimetype.assign = ("" => "application/octet-stream")
 CONF
       if [ -z "${LIGHTTPD:-}" ]; then
         lighttpd -f "$WORK/lighttpd.conf"

@@ -7,9 +7,13 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "dualfuzz/http/plugin.h"
+#include "dualfuzz/harness/script.h"
 
 namespace dualfuzz {
 namespace {
@@ -39,6 +43,53 @@ TEST(FuzzTarget, RejectsAnInputThatCostTooMuch) {
 }
 
 TEST(FuzzTarget, RejectsWhatIsNoScript) { EXPECT_EQ(play("", "not a script {"), -1); }
+
+// Keep-going with a findings directory: each distinct violation once, its
+// script replayable (it parses back), a correct input writes nothing.
+TEST(FuzzTarget, KeepGoingWritesEachDistinctFindingOnce) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("dualfuzz-findings-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ::setenv("DUALFUZZ_KEEP_GOING", "1", 1);
+  ::setenv("DUALFUZZ_FINDINGS", dir.c_str(), 1);
+  const std::string lost = R"(req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
+wait 1
+req 3 on c0: {"method":"PUT","path":"/a","body":"y"}
+wait 3
+req 5 on c0: {"method":"PUT","path":"/a","body":"z"}
+wait 5
+req 7 on c0: {"method":"GET","path":"/a"}
+)";
+  {
+    FuzzTarget t(http::plugin(), "inprocess:lost-update");
+    auto one = [&](const std::string& in) {
+      return t.test_one_input(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
+    };
+    EXPECT_EQ(one(kScript), 0);  // no violation: nothing written
+    EXPECT_FALSE(fs::exists(dir / "findings.jsonl"));
+    EXPECT_EQ(one(lost), 0);  // a violation, not aborted on
+    EXPECT_EQ(one(lost), 0);  // the same one again: not written again
+  }
+  ::unsetenv("DUALFUZZ_KEEP_GOING");
+  ::unsetenv("DUALFUZZ_FINDINGS");
+  std::ifstream index(dir / "findings.jsonl");
+  std::string line, rest;
+  ASSERT_TRUE(std::getline(index, line));
+  EXPECT_FALSE(std::getline(index, rest)) << rest;
+  auto j = harness::Json::parse(line);
+  EXPECT_EQ(j["index"], 1);
+  EXPECT_EQ(j["file"], "finding-1.txt");
+  EXPECT_NE(j["key"].get<std::string>().find("GET"), std::string::npos) << line;
+  std::stringstream text;
+  text << std::ifstream(dir / "finding-1.txt").rdbuf();
+  const auto& fns = http::plugin().protocol.functions;
+  auto parsed = harness::parse_script(text.str(), fns);
+  ASSERT_TRUE(parsed) << text.str();
+  EXPECT_EQ(harness::print_script(*parsed),
+            harness::print_script(*harness::parse_script(lost, fns)));
+  fs::remove_all(dir);
+}
 
 }  // namespace
 }  // namespace dualfuzz

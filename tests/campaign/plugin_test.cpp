@@ -71,5 +71,19 @@ TEST(Player, PlaysThePluginsProtocol) {
   EXPECT_FALSE(correct.violation()) << correct.report();
 }
 
+// A report names what was tested in the plug-in's words; a plug-in that
+// says nothing gets a neutral name, not HTTP's "server bug".
+TEST(Player, DescribesTheTargetInThePluginsWords) {
+  EXPECT_EQ((*Player::make(http::plugin(), "inprocess"))->description(),
+            "server bug: none planted");
+  EXPECT_EQ((*Player::make(http::plugin(), "inprocess:lost-update"))->description(),
+            "server bug: lost-update");
+  Plugin toy = bare("toy");
+  EXPECT_EQ(toy.describe(""), "in-process server");
+  EXPECT_EQ(toy.describe("fast"), "in-process server: fast");
+  toy.describe_in_process = [](const std::string& a) { return "toy " + a; };
+  EXPECT_EQ(toy.describe("fast"), "toy fast");
+}
+
 }  // namespace
 }  // namespace dualfuzz::campaign

@@ -31,7 +31,11 @@
 // functional violation); before the next input the target waits up to
 // 10 s for a restarted server, else skips inputs until one is up.
 // $DUALFUZZ_KEEP_GOING=1: a violation is reported once and counted, not
-// aborted on (for campaigns that measure coverage, as `fuzz --keep-going`).
+// aborted on (for campaigns that measure coverage, as `fuzz --keep-going`);
+// with $DUALFUZZ_FINDINGS=DIR too, the first script of each distinct
+// violation (by its unshrunk signature) goes to DIR/finding-N.txt and a line
+// {"index", "seconds", "scripts", "key", "file"} to DIR/findings.jsonl, so a
+// campaign can replay what it found (bench/eval_mutants.py).
 //
 // AFL++: build the same file with afl-clang-fast++ (it turns
 // -fsanitize=fuzzer into its persistent-mode driver) and run afl-fuzz with
@@ -40,11 +44,13 @@
 // reach an in-process server (set DUALFUZZ_TARGETED=0, or DUALFUZZ_TARGET).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -167,6 +173,9 @@ class FuzzTarget {
     return !(e && std::string(e) == "0");
   }();
   std::uint64_t violations_ = 0;  // with $DUALFUZZ_KEEP_GOING=1
+  void record_finding(const harness::Script& script, const harness::RunResult& r);
+  std::set<std::string> finding_keys_;  // with $DUALFUZZ_FINDINGS
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::optional<campaign::ServerCoverage> server_coverage_;
   bool server_down_said_ = false;
 };

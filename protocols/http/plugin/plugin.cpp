@@ -32,6 +32,9 @@ campaign::Plugin plugin() {
     }
   };
   p.in_process_help = "the reference server, ARG a planted bug (`dualfuzz bugs`)";
+  p.describe_in_process = [](const std::string& bug) {
+    return "server bug: " + (bug.empty() ? std::string("none planted") : bug);
+  };
   return p;
 }
 

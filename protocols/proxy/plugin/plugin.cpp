@@ -39,6 +39,9 @@ campaign::Plugin plugin(Mode mode) {
   };
   p.in_process_help =
       "the reference proxy, ARG a planted bug (`dualfuzz bugs --spec proxy`)";
+  p.describe_in_process = [](const std::string& bug) {
+    return "reference proxy, bug: " + (bug.empty() ? std::string("none planted") : bug);
+  };
   return p;
 }
 

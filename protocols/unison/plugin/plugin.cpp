@@ -47,6 +47,12 @@ campaign::Plugin plugin() {
   p.in_process_help =
       "the reference synchronizer, ARG a planted bug (`dualfuzz bugs --spec unison`); "
       "`unison` / `unison-fastcheck`: the real Unison on temporary directories";
+  p.describe_in_process = [](const std::string& arg) -> std::string {
+    if (arg == "unison") return "real Unison";
+    if (arg == "unison-fastcheck") return "real Unison, fastcheck on";
+    if (arg == "reference-disk") return "reference synchronizer on disk";
+    return "reference synchronizer, bug: " + (arg.empty() ? std::string("none planted") : arg);
+  };
   return p;
 }
 

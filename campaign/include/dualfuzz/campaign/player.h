@@ -32,13 +32,9 @@ class Player {
     if (!t) return make_error(t.error());
     auto p = std::unique_ptr<Player>(new Player(plugin.protocol));
     p->target_ = std::move(*t);
-    if (p->target_->external()) {
-      p->description_ = "server " + spec;
-    } else {
-      std::string bug = spec.size() > 10 ? spec.substr(10) : "";
-      p->description_ =
-          "server bug: " + (bug.empty() ? std::string("none planted") : bug);
-    }
+    p->description_ = p->target_->external()
+                          ? "server " + spec
+                          : plugin.describe(spec.size() > 10 ? spec.substr(10) : "");
     return p;
   }
   // The fuzz target's environment: DUALFUZZ_TARGET=HOST:PORT (an external

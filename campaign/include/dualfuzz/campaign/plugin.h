@@ -41,6 +41,14 @@ struct Plugin {
       in_process;
   // What ARG means, for --help and error messages.
   std::string in_process_help;
+  // What `inprocess:ARG` is, for the first line of every report ("server
+  // bug: lost-update"). Optional: "in-process server[: ARG]".
+  std::function<std::string(const std::string& arg)> describe_in_process;
+
+  std::string describe(const std::string& arg) const {
+    if (describe_in_process) return describe_in_process(arg);
+    return arg.empty() ? "in-process server" : "in-process server: " + arg;
+  }
 };
 
 class Registry {
