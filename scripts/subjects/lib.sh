@@ -24,3 +24,11 @@ wait_for_port() {
   done
   return 1
 }
+
+# Waits (5 s at most) until process $1 (may be empty) has exited.
+await_exit() {
+  for _ in $(seq 50); do
+    [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.1
+  done
+}

@@ -169,10 +169,7 @@ stop() {
     squid) [ -f "$WORK/squid.conf" ] && squid -f "$WORK/squid.conf" -k shutdown 2>/dev/null || true ;;
     tinyproxy | haproxy) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
   esac
-  for _ in $(seq 50); do
-    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  await_exit "$pid"
   rm -rf "$WORK"
 }
 

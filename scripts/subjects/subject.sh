@@ -189,10 +189,7 @@ stop() {
     nginx) [ -f "$WORK/nginx.conf" ] && nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
     lighttpd | gowebdav | rclone) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
   esac
-  for _ in $(seq 50); do
-    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  await_exit "$pid"
   rm -rf "$WORK"
 }
 

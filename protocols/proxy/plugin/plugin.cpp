@@ -20,10 +20,10 @@ class Reference final : public campaign::InProcessServer {
 };
 }  // namespace
 
-campaign::Plugin plugin(Mode mode) {
+campaign::Plugin plugin(Mode mode, std::string origin) {
   ProtocolOptions o;
   o.mode = mode;
-  if (const char* e = std::getenv("DUALFUZZ_ORIGIN"); e && *e) o.origin = e;
+  o.origin = std::move(origin);
   if (const char* e = std::getenv("DUALFUZZ_PROXY_REFUSALS"); e && *e == '1')
     o.refusals = true;
   campaign::Plugin p;

@@ -55,12 +55,13 @@ harness::Protocol protocol(ProtocolOptions options) {
   http::set_presentation(p);
   p.name = options.mode == Mode::Forward ? "proxy" : "gateway";
   const ModelOptions mo{options.mode, options.refusals};
+  const std::string authority =
+      options.origin.empty() ? kInProcessOrigin : options.origin;
   if (options.mode == Mode::Forward) {
-    p.print_request = [origin = options.origin](const Json& q) {
+    p.print_request = [origin = authority](const Json& q) {
       return http::print_request(absolute_form(q, origin));
     };
-    p.canonical_request = [origin = options.origin](const Json& q,
-                                                    std::string_view printed) {
+    p.canonical_request = [origin = authority](const Json& q, std::string_view printed) {
       return http::canonical_request(absolute_form(q, origin), printed);
     };
   } else {
@@ -73,6 +74,7 @@ harness::Protocol protocol(ProtocolOptions options) {
   p.model = [mo] { return model(mo); };
   p.origin = origin_side();
   p.origin->generate_answer = generate_answer;
+  p.origin->listen = options.origin;
   p.generate_request = generate_request;
   p.mutate_request = mutate_request;
   p.required_fields = {"method", "path"};

@@ -112,6 +112,10 @@ struct Protocol {
     // A new answer body for the forwarded request labelled `forwarded`
     // (the mutator inserts `answer` steps with it; null: it does not).
     std::function<Jexp(std::mt19937_64&, Label forwarded)> generate_answer;
+    // HOST:PORT where the tester listens as the origin when the server runs
+    // outside this process (the address a real proxy is configured to
+    // forward to); empty: only an in-process server can be tested.
+    std::string listen;
   };
   std::optional<Origin> origin;
 

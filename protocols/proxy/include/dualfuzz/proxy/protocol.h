@@ -14,12 +14,15 @@
 
 namespace dualfuzz::proxy {
 
+inline constexpr const char* kInProcessOrigin = "origin.test";
+
 struct ProtocolOptions {
   Mode mode = Mode::Forward;
-  // The origin's authority: what a forward proxy's clients name in their
-  // absolute-form targets (the tester's origin listener; the in-process
-  // reference proxy reaches the tester whatever it names).
-  std::string origin = "origin.test";
+  // HOST:PORT of the tester's origin listener (Protocol::Origin::listen),
+  // which a forward proxy's clients name in their absolute-form targets.
+  // Empty: no listener (an in-process proxy reaches the tester whatever its
+  // clients name), and they name kInProcessOrigin.
+  std::string origin;
   bool refusals = false;  // ModelOptions::refusals
 };
 
