@@ -309,6 +309,11 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
       ->check(CLI::Range(1, 64));
   sub->add_flag("--liveness", o->fuzz.liveness,
                 "report unanswered requests as violations");
+  sub->add_option_function<int>(
+         "--timeout-ms",
+         [o](int ms) { o->fuzz.message_timeout = std::chrono::milliseconds(ms); },
+         "per-message timeout (default 2000)")
+      ->check(CLI::Range(1, 600000));
   sub->add_flag("-q,--quiet", o->quiet, "no progress lines");
   sub->add_flag("--json", o->json,
                 "each message of a trace as its JSON IR, and end with a one-line JSON "
