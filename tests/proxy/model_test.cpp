@@ -101,6 +101,26 @@ TEST(ProxyModel, ConnectionListedAndHopByHopFieldsMustGo) {
   EXPECT_EQ(play(with_ka(ka)).status, Verdict::Status::Reject);
 }
 
+// Range on a method other than GET means nothing (RFC 9110 §14.2: a
+// server MUST ignore it): a proxy may drop it (Squid does on PUT), but not
+// on GET, and it may not change it.
+TEST(ProxyModel, RangeMayBeDroppedOnlyWhereItMeansNothing) {
+  const Json range = {{"range", "bytes=0-0"}};
+  auto trace = [&](const std::string& method, Json fwd_headers) {
+    Json q = get("/a", range);
+    q["method"] = method;
+    Json f = forwarded("/a", std::move(fwd_headers));
+    f["method"] = method;
+    return std::vector<Event>{Event::request(0, 1, q), Event::request(kO1, 0, kAccepted),
+                              Event::response(kO1, 3, f)};
+  };
+  EXPECT_TRUE(play(trace("PUT", Json::object())).accepted());
+  EXPECT_TRUE(play(trace("PUT", range)).accepted());
+  EXPECT_EQ(play(trace("PUT", {{"range", "bytes=1-1"}})).status, Verdict::Status::Reject);
+  EXPECT_TRUE(play(trace("GET", range)).accepted());
+  EXPECT_EQ(play(trace("GET", Json::object())).status, Verdict::Status::Reject);
+}
+
 TEST(ProxyModel, ViaIsAddedBothWays) {
   Json no_via = forwarded("/a");
   no_via["headers"].erase("via");

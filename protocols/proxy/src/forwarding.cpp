@@ -108,12 +108,21 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
   const auto listed = connection_options(request);
   const Target target = split_target(string_field(request, "path"));
   std::vector<std::pair<std::string, Sym>> fields;
+  // RFC 9110 §14.2: range handling is defined for GET alone, and a server
+  // MUST ignore Range on any other method, so a proxy that drops it there
+  // (Squid does, on PUT) changes nothing any conforming recipient may act
+  // on: kept or dropped, both are correct.
+  const bool range_meaningless = string_field(request, "method") != "GET";
   for (const auto& [k, v] : h.items()) {
     if (k == "connection" || framing(k) || k == "via" || k == "host" ||
         k == "max-forwards")
       continue;
-    fields.emplace_back(
-        k, listed.count(k) || known_hop_by_hop(k) ? Sym::absent() : Sym::lit(v));
+    if (listed.count(k) || known_hop_by_hop(k))
+      fields.emplace_back(k, Sym::absent());
+    else if (k == "range" && range_meaningless)
+      fields.emplace_back(k, Sym::alt({Sym::absent(), Sym::lit(v)}));
+    else
+      fields.emplace_back(k, Sym::lit(v));
   }
   // RFC 9112 §3.2.2: a proxy replaces Host by the target's authority. A
   // gateway's Host is its configuration's (not checked).
