@@ -50,6 +50,7 @@ using harness::RunResult;
 struct Opts {
   std::string spec = protocols::kDefault;
   std::string consistency;  // --consistency NAME: "" = the protocol's own
+  std::string origin;       // --origin HOST:PORT: "" = $DUALFUZZ_ORIGIN
   campaign::FuzzOptions fuzz;
   std::uint64_t seed = 1;
   bool quiet = false;
@@ -249,7 +250,8 @@ int shrink_file(const Opts& o, FuzzCampaign& c) {
 }
 
 int fuzz(const Opts& o) {
-  const campaign::Registry registry = protocols::builtin();
+  const campaign::Registry registry =
+      o.origin.empty() ? protocols::builtin() : protocols::builtin(o.origin);
   auto plugin = protocols::find(registry, o.spec);
   if (!plugin) {
     std::cerr << "dualfuzz fuzz: " << plugin.error() << "\n";
@@ -297,6 +299,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--spec", o->spec, "protocol plug-in")
       ->check(CLI::IsMember(protocols::builtin().names()));
   sub->add_option("--target", o->fuzz.target, "inprocess[:ARG] or HOST:PORT");
+  sub->add_option("--origin", o->origin, kOriginHelp);
   sub->add_option("--consistency", o->consistency,
                   "test against a weaker consistency than atomic requests (HTTP: "
                   "interval, torn; see docs/consistency.md)");
@@ -306,6 +309,11 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
       ->check(CLI::Range(1, 64));
   sub->add_flag("--liveness", o->fuzz.liveness,
                 "report unanswered requests as violations");
+  sub->add_option_function<int>(
+         "--timeout-ms",
+         [o](int ms) { o->fuzz.message_timeout = std::chrono::milliseconds(ms); },
+         "per-message timeout (default 2000)")
+      ->check(CLI::Range(1, 600000));
   sub->add_flag("-q,--quiet", o->quiet, "no progress lines");
   sub->add_flag("--json", o->json,
                 "each message of a trace as its JSON IR, and end with a one-line JSON "

@@ -35,6 +35,11 @@ inline constexpr const char* kTargetHelp =
     "inprocess[:BUG] (the reference server, optionally with a planted bug) or HOST:PORT; "
     "default: as the fuzz target, from $DUALFUZZ_TARGET / $DUALFUZZ_BUG";
 
+// Help text of --origin (the proxy plug-ins: the tester as the origin).
+inline constexpr const char* kOriginHelp =
+    "HOST:PORT to listen on as the origin server when --target HOST:PORT is a proxy "
+    "(--spec proxy|gateway; the proxy must forward there); default $DUALFUZZ_ORIGIN";
+
 std::optional<std::string> read_file(const std::string& path);
 bool write_file(const std::string& path, const std::string& text);
 // A chart of the run: HTML (chart, script, report) for *.html / *.htm, SVG otherwise.

@@ -14,6 +14,7 @@
 #include "dualfuzz/http/asio_server.h"
 #include "dualfuzz/http/server_core.h"
 #include "dualfuzz/protocols/builtin.h"
+#include "dualfuzz/proxy/asio_proxy.h"
 #include "dualfuzz/unison/reference_synchronizer.h"
 #include "io.h"
 
@@ -24,6 +25,7 @@ namespace {
 struct Opts {
   std::string spec = protocols::kDefault;
   std::string consistency;  // "" = the protocol's own
+  std::string origin;       // "" = $DUALFUZZ_ORIGIN
   std::string target = "inprocess";
   std::string file;
   bool liveness = false;
@@ -42,7 +44,8 @@ int run_script(const Opts& o) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  const campaign::Registry registry = protocols::builtin();
+  const campaign::Registry registry =
+      o.origin.empty() ? protocols::builtin() : protocols::builtin(o.origin);
   auto plugin = protocols::find(registry, o.spec);
   if (!plugin) {
     std::cerr << "dualfuzz run: " << plugin.error() << "\n";
@@ -86,41 +89,67 @@ int run_script(const Opts& o) {
   return exit_code(r);
 }
 
-// `serve` and `bugs`: the reference server standalone, its planted bugs.
+// Each planted bug on a line, as `bugs` and `serve --bug list` print them.
+int list_bugs(const std::string& spec) {
+  if (spec == "unison") {
+    for (const auto& b : unison::ReferenceSynchronizer::planted_bugs())
+      std::cout << b.name << "\t" << b.description << "\n";
+    return kNoViolation;
+  }
+  const bool proxy = spec == "proxy" || spec == "gateway";
+  for (const auto& b : proxy ? proxy::planted_bugs() : http::planted_bugs())
+    std::cout << b.name << "\t[" << b.category << "] " << b.description << "\n";
+  return kNoViolation;
+}
+
+// `serve` and `bugs`: the reference server (or proxy) standalone, its
+// planted bugs.
 void add_serve_and_bugs(CLI::App& app, std::function<int()>& run) {
-  auto serve_port = std::make_shared<int>(8080);
-  auto serve_bug = std::make_shared<std::string>();
-  CLI::App* serve = app.add_subcommand("serve", "Run the reference server on 127.0.0.1");
-  serve->add_option("--port", *serve_port, "TCP port (0: any free port)")
+  struct Serve {
+    int port = 8080;
+    std::string bug;
+    bool proxy = false;
+    bool gateway = false;
+    std::string origin;
+  };
+  auto so = std::make_shared<Serve>();
+  CLI::App* serve = app.add_subcommand(
+      "serve",
+      "Run the reference server (or, with --proxy, the reference proxy) on 127.0.0.1");
+  serve->add_option("--port", so->port, "TCP port (0: any free port)")
       ->check(CLI::Range(0, 65535));
-  serve->add_option("--bug", *serve_bug, "planted bug to enable, or `list`");
-  serve->callback([serve_port, serve_bug, &run] {
-    run = [serve_port, serve_bug]() -> int {
-      if (*serve_bug == "list") {
-        for (const auto& b : http::planted_bugs())
-          std::cout << b.name << "\t[" << b.category << "] " << b.description << "\n";
-        return kNoViolation;
+  serve->add_option("--bug", so->bug, "planted bug to enable, or `list`");
+  serve->add_flag("--proxy", so->proxy,
+                  "the reference HTTP proxy (forward; `fuzz --spec proxy`) instead");
+  serve->add_flag("--gateway", so->gateway,
+                  "the reference proxy as a gateway (reverse; `fuzz --spec gateway`)");
+  serve->add_option(
+      "--origin", so->origin,
+      "with --proxy/--gateway: HOST:PORT every request is forwarded to (the "
+      "tester's origin listener, `fuzz --origin`)");
+  serve->callback([so, &run] {
+    run = [so]() -> int {
+      const bool proxy = so->proxy || so->gateway;
+      if (so->bug == "list") return list_bugs(proxy ? "proxy" : "http");
+      if (!proxy)
+        return http::run_standalone(static_cast<std::uint16_t>(so->port), so->bug);
+      if (so->origin.empty()) {
+        std::cerr << "dualfuzz serve: --proxy needs --origin HOST:PORT\n";
+        return kTrouble;
       }
-      return http::run_standalone(static_cast<std::uint16_t>(*serve_port), *serve_bug);
+      return proxy::run_standalone(
+          static_cast<std::uint16_t>(so->port), so->origin, so->bug,
+          so->gateway ? proxy::Mode::Reverse : proxy::Mode::Forward);
     };
   });
 
   CLI::App* bugs = app.add_subcommand("bugs", "List the reference server's planted bugs");
   auto bugs_spec = std::make_shared<std::string>(protocols::kDefault);
-  bugs->add_option("--spec", *bugs_spec, "protocol plug-in (http, unison)")
+  bugs->add_option("--spec", *bugs_spec,
+                   "protocol plug-in (http, unison, proxy, gateway)")
       ->check(CLI::IsMember(protocols::builtin().names()));
-  bugs->callback([bugs_spec, &run] {
-    run = [bugs_spec]() -> int {
-      if (*bugs_spec == "unison") {
-        for (const auto& b : unison::ReferenceSynchronizer::planted_bugs())
-          std::cout << b.name << "\t" << b.description << "\n";
-        return kNoViolation;
-      }
-      for (const auto& b : http::planted_bugs())
-        std::cout << b.name << "\t[" << b.category << "] " << b.description << "\n";
-      return kNoViolation;
-    };
-  });
+  bugs->callback(
+      [bugs_spec, &run] { run = [bugs_spec] { return list_bugs(*bugs_spec); }; });
 }
 
 }  // namespace
@@ -138,6 +167,7 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
       "--target", o->target,
       "inprocess[:BUG] — the reference server in this process, optionally with a "
       "planted bug (see `dualfuzz bugs`) — or HOST:PORT of a running server");
+  sub->add_option("--origin", o->origin, kOriginHelp);
   sub->add_option("SCRIPT", o->file, "script file")->required();
   sub->add_flag("--json", o->json, "each message of the trace as its JSON IR");
   sub->add_flag("--liveness", o->liveness,

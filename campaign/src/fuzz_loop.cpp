@@ -61,6 +61,7 @@ double FuzzCampaign::elapsed() const {
 RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
   harness::RunOptions opts;
   opts.check_liveness = o_.liveness;
+  opts.message_timeout = o_.message_timeout;
   opts.run_namespace = target_->reset();
   opts.oracle_options.limits.record_decisions = record_decisions;
   harness::Executor ex(protocol_, target_->transport(), opts, solver_);

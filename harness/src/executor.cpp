@@ -48,10 +48,20 @@ class Run {
   }
 
   void play(const Script& script) {
+    // Forwarded requests take the labels of the answer steps in label
+    // order (so a script can answer the second before the first); those
+    // beyond get labels of their own and the default answer.
+    for (const Step& st : script.steps)
+      if (const auto* a = std::get_if<AnswerStep>(&st))
+        answer_labels_.push_back(a->label);
+    std::sort(answer_labels_.begin(), answer_labels_.end());
+    spare_label_ = next_label(script);
     for (const Step& st : script.steps) {
       if (done()) break;
       if (const auto* r = std::get_if<RequestStep>(&st)) {
         request(*r);
+      } else if (const auto* a = std::get_if<AnswerStep>(&st)) {
+        answer(*a);
       } else if (const auto* w = std::get_if<WaitStep>(&st)) {
         await(w->label);
       } else if (const auto* c = std::get_if<CloseStep>(&st)) {
@@ -69,6 +79,8 @@ class Run {
         break;
       }
     for (ConnId c : std::set<ConnId>(open_)) t_.close(c);
+    for (const auto& [o, side] : origins_)
+      if (side.open) t_.close(o);
     if (o_.oracle && o_.check_at_end) judge_at_end();
     if (o_.oracle) res_.explored = oracle_.stats().explored;
     if (o_.oracle && o_.oracle_options.limits.record_decisions)
@@ -184,7 +196,9 @@ class Run {
   }
 
   void timeout(const std::string& where) {
-    if (!o_.check_liveness || outstanding() == 0) return;
+    // (A forwarded request whose answer step comes later: the tester, not
+    // the server, holds the run up.)
+    if (!o_.check_liveness || outstanding() == 0 || !unanswered_.empty()) return;
     res_.outcome = RunResult::Outcome::LivenessViolation;
     res_.detail = "LIVENESS: at `" + where + "`, " + std::to_string(outstanding()) +
                   " request(s) were still unanswered after " +
@@ -201,11 +215,113 @@ class Run {
     observe(oracle::Event::close(model_conn(c)));
   }
 
+  // ---- The origin side (Protocol::origin, docs/proxy.md) ----
+  struct OriginSide {
+    std::unique_ptr<ResponseStream> stream;
+    bool open = true;
+    // A tester message (the acceptance or an answer) the next forwarded
+    // request may follow: the engine's "a response follows a request".
+    bool awaiting = true;
+    std::deque<Json> held;  // forwarded before the previous was answered
+  };
+  struct Forwarded {
+    ConnId conn;
+    Label label;
+    Json ir;
+  };
+
+  // `answer L`: the forwarded request labelled L (waiting for it if needed),
+  // answered with the step's body.
+  void answer(const AnswerStep& a) {
+    if (!p_.origin) return;
+    for (;;) {
+      for (auto it = unanswered_.begin(); it != unanswered_.end(); ++it)
+        if (it->label == a.label) {
+          Forwarded f = std::move(*it);
+          unanswered_.erase(it);
+          send_answer(f, evaluate_loose(a.body, res_.trace, p_.functions));
+          return;
+        }
+      const bool expected = std::find(answer_labels_.begin(), answer_labels_.end(),
+                                      a.label) != answer_labels_.end();
+      if (!expected || done() || !pump(o_.message_timeout)) break;
+    }
+    // Nothing was forwarded in time: later arrivals go to later steps.
+    std::erase(answer_labels_, a.label);
+  }
+
+  void send_answer(const Forwarded& f, Json ir) {
+    auto side = origins_.find(f.conn);
+    if (side == origins_.end() || !side->second.open) return;  // the server hung up
+    const std::string bytes = p_.origin->print_answer(ir, f.ir);
+    if (p_.origin->canonical_answer) ir = p_.origin->canonical_answer(ir, f.ir, bytes);
+    res_.trace.add(response_label(f.label), f.conn, ir);
+    observe(oracle::Event::request(f.conn, response_label(f.label), ir));
+    t_.send(f.conn, bytes);
+    side->second.awaiting = true;
+    record_held(f.conn);
+  }
+
+  // The next held forwarded request of o, now that o has an answer.
+  void record_held(ConnId o) {
+    OriginSide& side = origins_[o];
+    if (!side.awaiting || side.held.empty() || done()) return;
+    Json ir = std::move(side.held.front());
+    side.held.pop_front();
+    side.awaiting = false;
+    Label l;
+    const bool scripted = !answer_labels_.empty();
+    if (scripted) {
+      l = answer_labels_.front();
+      answer_labels_.pop_front();
+    } else {
+      l = spare_label_;
+      spare_label_ += 2;
+    }
+    res_.trace.add(l, o, ir);
+    observe(oracle::Event::response(o, l, ir));
+    Forwarded f{o, l, std::move(ir)};
+    if (scripted)
+      unanswered_.push_back(std::move(f));
+    else if (!done())
+      send_answer(f, p_.origin->default_answer(f.ir));
+  }
+
+  void origin_input(Transport::Incoming& msg) {
+    auto [it, fresh] = origins_.try_emplace(msg.conn);
+    OriginSide& side = it->second;
+    if (fresh) {
+      // The server connected to the tester: for the model, an input that
+      // lets it forward on this connection.
+      side.stream = p_.origin->new_forward_stream();
+      observe(oracle::Event::request(msg.conn, 0, Json{{"origin", "accepted"}}));
+    }
+    if (!side.open) return;
+    if (!msg.bytes.empty()) side.stream->feed(msg.bytes);
+    if (msg.eof) side.stream->on_eof();
+    while (auto q = side.stream->next()) side.held.push_back(std::move(*q));
+    record_held(msg.conn);
+    if (!done() && side.stream->failed()) {
+      res_.outcome = RunResult::Outcome::ProtocolViolation;
+      res_.detail = "PROTOCOL VIOLATION on origin o" +
+                    std::to_string(msg.conn - kFirstAcceptedConn + 1) +
+                    " (what the server forwarded): " + side.stream->error() + "\n";
+    }
+    if (!done() && (msg.eof || !msg.error.empty())) {
+      side.open = false;
+      observe(oracle::Event::close(msg.conn));
+    }
+  }
+
   // Receives and decodes; false when nothing arrived in time.
   bool pump(std::chrono::milliseconds timeout) {
     auto in = t_.receive(timeout);
     for (auto& msg : in) {
       if (done()) break;
+      if (is_accepted_conn(msg.conn)) {
+        if (p_.origin) origin_input(msg);
+        continue;
+      }
       auto s = streams_.find(msg.conn);
       if (s == streams_.end()) continue;  // already closed on our side
       if (!msg.bytes.empty()) s->second->feed(msg.bytes);
@@ -245,6 +361,10 @@ class Run {
   std::map<ConnId, oracle::ConnId> model_conn_;
   oracle::ConnId next_model_conn_ = kMaxConn + 1;
   std::set<oracle::ConnId> used_model_conns_;
+  std::map<ConnId, OriginSide> origins_;
+  std::deque<Label> answer_labels_;   // answer steps not yet given a request
+  std::deque<Forwarded> unanswered_;  // recorded, waiting for their answer step
+  Label spare_label_ = 1;             // for requests no answer step names
 };
 
 }  // namespace
@@ -305,8 +425,12 @@ std::string report_with(const RunResult& r, const Protocol* p) {
   std::string s = "trace (c = connection, > sent, < received):\n";
   for (const auto& m : r.trace.messages()) {
     const bool req = is_request_label(m.label);
-    s += "  c" + std::to_string(m.conn) + (req ? " > " : " < ") +
-         std::to_string(m.label) + " " +
+    // On an origin connection (docs/proxy.md) the tester receives the
+    // requests and sends the answers.
+    const bool origin = is_accepted_conn(m.conn);
+    s += (origin ? "  o" + std::to_string(m.conn - kFirstAcceptedConn + 1)
+                 : "  c" + std::to_string(m.conn)) +
+         (req != origin ? " > " : " < ") + std::to_string(m.label) + " " +
          (!p ? brief(m.ir)
              : one_line(req ? p->describe_request(m.ir) : p->describe_response(m.ir))) +
          "\n";

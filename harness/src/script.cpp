@@ -34,9 +34,14 @@ class Rules {
     if (const auto* r = std::get_if<RequestStep>(&st)) {
       if (!is_request_label(r->label) || r->label > kMaxLabel)
         return "request labels are odd, 1.." + std::to_string(kMaxLabel);
-      if (!seen_.insert(r->label).second)
+      if (!seen_.insert(r->label).second || answers_.count(r->label))
         return "label " + std::to_string(r->label) + " used twice";
       if (r->conn > kMaxConn) return "connections are c0..c" + std::to_string(kMaxConn);
+    } else if (const auto* a = std::get_if<AnswerStep>(&st)) {
+      if (!is_request_label(a->label) || a->label > kMaxLabel)
+        return "answer labels are odd, 1.." + std::to_string(kMaxLabel);
+      if (!answers_.insert(a->label).second || seen_.count(a->label))
+        return "label " + std::to_string(a->label) + " used twice";
     } else if (const auto* w = std::get_if<WaitStep>(&st)) {
       if (!seen_.count(w->label))
         return "wait " + std::to_string(w->label) + " names no earlier request";
@@ -50,7 +55,8 @@ class Rules {
   }
 
  private:
-  std::set<Label> seen_;
+  std::set<Label> seen_;     // requests (what `wait` may name)
+  std::set<Label> answers_;  // answer steps (same label space)
   std::size_t steps_ = 0;
 };
 
@@ -76,9 +82,12 @@ std::optional<std::string> check_all(const Script& s, const FunctionRegistry* fn
   Rules rules;
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     auto e = rules.check(s.steps[k]);
-    if (!e)
+    if (!e) {
       if (const auto* r = std::get_if<RequestStep>(&s.steps[k]))
         e = printable(r->body, fns);
+      else if (const auto* a = std::get_if<AnswerStep>(&s.steps[k]))
+        e = printable(a->body, fns);
+    }
     if (e) return "step " + std::to_string(k + 1) + ": " + *e;
   }
   return std::nullopt;
@@ -90,6 +99,8 @@ std::string print_step(const Step& st) {
   if (const auto* r = std::get_if<RequestStep>(&st))
     return "req " + std::to_string(r->label) + " on c" + std::to_string(r->conn) + ": " +
            print_jexp(r->body);
+  if (const auto* a = std::get_if<AnswerStep>(&st))
+    return "answer " + std::to_string(a->label) + ": " + print_jexp(a->body);
   if (const auto* w = std::get_if<WaitStep>(&st))
     return "wait " + std::to_string(w->label);
   if (const auto* c = std::get_if<CloseStep>(&st))
@@ -112,6 +123,19 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
     auto conn = c.number();
     if (!conn || *conn > kMaxConn) return err(at, "expected a connection number 0..63");
     return static_cast<ConnId>(*conn);
+  };
+  // The J-expression from the cursor to the end of the line; its errors'
+  // columns re-anchored to the line.
+  auto read_body = [&](Cursor& c) -> Result<Jexp> {
+    std::size_t at = c.i;
+    auto body = parse_jexp(c.line.substr(at), fns);
+    if (body) return body;
+    std::string e = body.error();
+    if (e.rfind("column ", 0) == 0) {
+      std::size_t n = std::stoul(e.substr(7));
+      return err(at + n - 1, e.substr(e.find(':') + 2));
+    }
+    return err(at, e);
   };
   while (start <= text.size()) {
     std::size_t end = text.find('\n', start);
@@ -142,20 +166,21 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
       if (!conn) return make_error(conn.error());
       c.ws();
       if (!c.word(":")) return err(c.i, "expected `:` before the request");
-      std::size_t at = c.i;
-      auto body = parse_jexp(c.line.substr(at), fns);
-      if (!body) {
-        // Re-anchor the Jexp's column to the line.
-        std::string e = body.error();
-        if (e.rfind("column ", 0) == 0) {
-          std::size_t n = std::stoul(e.substr(7));
-          return err(at + n - 1, e.substr(e.find(':') + 2));
-        }
-        return err(at, e);
-      }
+      auto body = read_body(c);
+      if (!body) return make_error(body.error());
       s.steps.emplace_back(
           std::in_place_type<RequestStep>,
           RequestStep{static_cast<Label>(*label), *conn, std::move(*body)});
+    } else if (c.word("answer ")) {
+      c.ws();
+      auto label = c.number();
+      if (!label || *label > kMaxLabel) return err(c.i, "expected an answer label");
+      c.ws();
+      if (!c.word(":")) return err(c.i, "expected `:` before the answer");
+      auto body = read_body(c);
+      if (!body) return make_error(body.error());
+      s.steps.emplace_back(std::in_place_type<AnswerStep>,
+                           AnswerStep{static_cast<Label>(*label), std::move(*body)});
     } else if (c.word("wait ")) {
       c.ws();
       auto label = c.number();
@@ -168,10 +193,11 @@ Result<Script> parse_script(std::string_view text, const FunctionRegistry& fns) 
       if (!conn) return make_error(conn.error());
       s.steps.emplace_back(std::in_place_type<CloseStep>, CloseStep{*conn});
     } else {
-      return err(c.i, "expected `req`, `wait`, `close` or `#`");
+      return err(c.i, "expected `req`, `answer`, `wait`, `close` or `#`");
     }
     if (!std::holds_alternative<CommentStep>(s.steps.back()) &&
-        !std::holds_alternative<RequestStep>(s.steps.back())) {
+        !std::holds_alternative<RequestStep>(s.steps.back()) &&
+        !std::holds_alternative<AnswerStep>(s.steps.back())) {
       c.ws();
       if (c.i != c.line.size()) return err(c.i, "unexpected text at the end of the line");
     }
@@ -202,6 +228,8 @@ Label next_label(const Script& s) {
   for (const Step& st : s.steps)
     if (const auto* r = std::get_if<RequestStep>(&st))
       next = std::max(next, r->label + 2);
+    else if (const auto* a = std::get_if<AnswerStep>(&st))
+      next = std::max(next, a->label + 2);
   return next;
 }
 

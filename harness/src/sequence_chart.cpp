@@ -59,17 +59,24 @@ std::string clip(std::string s, std::size_t max) {
 }
 
 // A message in a few words, as the protocol names it ("PUT /a", "412").
+// On a connection the server opened to the tester (a proxy's origin side),
+// what the tester sends is an answer and what it receives a request.
+bool carries_request(const Event& e) {
+  return (e.kind == Event::Kind::Request) != is_accepted_conn(e.conn);
+}
 std::string summary(const Protocol& p, const Event& e) {
-  if (e.kind == Event::Kind::Request) return clip(p.request_label(e.payload()), 30);
-  if (e.kind == Event::Kind::Response) return clip(p.response_label(e.payload()), 30);
+  if (e.kind == Event::Kind::Request || e.kind == Event::Kind::Response)
+    return clip(
+        carries_request(e) ? p.request_label(e.payload()) : p.response_label(e.payload()),
+        30);
   return clip(dump_json(e.payload()), 30);
 }
 
 // An arrow's tooltip: the message as the report describes it, then its
 // payload in full (the description may leave values out).
 std::string tooltip(const Protocol& p, const Event& e) {
-  std::string d = e.kind == Event::Kind::Request ? p.describe_request(e.payload())
-                                                 : p.describe_response(e.payload());
+  std::string d = carries_request(e) ? p.describe_request(e.payload())
+                                     : p.describe_response(e.payload());
   // (A protocol without the hook: its JSON is already in the payload.)
   if (d == Protocol::default_describe(e.payload())) return e.describe();
   return d + "\n" + e.describe();
@@ -127,6 +134,8 @@ std::string lifeline_name(const RunResult& r, ConnId mc) {
   // A reopened connection has a model id above kMaxConn; its script
   // connection is the one its requests were sent on.
   if (mc <= kMaxConn) return "c" + std::to_string(mc);
+  if (is_accepted_conn(mc))
+    return "origin o" + std::to_string(mc - kFirstAcceptedConn + 1);
   for (const Event& e : r.events)
     if (e.conn == mc && e.kind == Event::Kind::Request)
       if (auto c = r.trace.conn_of(e.label)) return "c" + std::to_string(*c) + " (again)";

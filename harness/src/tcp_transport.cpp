@@ -23,6 +23,10 @@ TcpTransport::TcpTransport(asio::io_context& io, std::string host, std::uint16_t
       write_timeout_(write_timeout) {}
 
 TcpTransport::~TcpTransport() {
+  if (acceptor_) {
+    boost::system::error_code ec;
+    acceptor_->close(ec);
+  }
   for (auto& [c, conn] : conns_) {
     boost::system::error_code ec;
     conn->socket.close(ec);
@@ -168,7 +172,10 @@ void TcpTransport::close(ConnId c) {
   if (it == conns_.end()) return;
   it->second->dead = true;
   boost::system::error_code ec;
-  if (drain_on_close_) {
+  // (Never on a connection the server opened: a proxy keeps its origin
+  // connections for later requests, so waiting for its close would only
+  // wait for its idle timeout.)
+  if (drain_on_close_ && !is_accepted_conn(c)) {
     // Half-close: the server sees our EOF after the requests already sent,
     // serves them, and closes; drain() waits for that.
     const std::shared_ptr<Conn> conn = it->second;
@@ -197,6 +204,67 @@ std::vector<Transport::Incoming> TcpTransport::receive(
       io_.restart();
   io_.poll();  // whatever else is ready
   return std::exchange(inbox_, {});
+}
+
+Result<std::uint16_t> TcpTransport::listen(const std::string& host, std::uint16_t port) {
+  boost::system::error_code ec;
+  tcp::resolver resolver(io_);
+  auto endpoints = resolver.resolve(host, std::to_string(port), ec);
+  if (ec || endpoints.empty())
+    return make_error("cannot resolve " + host + ": " + ec.message());
+  auto acceptor = std::make_unique<tcp::acceptor>(io_);
+  const tcp::endpoint at = endpoints.begin()->endpoint();
+  const std::string where = host + ":" + std::to_string(port);
+  if (acceptor->open(at.protocol(), ec); ec)
+    return make_error(where + ": " + ec.message());
+  // (A restarted campaign must get its port back while the previous one's
+  // connections are in TIME_WAIT.)
+  acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+  if (acceptor->bind(at, ec); ec)
+    return make_error("cannot listen on " + where + ": " + ec.message());
+  if (acceptor->listen(asio::socket_base::max_listen_connections, ec); ec)
+    return make_error("cannot listen on " + where + ": " + ec.message());
+  const std::uint16_t bound = acceptor->local_endpoint(ec).port();
+  acceptor_ = std::move(acceptor);
+  start_accept();
+  return bound;
+}
+
+void TcpTransport::start_accept() {
+  auto conn = std::make_shared<Conn>(io_);
+  acceptor_->async_accept(conn->socket, [this, conn](const boost::system::error_code& e) {
+    if (e == asio::error::operation_aborted || !acceptor_) return;
+    if (!e) {
+      const ConnId c = next_accepted_++;
+      boost::system::error_code ec;
+      conn->socket.set_option(tcp::no_delay(true), ec);
+      conns_[c] = conn;
+      inbox_.push_back({c, {}, false, {}});
+      start_read(c, conn);
+    }
+    // (An error on one acceptance, e.g. too many open files, ends only that
+    // one: the listener goes on.)
+    start_accept();
+  });
+}
+
+void TcpTransport::forget_accepted() {
+  io_.restart();
+  io_.poll();  // accepts what waits in the backlog, to close it below
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    if (!is_accepted_conn(it->first)) {
+      ++it;
+      continue;
+    }
+    it->second->dead = true;
+    boost::system::error_code ec;
+    it->second->socket.close(ec);
+    it = conns_.erase(it);
+  }
+  std::erase_if(inbox_, [](const Incoming& in) { return is_accepted_conn(in.conn); });
+  next_accepted_ = kFirstAcceptedConn;
+  io_.restart();
+  io_.poll();  // (the cancelled reads)
 }
 
 Result<std::pair<std::string, std::uint16_t>> parse_host_port(const std::string& s) {

@@ -7,6 +7,7 @@
 #include "dualfuzz/mutator/targeted_mutation.h"
 
 namespace dualfuzz::mutator {
+using harness::AnswerStep;
 using harness::CloseStep;
 using harness::ConnId;
 using harness::Jexp;
@@ -100,12 +101,16 @@ harness::Protocol::Context ScriptMutator::context(const Script& s,
 }
 
 void ScriptMutator::repair(Script& s) {
-  std::set<Label> seen;
+  std::set<Label> seen, answers;
   std::vector<Step> kept;
   for (Step& st : s.steps) {
     if (auto* r = std::get_if<RequestStep>(&st)) {
-      if (r->label % 2 == 0 || !seen.insert(r->label).second) continue;
+      if (r->label % 2 == 0 || answers.count(r->label) || !seen.insert(r->label).second)
+        continue;
       r->conn = std::min<ConnId>(r->conn, harness::kMaxConn);
+    } else if (const auto* a = std::get_if<AnswerStep>(&st)) {
+      if (a->label % 2 == 0 || seen.count(a->label) || !answers.insert(a->label).second)
+        continue;
     } else if (const auto* w = std::get_if<WaitStep>(&st)) {
       if (!seen.count(w->label)) continue;
     }
@@ -125,6 +130,23 @@ void ScriptMutator::fit(Script& s, std::size_t max_size) {
 void ScriptMutator::mutate_once(Script& s, std::mt19937_64& rng) const {
   auto reqs = request_positions(s);
   const std::size_t n = s.steps.size();
+  // A protocol whose tester is an origin too (docs/proxy.md): now and then
+  // a new `answer` step, or a fresh body for an existing one.
+  if (protocol_.origin && protocol_.origin->generate_answer && pick(rng, 8) == 0) {
+    std::vector<std::size_t> answers;
+    for (std::size_t i = 0; i < n; ++i)
+      if (std::holds_alternative<AnswerStep>(s.steps[i])) answers.push_back(i);
+    if (!answers.empty() && pick(rng, 2)) {
+      auto& a = std::get<AnswerStep>(s.steps[answers[pick(rng, answers.size())]]);
+      a.body = protocol_.origin->generate_answer(rng, a.label);
+    } else {
+      const Label l = harness::next_label(s);
+      s.steps.insert(s.steps.begin() + pick(rng, n + 1),
+                     AnswerStep{l, protocol_.origin->generate_answer(rng, l)});
+    }
+    repair(s);
+    return;
+  }
   switch (pick(rng, reqs.empty() ? 1 : 10)) {
     case 0: {  // insert a generated request
       std::size_t at = pick(rng, n + 1);
@@ -258,6 +280,10 @@ std::string ScriptMutator::crossover(std::string_view a, std::string_view b,
       map[r->label] = next;
       r->label = next;
       next += 2;
+    } else if (auto* a = std::get_if<AnswerStep>(&st)) {
+      map[a->label] = next;
+      a->label = next;
+      next += 2;
     }
     out.steps.push_back(std::move(st));
   }
@@ -265,6 +291,9 @@ std::string ScriptMutator::crossover(std::string_view a, std::string_view b,
     if (auto* r = std::get_if<RequestStep>(&out.steps[i])) {
       if (i >= out.steps.size() - (pb->steps.size() - from))
         r->body = relabel(r->body, map);
+    } else if (auto* a = std::get_if<AnswerStep>(&out.steps[i])) {
+      if (i >= out.steps.size() - (pb->steps.size() - from))
+        a->body = relabel(a->body, map);
     } else if (auto* w = std::get_if<WaitStep>(&out.steps[i])) {
       if (i >= out.steps.size() - (pb->steps.size() - from))
         if (auto it = map.find(w->label); it != map.end()) w->label = it->second;

@@ -4,14 +4,22 @@
 
 #include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/http/plugin.h"
+#include "dualfuzz/proxy/plugin.h"
 #include "dualfuzz/unison/plugin.h"
 
 namespace dualfuzz::protocols {
 
 campaign::Registry builtin() {
+  const char* e = std::getenv("DUALFUZZ_ORIGIN");
+  return builtin(e ? e : "");
+}
+
+campaign::Registry builtin(const std::string& origin) {
   campaign::Registry r;
   r.add(http::plugin());
   r.add(unison::plugin());
+  r.add(proxy::plugin(proxy::Mode::Forward, origin));
+  r.add(proxy::plugin(proxy::Mode::Reverse, origin));
   return r;
 }
 

@@ -20,20 +20,8 @@ set -euo pipefail
 ACTION=${1:?start|stop|version}; NAME=${2:?apache2|nginx|lighttpd|gowebdav|rclone}
 PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
 
-install_pkg() {
-  local pkgs=("$@") missing=()
-  for p in "${pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  ((${#missing[@]})) || return 0
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  # policy-rc.d keeps the packages' own services from starting on port 80.
-  printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
-  $SUDO chmod +x /usr/sbin/policy-rc.d
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  $SUDO rm -f /usr/sbin/policy-rc.d
-}
+# shellcheck source=lib.sh
+. "$(dirname "$(realpath "$0")")/lib.sh"
 
 case $NAME in
   apache2) install_pkg apache2 ;;
@@ -170,12 +158,7 @@ CONF
       background rclone serve webdav "$WORK/root" --addr "127.0.0.1:$PORT" \
         --config /dev/null --cache-dir "$WORK/tmp" ;;
   esac
-  local up=""
-  for _ in $(seq 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then up=1; break; fi
-    sleep 0.1
-  done
-  if [ -z "$up" ]; then
+  if ! wait_for_port "$PORT"; then
     echo "subject.sh: $NAME did not answer on port $PORT" >&2
     cat "$WORK/logs/error.log" >&2 || true
     exit 2
@@ -206,10 +189,7 @@ stop() {
     nginx) [ -f "$WORK/nginx.conf" ] && nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
     lighttpd | gowebdav | rclone) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
   esac
-  for _ in $(seq 50); do
-    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  await_exit "$pid"
   rm -rf "$WORK"
 }
 

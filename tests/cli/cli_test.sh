@@ -180,6 +180,39 @@ assert j["reproduced"] is True and j["min_steps"] <= j["steps"], j' || fail "sin
     [ "$(wc -l < out.txt)" -ge 8 ] || fail "fewer than 8 planted bugs"
     grep -q '^lost-deletion' out.txt || fail "lost-deletion missing"
     ;;
+  proxy_bugs)
+    [ "$(code "$dualfuzz" bugs --spec proxy)" = 0 ] || fail "exit code"
+    [ "$(wc -l < out.txt)" -ge 10 ] || fail "fewer than 10 planted bugs"
+    grep -q '^cross-talk' out.txt || fail "cross-talk missing"
+    [ "$(code "$dualfuzz" serve --proxy --bug list)" = 0 ] || fail "serve --bug list"
+    grep -q '^no-via' out.txt || fail "serve --proxy --bug list: no-via missing"
+    ;;
+  proxy_serve)
+    # The reference proxy as a process (serve --proxy), tested over TCP with
+    # the tester as its clients and its origin: correct passes, a planted bug
+    # is a violation, and a proxy target without --origin is trouble.
+    printf 'req 1 on c0: {"path":"/a"}\nreq 3 on c1: {"path":"/b"}\nwait 1\nwait 3\n' > p.txt
+    origin=127.0.0.1:$((20000 + $$ % 20000))
+    for bug in "" no-via; do
+      "$dualfuzz" serve --proxy --port 0 --origin "$origin" ${bug:+--bug $bug} 2> serve.txt &
+      pid=$!
+      port=""
+      for _ in $(seq 100); do
+        port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' serve.txt)
+        [ -n "$port" ] && break
+        sleep 0.1
+      done
+      [ -n "$port" ] || { kill $pid; fail "serve --proxy did not start: $(cat serve.txt)"; }
+      want=0; [ -z "$bug" ] || want=1
+      got=$(code "$dualfuzz" run --spec proxy --target "127.0.0.1:$port" --origin "$origin" p.txt)
+      [ "$got" = "$want" ] || { kill $pid; fail "bug '$bug': exit $got: $(cat out.txt)"; }
+      grep -q '^  o1 < ' out.txt || { kill $pid; fail "bug '$bug': no origin side: $(cat out.txt)"; }
+      [ "$(code "$dualfuzz" run --spec proxy --target "127.0.0.1:$port" p.txt)" = 2 ] ||
+        { kill $pid; fail "no --origin: not trouble"; }
+      kill $pid
+      wait $pid 2>/dev/null || true
+    done
+    ;;
   trace_formats)
     # A readable line per message by default; --json gives each message's IR.
     for cmd in run replay; do

@@ -177,5 +177,29 @@ TEST(Script, LimitsAreErrorsNotCrashes) {
   EXPECT_FALSE(parse_script(deep, kFns));
 }
 
+// The origin side's step (docs/proxy.md): parsed, printed back, and its
+// label shares the request label space.
+TEST(Script, AnswerStepRoundTripsAndSharesLabels) {
+  const std::string text =
+      "req 1 on c0: {\"path\":\"/a\"}\n"
+      "answer 3: {\"body\":3.(this@\"path\").id,\"status\":200}\n"
+      "wait 1\n";
+  auto s = parse_script(text, kFns);
+  ASSERT_TRUE(s) << s.error();
+  ASSERT_EQ(s->steps.size(), 3u);
+  EXPECT_EQ(std::get<AnswerStep>(s->steps[1]).label, 3u);
+  EXPECT_EQ(print_script(*s), text);
+  EXPECT_EQ(next_label(*s), 5u);
+  EXPECT_FALSE(validate(*s, kFns));
+  auto twice = parse_script("req 1 on c0: {}\nanswer 1: {}\n", kFns);
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().find("label 1 used twice"), std::string::npos);
+  auto even = parse_script("answer 2: {}\n", kFns);
+  ASSERT_FALSE(even);
+  EXPECT_NE(even.error().find("odd"), std::string::npos);
+  // `wait` names requests only.
+  EXPECT_FALSE(parse_script("answer 1: {}\nwait 1\n", kFns));
+}
+
 }  // namespace
 }  // namespace dualfuzz::harness

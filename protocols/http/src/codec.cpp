@@ -75,6 +75,27 @@ std::string escape_bytes(std::string_view b, std::size_t max) {
   return out;
 }
 
+namespace {
+// The IR's header fields as lines of `out`, names cleaned to tokens and
+// values to one line; true when one is Host. The printer owns framing: the
+// IR cannot smuggle a second message through Content-Length or
+// Transfer-Encoding.
+bool print_fields(const Json& ir, std::string& out) {
+  bool host = false;
+  if (!ir.is_object() || !ir.contains("headers") || !ir["headers"].is_object())
+    return host;
+  for (const auto& [k, v] : ir["headers"].items()) {
+    std::string name = k;
+    std::erase_if(name, [](char c) { return !tchar(c); });
+    std::string n = lower(name);
+    if (name.empty() || n == "content-length" || n == "transfer-encoding") continue;
+    host = host || n == "host";
+    out += name + ": " + clean_value(text_of(v)) + "\r\n";
+  }
+  return host;
+}
+}  // namespace
+
 std::string print_request(const Json& ir) {
   std::string method = str_field(ir, "method", "GET");
   std::erase_if(method, [](char c) { return !tchar(c); });
@@ -85,24 +106,42 @@ std::string print_request(const Json& ir) {
   std::string body;
   if (ir.is_object() && ir.contains("body")) body = text_of(ir["body"]);
   std::string out = method + " " + path + " HTTP/1.1\r\n";
-  bool host = false;
-  if (ir.is_object() && ir.contains("headers") && ir["headers"].is_object()) {
-    for (const auto& [k, v] : ir["headers"].items()) {
-      std::string name = k;
-      std::erase_if(name, [](char c) { return !tchar(c); });
-      std::string n = lower(name);
-      // The printer owns framing: the IR cannot smuggle a second request.
-      if (name.empty() || n == "content-length" || n == "transfer-encoding") continue;
-      host = host || n == "host";
-      out += name + ": " + clean_value(text_of(v)) + "\r\n";
-    }
-  }
+  const bool host = print_fields(ir, out);
   if (!host) out += "Host: localhost\r\n";
   if (!body.empty() || method == "PUT" || method == "POST")
     out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   out += "\r\n";
   out += body;
   return out;
+}
+
+std::string print_response(const Json& ir, ResponseFraming framing) {
+  int status = 200;
+  if (ir.is_object() && ir.contains("status") && ir["status"].is_number_integer())
+    status = std::clamp(ir["status"].get<int>(), 100, 599);
+  std::string reason = clean_value(str_field(ir, "reason", "Answer"));
+  std::string body;
+  if (ir.is_object() && ir.contains("body")) body = text_of(ir["body"]);
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\n";
+  print_fields(ir, out);
+  // RFC 9112 §6.3: these never have content.
+  if (status < 200 || status == 204 || status == 304) return out + "\r\n";
+  if (framing.chunked && !framing.head) {
+    out += "Transfer-Encoding: chunked\r\n\r\n";
+    // Two chunks when there is something to split: a relay must join them.
+    const std::size_t half = body.size() / 2;
+    for (std::string_view part :
+         {std::string_view(body).substr(0, half), std::string_view(body).substr(half)}) {
+      if (part.empty()) continue;
+      char hex[20];
+      auto [end, ec] = std::to_chars(hex, hex + sizeof hex, part.size(), 16);
+      (void)ec;
+      out += std::string(hex, end) + "\r\n" + std::string(part) + "\r\n";
+    }
+    return out + "0\r\n\r\n";
+  }
+  out += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  return framing.head ? out : out + body;
 }
 
 Json canonical_request(const Json& ir) {

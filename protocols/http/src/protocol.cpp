@@ -3,33 +3,35 @@
 #include "dualfuzz/http/codec.h"
 #include "dualfuzz/http/heuristics.h"
 #include "dualfuzz/http/model.h"
+#include "dualfuzz/http/response_stream.h"
 #include "dualfuzz/http/triage.h"
 
 namespace dualfuzz::http {
-namespace {
 
-class HttpStream final : public harness::ResponseStream {
- public:
-  void expect(const harness::Json& q) override {
-    parser_.expect(q.is_object() && q.contains("method") && q["method"].is_string()
-                       ? q["method"].get<std::string>()
-                       : "GET");
-  }
-  void feed(std::string_view b) override { parser_.feed(b); }
-  void on_eof() override { parser_.on_eof(); }
-  std::optional<harness::Json> next() override {
-    auto r = parser_.next();
-    if (!r) return std::nullopt;
-    return normalize_response(std::move(*r));
-  }
-  bool failed() const override { return parser_.failed(); }
-  std::string error() const override { return parser_.error(); }
-
- private:
-  http::ResponseParser parser_;
-};
-
-}  // namespace
+void add_functions(harness::FunctionRegistry& f) {
+  // Trace-based heuristic functions (thesis §5.2.2): reuse a tag weakly or
+  // strongly.
+  f.add("weak", [](const harness::Json& j) -> Result<harness::Json> {
+    if (!j.is_string()) return j;
+    std::string s = j.get<std::string>();
+    return harness::Json(s.rfind("W/", 0) == 0 ? s : "W/" + s);
+  });
+  f.add("strong", [](const harness::Json& j) -> Result<harness::Json> {
+    if (!j.is_string()) return j;
+    std::string s = j.get<std::string>();
+    return harness::Json(s.rfind("W/", 0) == 0 ? s.substr(2) : s);
+  });
+  // A date an answer carried, sent back in one of the obsolete formats a
+  // recipient MUST still accept (RFC 9110 §5.6.7); anything else unchanged.
+  for (const auto& named : {std::pair{"rfc850", DateFormat::Rfc850},
+                            std::pair{"asctime", DateFormat::Asctime}})
+    f.add(named.first,
+          [format = named.second](const harness::Json& j) -> Result<harness::Json> {
+            if (!j.is_string()) return j;
+            const auto t = parse_http_date(j.get_ref<const std::string&>());
+            return t ? harness::Json(format_http_date(*t, format)) : j;
+          });
+}
 
 harness::Protocol protocol() {
   harness::Protocol p;
@@ -38,7 +40,7 @@ harness::Protocol protocol() {
   p.canonical_request = [](const harness::Json& q, std::string_view printed) {
     return http::canonical_request(q, printed);
   };
-  p.new_response_stream = [] { return std::make_unique<HttpStream>(); };
+  p.new_response_stream = [] { return new_response_stream(); };
   p.model = [] { return server_model(); };
   p.weaker = {
       {"interval",
@@ -55,38 +57,10 @@ harness::Protocol protocol() {
   p.related_values = related_values;
   p.required_fields = {"method", "path"};
   p.namespace_request = namespace_request;
-  p.request_label = request_label;
-  p.response_label = response_label;
-  p.describe_request = describe_request;
-  p.describe_response = describe_response;
-  p.request_kind = request_kind;
-  p.request_shape = request_shape;
-  p.response_shape = response_shape;
+  set_presentation(p);
   p.race_key = race_key;
   p.lighter = lighter;
-  // Trace-based heuristic functions (thesis §5.2.2): reuse a tag weakly or
-  // strongly.
-  p.functions.add("weak", [](const harness::Json& j) -> Result<harness::Json> {
-    if (!j.is_string()) return j;
-    std::string s = j.get<std::string>();
-    return harness::Json(s.rfind("W/", 0) == 0 ? s : "W/" + s);
-  });
-  p.functions.add("strong", [](const harness::Json& j) -> Result<harness::Json> {
-    if (!j.is_string()) return j;
-    std::string s = j.get<std::string>();
-    return harness::Json(s.rfind("W/", 0) == 0 ? s.substr(2) : s);
-  });
-  // A date an answer carried, sent back in one of the obsolete formats a
-  // recipient MUST still accept (RFC 9110 §5.6.7); anything else unchanged.
-  for (const auto& named : {std::pair{"rfc850", DateFormat::Rfc850},
-                            std::pair{"asctime", DateFormat::Asctime}})
-    p.functions.add(
-        named.first,
-        [format = named.second](const harness::Json& j) -> Result<harness::Json> {
-          if (!j.is_string()) return j;
-          const auto t = parse_http_date(j.get_ref<const std::string&>());
-          return t ? harness::Json(format_http_date(*t, format)) : j;
-        });
+  add_functions(p.functions);
   return p;
 }
 

@@ -171,4 +171,14 @@ std::vector<Json> related_values(const Json& v) {
   return {t.rfind("W/", 0) == 0 ? Json(t.substr(2)) : Json("W/" + t)};
 }
 
+void set_presentation(harness::Protocol& p) {
+  p.request_label = request_label;
+  p.response_label = response_label;
+  p.describe_request = describe_request;
+  p.describe_response = describe_response;
+  p.request_kind = request_kind;
+  p.request_shape = request_shape;
+  p.response_shape = response_shape;
+}
+
 }  // namespace dualfuzz::http

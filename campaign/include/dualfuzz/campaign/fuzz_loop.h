@@ -12,6 +12,7 @@
 //   if (s.violation()) std::cout << harness::print_script(s.first->shrunk.script);
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -36,6 +37,10 @@ struct FuzzOptions {
   double seconds = 60;
   unsigned connections = 4;  // requests are put on connections 0..connections-1
   bool liveness = false;     // unanswered requests are violations
+  // How long the tester waits for each awaited message (RunOptions): a real
+  // proxy on loopback answers in milliseconds, and every `answer` step for
+  // a request it did not forward waits this long.
+  std::chrono::milliseconds message_timeout{2000};
   bool keep_going = false;
   bool targeted = true;   // Z3-targeted mutation besides the structural one
   int shrink_effort = 1;  // ShrinkOptions::effort

@@ -40,11 +40,26 @@ class Target {
     auto hp = harness::parse_host_port(spec);
     if (!hp) return make_error("--target: " + hp.error() + " (or inprocess[:ARG])");
     t->tcp_ = std::make_unique<harness::TcpTransport>(t->io_, hp->first, hp->second);
+    if (const auto& origin = plugin.protocol.origin) {
+      // The server connects back to the tester (a proxy to its origin).
+      if (origin->listen.empty())
+        return make_error("--target " + spec + ": protocol '" + plugin.protocol.name +
+                          "' has the tester play the origin too; give the address to "
+                          "listen on with --origin HOST:PORT ($DUALFUZZ_ORIGIN)");
+      auto at = harness::parse_host_port(origin->listen);
+      if (!at) return make_error("--origin: " + at.error());
+      auto bound = t->tcp_->listen(at->first, at->second);
+      if (!bound) return make_error("--origin: " + bound.error());
+      // What the previous execution's clients caused must be over before
+      // the next one's origin connections are counted.
+      t->set_drain(true);
+    }
     return t;
   }
   // Before each execution: a fresh in-process server, or a fresh namespace.
   std::string reset() {
     if (tcp_ && drain_) tcp_->drain(std::chrono::seconds(2));
+    if (tcp_) tcp_->forget_accepted();
     if (server_) {
       server_->reset();
       return "";

@@ -93,6 +93,32 @@ struct Protocol {
   std::function<Json(Json request_ir, std::string_view run_prefix)> namespace_request =
       [](Json q, std::string_view) { return q; };
 
+  // The tester as an origin server as well (optional; a proxy's origin,
+  // docs/proxy.md): the server under test connects to the tester and
+  // forwards requests, which `answer` steps (or default_answer) answer.
+  struct Origin {
+    // Decodes the requests forwarded on one accepted connection, in order
+    // (a ResponseStream whose messages are requests; expect() is not called).
+    std::function<std::unique_ptr<ResponseStream>()> new_forward_stream;
+    // The bytes of an answer to `forwarded`, and the IR the server parses
+    // from them (what the trace and the model see).
+    std::function<std::string(const Json& answer_ir, const Json& forwarded_ir)>
+        print_answer;
+    std::function<Json(const Json& answer_ir, const Json& forwarded_ir,
+                       std::string_view printed)>
+        canonical_answer;
+    // The answer to a forwarded request no `answer` step is left for.
+    std::function<Json(const Json& forwarded_ir)> default_answer;
+    // A new answer body for the forwarded request labelled `forwarded`
+    // (the mutator inserts `answer` steps with it; null: it does not).
+    std::function<Jexp(std::mt19937_64&, Label forwarded)> generate_answer;
+    // HOST:PORT where the tester listens as the origin when the server runs
+    // outside this process (the address a real proxy is configured to
+    // forward to); empty: only an in-process server can be tested.
+    std::string listen;
+  };
+  std::optional<Origin> origin;
+
   // Presentation and triage.
   // A message in a few words, for charts: "PUT /a", "412".
   std::function<std::string(const Json& request_ir)> request_label = default_label;

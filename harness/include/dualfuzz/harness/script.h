@@ -8,6 +8,8 @@
 //   close c0
 //
 // `req L on cN: JEXP` sends a request (label L, odd, unique) on connection N;
+// `answer L: JEXP` answers the next request the server forwarded to the
+// tester (a proxy's origin side, docs/proxy.md);
 // `wait L` blocks until the response to request L has arrived, so the script
 // — not luck — decides the causal order across connections; `close cN`
 // closes a connection. Comments are kept as steps, so print(parse(s)) is the
@@ -41,11 +43,21 @@ struct CloseStep {
   ConnId conn;
   friend bool operator==(const CloseStep&, const CloseStep&) = default;
 };
+// The tester as an origin server (a proxy's, docs/proxy.md): takes the next
+// request the server under test forwarded to the tester (arrival order, any
+// accepted connection), labels it `label`, and answers it with `body`
+// evaluated against the trace (labelled label + 1). Only for protocols with
+// an origin side (Protocol::origin); others skip it.
+struct AnswerStep {
+  Label label;  // odd, unique among request and answer labels
+  Jexp body;
+  friend bool operator==(const AnswerStep&, const AnswerStep&) = default;
+};
 struct CommentStep {
   std::string text;  // after the '#', verbatim (no newline)
   friend bool operator==(const CommentStep&, const CommentStep&) = default;
 };
-using Step = std::variant<RequestStep, WaitStep, CloseStep, CommentStep>;
+using Step = std::variant<RequestStep, WaitStep, CloseStep, CommentStep, AnswerStep>;
 
 struct Script {
   std::vector<Step> steps;

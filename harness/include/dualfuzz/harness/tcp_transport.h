@@ -5,6 +5,12 @@
 //   boost::asio::io_context io;
 //   TcpTransport t(io, "127.0.0.1", 8080);
 //   t.open(0); t.send(0, bytes); auto in = t.receive(std::chrono::milliseconds(500));
+//
+// A server that connects back to the tester (a proxy to the origin the
+// tester plays, docs/proxy.md) is reached through listen(): its connections
+// are delivered as accepted ones (kFirstAcceptedConn + k).
+//
+//   t.listen("127.0.0.1", 18090);   // the proxy forwards to 127.0.0.1:18090
 #pragma once
 
 // <utility> before Asio: Boost 1.74's awaitable.hpp uses std::exchange
@@ -46,10 +52,21 @@ class TcpTransport final : public Transport {
   // we closed, then closes what is left. True when all were closed in time.
   bool drain(std::chrono::milliseconds timeout);
 
+  // Accepts the server's own connections on host:port (port 0: any free
+  // one; the port is returned). Each gets the id kFirstAcceptedConn + k, k
+  // counting acceptances since the last forget_accepted(); receive()
+  // delivers an empty Incoming when it is accepted, then its bytes.
+  Result<std::uint16_t> listen(const std::string& host, std::uint16_t port);
+  // Before a new execution: closes every accepted connection (and those
+  // still in the backlog), so nothing a server sends on them lands in the
+  // next execution, and numbers the next one kFirstAcceptedConn again.
+  void forget_accepted();
+
  private:
   struct Conn;
   void start_read(ConnId c, const std::shared_ptr<Conn>& conn);
   void drain_read(const std::shared_ptr<Conn>& conn, const boost::system::error_code& e);
+  void start_accept();
   boost::asio::io_context& io_;
   std::string host_;
   std::uint16_t port_;
@@ -59,6 +76,8 @@ class TcpTransport final : public Transport {
   std::vector<Incoming> inbox_;
   bool drain_on_close_ = false;
   std::vector<std::shared_ptr<Conn>> draining_;
+  std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
+  ConnId next_accepted_ = kFirstAcceptedConn;
 };
 
 // Parses "host:port"; an error for anything else.

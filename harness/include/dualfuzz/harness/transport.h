@@ -16,6 +16,13 @@
 
 namespace dualfuzz::harness {
 
+// Connections the server under test opened itself to the tester (a proxy
+// connecting to the origin the tester plays, docs/proxy.md) have ids from
+// here on, numbered by the transport in order of acceptance: receive()
+// delivers their bytes, send() answers on them, close() closes them.
+inline constexpr ConnId kFirstAcceptedConn = 1u << 20;
+constexpr bool is_accepted_conn(ConnId c) { return c >= kFirstAcceptedConn; }
+
 class Transport {
  public:
   struct Incoming {

@@ -18,7 +18,10 @@ namespace dualfuzz::protocols {
 
 inline constexpr const char* kDefault = "http";
 
+// `origin`: HOST:PORT the proxy plug-ins' tester listens on as the origin
+// (`--origin`); without it, $DUALFUZZ_ORIGIN.
 campaign::Registry builtin();
+campaign::Registry builtin(const std::string& origin);
 // The plug-in named `name`, or an error that lists the registered ones.
 Result<const campaign::Plugin*> find(const campaign::Registry& r,
                                      const std::string& name);

@@ -49,6 +49,19 @@ Json canonical_request(const Json& ir);
 // The same, given print_request(ir) already made (the executor prints once).
 Json canonical_request(const Json& ir, std::string_view printed);
 
+// Response IR -> bytes (the tester as an origin server, docs/proxy.md):
+// `status` (default 200, clamped to 100..599), `reason`, `headers`, `body`.
+// Like print_request it owns framing (IR Content-Length and
+// Transfer-Encoding dropped, values cleaned): the body goes with
+// Content-Length, or in chunks when `chunked`; none for a HEAD request's
+// answer (`head`: its Content-Length still names the body's size), 1xx, 204
+// and 304. Never throws.
+struct ResponseFraming {
+  bool chunked = false;
+  bool head = false;
+};
+std::string print_response(const Json& ir, ResponseFraming framing = {});
+
 // Escapes bytes for messages: printable ASCII as is, others as \r \n \xHH.
 std::string escape_bytes(std::string_view bytes, std::size_t max = 200);
 

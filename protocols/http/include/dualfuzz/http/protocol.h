@@ -9,4 +9,7 @@
 
 namespace dualfuzz::http {
 harness::Protocol protocol();
+// The functions HTTP scripts may apply to references (`weak`, `strong`,
+// `rfc850`, `asctime`), for plug-ins whose scripts are HTTP too.
+void add_functions(harness::FunctionRegistry& f);
 }

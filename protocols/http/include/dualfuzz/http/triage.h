@@ -20,6 +20,10 @@ namespace dualfuzz::http {
 
 using Json = harness::Json;
 
+// Sets the presentation and triage hooks above (labels, descriptions,
+// kind and shapes) on `p`: shared by the plug-ins whose messages are HTTP.
+void set_presentation(harness::Protocol& p);
+
 // Is `v` a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1, §8.8.3)?
 bool valid_etag_field(const std::string& v);
 

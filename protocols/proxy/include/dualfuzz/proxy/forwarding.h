@@ -1,0 +1,82 @@
+// The forwarding obligations of an HTTP proxy (RFC 9110 §7.6, RFC 9112
+// §3.2): what a forwarded request and a relayed response must look like,
+// as response patterns of the oracle's symbolic language. The proxy model
+// (model.h) says when they are sent and on which connection.
+//
+//   Sym fwd = forwarded_pattern(client_request, Mode::Forward);
+//   // method, origin-form target, Host from the target, end-to-end fields,
+//   // content; no Connection-listed or hop-by-hop field; Via present;
+//   // Max-Forwards one less for TRACE and OPTIONS.
+//   Sym back = relayed_pattern(origin_answer, "GET", Mode::Forward);
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "dualfuzz/harness/ir.h"
+#include "dualfuzz/oracle/symbolic.h"
+
+namespace dualfuzz::proxy {
+
+using Json = harness::Json;
+
+// A forward proxy (clients send absolute-form targets, RFC 9112 §3.2.2) or a
+// gateway / reverse proxy (origin-form targets, one configured origin).
+enum class Mode { Forward, Reverse };
+
+// The connection options of a message (the tokens of its Connection field,
+// lower-case): fields a proxy MUST remove before forwarding (§7.6.1).
+std::set<std::string> connection_options(const Json& message);
+// Fields known to be connection-specific that a proxy SHOULD remove even
+// when Connection does not list them (§7.6.1): Keep-Alive,
+// Proxy-Connection, TE, Upgrade (Transfer-Encoding is framing: re-done).
+bool known_hop_by_hop(std::string_view lower_name);
+
+// A request target split into authority and origin-form (RFC 9112 §3.2):
+// "http://h:1/a?b" -> {"h:1", "/a?b", true}; "/a" -> {"", "/a", false}.
+struct Target {
+  std::string authority;
+  std::string path;
+  bool absolute = false;
+};
+Target split_target(std::string_view target);
+
+// Max-Forwards as a number when it is one (1*DIGIT, §7.6.2).
+std::optional<long long> max_forwards(const Json& request);
+// TRACE and OPTIONS: the methods whose Max-Forwards a proxy must honour.
+bool honours_max_forwards(const Json& request);
+// A TRACE/OPTIONS with Max-Forwards 0: the proxy answers it itself.
+bool answered_by_proxy(const Json& request);
+
+// The marker the model reads a field's presence from: a message with a Via
+// field gets "via": {"present": true} (the patterns cannot say "any value").
+Json mark_via(Json message);
+
+// What the proxy must forward for `request` (a client's request IR as sent).
+oracle::Sym forwarded_pattern(const Json& request, Mode mode);
+// What the proxy must relay to the client for the origin's `answer` (IR as
+// the proxy parsed it) to a request with `method`.
+oracle::Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode);
+// A response the proxy makes itself: any (Max-Forwards 0, "as the final
+// recipient"), or an error status of its own (a refusal).
+oracle::Sym own_answer_pattern();
+oracle::Sym refusal_pattern();
+
+// The clauses the model's sends name.
+inline constexpr const char* kForwardClause =
+    "RFC 9110 §7.6 (forwarded request: same method, origin-form target, end-to-end "
+    "fields and content; §7.6.1 no Connection-listed or hop-by-hop field; §7.6.2 "
+    "Max-Forwards decremented; §7.6.3 Via)";
+inline constexpr const char* kRelayClause =
+    "RFC 9110 §7.6 (relayed response: the origin's status, end-to-end fields and "
+    "content, in request order per connection, RFC 9112 §9.3.2; §7.6.1 no "
+    "Connection-listed or hop-by-hop field; §7.6.3 Via)";
+inline constexpr const char* kMaxForwardsClause =
+    "RFC 9110 §7.6.2 (Max-Forwards: 0 on TRACE/OPTIONS: answered by the proxy, not "
+    "forwarded)";
+inline constexpr const char* kRefusalClause =
+    "RFC 9110 §15 (a request the proxy refuses gets an error status of its own)";
+
+}  // namespace dualfuzz::proxy

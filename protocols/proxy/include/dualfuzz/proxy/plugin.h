@@ -1,0 +1,17 @@
+// The proxy plug-ins: `--spec proxy` (a forward proxy) and `--spec gateway`
+// (a reverse proxy), each with the reference proxy in-process
+// (`--target inprocess[:BUG]`, planted_bugs()). `origin` is HOST:PORT of the
+// tester's origin listener, which a real proxy (`--target HOST:PORT`) must
+// forward to (`--origin`, $DUALFUZZ_ORIGIN; ProtocolOptions::origin).
+// $DUALFUZZ_PROXY_REFUSALS=1 lets the proxy answer with an error of its own
+// (ModelOptions::refusals).
+#pragma once
+
+#include <string>
+
+#include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/proxy/forwarding.h"
+
+namespace dualfuzz::proxy {
+campaign::Plugin plugin(Mode mode = Mode::Forward, std::string origin = "");
+}  // namespace dualfuzz::proxy

@@ -1,0 +1,48 @@
+#include "dualfuzz/proxy/plugin.h"
+
+#include <cstdlib>
+
+#include "dualfuzz/proxy/in_process_transport.h"
+#include "dualfuzz/proxy/protocol.h"
+
+namespace dualfuzz::proxy {
+namespace {
+class Reference final : public campaign::InProcessServer {
+ public:
+  Reference(const std::string& bug, Mode mode)
+      : proxy_({bug, mode}), transport_(proxy_) {}
+  harness::Transport& transport() override { return transport_; }
+  void reset() override { proxy_.reset(); }
+
+ private:
+  ReferenceProxy proxy_;
+  InProcessTransport transport_;
+};
+}  // namespace
+
+campaign::Plugin plugin(Mode mode, std::string origin) {
+  ProtocolOptions o;
+  o.mode = mode;
+  o.origin = std::move(origin);
+  if (const char* e = std::getenv("DUALFUZZ_PROXY_REFUSALS"); e && *e == '1')
+    o.refusals = true;
+  campaign::Plugin p;
+  p.protocol = protocol(o);
+  p.in_process =
+      [mode](
+          const std::string& bug) -> Result<std::unique_ptr<campaign::InProcessServer>> {
+    try {
+      return std::unique_ptr<campaign::InProcessServer>(new Reference(bug, mode));
+    } catch (const std::exception& e) {
+      return make_error(e.what());
+    }
+  };
+  p.in_process_help =
+      "the reference proxy, ARG a planted bug (`dualfuzz bugs --spec proxy`)";
+  p.describe_in_process = [](const std::string& bug) {
+    return "reference proxy, bug: " + (bug.empty() ? std::string("none planted") : bug);
+  };
+  return p;
+}
+
+}  // namespace dualfuzz::proxy

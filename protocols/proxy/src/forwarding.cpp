@@ -1,0 +1,198 @@
+#include "dualfuzz/proxy/forwarding.h"
+
+#include <algorithm>
+#include <array>
+
+namespace dualfuzz::proxy {
+namespace {
+using oracle::Sym;
+
+const Json& empty_object() {
+  static const Json e = Json::object();
+  return e;
+}
+const Json& headers_of(const Json& m) {
+  if (m.is_object() && m.contains("headers") && m["headers"].is_object())
+    return m["headers"];
+  return empty_object();
+}
+std::string string_field(const Json& m, const char* k) {
+  if (m.is_object() && m.contains(k) && m[k].is_string()) return m[k].get<std::string>();
+  return "";
+}
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+// Framing (re-done by every hop) and fields the patterns treat apart.
+bool framing(std::string_view n) {
+  return n == "content-length" || n == "transfer-encoding";
+}
+}  // namespace
+
+std::set<std::string> connection_options(const Json& message) {
+  std::set<std::string> out;
+  const Json& h = headers_of(message);
+  auto it = h.find("connection");
+  if (it == h.end() || !it->is_string()) return out;
+  std::string_view v = it->get_ref<const std::string&>();
+  while (!v.empty()) {
+    auto comma = v.find(',');
+    std::string_view tok = trim(v.substr(0, comma));
+    if (!tok.empty()) out.insert(lower(std::string(tok)));
+    if (comma == std::string_view::npos) break;
+    v.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+bool known_hop_by_hop(std::string_view n) {
+  static constexpr std::array<std::string_view, 4> kFields = {
+      "keep-alive", "proxy-connection", "te", "upgrade"};
+  return std::find(kFields.begin(), kFields.end(), n) != kFields.end();
+}
+
+Target split_target(std::string_view t) {
+  Target out;
+  const std::string l = lower(std::string(t.substr(0, 8)));
+  std::size_t scheme = l.rfind("http://", 0) == 0    ? 7
+                       : l.rfind("https://", 0) == 0 ? 8
+                                                     : 0;
+  if (scheme == 0) {
+    out.path = std::string(t);
+    return out;
+  }
+  out.absolute = true;
+  std::string_view rest = t.substr(scheme);
+  std::size_t slash = rest.find_first_of("/?");
+  out.authority = std::string(rest.substr(0, slash));
+  out.path = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
+  if (out.path.front() == '?') out.path = "/" + out.path;  // RFC 9112 §3.2.1
+  return out;
+}
+
+std::optional<long long> max_forwards(const Json& request) {
+  const Json& h = headers_of(request);
+  auto it = h.find("max-forwards");
+  if (it == h.end() || !it->is_string()) return std::nullopt;
+  const std::string& v = it->get_ref<const std::string&>();
+  if (v.empty() || v.size() > 15 ||
+      !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoll(v);
+}
+
+bool honours_max_forwards(const Json& request) {
+  const std::string m = string_field(request, "method");
+  return m == "TRACE" || m == "OPTIONS";
+}
+
+bool answered_by_proxy(const Json& request) {
+  auto n = max_forwards(request);
+  return honours_max_forwards(request) && n && *n == 0;
+}
+
+Json mark_via(Json message) {
+  if (headers_of(message).contains("via")) message["via"] = {{"present", true}};
+  return message;
+}
+
+Sym forwarded_pattern(const Json& request, Mode mode) {
+  const Json& h = headers_of(request);
+  const auto listed = connection_options(request);
+  const Target target = split_target(string_field(request, "path"));
+  std::vector<std::pair<std::string, Sym>> fields;
+  // RFC 9110 §14.2: range handling is defined for GET alone, and a server
+  // MUST ignore Range on any other method, so a proxy that drops it there
+  // (Squid does, on PUT) changes nothing any conforming recipient may act
+  // on: kept or dropped, both are correct.
+  const bool range_meaningless = string_field(request, "method") != "GET";
+  for (const auto& [k, v] : h.items()) {
+    if (k == "connection" || framing(k) || k == "via" || k == "host" ||
+        k == "max-forwards")
+      continue;
+    if (listed.count(k) || known_hop_by_hop(k))
+      fields.emplace_back(k, Sym::absent());
+    else if (k == "range" && range_meaningless)
+      fields.emplace_back(k, Sym::alt({Sym::absent(), Sym::lit(v)}));
+    else
+      fields.emplace_back(k, Sym::lit(v));
+  }
+  // RFC 9112 §3.2.2: a proxy replaces Host by the target's authority. A
+  // gateway's Host is its configuration's (not checked).
+  if (mode == Mode::Forward && target.absolute)
+    fields.emplace_back("host", Sym::lit(target.authority));
+  if (h.contains("max-forwards") && !listed.count("max-forwards")) {
+    const Json& v = h["max-forwards"];
+    auto n = max_forwards(request);
+    if (honours_max_forwards(request)) {
+      // (0 is never forwarded; an invalid value is the proxy's to judge.)
+      if (n && *n > 0)
+        fields.emplace_back("max-forwards", Sym::lit(std::to_string(*n - 1)));
+    } else if (n && *n > 0) {
+      // Other methods: a recipient MAY ignore it (passed on as is); a
+      // decremented value is accepted too.
+      fields.emplace_back("max-forwards",
+                          Sym::alt({Sym::lit(v), Sym::lit(std::to_string(*n - 1))}));
+    } else {
+      fields.emplace_back("max-forwards", Sym::lit(v));
+    }
+  }
+  std::vector<std::pair<std::string, Sym>> top = {
+      {"method", Sym::lit(string_field(request, "method"))},
+      {"path",
+       Sym::lit(mode == Mode::Forward ? target.path : string_field(request, "path"))},
+      {"headers", Sym::object(std::move(fields))},
+      {"body", Sym::lit(string_field(request, "body"))},
+      // §7.6.3: a proxy, and a gateway on inbound requests, MUST send Via.
+      {"via", Sym::object({{"present", Sym::lit(true)}})}};
+  return Sym::object(std::move(top));
+}
+
+Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode) {
+  const Json& h = headers_of(answer);
+  const auto listed = connection_options(answer);
+  std::vector<std::pair<std::string, Sym>> fields;
+  for (const auto& [k, v] : h.items()) {
+    if (k == "connection" || framing(k) || k == "via") continue;
+    fields.emplace_back(
+        k, listed.count(k) || known_hop_by_hop(k) ? Sym::absent() : Sym::lit(v));
+  }
+  int status = 200;
+  if (answer.is_object() && answer.contains("status") &&
+      answer["status"].is_number_integer())
+    status = answer["status"].get<int>();
+  const bool no_content =
+      method == "HEAD" || status < 200 || status == 204 || status == 304;
+  std::vector<std::pair<std::string, Sym>> top = {
+      {"status", Sym::lit(status)},
+      {"headers", Sym::object(std::move(fields))},
+      {"body", Sym::lit(no_content ? std::string() : string_field(answer, "body"))}};
+  // §7.6.3: a proxy MUST send Via in each message it forwards; a gateway
+  // MAY in responses.
+  if (mode == Mode::Forward)
+    top.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
+  return Sym::object(std::move(top));
+}
+
+Sym own_answer_pattern() {
+  return Sym::object(std::vector<std::pair<std::string, Sym>>{});
+}
+
+Sym refusal_pattern() {
+  static const Sym p = [] {
+    std::vector<Sym> codes;
+    for (int c = 400; c <= 431; ++c) codes.push_back(Sym::lit(c));
+    for (int c = 500; c <= 511; ++c) codes.push_back(Sym::lit(c));
+    return Sym::object({{"status", Sym::alt(std::move(codes))}});
+  }();
+  return p;
+}
+
+}  // namespace dualfuzz::proxy

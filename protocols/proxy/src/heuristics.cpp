@@ -1,0 +1,120 @@
+#include "dualfuzz/proxy/heuristics.h"
+
+#include <array>
+
+#include "dualfuzz/harness/jpath.h"
+#include "dualfuzz/http/heuristics.h"
+
+namespace dualfuzz::proxy {
+namespace {
+using harness::Jexp;
+using harness::Json;
+
+std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n ? rng() % n : 0; }
+
+// `e` (an object) with field `key` set to `value` (added or replaced).
+Jexp with_field(const Jexp& e, const std::string& key, Jexp value) {
+  std::vector<std::pair<std::string, Jexp>> f;
+  bool done = false;
+  if (e.kind() == Jexp::Kind::Object)
+    for (std::size_t i = 0; i < e.keys().size(); ++i) {
+      if (e.keys()[i] == key) {
+        f.emplace_back(key, value);
+        done = true;
+      } else {
+        f.emplace_back(e.keys()[i], e.items()[i]);
+      }
+    }
+  if (!done) f.emplace_back(key, std::move(value));
+  return Jexp::object(std::move(f));
+}
+Jexp field(const Jexp& e, const std::string& key) {
+  if (e.kind() == Jexp::Kind::Object)
+    for (std::size_t i = 0; i < e.keys().size(); ++i)
+      if (e.keys()[i] == key) return e.items()[i];
+  return Jexp::object({});
+}
+Jexp with_header(const Jexp& req, const std::string& name, const std::string& value) {
+  Jexp h = field(req, "headers");
+  if (h.kind() != Jexp::Kind::Object) h = Jexp::object({});
+  return with_field(req, "headers", with_field(h, name, Jexp::scalar(value)));
+}
+
+// One of the things a proxy must handle on its own.
+Jexp proxy_twist(std::mt19937_64& rng, Jexp q) {
+  switch (pick(rng, 7)) {
+    case 0: {  // a field named in Connection (removed, §7.6.1)
+      const std::string name =
+          std::array{"x-hop", "x-session", "keep-alive"}[pick(rng, 3)];
+      q = with_header(q, "connection", pick(rng, 3) ? name : "keep-alive, " + name);
+      return with_header(q, name, "1");
+    }
+    case 1:  // a hop-by-hop field not listed (SHOULD be removed)
+      return with_header(
+          q, std::array{"keep-alive", "proxy-connection", "upgrade"}[pick(rng, 3)],
+          "timeout=5");
+    case 2: {  // Max-Forwards on TRACE/OPTIONS (§7.6.2)
+      q = with_field(q, "method", Jexp::scalar(pick(rng, 2) ? "OPTIONS" : "TRACE"));
+      q = with_field(q, "body", Jexp::scalar(""));
+      return with_header(q, "max-forwards", std::to_string(pick(rng, 3)));
+    }
+    case 3:  // an earlier hop's Via (appended to, §7.6.3)
+      return with_header(q, "via", "1.0 earlier");
+    case 4:  // a Host that is not the target's (replaced, RFC 9112 §3.2.2)
+      return with_header(q, "host", "elsewhere.example");
+    case 5:  // end-to-end fields (passed on as they are)
+      return with_header(q, std::array{"x-e2e", "cache-control", "accept"}[pick(rng, 3)],
+                         "v1");
+    default: {
+      const std::string m = std::array{"HEAD", "POST", "PATCH"}[pick(rng, 3)];
+      q = with_field(q, "method", Jexp::scalar(m));
+      return m == "HEAD" ? with_field(q, "body", Jexp::scalar("")) : q;
+    }
+  }
+}
+
+}  // namespace
+
+Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
+  Jexp q = http::generate_request(rng, ctx);
+  for (std::size_t k = pick(rng, 3); k > 0; --k) q = proxy_twist(rng, q);
+  return q;
+}
+
+Jexp mutate_request(std::mt19937_64& rng, const Jexp& request,
+                    const harness::Protocol::Context& ctx) {
+  if (pick(rng, 2)) return proxy_twist(rng, request);
+  return http::mutate_request(rng, request, ctx);
+}
+
+Jexp generate_answer(std::mt19937_64& rng, harness::Label forwarded) {
+  static constexpr std::array kStatus = {200, 200, 201, 204, 304, 404, 500, 302};
+  std::vector<std::pair<std::string, Jexp>> headers;
+  switch (pick(rng, 5)) {
+    case 0:
+      headers.emplace_back("connection", Jexp::scalar("x-origin-hop"));
+      headers.emplace_back("x-origin-hop", Jexp::scalar("1"));
+      break;
+    case 1:
+      headers.emplace_back("keep-alive", Jexp::scalar("timeout=5"));
+      break;
+    case 2:
+      headers.emplace_back("etag", Jexp::scalar("\"" + std::to_string(forwarded) + "\""));
+      break;
+    default:
+      break;
+  }
+  headers.emplace_back("x-answer", Jexp::scalar(std::to_string(forwarded)));
+  // The body names what it answers (a mixed-up relay shows), read from the
+  // forwarded request itself, so the answer stays meaningful when shrunk.
+  Jexp body = Jexp::scalar("answer " + std::to_string(forwarded));
+  if (pick(rng, 2))
+    if (auto path = harness::parse_jpath("this@\"path\""))
+      body = Jexp::ref({forwarded, *path, "id"});
+  return Jexp::object({{"status", Jexp::scalar(kStatus[pick(rng, kStatus.size())])},
+                       {"headers", Jexp::object(std::move(headers))},
+                       {"body", body},
+                       {"chunked", Jexp::scalar(pick(rng, 2) == 0)}});
+}
+
+}  // namespace dualfuzz::proxy

@@ -1,0 +1,76 @@
+#include "dualfuzz/proxy/origin.h"
+
+#include "dualfuzz/http/codec.h"
+#include "dualfuzz/http/model.h"
+#include "dualfuzz/proxy/forwarding.h"
+
+namespace dualfuzz::proxy {
+namespace {
+
+std::string method_of(const Json& q) {
+  return q.is_object() && q.contains("method") && q["method"].is_string()
+             ? q["method"].get<std::string>()
+             : "GET";
+}
+
+// The requests the proxy forwards on one origin connection.
+class ForwardStream final : public harness::ResponseStream {
+ public:
+  void expect(const Json&) override {}
+  void feed(std::string_view b) override { parser_.feed(b); }
+  void on_eof() override {
+    // A proxy that closes between requests is done, not broken.
+    if (!parser_.between_messages()) parser_.on_eof();
+  }
+  std::optional<Json> next() override {
+    auto q = parser_.next();
+    if (!q) return std::nullopt;
+    q->erase("version");
+    return mark_via(std::move(*q));
+  }
+  bool failed() const override { return parser_.failed(); }
+  std::string error() const override { return parser_.error(); }
+
+ private:
+  http::RequestParser parser_;
+};
+
+http::ResponseFraming framing(const Json& answer, const Json& forwarded) {
+  http::ResponseFraming f;
+  f.chunked =
+      answer.is_object() && answer.contains("chunked") && answer["chunked"] == true;
+  f.head = method_of(forwarded) == "HEAD";
+  return f;
+}
+
+}  // namespace
+
+harness::Protocol::Origin origin_side() {
+  harness::Protocol::Origin o;
+  o.new_forward_stream = [] { return std::make_unique<ForwardStream>(); };
+  o.print_answer = [](const Json& a, const Json& fwd) {
+    return http::print_response(a, framing(a, fwd));
+  };
+  o.canonical_answer = [](const Json& a, const Json& fwd, std::string_view printed) {
+    http::ResponseParser p;
+    p.expect(method_of(fwd));
+    p.feed(printed);
+    auto r = p.next();
+    if (!r) return a;  // unreachable: the printer frames one response
+    r->erase("version");
+    return http::normalize_response(std::move(*r));
+  };
+  o.default_answer = [](const Json& fwd) {
+    const std::string path =
+        fwd.is_object() && fwd.contains("path") && fwd["path"].is_string()
+            ? fwd["path"].get<std::string>()
+            : "/";
+    return Json{{"status", 200},
+                {"headers", {{"content-type", "text/plain"}}},
+                {"body", method_of(fwd) + " " + path},
+                {"chunked", path.size() % 2 == 1}};
+  };
+  return o;
+}
+
+}  // namespace dualfuzz::proxy

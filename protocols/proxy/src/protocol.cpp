@@ -1,0 +1,85 @@
+#include "dualfuzz/proxy/protocol.h"
+
+#include <cctype>
+
+#include "dualfuzz/http/codec.h"
+#include "dualfuzz/http/protocol.h"
+#include "dualfuzz/http/response_stream.h"
+#include "dualfuzz/http/triage.h"
+#include "dualfuzz/proxy/heuristics.h"
+#include "dualfuzz/proxy/origin.h"
+
+namespace dualfuzz::proxy {
+namespace {
+
+// HTTP's response stream, with the Via marker the model reads.
+class ClientStream final : public harness::ResponseStream {
+ public:
+  void expect(const Json& q) override { http_->expect(q); }
+  void feed(std::string_view b) override { http_->feed(b); }
+  void on_eof() override { http_->on_eof(); }
+  std::optional<Json> next() override {
+    auto r = http_->next();
+    if (!r) return std::nullopt;
+    return mark_via(std::move(*r));
+  }
+  bool failed() const override { return http_->failed(); }
+  std::string error() const override { return http_->error(); }
+
+ private:
+  std::unique_ptr<harness::ResponseStream> http_ = http::new_response_stream();
+};
+
+}  // namespace
+
+Json absolute_form(Json q, const std::string& origin) {
+  if (!q.is_object()) q = Json::object();
+  std::string path =
+      q.contains("path") && q["path"].is_string() ? q["path"].get<std::string>() : "/";
+  if (!split_target(path).absolute)
+    q["path"] =
+        "http://" + origin + (path.empty() || path.front() != '/' ? "/" : "") + path;
+  if (!q.contains("headers") || !q["headers"].is_object()) q["headers"] = Json::object();
+  bool host = false;
+  for (const auto& [k, v] : q["headers"].items()) {
+    std::string n = k;
+    for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    host = host || n == "host";
+  }
+  if (!host) q["headers"]["host"] = origin;
+  return q;
+}
+
+harness::Protocol protocol(ProtocolOptions options) {
+  harness::Protocol p;
+  http::set_presentation(p);
+  p.name = options.mode == Mode::Forward ? "proxy" : "gateway";
+  const ModelOptions mo{options.mode, options.refusals};
+  const std::string authority =
+      options.origin.empty() ? kInProcessOrigin : options.origin;
+  if (options.mode == Mode::Forward) {
+    p.print_request = [origin = authority](const Json& q) {
+      return http::print_request(absolute_form(q, origin));
+    };
+    p.canonical_request = [origin = authority](const Json& q, std::string_view printed) {
+      return http::canonical_request(absolute_form(q, origin), printed);
+    };
+  } else {
+    p.print_request = [](const Json& q) { return http::print_request(q); };
+    p.canonical_request = [](const Json& q, std::string_view printed) {
+      return http::canonical_request(q, printed);
+    };
+  }
+  p.new_response_stream = [] { return std::make_unique<ClientStream>(); };
+  p.model = [mo] { return model(mo); };
+  p.origin = origin_side();
+  p.origin->generate_answer = generate_answer;
+  p.origin->listen = options.origin;
+  p.generate_request = generate_request;
+  p.mutate_request = mutate_request;
+  p.required_fields = {"method", "path"};
+  http::add_functions(p.functions);
+  return p;
+}
+
+}  // namespace dualfuzz::proxy

@@ -1,0 +1,178 @@
+// A proxy on real TCP, as `dualfuzz fuzz --spec proxy --target HOST:PORT
+// --origin HOST:PORT` tests one: the reference proxy served by Boost.Asio
+// (AsioProxy), the tester as its clients and as the origin it connects to
+// (TcpTransport::listen), all on one io_context in this thread. Both ways:
+// the correct proxy passes, a planted bug is caught; and a dead, garbled or
+// silent proxy is an error or a finding, never a crash or a false alarm.
+#include "dualfuzz/proxy/asio_proxy.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio.hpp>
+
+#include "dualfuzz/campaign/target.h"
+#include "dualfuzz/harness/executor.h"
+#include "dualfuzz/harness/tcp_transport.h"
+#include "dualfuzz/proxy/plugin.h"
+#include "dualfuzz/proxy/protocol.h"
+
+namespace dualfuzz::proxy {
+namespace {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using Outcome = harness::RunResult::Outcome;
+
+// A free loopback port (the origin listener's, known before the proxy that
+// forwards to it is made).
+std::uint16_t free_port(asio::io_context& io) {
+  tcp::acceptor a(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  return a.local_endpoint().port();
+}
+
+constexpr const char* kTwoClients =
+    "req 1 on c0: "
+    "{\"path\":\"/a\",\"headers\":{\"connection\":\"x-hop\",\"x-hop\":\"1\"}}\n"
+    "req 3 on c1: {\"method\":\"PUT\",\"path\":\"/bb\",\"body\":\"xyz\"}\n"
+    "answer 5: {\"status\":200,\"body\":5.(this@\"path\").id,\"chunked\":true}\n"
+    "answer 7: {\"status\":201,\"headers\":{\"etag\":\"\\\"1\\\"\"}}\n"
+    "wait 1\nwait 3\n"
+    "req 9 on c0: {\"method\":\"HEAD\",\"path\":\"/a\"}\n";
+
+harness::RunResult play(harness::Transport& t, const harness::Protocol& p,
+                        const std::string& text, bool liveness, int timeout_ms) {
+  auto script = harness::parse_script(text, p.functions);
+  EXPECT_TRUE(script) << script.error();
+  harness::RunOptions o;
+  o.check_liveness = liveness;
+  o.message_timeout = std::chrono::milliseconds(timeout_ms);
+  harness::Executor ex(p, t, o);
+  return ex.run(*script);
+}
+
+harness::RunResult over_tcp(const std::string& bug, const std::string& text,
+                            Mode mode = Mode::Forward) {
+  asio::io_context io;
+  const std::uint16_t origin_port = free_port(io);
+  const std::string origin = "127.0.0.1:" + std::to_string(origin_port);
+  AsioProxy proxy(io, ReferenceProxy({bug, mode}), "127.0.0.1", origin_port);
+  auto port = proxy.listen(0);
+  EXPECT_TRUE(port) << port.error();
+  harness::TcpTransport t(io, "127.0.0.1", *port);
+  auto listening = t.listen("127.0.0.1", origin_port);
+  EXPECT_TRUE(listening) << listening.error();
+  return play(t, protocol({.mode = mode, .origin = origin}), text, true, 1000);
+}
+
+TEST(AsioProxy, CorrectProxyPassesOverTcp) {
+  for (Mode m : {Mode::Forward, Mode::Reverse}) {
+    auto r = over_tcp("", kTwoClients, m);
+    EXPECT_EQ(r.outcome, Outcome::Pass) << r.report();
+    // Both sides were on the wire: two origin connections' worth of
+    // forwarded requests and answers, three responses to the clients.
+    EXPECT_EQ(r.trace.size(), 12u) << r.report();
+  }
+}
+
+TEST(AsioProxy, PlantedBugIsCaughtOverTcp) {
+  for (const char* bug : {"no-via", "connection-listed", "cross-talk"}) {
+    auto r = over_tcp(bug, kTwoClients);
+    EXPECT_EQ(r.outcome, Outcome::ModelViolation) << bug << "\n" << r.report();
+  }
+}
+
+// The origin listener numbers the proxy's connections from
+// kFirstAcceptedConn in each execution: forget_accepted() between two
+// executions on one transport (what campaign::Target::reset does).
+TEST(AsioProxy, TwoExecutionsOnOneTransportEachStartAtTheFirstOriginConnection) {
+  asio::io_context io;
+  const std::uint16_t origin_port = free_port(io);
+  AsioProxy proxy(io, ReferenceProxy(ReferenceOptions{}), "127.0.0.1", origin_port);
+  auto port = proxy.listen(0);
+  ASSERT_TRUE(port);
+  harness::TcpTransport t(io, "127.0.0.1", *port);
+  ASSERT_TRUE(t.listen("127.0.0.1", origin_port));
+  const harness::Protocol p =
+      protocol({.origin = "127.0.0.1:" + std::to_string(origin_port)});
+  auto script = harness::parse_script("req 1 on c0: {\"path\":\"/a\"}\n", p.functions);
+  for (int i = 0; i < 3; ++i) {
+    harness::Executor ex(p, t);
+    auto r = ex.run(*script);
+    EXPECT_EQ(r.outcome, Outcome::Pass) << r.report();
+    EXPECT_NE(r.report(p).find("o1 < 3 GET /a"), std::string::npos) << r.report(p);
+    t.forget_accepted();
+  }
+}
+
+TEST(ProxyTarget, AnExternalProxyNeedsAnOriginToListenOn) {
+  auto none = campaign::Target::make(plugin(Mode::Forward), "127.0.0.1:9");
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().find("--origin"), std::string::npos) << none.error();
+  auto bad = campaign::Target::make(plugin(Mode::Forward, "nowhere"), "127.0.0.1:9");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("--origin"), std::string::npos) << bad.error();
+}
+
+// A dead proxy: the run cannot be made (Trouble), nothing is reported
+// about the proxy's behaviour.
+TEST(ProxyTarget, ADeadProxyIsTroubleNotAFinding) {
+  asio::io_context io;
+  const std::uint16_t dead = free_port(io), origin = free_port(io);
+  auto t =
+      campaign::Target::make(plugin(Mode::Forward, "127.0.0.1:" + std::to_string(origin)),
+                             "127.0.0.1:" + std::to_string(dead));
+  ASSERT_TRUE(t) << t.error();
+  const harness::Protocol p = plugin(Mode::Forward).protocol;
+  auto script = harness::parse_script("req 1 on c0: {\"path\":\"/a\"}\n", p.functions);
+  harness::Executor ex(p, (*t)->transport());
+  auto r = ex.run(*script);
+  EXPECT_EQ(r.outcome, Outcome::Trouble) << r.report();
+}
+
+// A "proxy" that answers its client with garbage, and one that accepts and
+// never forwards nor answers.
+class Misbehaving {
+ public:
+  Misbehaving(asio::io_context& io, std::string reply)
+      : acceptor_(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
+        reply_(std::move(reply)) {
+    acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket s) {
+      if (ec) return;
+      socket_.emplace(std::move(s));
+      if (!reply_.empty())
+        asio::async_write(*socket_, asio::buffer(reply_),
+                          [](boost::system::error_code, std::size_t) {});
+    });
+  }
+  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+ private:
+  tcp::acceptor acceptor_;
+  std::string reply_;
+  std::optional<tcp::socket> socket_;
+};
+
+harness::RunResult against(const std::string& reply, bool liveness) {
+  asio::io_context io;
+  Misbehaving m(io, reply);
+  harness::TcpTransport t(io, "127.0.0.1", m.port());
+  const std::uint16_t origin_port = free_port(io);
+  EXPECT_TRUE(t.listen("127.0.0.1", origin_port));
+  return play(t, protocol({.origin = "127.0.0.1:" + std::to_string(origin_port)}),
+              "req 1 on c0: {\"path\":\"/a\"}\n", liveness, 300);
+}
+
+TEST(ProxyTarget, GarbageFromTheProxyIsAProtocolViolation) {
+  auto r = against("SSH-2.0-nope\r\n\r\n", false);
+  EXPECT_EQ(r.outcome, Outcome::ProtocolViolation) << r.report();
+}
+
+// It never connects to the origin: no answer is no false alarm, and a
+// liveness violation only when asked for.
+TEST(ProxyTarget, AProxyThatNeverForwardsIsALivenessViolationOnlyWhenAskedFor) {
+  EXPECT_EQ(against("", false).outcome, Outcome::Pass);
+  EXPECT_EQ(against("", true).outcome, Outcome::LivenessViolation);
+}
+
+}  // namespace
+}  // namespace dualfuzz::proxy

@@ -1,0 +1,218 @@
+// The proxy model, by oracle events (docs/proxy.md): a correct proxy's
+// traces are accepted, whatever the client <-> origin mapping; each broken
+// obligation is rejected.
+#include "dualfuzz/proxy/model.h"
+
+#include <gtest/gtest.h>
+
+#include "dualfuzz/harness/transport.h"
+#include "dualfuzz/oracle/oracle.h"
+
+namespace dualfuzz::proxy {
+namespace {
+using oracle::Event;
+using oracle::Oracle;
+using oracle::Verdict;
+
+constexpr oracle::ConnId kO1 = harness::kFirstAcceptedConn;
+constexpr oracle::ConnId kO2 = harness::kFirstAcceptedConn + 1;
+
+Json get(const std::string& path, Json headers = Json::object()) {
+  headers["host"] = "o.test";
+  return {{"method", "GET"},
+          {"path", "http://o.test" + path},
+          {"headers", headers},
+          {"body", ""}};
+}
+Json forwarded(const std::string& path, Json headers = Json::object()) {
+  headers["host"] = "o.test";
+  headers["via"] = "1.1 p";
+  return {{"method", "GET"},
+          {"path", path},
+          {"headers", headers},
+          {"body", ""},
+          {"via", {{"present", true}}}};
+}
+Json answer(const std::string& body, Json headers = Json::object()) {
+  return {{"status", 200}, {"headers", headers}, {"body", body}};
+}
+Json relayed(const std::string& body, Json headers = Json::object()) {
+  headers["via"] = "1.1 p";
+  return {{"status", 200},
+          {"headers", headers},
+          {"body", body},
+          {"via", {{"present", true}}}};
+}
+const Json kAccepted = {{"origin", "accepted"}};
+
+// Feeds events; the verdict of the last.
+Verdict play(const std::vector<Event>& events, ModelOptions o = {}) {
+  Oracle oracle(model(o));
+  Verdict v;
+  for (const Event& e : events) v = oracle.observe(e);
+  return v;
+}
+
+// Two clients, two origin connections, the forwards seen in the order that
+// crosses them: the mapping is the oracle's to find.
+std::vector<Event> crossed(Json relay_to_c0, Json relay_to_c1) {
+  return {Event::request(0, 1, get("/a")),
+          Event::request(1, 3, get("/b")),
+          Event::request(kO1, 0, kAccepted),
+          Event::request(kO2, 0, kAccepted),
+          Event::response(kO1, 5, forwarded("/b")),
+          Event::response(kO2, 7, forwarded("/a")),
+          Event::request(kO1, 6, answer("for b")),
+          Event::request(kO2, 8, answer("for a")),
+          Event::response(1, 4, std::move(relay_to_c1)),
+          Event::response(0, 2, std::move(relay_to_c0))};
+}
+
+TEST(ProxyModel, FindsTheHiddenMapping) {
+  EXPECT_TRUE(play(crossed(relayed("for a"), relayed("for b"))).accepted());
+}
+
+TEST(ProxyModel, RejectsAnAnswerRelayedToTheWrongClient) {
+  Verdict v = play(crossed(relayed("for b"), relayed("for a")));
+  ASSERT_EQ(v.status, Verdict::Status::Reject);
+  EXPECT_NE(v.explanation.find("relayed response"), std::string::npos) << v.explanation;
+}
+
+TEST(ProxyModel, ConnectionListedAndHopByHopFieldsMustGo) {
+  Json h = {{"connection", "x-hop"}, {"x-hop", "1"}, {"x-e2e", "v"}};
+  auto trace = [&](Json fwd_headers) {
+    return std::vector<Event>{Event::request(0, 1, get("/a", h)),
+                              Event::request(kO1, 0, kAccepted),
+                              Event::response(kO1, 3, forwarded("/a", fwd_headers))};
+  };
+  EXPECT_TRUE(play(trace({{"x-e2e", "v"}})).accepted());
+  EXPECT_EQ(play(trace({{"x-e2e", "v"}, {"x-hop", "1"}})).status,
+            Verdict::Status::Reject);
+  // An end-to-end field may not be dropped.
+  EXPECT_EQ(play(trace(Json::object())).status, Verdict::Status::Reject);
+  // Keep-Alive is hop-by-hop even when Connection does not name it.
+  Json ka = {{"keep-alive", "timeout=5"}};
+  auto with_ka = [&](Json fwd_headers) {
+    return std::vector<Event>{Event::request(0, 1, get("/a", ka)),
+                              Event::request(kO1, 0, kAccepted),
+                              Event::response(kO1, 3, forwarded("/a", fwd_headers))};
+  };
+  EXPECT_TRUE(play(with_ka(Json::object())).accepted());
+  EXPECT_EQ(play(with_ka(ka)).status, Verdict::Status::Reject);
+}
+
+// Range on a method other than GET means nothing (RFC 9110 §14.2: a
+// server MUST ignore it): a proxy may drop it (Squid does on PUT), but not
+// on GET, and it may not change it.
+TEST(ProxyModel, RangeMayBeDroppedOnlyWhereItMeansNothing) {
+  const Json range = {{"range", "bytes=0-0"}};
+  auto trace = [&](const std::string& method, Json fwd_headers) {
+    Json q = get("/a", range);
+    q["method"] = method;
+    Json f = forwarded("/a", std::move(fwd_headers));
+    f["method"] = method;
+    return std::vector<Event>{Event::request(0, 1, q), Event::request(kO1, 0, kAccepted),
+                              Event::response(kO1, 3, f)};
+  };
+  EXPECT_TRUE(play(trace("PUT", Json::object())).accepted());
+  EXPECT_TRUE(play(trace("PUT", range)).accepted());
+  EXPECT_EQ(play(trace("PUT", {{"range", "bytes=1-1"}})).status, Verdict::Status::Reject);
+  EXPECT_TRUE(play(trace("GET", range)).accepted());
+  EXPECT_EQ(play(trace("GET", Json::object())).status, Verdict::Status::Reject);
+}
+
+TEST(ProxyModel, ViaIsAddedBothWays) {
+  Json no_via = forwarded("/a");
+  no_via["headers"].erase("via");
+  no_via.erase("via");
+  EXPECT_EQ(play({Event::request(0, 1, get("/a")), Event::request(kO1, 0, kAccepted),
+                  Event::response(kO1, 3, no_via)})
+                .status,
+            Verdict::Status::Reject);
+  Json bare = {{"status", 200}, {"headers", Json::object()}, {"body", "x"}};
+  std::vector<Event> t = {
+      Event::request(0, 1, get("/a")), Event::request(kO1, 0, kAccepted),
+      Event::response(kO1, 3, forwarded("/a")), Event::request(kO1, 4, answer("x")),
+      Event::response(0, 2, bare)};
+  EXPECT_EQ(play(t).status, Verdict::Status::Reject);
+  // A gateway MAY leave Via out of responses (RFC 9110 §7.6.3).
+  Json plain = get("/a");
+  plain["path"] = "/a";
+  Json fwd = forwarded("/a");
+  t[0] = Event::request(0, 1, plain);
+  t[2] = Event::response(kO1, 3, fwd);
+  EXPECT_TRUE(play(t, {.mode = Mode::Reverse}).accepted());
+}
+
+TEST(ProxyModel, MaxForwards) {
+  Json trace0 = get("/t", {{"max-forwards", "0"}});
+  trace0["method"] = "TRACE";
+  // Answered by the proxy, whatever it says...
+  EXPECT_TRUE(
+      play({Event::request(0, 1, trace0),
+            Event::response(0, 2, {{"status", 405}, {"headers", Json::object()}})})
+          .accepted());
+  // ... never forwarded.
+  EXPECT_EQ(play({Event::request(0, 1, trace0), Event::request(kO1, 0, kAccepted),
+                  Event::response(kO1, 3, forwarded("/t", {{"max-forwards", "0"}}))})
+                .status,
+            Verdict::Status::Reject);
+  Json opt2 = get("/t", {{"max-forwards", "2"}});
+  opt2["method"] = "OPTIONS";
+  auto fwd = [](std::string n) {
+    Json f = forwarded("/t", {{"max-forwards", n}});
+    f["method"] = "OPTIONS";
+    return f;
+  };
+  auto t = [&](std::string n) {
+    return std::vector<Event>{Event::request(0, 1, opt2),
+                              Event::request(kO1, 0, kAccepted),
+                              Event::response(kO1, 3, fwd(n))};
+  };
+  EXPECT_TRUE(play(t("1")).accepted());
+  EXPECT_EQ(play(t("2")).status, Verdict::Status::Reject);
+}
+
+TEST(ProxyModel, ResponsesInRequestOrderPerClient) {
+  std::vector<Event> t = {
+      Event::request(0, 1, get("/a")),          Event::request(0, 3, get("/b")),
+      Event::request(kO1, 0, kAccepted),        Event::request(kO2, 0, kAccepted),
+      Event::response(kO1, 5, forwarded("/a")), Event::response(kO2, 7, forwarded("/b")),
+      Event::request(kO2, 8, answer("for b")),  Event::request(kO1, 6, answer("for a"))};
+  auto in_order = t;
+  in_order.push_back(Event::response(0, 2, relayed("for a")));
+  in_order.push_back(Event::response(0, 4, relayed("for b")));
+  EXPECT_TRUE(play(in_order).accepted());
+  t.push_back(Event::response(0, 2, relayed("for b")));
+  EXPECT_EQ(play(t).status, Verdict::Status::Reject);
+}
+
+TEST(ProxyModel, RefusalsOnlyWhenAllowed) {
+  std::vector<Event> t = {
+      Event::request(0, 1, get("/a")),
+      Event::response(0, 2, {{"status", 403}, {"headers", Json::object()}})};
+  EXPECT_EQ(play(t).status, Verdict::Status::Reject);
+  EXPECT_TRUE(play(t, {.refusals = true}).accepted());
+  // A refused request is never forwarded.
+  t.push_back(Event::request(kO1, 0, kAccepted));
+  t.push_back(Event::response(kO1, 3, forwarded("/a")));
+  EXPECT_EQ(play(t, {.refusals = true}).status, Verdict::Status::Reject);
+}
+
+TEST(ProxyModel, ReusesAnOriginConnectionAfterItsAnswer) {
+  std::vector<Event> t = {
+      Event::request(0, 1, get("/a")),         Event::request(1, 3, get("/b")),
+      Event::request(kO1, 0, kAccepted),       Event::response(kO1, 5, forwarded("/b")),
+      Event::request(kO1, 6, answer("for b")), Event::response(kO1, 7, forwarded("/a")),
+      Event::request(kO1, 8, answer("for a")), Event::response(0, 2, relayed("for a")),
+      Event::response(1, 4, relayed("for b"))};
+  EXPECT_TRUE(play(t).accepted());
+  // Not before: one request at a time per origin connection in this trace
+  // means the second forward followed the first answer; a second forward
+  // of the same request is not explained.
+  t[5] = Event::response(kO1, 7, forwarded("/b"));
+  EXPECT_EQ(play(t).status, Verdict::Status::Reject);
+}
+
+}  // namespace
+}  // namespace dualfuzz::proxy
