@@ -10,7 +10,10 @@ alike:
             instrumentation + libFuzzer's per-execution bookkeeping
   fuzzing   the fuzz target fuzzing from the corpus (mutations, targeted
             replays, inputs it then rejects as too costly)
-and prints exec per CPU second and the ratios, plus the corpus's cost profile
+and prints exec per CPU second and the ratios, plus where the fuzzing run's
+time went (the fuzz target's DUALFUZZ_TIMING=1 line: playing its inputs,
+mutating, targeted replays, libFuzzer's own work), which compares fuzzing
+with playing *the inputs it actually played*, plus the corpus's cost profile
 (throughput_bench --costs) and the cost of 10-request generated scripts (the
 pipeline figure the issue first compared with).
 
@@ -102,8 +105,11 @@ def main():
         fcorpus = os.path.join(work, "fuzzing")
         shutil.copytree(corpus, fcorpus)
         out, cpu, _ = run([a.fuzzer, f"-max_total_time={int(a.seconds)}",
-                           "-print_final_stats=1", fcorpus], env)
+                           "-print_final_stats=1", fcorpus], dict(env, DUALFUZZ_TIMING="1"))
         fuzzing = units(out) / cpu
+        timing = re.search(r"timing: ([\d.]+) s since start; playing (\d+) inputs ([\d.]+) s; "
+                           r"mutating (\d+) times ([\d.]+) s \(targeted replays ([\d.]+) s\); "
+                           r"rest ([-\d.]+) s", out)
 
         print("exec per CPU second on the corpus's inputs (all threads of each process):")
         print(f"  pipeline (throughput_bench --corpus):   {pipeline:8.0f}")
@@ -113,6 +119,17 @@ def main():
               f"ratio to pipeline {fuzzing / pipeline:.2f}")
         print(f"  pipeline on generated 10-request scripts: {generated:6.0f}   "
               f"fuzzing / that {fuzzing / generated:.2f}")
+        if timing:
+            total, played, play, muts, mutate, targeted, rest = (
+                float(x) for x in timing.groups())
+            print(f"where the fuzzing run's {total:.1f} s went (wall clock inside the process):")
+            print(f"  playing its {played:.0f} inputs     {play:7.2f} s  {100 * play / total:5.1f} %")
+            print(f"  mutating ({muts:.0f} calls)       {mutate:7.2f} s  {100 * mutate / total:5.1f} %"
+                  f"   of which targeted replays {targeted:.2f} s")
+            print(f"  libFuzzer's own work        {rest:7.2f} s  {100 * rest / total:5.1f} %")
+            print(f"  fuzzing / playing the same inputs: {play / total:.2f}   "
+                  f"(x entry/pipeline {entry / pipeline:.2f} = {play / total * entry / pipeline:.2f} "
+                  f"of the pipeline on the inputs fuzzing played)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -113,13 +113,29 @@ def coverage_engine(engine, args, m):
                        stderr=subprocess.STDOUT, cwd=tmp, timeout=args.seconds + 300)
     log = open(os.path.join(tmp, "engine.log"), errors="replace").read()
     execs = [int(x) for x in re.findall(r"^#(\d+)", log, re.M)]
+    for stats in glob.glob(os.path.join(tmp, "afl/*/fuzzer_stats")):
+        done = re.search(r"^execs_done\s*:\s*(\d+)", open(stats).read(), re.M)
+        execs.append(int(done.group(1)) if done else 0)
     res = []
     index = os.path.join(found, "findings.jsonl")
     if os.path.exists(index):
-        for line in open(index):
-            j = json.loads(line)
+        seen = set()
+        # (AFL++'s forked children each write their firsts: keep the earliest.)
+        for j in sorted((json.loads(line) for line in open(index)), key=lambda j: j["seconds"]):
+            if j["key"] in seen:
+                continue
+            seen.add(j["key"])
+            # The engines keep a violation's script as played; `dualfuzz fuzz`
+            # shrinks its findings, so these are shrunk the same way here
+            # (--shrink) before the kill check: an unshrunk script may also
+            # trip one of lighttpd's own bugs and pass for no kill.
+            script = os.path.join(found, j["file"])
+            sh = subprocess.run([args.dualfuzz, "fuzz", "--target", m.target, "--shrink", script,
+                                 "--shrink-tries", "3", "--json", "-q"],
+                                capture_output=True, text=True, timeout=600)
+            shrunk = eval_blackbox.last_json(sh.stdout) or {}
             res.append({"first_seconds": round(j["seconds"], 3), "signature": j["key"],
-                        "script": open(os.path.join(found, j["file"])).read()})
+                        "script": shrunk.get("script") or open(script).read()})
     shutil.rmtree(tmp, ignore_errors=True)
     return (max(execs) if execs else None), res
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 
 #include "dualfuzz/campaign/race_skeleton.h"
 #include "dualfuzz/campaign/signature.h"
@@ -98,6 +100,13 @@ RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
   for (const auto& m : r.trace.messages())
     c.requests_sent += harness::is_request_label(m.label);
   c.inconclusive += r.inconclusive();
+  // DUALFUZZ_LOG_INCONCLUSIVE=FILE: each script the oracle gave up on is
+  // appended there with why (to see which script shapes hit the budget).
+  if (r.inconclusive())
+    if (const char* log = std::getenv("DUALFUZZ_LOG_INCONCLUSIVE"); log && *log)
+      std::ofstream(log, std::ios::app) << "### script\n"
+                                        << harness::print_script(s) << "### run\n"
+                                        << r.report(protocol_) << "\n";
   if (r.outcome == RunResult::Outcome::InternalError) ++c.internal_errors;
   return r;
 }

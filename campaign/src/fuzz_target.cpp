@@ -135,7 +135,39 @@ const mutator::ScriptMutator& FuzzTarget::the_mutator() {
   return *mutator_;
 }
 
+namespace {
+// Adds the wall clock of its scope to `into`.
+class Stopwatch {
+ public:
+  explicit Stopwatch(double& into) : into_(into) {}
+  ~Stopwatch() {
+    into_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  }
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+
+ private:
+  double& into_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
+}  // namespace
+
+FuzzTarget::~FuzzTarget() {
+  const char* e = std::getenv("DUALFUZZ_TIMING");
+  if (!e || std::string(e) != "1") return;
+  const double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const double targeted = mutator_ ? mutator_->targeted_stats().seconds : 0;
+  std::fprintf(stderr,
+               "==dualfuzz== timing: %.3f s since start; playing %llu inputs %.3f s; "
+               "mutating %llu times %.3f s (targeted replays %.3f s); rest %.3f s\n",
+               total, static_cast<unsigned long long>(scripts_), play_seconds_,
+               static_cast<unsigned long long>(mutations_), mutate_seconds_, targeted,
+               total - play_seconds_ - mutate_seconds_);
+}
+
 int FuzzTarget::test_one_input(const std::uint8_t* data, std::size_t size) {
+  Stopwatch w(play_seconds_);
   try {
     return play_one(data, size);
   } catch (const std::exception& e) {  // nothing may cross the C ABI
@@ -190,7 +222,10 @@ void FuzzTarget::server_crashed(const harness::Script& script,
 
 int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   campaign::Player& p = player();
-  auto script = p.parse(std::string_view(reinterpret_cast<const char*>(data), size));
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto script = last_mutation_ && last_mutation_->text == text
+                    ? Result<harness::Script>(last_mutation_->script)
+                    : p.parse(text);
   if (!script) return kReject;  // not a script: nothing to play
   if (server_coverage_ && !server_up()) return 0;
   harness::RunResult r = p.play(*script);
@@ -264,11 +299,21 @@ void FuzzTarget::record_finding(const harness::Script& script,
 
 std::size_t FuzzTarget::mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,
                                unsigned int seed) {
+  Stopwatch w(mutate_seconds_);
+  ++mutations_;
   try {
     std::mt19937_64 rng(seed);
-    return emit(the_mutator().mutate(
-                    std::string_view(reinterpret_cast<char*>(data), size), max_size, rng),
-                data, max_size);
+    const std::string_view in(reinterpret_cast<char*>(data), size);
+    const harness::Script* known =
+        last_mutation_ && last_mutation_->text == in ? &last_mutation_->script : nullptr;
+    harness::Script out = the_mutator().mutate_script(in, known, max_size, rng);
+    std::string text = harness::print_script(out);
+    const std::size_t n = emit(text, data, max_size);
+    if (n == text.size())
+      last_mutation_ = Parsed{std::move(text), std::move(out)};
+    else
+      last_mutation_.reset();
+    return n;
   } catch (...) {  // nothing may cross the C ABI
     return std::min(size, max_size);
   }
@@ -278,6 +323,8 @@ std::size_t FuzzTarget::cross_over(const std::uint8_t* d1, std::size_t s1,
                                    const std::uint8_t* d2, std::size_t s2,
                                    std::uint8_t* out, std::size_t max_out,
                                    unsigned int seed) {
+  Stopwatch w(mutate_seconds_);
+  ++mutations_;
   try {
     std::mt19937_64 rng(seed);
     return emit(

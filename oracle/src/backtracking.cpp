@@ -330,6 +330,7 @@ struct HypothesisSearch::Dfs {
   std::vector<std::shared_ptr<const std::set<ConnId>>> closed_at;
   // For each connection, the positions of the responses observed on it.
   std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
+  std::unordered_map<ConnId, std::vector<std::size_t>> requests_on;  // (positions)
   std::vector<Request> requests;  // the trace's requests, interned (one per observation)
   std::vector<std::unique_ptr<SubsumptionSet>> seen;  // per position, lazily
   // A hypothesis to run from position i on, or (expanding) a node whose
@@ -344,6 +345,22 @@ struct HypothesisSearch::Dfs {
     bool root = false;  // one of the hypotheses the search started from
   };
   std::vector<Entry> stack;
+  // Deferred successors: the server absorbed the last request of `conn` in
+  // the trace without changing anything but that connection's responses,
+  // and the trace shows no response to it (yet). Such a step is never
+  // needed to explain the trace: whatever follows it can follow without it,
+  // the request left in flight (nothing later waits behind it, nothing
+  // observed depends on it). They wait here instead of on the stack, and go
+  // back to it if the trace grows a response or a request on `conn` (the
+  // online search). A concurrent history leaves a request per client
+  // unanswered at its end, and absorbing every read among them, in every
+  // state, multiplied the configurations of a prefix by thousands.
+  struct Parked {
+    Entry entry;
+    ConnId conn = 0;
+    std::size_t answers = 0;  // responses in flight on conn before the request
+  };
+  std::vector<Parked> parked;
   std::vector<Hypothesis> succ;
   std::size_t deepest = 0, nodes = 0;
   // A branch was cut by a limit (the divergence guard) in some call: the
@@ -519,6 +536,10 @@ StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
   }
   const Request r = intern(conn, label, std::move(body));
   for (Hypothesis& h : live_) h.net.push_request(r);
+  if (!deferred_.empty()) {  // (what the hypotheses set aside will run through)
+    log_.push_back(Observation{Observation::Kind::Request, conn, label, r.body});
+    log_requests_.push_back(r);
+  }
   return o;
 }
 
@@ -527,6 +548,10 @@ StepOutcome HypothesisSearch::connection_closed(ConnId conn) {
   if (dfs_mode_) {
     dfs_trace_.push_back(Observation{Observation::Kind::Close, conn, 0, nullptr});
     return {};
+  }
+  if (!deferred_.empty()) {
+    log_.push_back(Observation{Observation::Kind::Close, conn, 0, nullptr});
+    log_requests_.emplace_back();
   }
   SubsumptionSet merged(closed_, true);
   for (Hypothesis& h : live_) {
@@ -683,10 +708,125 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
                                      std::make_shared<const Json>(v)});
     return resume_depth_first();
   }
-  StepOutcome o = response_received(c, label, v, 0);
+  current_logged_ = false;
+  if (!deferred_.empty()) {
+    log_response(c, label, v);
+    prune_deferred(c, v);
+  }
+  StepOutcome o = response_received(c, label, v, 0, limits_.set_aside_quiet_steps);
+  if (o.status == StepOutcome::Status::Dead && !deferred_.empty() && !dfs_mode_) {
+    // No rejection while a hypothesis set aside may still explain the
+    // trace: run them all forward, exhaustively, through this response.
+    log_response(c, label, v);
+    Ctx ctx(0, &closed_);
+    std::vector<Hypothesis> found;
+    if (!catch_up(log_.size(), found, ctx)) {
+      o = finish(ctx);
+    } else if (!found.empty()) {
+      live_ = std::move(found);
+      o = {};
+    }
+  }
   if (o.status == StepOutcome::Status::Dead && limits_.max_reasons > 0 && !dfs_mode_)
-    o = response_received(c, label, v, limits_.max_reasons);
+    o = response_received(c, label, v, limits_.max_reasons, false);
+  if (deferred_.empty()) {
+    log_.clear();
+    log_requests_.clear();
+  }
+  current_logged_ = false;
   return o;
+}
+
+void HypothesisSearch::log_response(ConnId conn, Label label, const Json& response) {
+  if (current_logged_) return;
+  if (log_.empty()) log_closed_ = closed_;
+  log_.push_back(Observation{Observation::Kind::Response, conn, label,
+                             std::make_shared<const Json>(response)});
+  log_requests_.emplace_back();
+  log_current_ = log_.size() - 1;
+  current_logged_ = true;
+}
+
+// A hypothesis set aside is frozen: the responses it has in flight on conn
+// stay as they were, and the k-th of them is the k-th response observed on
+// conn since (none can be delivered before it runs again). One that cannot
+// match is dead, without running it forward.
+void HypothesisSearch::prune_deferred(ConnId conn, const Json& response) {
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < deferred_.size(); ++k) {
+    Deferred& d = deferred_[k];
+    bool dead = false;
+    if (d.conn == conn) {
+      d.h.net.for_each_response([&](ConnId c, const Network::ResponseQueue& rs) {
+        if (c != conn || d.answered >= rs.size()) return;
+        Guard g = guard(rs[d.answered].pattern, response, &d.h.store, false);
+        if (!g.ok()) {
+          dead = true;
+        } else if (!g.constraint.is_true() || !g.bindings.empty()) {
+          ConstraintStore probe = d.h.store;
+          dead = admit(g, probe, *solver_) == Sat::No;
+        }
+      });
+      ++d.answered;
+    }
+    if (dead) continue;
+    if (kept != k) deferred_[kept] = std::move(d);
+    ++kept;
+  }
+  deferred_.resize(kept);
+}
+
+bool HypothesisSearch::catch_up(std::size_t end, std::vector<Hypothesis>& out, Ctx& ctx) {
+  std::vector<Deferred> todo = std::move(deferred_);
+  deferred_.clear();
+  std::stable_sort(todo.begin(), todo.end(),
+                   [](const Deferred& a, const Deferred& b) { return a.at < b.at; });
+  std::vector<Hypothesis> saved_live = std::move(live_);
+  const std::set<ConnId> saved_closed = closed_;
+  const SearchLimits saved_limits = limits_;
+  limits_.depth_first_after = 0;  // (exhaustive, as the search it stands for)
+  std::set<ConnId> closed = log_closed_;
+  std::vector<Hypothesis> set;
+  std::size_t k = 0;
+  bool ok = true;
+  for (std::size_t p = todo.empty() ? end : todo.front().at; p < end && ok; ++p) {
+    const Observation& ob = log_[p];
+    switch (ob.kind) {
+      case Observation::Kind::Request:
+        for (Hypothesis& h : set) h.net.push_request(log_requests_[p]);
+        break;
+      case Observation::Kind::Close:
+        closed.insert(ob.conn);
+        for (Hypothesis& h : set) h.net.drop_responses(ob.conn);
+        break;
+      case Observation::Kind::Response: {
+        live_ = std::move(set);
+        set.clear();
+        for (; k < todo.size() && todo[k].at == p; ++k)
+          live_.push_back(std::move(todo[k].h));
+        if (live_.empty()) break;
+        closed_ = closed;
+        StepOutcome o = response_received(ob.conn, ob.label, *ob.body, 0, false);
+        if (o.status == StepOutcome::Status::GaveUp) {
+          ok = false;
+          ctx.gave_up = true;
+          ctx.gave_up_why = o.reasons.empty()
+                                ? Reason::generic(Reason::Kind::Limit, {}, "limit")
+                                : o.reasons.front();
+        } else if (o.status == StepOutcome::Status::Alive) {
+          set = std::move(live_);
+        }
+        break;
+      }
+    }
+  }
+  // (Set aside at `end` itself: still before their search, which is the caller's.)
+  for (; k < todo.size(); ++k) set.push_back(std::move(todo[k].h));
+  live_ = std::move(saved_live);
+  closed_ = saved_closed;
+  limits_ = saved_limits;
+  out = std::move(set);
+  return ok;
 }
 
 // The depth-first search over the observations since the switch, from the
@@ -728,8 +868,7 @@ StepOutcome HypothesisSearch::resume_depth_first() {
 }
 
 StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Json& v,
-                                                std::size_t max_reasons) {
-  (void)label;
+                                                std::size_t max_reasons, bool set_aside) {
   Ctx ctx(max_reasons, &closed_);
   if (closed_.count(c)) {
     ctx.give_up("response observed on connection " + std::to_string(c) +
@@ -792,7 +931,29 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
       continue;
     }
     succ.clear();
-    expand(h, c, succ, ctx);
+    if (!set_aside) {
+      expand(h, c, succ, ctx);
+    } else {
+      for (ConnId d : ready_order(h, c, ctx)) {
+        const std::size_t first = succ.size();
+        expand_via(h, d, succ, ctx);
+        // (A closed connection's response is never observed: nothing
+        // would ever bring such a hypothesis back but a rejection.)
+        if (d == c || ctx.closed->count(d)) continue;
+        std::size_t kept = first;
+        for (std::size_t k = first; k < succ.size(); ++k) {
+          Hypothesis& s = succ[k];
+          if (!s.server.is_ret() && s.server.event().state == h.server.event().state) {
+            log_response(c, label, v);
+            deferred_.push_back(Deferred{log_current_, d, 0, std::move(s)});
+            continue;
+          }
+          if (kept != k) succ[kept] = std::move(s);
+          ++kept;
+        }
+        succ.resize(kept);
+      }
+    }
     for (Hypothesis& s : succ) queue.push_back(std::move(s));
     for (Hypothesis& d : delivered) next.insert(d);
     explored_ += delivered.size();
@@ -802,9 +963,25 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   }
   if (too_many) {
     // The live explanations are as they were before this response: search
-    // on from them depth-first, this response first.
+    // on from them depth-first, this response first. The hypotheses set
+    // aside before this response are explanations too: they join them
+    // (those set aside in this response's search descend from them).
+    std::vector<Hypothesis> roots = live_;
+    if (!deferred_.empty()) {
+      std::size_t end = log_.size();
+      if (current_logged_) {
+        end = log_current_;
+        std::erase_if(deferred_, [&](const Deferred& d) { return d.at == end; });
+      }
+      std::vector<Hypothesis> more;
+      if (!catch_up(end, more, ctx)) return finish(ctx);
+      for (Hypothesis& m : more) roots.push_back(std::move(m));
+      log_.clear();
+      log_requests_.clear();
+      current_logged_ = false;
+    }
     dfs_mode_ = true;
-    dfs_roots_ = live_;
+    dfs_roots_ = std::move(roots);
     dfs_roots_closed_ = closed_;
     dfs_.reset();
     dfs_trace_ = {Observation{Observation::Kind::Response, c, label,
@@ -903,6 +1080,8 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
     }
     if (trace[i].kind == Observation::Kind::Response)
       d.responses_on[trace[i].conn].push_back(i);
+    if (trace[i].kind == Observation::Kind::Request)
+      d.requests_on[trace[i].conn].push_back(i);
     d.requests.push_back(trace[i].kind == Observation::Kind::Request
                              ? intern(trace[i].conn, trace[i].label, trace[i].body)
                              : Request{});
@@ -910,6 +1089,34 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   d.seen.resize(trace.size() + 1);
   Ctx& ctx = d.ctx;
   ctx.gave_up = false;
+  // Whether the trace, from position i on, shows no request on `conn` and
+  // no more than `answers` responses there (Dfs::Parked).
+  auto unanswered = [&](std::size_t i, ConnId conn, std::size_t answers) {
+    auto from = [i](const std::unordered_map<ConnId, std::vector<std::size_t>>& m,
+                    ConnId k) -> std::size_t {
+      auto it = m.find(k);
+      if (it == m.end()) return 0;
+      return static_cast<std::size_t>(
+          it->second.end() - std::lower_bound(it->second.begin(), it->second.end(), i));
+    };
+    return from(d.requests_on, conn) == 0 && from(d.responses_on, conn) <= answers;
+  };
+  // Deferred steps the grown trace now needs go back onto the stack (their
+  // in-flight responses are checked again, as a starting point's are).
+  {
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < d.parked.size(); ++k) {
+      Dfs::Parked& p = d.parked[k];
+      if (unanswered(p.entry.i, p.conn, p.answers)) {
+        if (kept != k) d.parked[kept] = std::move(p);
+        ++kept;
+        continue;
+      }
+      p.entry.root = true;
+      d.stack.push_back(std::move(p.entry));
+    }
+    d.parked.resize(kept);
+  }
   // Lookahead (offline only): the k-th response in flight on a connection is
   // the k-th response observed on it from here on, so a hypothesis whose
   // in-flight response cannot match it is dead already — prune it now rather
@@ -977,6 +1184,26 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
           ++alive;
         }
       succ.resize(alive);
+      // A quiet step on a request the trace never answers waits aside.
+      if (!succ.empty() && node.h.net.pending_on(via) == 1 && !node.h.server.is_ret()) {
+        const std::size_t answers = node.h.net.answers_on(via);
+        if (unanswered(i, via, answers)) {
+          std::size_t kept = 0;
+          for (std::size_t k = 0; k < succ.size(); ++k) {
+            Hypothesis& s = succ[k];
+            if (!s.server.is_ret() &&
+                s.server.event().state == node.h.server.event().state &&
+                s.next_var == node.h.next_var && s.store == node.h.store &&
+                s.net.absorbed_quietly(node.h.net, via)) {
+              d.parked.push_back(Dfs::Parked{Dfs::Entry{i, std::move(s)}, via, answers});
+              continue;
+            }
+            if (kept != k) succ[kept] = std::move(s);
+            ++kept;
+          }
+          succ.resize(kept);
+        }
+      }
       // (node is not used below: pushing may move it.)
       for (auto it = succ.rbegin(); it != succ.rend(); ++it)
         d.stack.push_back(Dfs::Entry{i, std::move(*it)});

@@ -120,6 +120,11 @@ std::size_t Network::pending_on(ConnId c) const {
   return ch ? ch->to_server.size() : 0;
 }
 
+std::size_t Network::answers_on(ConnId c) const {
+  const Channel* ch = find(c);
+  return ch ? ch->to_client.size() : 0;
+}
+
 const Network::RequestQueue* Network::requests_on(ConnId c) const {
   const Channel* ch = find(c);
   return ch && !ch->to_server.empty() ? &ch->to_server : nullptr;
@@ -176,6 +181,45 @@ std::size_t Network::hash() const {
     for (const InFlight& s : ch->to_client) h = mix(h, s.pattern.hash());
   }
   return h;
+}
+
+namespace {
+bool same_requests(const Network::RequestQueue& a, const Network::RequestQueue& b,
+                   std::size_t skip_a) {
+  if (a.size() != b.size() + skip_a) return false;
+  for (std::size_t j = 0; j < b.size(); ++j)
+    if (a[j + skip_a].label != b[j].label) return false;
+  return true;
+}
+}  // namespace
+
+bool Network::absorbed_quietly(const Network& before, ConnId c) const {
+  static const Channel empty;
+  const Chans &now = chans(), &was = before.chans();
+  std::size_t i = 0, j = 0;
+  bool seen_c = false;
+  while (i < now.size() || j < was.size()) {
+    const ConnId cn = i < now.size() ? now[i].first : ~ConnId{0};
+    const ConnId cw = j < was.size() ? was[j].first : ~ConnId{0};
+    const ConnId k = std::min(cn, cw);
+    const Channel& x = cn == k ? *now[i].second : empty;
+    const Channel& y = cw == k ? *was[j].second : empty;
+    if (cn == k) ++i;
+    if (cw == k) ++j;
+    if (k != c) {
+      if (&x == &y) continue;
+      if (!same_requests(x.to_server, y.to_server, 0) || !(x.to_client == y.to_client))
+        return false;
+      continue;
+    }
+    // c: one request fewer, the same responses with some appended.
+    seen_c = true;
+    if (!same_requests(y.to_server, x.to_server, 1)) return false;
+    if (x.to_client.size() < y.to_client.size()) return false;
+    for (std::size_t r = 0; r < y.to_client.size(); ++r)
+      if (!(x.to_client[r] == y.to_client[r])) return false;
+  }
+  return seen_c;
 }
 
 bool operator==(const Network& a, const Network& b) {

@@ -1,5 +1,10 @@
 #include "dualfuzz/specs/kv_store.h"
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "dualfuzz/specs/detail/jepsen_responses.h"
 
 namespace dualfuzz::specs {
@@ -8,42 +13,115 @@ using namespace oracle;
 namespace {
 using detail::jepsen_fail;
 using detail::jepsen_ok;
+
+// A request as the model reads it, decoded once per distinct request
+// (ServerModel::decode): the search runs the model on the same request in
+// many states, and field lookups in its JSON were a large part of a step.
+struct KvOp final : DecodedRequest {
+  enum class F { Get, Put, Append, Other } f = F::Other;
+  bool has_key = false;
+  std::string key;
+  std::string value;  // (absent: "")
+};
+
 const std::string* string_field(const Json& r, const char* name) {
   auto it = r.find(name);
   return it != r.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
 }
 
-// State: a JSON object key -> string; absent keys read as "". The state
-// lives in its ModelState, so an unchanged state is passed on without a copy.
+KvOp decode(const Json& r) {
+  KvOp op;
+  if (!r.is_object()) return op;
+  if (const std::string* k = string_field(r, "key")) {
+    op.has_key = true;
+    op.key = *k;
+  }
+  if (const std::string* v = string_field(r, "value")) op.value = *v;
+  if (const std::string* f = string_field(r, "f"))
+    op.f = *f == "get"      ? KvOp::F::Get
+           : *f == "put"    ? KvOp::F::Put
+           : *f == "append" ? KvOp::F::Append
+                            : KvOp::F::Other;
+  return op;
+}
+
+// The store: key -> value, sorted by key; absent keys read as "". A flat
+// vector rather than a JSON object: a step that writes copies it, and one
+// partition holds one key.
+struct KvState {
+  std::vector<std::pair<std::string, std::string>> entries;
+  const std::string& get(const std::string& key) const {
+    static const std::string empty;
+    auto it =
+        std::lower_bound(entries.begin(), entries.end(), key,
+                         [](const auto& e, const std::string& k) { return e.first < k; });
+    return it != entries.end() && it->first == key ? it->second : empty;
+  }
+  KvState with(const std::string& key, std::string value) const {
+    KvState next = *this;
+    auto it =
+        std::lower_bound(next.entries.begin(), next.entries.end(), key,
+                         [](const auto& e, const std::string& k) { return e.first < k; });
+    if (it != next.entries.end() && it->first == key)
+      it->second = std::move(value);
+    else
+      next.entries.insert(it, {key, std::move(value)});
+    return next;
+  }
+  friend bool operator==(const KvState&, const KvState&) = default;
+};
+// (Explanations and state-based heuristics read it as the JSON object.)
+void to_json(Json& j, const KvState& s) {
+  j = Json::object();
+  for (const auto& [k, v] : s.entries) j[k] = v;
+}
+}  // namespace
+}  // namespace dualfuzz::specs
+
+template <>
+struct std::hash<dualfuzz::specs::KvState> {
+  std::size_t operator()(const dualfuzz::specs::KvState& s) const {
+    std::size_t h = s.entries.size();
+    for (const auto& [k, v] : s.entries)
+      h = (h * 31 + std::hash<std::string>{}(k)) * 31 + std::hash<std::string>{}(v);
+    return h;
+  }
+};
+
+namespace dualfuzz::specs {
+namespace {
+// The state lives in its ModelState, so an unchanged state is passed on
+// without a copy.
 Tree serve(const ModelState& state) {
   return recv(state, [state](const Request& q) -> Tree {
-    const Json& st = *state.get<Json>();
-    const Json& r = q.json();
-    const std::string* key = r.is_object() ? string_field(r, "key") : nullptr;
-    if (!key) return send(q.conn, jepsen_fail(), serve(state));
-    const std::string* f = string_field(r, "f");
-    static const std::string empty;
-    auto it = st.find(*key);
-    const std::string& cur = it != st.end() ? it->get_ref<const std::string&>() : empty;
-    const std::string* value = string_field(r, "value");
-    const std::string& arg = value ? *value : empty;
-    if (f && *f == "get")
-      return send(q.conn,
-                  Sym::object({{"type", Sym::lit("ok")}, {"value", Sym::lit(cur)}}),
-                  serve(state));
-    if (f && (*f == "put" || *f == "append")) {
-      Json next = st;
-      next[*key] = *f == "put" ? arg : cur + arg;
-      return send(q.conn, jepsen_ok(), serve(ModelState(std::move(next))));
+    const KvState& st = *state.get<KvState>();
+    KvOp own;
+    const KvOp* op = q.decoded_as<KvOp>();
+    if (!op) {  // (no decoder: the same model, decoding here)
+      own = decode(q.json());
+      op = &own;
     }
-    return send(q.conn, jepsen_fail(), serve(state));
+    if (!op->has_key || op->f == KvOp::F::Other)
+      return send(q.conn, jepsen_fail(), serve(state));
+    const std::string& cur = st.get(op->key);
+    if (op->f == KvOp::F::Get) {
+      static const Sym::Fields kShape = Sym::fields({"type", "value"});
+      static const Sym kOk = Sym::lit("ok");
+      return send(q.conn, Sym::object(kShape, {kOk, Sym::lit(cur)}), serve(state));
+    }
+    std::string next = op->f == KvOp::F::Put ? op->value : cur + op->value;
+    return send(q.conn, jepsen_ok(),
+                serve(ModelState(st.with(op->key, std::move(next)))));
   });
 }
 }  // namespace
 
 ServerModel kv_store_model_unpartitioned() {
-  return ServerModel{"kv-store", [] { return serve(ModelState(Json::object())); },
-                     nullptr};
+  ServerModel m{"kv-store", [] { return serve(ModelState(KvState{})); }, nullptr};
+  m.decode = [](const Json& r) -> std::shared_ptr<const DecodedRequest> {
+    return std::make_shared<const KvOp>(decode(r));
+  };
+  return m;
 }
 
 ServerModel kv_store_model() {

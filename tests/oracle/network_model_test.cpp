@@ -19,6 +19,27 @@ TEST(NetworkModel, FifoPerConnectionAnyOrderAcross) {
   EXPECT_EQ(n.in_flight_requests(), 1u);
 }
 
+TEST(NetworkModel, AbsorbedQuietlyOnlyWhenNothingElseChanged) {
+  Network before;
+  before.push_request(req(1, 1));
+  before.push_request(req(2, 3));
+  before.push_response(1, Sym::lit("earlier"));
+  Network quiet = before;
+  quiet.pop_request(1);
+  EXPECT_TRUE(quiet.absorbed_quietly(before, 1));  // no answer (yet)
+  quiet.push_response(1, Sym::lit("answer"));
+  EXPECT_TRUE(quiet.absorbed_quietly(before, 1));   // answered on 1 only
+  EXPECT_FALSE(quiet.absorbed_quietly(before, 2));  // 2's request is still there
+  Network elsewhere = quiet;
+  elsewhere.push_response(2, Sym::lit("also"));  // it answered on 2 as well
+  EXPECT_FALSE(elsewhere.absorbed_quietly(before, 1));
+  Network lost = before;
+  lost.pop_request(1);
+  lost.pop_response(1);  // a response in flight went missing
+  EXPECT_FALSE(lost.absorbed_quietly(before, 1));
+  EXPECT_FALSE(before.absorbed_quietly(before, 1));  // nothing was absorbed
+}
+
 TEST(NetworkModel, ValueSemanticsAndEquality) {
   Network a;
   a.push_request(req(1, 1));

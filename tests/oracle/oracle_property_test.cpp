@@ -124,9 +124,14 @@ bool explainable(const std::vector<Event>& t) {
 // The online oracle gone depth-first at once (SearchLimits::
 // depth_first_after = 1: resumed and restarted searches from the first
 // response with two configurations on): its verdict, or nullopt if it gave up.
-std::optional<bool> online_depth_first(const std::vector<Event>& t) {
+// `set_aside`: SearchLimits::set_aside_quiet_steps (fuzz executions'),
+// breadth-first (`depth_first_after` = 0) or gone depth-first at once.
+std::optional<bool> online_depth_first(const std::vector<Event>& t,
+                                       std::size_t depth_first_after = 1,
+                                       bool set_aside = false) {
   OracleOptions opt;
-  opt.limits.depth_first_after = 1;
+  opt.limits.depth_first_after = depth_first_after;
+  opt.limits.set_aside_quiet_steps = set_aside;
   Oracle o(specs::getput_model(), opt);
   for (const Event& e : t)
     if (!o.observe(e).accepted()) break;
@@ -143,6 +148,10 @@ TEST(OracleProperty, ModelGeneratedTracesAreAccepted) {
       ASSERT_TRUE(o.observe(e).accepted()) << o.verdict().explanation;
     ASSERT_TRUE(check(specs::getput_model(), t).accepted());
     ASSERT_EQ(online_depth_first(t), std::optional<bool>(true));
+    ASSERT_EQ(online_depth_first(t, 0, true), std::optional<bool>(true));
+    ASSERT_EQ(online_depth_first(t, 1, true), std::optional<bool>(true));
+    // (Gone depth-first later, with hypotheses set aside before: they join.)
+    ASSERT_EQ(online_depth_first(t, 3, true), std::optional<bool>(true));
     ASSERT_TRUE(explainable(t)) << "brute force disagrees with the generator";
   }
 }
@@ -168,6 +177,10 @@ TEST(OracleProperty, MutatedResponseRejectedIffNothingExplainsIt) {
     ASSERT_EQ(o.verdict().accepted(), expected) << o.verdict().explanation;
     ASSERT_EQ(check(specs::getput_model(), t).accepted(), expected);
     ASSERT_EQ(online_depth_first(t), std::optional<bool>(expected));
+    ASSERT_EQ(online_depth_first(t, 0, true), std::optional<bool>(expected));
+    ASSERT_EQ(online_depth_first(t, 1, true), std::optional<bool>(expected));
+    // (Gone depth-first later, with hypotheses set aside before: they join.)
+    ASSERT_EQ(online_depth_first(t, 3, true), std::optional<bool>(expected));
     (expected ? accepted : rejected)++;
   }
   // Both directions must actually be exercised.

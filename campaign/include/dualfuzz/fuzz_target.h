@@ -36,6 +36,8 @@
 // violation (by its unshrunk signature) goes to DIR/finding-N.txt and a line
 // {"index", "seconds", "scripts", "key", "file"} to DIR/findings.jsonl, so a
 // campaign can replay what it found (bench/eval_mutants.py).
+// $DUALFUZZ_TIMING=1: at exit, where the process's time went (playing
+// inputs, mutating, targeted replays), for bench/engine_throughput.py.
 //
 // AFL++: build the same file with afl-clang-fast++ (it turns
 // -fsanitize=fuzzer into its persistent-mode driver) and run afl-fuzz with
@@ -135,6 +137,7 @@ class FuzzTarget {
   // inconclusive, or whose check cost the oracle more than keep_explored()
   // configurations: such an input may show new coverage, but a corpus of
   // them makes every later execution slow (see keep_explored()).
+  ~FuzzTarget();
   int test_one_input(const std::uint8_t* data, std::size_t size);
   // The most configurations an input's check may explore for the input to
   // be kept: kKeepExplored, or $DUALFUZZ_KEEP_EXPLORED (0: keep every
@@ -176,6 +179,16 @@ class FuzzTarget {
   void record_finding(const harness::Script& script, const harness::RunResult& r);
   std::set<std::string> finding_keys_;  // with $DUALFUZZ_FINDINGS
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  // The last mutation, printed and parsed: libFuzzer plays it next and
+  // mutates it again (a mutation chain), so neither parses it.
+  struct Parsed {
+    std::string text;
+    harness::Script script;
+  };
+  std::optional<Parsed> last_mutation_;
+  // Wall clock inside the hooks ($DUALFUZZ_TIMING=1 prints it at exit).
+  double play_seconds_ = 0, mutate_seconds_ = 0;
+  std::uint64_t mutations_ = 0;
   std::optional<campaign::ServerCoverage> server_coverage_;
   bool server_down_said_ = false;
 };

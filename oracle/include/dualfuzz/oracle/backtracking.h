@@ -44,6 +44,19 @@ struct SearchLimits {
   // The verdicts are the same; a highly concurrent history (50 clients) has
   // millions of explanations but needs few configurations to find one.
   std::size_t depth_first_after = 20'000;
+  // The incremental (breadth-first) search sets aside a step that absorbs a
+  // request no response has answered yet, on another connection than the
+  // one whose response it explains, when the model state does not change
+  // (a read, a refused write): such a step is only ever needed to explain
+  // that request's own response, which the trace has not shown. The
+  // hypotheses set aside are dropped when that response comes and
+  // contradicts them, and run forward through the observations since (the
+  // search made exhaustive again) before any rejection: no verdict changes,
+  // only the work (HypothesisSearch::Deferred). Fuzz executions set it: a
+  // script's requests on other connections are unanswered while the search
+  // explains one connection's response, and every read among them,
+  // absorbed in every state, multiplied the configurations.
+  bool set_aside_quiet_steps = false;
   std::size_t max_model_steps = 100'000;  // per request absorbed (divergence guard)
   std::size_t max_reasons = 8;
   // Keep each hypothesis's symbolic branches (Hypothesis::decisions).
@@ -121,8 +134,33 @@ class HypothesisSearch {
   Network::ConnList ready_order(const Hypothesis& h, ConnId c, Ctx& ctx);
   void expand_via(const Hypothesis& h, ConnId d, std::vector<Hypothesis>& succ, Ctx& ctx);
   StepOutcome finish(Ctx& ctx);
+  // The breadth-first search of one response over live_; `set_aside`:
+  // SearchLimits::set_aside_quiet_steps applies (not when running set-aside
+  // hypotheses forward, nor when looking for reasons).
   StepOutcome response_received(ConnId conn, Label label, const Json& response,
-                                std::size_t max_reasons);
+                                std::size_t max_reasons, bool set_aside);
+  // SearchLimits::set_aside_quiet_steps: the hypotheses set aside, each
+  // positioned in the search of the logged response `at` (as a hypothesis
+  // on that search's queue), and the observations since the first of them.
+  struct Deferred {
+    std::size_t at = 0;
+    ConnId conn = 0;           // whose request it absorbed (unanswered then)
+    std::size_t answered = 0;  // responses on conn observed since
+    Hypothesis h;
+  };
+  std::vector<Deferred> deferred_;
+  std::vector<Observation> log_;
+  std::vector<Request> log_requests_;  // (interned, per logged request)
+  std::set<ConnId> log_closed_;        // connections closed before log_[0]
+  std::size_t log_current_ = 0;        // log_'s entry for the response searched now
+  bool current_logged_ = false;
+  void log_response(ConnId conn, Label label, const Json& response);
+  // Drops the set-aside hypotheses that the response on `conn` rules out.
+  void prune_deferred(ConnId conn, const Json& response);
+  // Runs every set-aside hypothesis forward, exhaustively, through the logged
+  // observations before `end` (their own searches included); the
+  // explanations reached, in `out`. False when a limit stopped it.
+  bool catch_up(std::size_t end, std::vector<Hypothesis>& out, Ctx& ctx);
   // check_offline's search; `resumable`: keeps its state after it has
   // explained the whole trace, to go on from there when the trace grows.
   StepOutcome search_depth_first(const std::vector<Observation>& trace,

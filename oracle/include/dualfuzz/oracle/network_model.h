@@ -65,6 +65,8 @@ class Network {
   std::size_t in_flight_requests() const;
   // Requests still in flight on c.
   std::size_t pending_on(ConnId c) const;
+  // Responses in flight on c.
+  std::size_t answers_on(ConnId c) const;
   const RequestQueue* requests_on(ConnId c) const;
   // Every connection with responses in flight, with them (front first).
   std::vector<std::pair<ConnId, const ResponseQueue*>> responses() const;
@@ -82,6 +84,11 @@ class Network {
     for (const auto& [c, ch] : chans())
       if (!ch->to_client.empty()) f(c, ch->to_client);
   }
+
+  // Whether this network is `before` after the server absorbed c's front
+  // request and answered only on c (zero or more responses appended there):
+  // the absorption changed nothing anywhere else.
+  bool absorbed_quietly(const Network& before, ConnId c) const;
 
   std::size_t hash() const;
   friend bool operator==(const Network& a, const Network& b);
