@@ -121,6 +121,33 @@ TEST(ProxyModel, RangeMayBeDroppedOnlyWhereItMeansNothing) {
   EXPECT_EQ(play(trace("GET", Json::object())).status, Verdict::Status::Reject);
 }
 
+// The proxy is a server to its client: it MAY satisfy a GET's Range from
+// the origin's full 200 (RFC 9110 §14.2; Apache does), with the selected
+// bytes; not on PUT (a server MUST ignore Range there), and not with other
+// bytes.
+TEST(ProxyModel, ARangedGetMayBeServedPartiallyByTheProxy) {
+  auto trace = [](const std::string& method, Json relay) {
+    Json q = get("/a", {{"range", "bytes=1-2"}});
+    q["method"] = method;
+    Json f = forwarded("/a", {{"range", "bytes=1-2"}});
+    f["method"] = method;
+    return std::vector<Event>{Event::request(0, 1, q), Event::request(kO1, 0, kAccepted),
+                              Event::response(kO1, 3, f),
+                              Event::request(kO1, 4, answer("abcdef")),
+                              Event::response(0, 2, std::move(relay))};
+  };
+  auto partial = [](const std::string& body) {
+    Json r = relayed(body, {{"content-range", "bytes 1-2/6"}});
+    r["status"] = 206;
+    return r;
+  };
+  EXPECT_TRUE(play(trace("GET", relayed("abcdef"))).accepted());
+  EXPECT_TRUE(play(trace("GET", partial("bc"))).accepted());
+  EXPECT_EQ(play(trace("GET", partial("cd"))).status, Verdict::Status::Reject);
+  EXPECT_EQ(play(trace("PUT", partial("bc"))).status, Verdict::Status::Reject);
+  EXPECT_TRUE(play(trace("PUT", relayed("abcdef"))).accepted());
+}
+
 TEST(ProxyModel, ViaIsAddedBothWays) {
   Json no_via = forwarded("/a");
   no_via["headers"].erase("via");

@@ -155,7 +155,34 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
   return Sym::object(std::move(top));
 }
 
-Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode) {
+namespace {
+// The bytes of `body` that one "bytes=first-last" / "bytes=first-" /
+// "bytes=-suffix" range selects (RFC 9110 §14.1.2); nullopt for anything
+// else (several ranges, another unit, unsatisfiable).
+std::optional<std::string> one_range(std::string_view spec, const std::string& body) {
+  if (spec.rfind("bytes=", 0) != 0) return std::nullopt;
+  spec.remove_prefix(6);
+  const auto dash = spec.find('-');
+  if (dash == std::string_view::npos || spec.find(',') != std::string_view::npos)
+    return std::nullopt;
+  auto number = [](std::string_view d) -> std::optional<std::size_t> {
+    if (d.empty() || d.size() > 15 ||
+        !std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return static_cast<std::size_t>(std::stoull(std::string(d)));
+  };
+  const auto a = number(spec.substr(0, dash)), b = number(spec.substr(dash + 1));
+  if (!a) {  // a suffix
+    if (!b || *b == 0 || body.empty()) return std::nullopt;
+    return body.substr(body.size() - std::min(*b, body.size()));
+  }
+  if (*a >= body.size() || (b && *b < *a)) return std::nullopt;
+  return body.substr(*a, b ? *b - *a + 1 : std::string::npos);
+}
+}  // namespace
+
+Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
+                    std::string_view range) {
   const Json& h = headers_of(answer);
   const auto listed = connection_options(answer);
   std::vector<std::pair<std::string, Sym>> fields;
@@ -170,6 +197,22 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode) {
     status = answer["status"].get<int>();
   const bool no_content =
       method == "HEAD" || status < 200 || status == 204 || status == 304;
+  // RFC 9110 §14.2: to its client the proxy is a server, which MAY satisfy
+  // a GET's Range itself from the origin's full 200 (Apache's byte-range
+  // filter does; several ranges it MAY coalesce, §15.3.7.2). So a 206 with
+  // a Content-Range is correct too: with the selected bytes for one range;
+  // for several (multipart or coalesced) the content is not checked.
+  std::optional<Sym> partial;
+  if (method == "GET" && status == 200 && !range.empty()) {
+    std::vector<std::pair<std::string, Sym>> p = {{"status", Sym::lit(206)},
+                                                  {"headers", Sym::object(fields)}};
+    const auto slice = one_range(range, string_field(answer, "body"));
+    if (slice) p.emplace_back("body", Sym::lit(*slice));
+    if (mode == Mode::Forward)
+      p.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
+    // (One range that selects nothing: no 206 is possible, only the 200.)
+    if (slice || range.find(',') != std::string_view::npos) partial = Sym::object(std::move(p));
+  }
   std::vector<std::pair<std::string, Sym>> top = {
       {"status", Sym::lit(status)},
       {"headers", Sym::object(std::move(fields))},
@@ -178,6 +221,7 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode) {
   // MAY in responses.
   if (mode == Mode::Forward)
     top.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
+  if (partial) return Sym::alt({Sym::object(std::move(top)), std::move(*partial)});
   return Sym::object(std::move(top));
 }
 

@@ -22,10 +22,12 @@ using oracle::Tree;
 struct Owed {
   Label label = 0;
   std::string method;
+  std::string range;  // the request's Range field (a proxy may serve it itself)
   std::optional<Sym> response;  // known once answered (relayed or its own)
   const char* clause = kRelayClause;
   friend bool operator==(const Owed& a, const Owed& b) {
-    return a.label == b.label && a.method == b.method && a.response == b.response;
+    return a.label == b.label && a.method == b.method && a.range == b.range &&
+           a.response == b.response;
   }
 };
 // A request received and not yet forwarded. Identified by (client, label):
@@ -165,7 +167,8 @@ class ProxyModel {
         auto [client, label] = conn.carrying.front();
         conn.carrying.pop_front();
         for (Owed& x : s.owed[client])
-          if (x.label == label) x.response = relayed_pattern(q.json(), x.method, o_.mode);
+          if (x.label == label)
+            x.response = relayed_pattern(q.json(), x.method, o_.mode, x.range);
       }
       // An answer that says `Connection: close` ends the connection.
       conn.free = !connection_options(q.json()).count("close");
@@ -176,6 +179,10 @@ class ProxyModel {
               body.is_object() && body.contains("method") && body["method"].is_string()
                   ? body["method"].get<std::string>()
                   : "GET"};
+    if (body.is_object() && body.contains("headers") && body["headers"].is_object()) {
+      auto r = body["headers"].find("range");
+      if (r != body["headers"].end() && r->is_string()) owed.range = r->get<std::string>();
+    }
     if (answered_by_proxy(body)) {
       owed.response = own_answer_pattern();
       owed.clause = kMaxForwardsClause;

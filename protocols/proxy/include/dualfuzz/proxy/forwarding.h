@@ -57,8 +57,10 @@ Json mark_via(Json message);
 // What the proxy must forward for `request` (a client's request IR as sent).
 oracle::Sym forwarded_pattern(const Json& request, Mode mode);
 // What the proxy must relay to the client for the origin's `answer` (IR as
-// the proxy parsed it) to a request with `method`.
-oracle::Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode);
+// the proxy parsed it) to a request with `method` and Range field `range`
+// ("" none).
+oracle::Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
+                            std::string_view range = "");
 // A response the proxy makes itself: any (Max-Forwards 0, "as the final
 // recipient"), or an error status of its own (a refusal).
 oracle::Sym own_answer_pattern();
