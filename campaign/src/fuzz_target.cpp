@@ -4,9 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
-
 #include <fstream>
+#include <random>
 
 #include "dualfuzz/campaign/detail/engine_feedback.h"
 #include "dualfuzz/campaign/signature.h"
@@ -141,7 +140,8 @@ class Stopwatch {
  public:
   explicit Stopwatch(double& into) : into_(into) {}
   ~Stopwatch() {
-    into_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    into_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   }
   Stopwatch(const Stopwatch&) = delete;
   Stopwatch& operator=(const Stopwatch&) = delete;
@@ -287,14 +287,15 @@ void FuzzTarget::record_finding(const harness::Script& script,
   if (!finding_keys_.insert(key).second) return;
   const std::string file = "finding-" + std::to_string(finding_keys_.size()) + ".txt";
   std::ofstream(std::string(dir) + "/" + file) << harness::print_script(script);
-  harness::Json line = {
-      {"index", finding_keys_.size()},
-      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started_)
-                      .count()},
-      {"scripts", scripts_},
-      {"key", std::move(key)},
-      {"file", file}};
-  std::ofstream(std::string(dir) + "/findings.jsonl", std::ios::app) << line.dump() << "\n";
+  harness::Json line = {{"index", finding_keys_.size()},
+                        {"seconds", std::chrono::duration<double>(
+                                        std::chrono::steady_clock::now() - started_)
+                                        .count()},
+                        {"scripts", scripts_},
+                        {"key", std::move(key)},
+                        {"file", file}};
+  std::ofstream(std::string(dir) + "/findings.jsonl", std::ios::app)
+      << line.dump() << "\n";
 }
 
 std::size_t FuzzTarget::mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,

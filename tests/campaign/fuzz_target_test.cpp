@@ -12,8 +12,8 @@
 #include <sstream>
 #include <string>
 
-#include "dualfuzz/http/plugin.h"
 #include "dualfuzz/harness/script.h"
+#include "dualfuzz/http/plugin.h"
 
 namespace dualfuzz {
 namespace {
@@ -48,7 +48,8 @@ TEST(FuzzTarget, RejectsWhatIsNoScript) { EXPECT_EQ(play("", "not a script {"), 
 // script replayable (it parses back), a correct input writes nothing.
 TEST(FuzzTarget, KeepGoingWritesEachDistinctFindingOnce) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("dualfuzz-findings-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("dualfuzz-findings-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   ::setenv("DUALFUZZ_KEEP_GOING", "1", 1);
@@ -64,7 +65,8 @@ req 7 on c0: {"method":"GET","path":"/a"}
   {
     FuzzTarget t(http::plugin(), "inprocess:lost-update");
     auto one = [&](const std::string& in) {
-      return t.test_one_input(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());
+      return t.test_one_input(reinterpret_cast<const std::uint8_t*>(in.data()),
+                              in.size());
     };
     EXPECT_EQ(one(kScript), 0);  // no violation: nothing written
     EXPECT_FALSE(fs::exists(dir / "findings.jsonl"));

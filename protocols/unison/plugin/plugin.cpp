@@ -51,7 +51,8 @@ campaign::Plugin plugin() {
     if (arg == "unison") return "real Unison";
     if (arg == "unison-fastcheck") return "real Unison, fastcheck on";
     if (arg == "reference-disk") return "reference synchronizer on disk";
-    return "reference synchronizer, bug: " + (arg.empty() ? std::string("none planted") : arg);
+    return "reference synchronizer, bug: " +
+           (arg.empty() ? std::string("none planted") : arg);
   };
   return p;
 }
