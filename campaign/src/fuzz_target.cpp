@@ -222,10 +222,7 @@ void FuzzTarget::server_crashed(const harness::Script& script,
 
 int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   campaign::Player& p = player();
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto script = last_mutation_ && last_mutation_->text == text
-                    ? Result<harness::Script>(last_mutation_->script)
-                    : p.parse(text);
+  auto script = p.parse(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!script) return kReject;  // not a script: nothing to play
   if (server_coverage_ && !server_up()) return 0;
   harness::RunResult r = p.play(*script);
@@ -304,17 +301,9 @@ std::size_t FuzzTarget::mutate(std::uint8_t* data, std::size_t size, std::size_t
   ++mutations_;
   try {
     std::mt19937_64 rng(seed);
-    const std::string_view in(reinterpret_cast<char*>(data), size);
-    const harness::Script* known =
-        last_mutation_ && last_mutation_->text == in ? &last_mutation_->script : nullptr;
-    harness::Script out = the_mutator().mutate_script(in, known, max_size, rng);
-    std::string text = harness::print_script(out);
-    const std::size_t n = emit(text, data, max_size);
-    if (n == text.size())
-      last_mutation_ = Parsed{std::move(text), std::move(out)};
-    else
-      last_mutation_.reset();
-    return n;
+    return emit(the_mutator().mutate(
+                    std::string_view(reinterpret_cast<char*>(data), size), max_size, rng),
+                data, max_size);
   } catch (...) {  // nothing may cross the C ABI
     return std::min(size, max_size);
   }

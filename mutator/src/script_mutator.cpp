@@ -237,16 +237,9 @@ Script ScriptMutator::generate(std::mt19937_64& rng, std::size_t requests) const
 
 std::string ScriptMutator::mutate(std::string_view input, std::size_t max_size,
                                   std::mt19937_64& rng) const {
-  return harness::print_script(mutate_script(input, nullptr, max_size, rng));
-}
-
-Script ScriptMutator::mutate_script(std::string_view input, const Script* parsed,
-                                    std::size_t max_size, std::mt19937_64& rng) const {
-  Result<Script> own = parsed ? Result<Script>(*parsed)
-                              : harness::parse_script(input, protocol_.functions);
-  const bool ok = static_cast<bool>(own);
-  Script s = ok ? std::move(*own) : generate(rng, 1 + pick(rng, 6));
-  if (ok && targeted() && pick(rng, kTargetedOneIn) == 0) {
+  auto parsed = harness::parse_script(input, protocol_.functions);
+  Script s = parsed ? std::move(*parsed) : generate(rng, 1 + pick(rng, 6));
+  if (parsed && targeted() && pick(rng, kTargetedOneIn) == 0) {
     ++targeted_stats_.runs;
     const auto t0 = std::chrono::steady_clock::now();
     auto t = targeted_mutation(s, runner_(s), protocol_, *solver_, rng);
@@ -255,12 +248,12 @@ Script ScriptMutator::mutate_script(std::string_view input, const Script* parsed
     if (t) {
       ++targeted_stats_.rewrites;
       fit(*t, max_size);
-      return std::move(*t);
+      return harness::print_script(*t);
     }
   }
   for (std::size_t k = 1 + pick(rng, 4); k > 0; --k) mutate_once(s, rng);
   fit(s, max_size);
-  return s;
+  return harness::print_script(s);
 }
 
 std::string ScriptMutator::crossover(std::string_view a, std::string_view b,

@@ -179,13 +179,6 @@ class FuzzTarget {
   void record_finding(const harness::Script& script, const harness::RunResult& r);
   std::set<std::string> finding_keys_;  // with $DUALFUZZ_FINDINGS
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  // The last mutation, printed and parsed: libFuzzer plays it next and
-  // mutates it again (a mutation chain), so neither parses it.
-  struct Parsed {
-    std::string text;
-    harness::Script script;
-  };
-  std::optional<Parsed> last_mutation_;
   // Wall clock inside the hooks ($DUALFUZZ_TIMING=1 prints it at exit).
   double play_seconds_ = 0, mutate_seconds_ = 0;
   std::uint64_t mutations_ = 0;

@@ -57,10 +57,6 @@ class ScriptMutator {
   // until it fits, so libFuzzer's -minimize_crash can shrink).
   std::string mutate(std::string_view input, std::size_t max_size,
                      std::mt19937_64& rng) const;
-  // The same, unprinted; `parsed` (or null) is `input` already parsed, e.g.
-  // the previous mutation, which libFuzzer mutates again: no parse then.
-  harness::Script mutate_script(std::string_view input, const harness::Script* parsed,
-                                std::size_t max_size, std::mt19937_64& rng) const;
   // A prefix of `a` followed by a suffix of `b` (labels and references of
   // `b` renumbered to stay unique).
   std::string crossover(std::string_view a, std::string_view b, std::size_t max_size,
