@@ -265,31 +265,30 @@ std::string ScriptMutator::crossover(std::string_view a, std::string_view b,
   out.steps.assign(pa->steps.begin(),
                    pa->steps.begin() + pick(rng, pa->steps.size() + 1));
   std::size_t from = pick(rng, pb->steps.size() + 1);
+  // Requests and answers are the labelled steps with a body (a J-expression).
+  auto with_body = [](Step& st) -> std::pair<Label*, Jexp*> {
+    if (auto* r = std::get_if<RequestStep>(&st)) return {&r->label, &r->body};
+    if (auto* a = std::get_if<AnswerStep>(&st)) return {&a->label, &a->body};
+    return {nullptr, nullptr};
+  };
   std::map<Label, Label> map;
   Label next = std::max(harness::next_label(*pa), harness::next_label(out));
+  const std::size_t first_of_b = out.steps.size();
   for (std::size_t i = from; i < pb->steps.size(); ++i) {
     Step st = pb->steps[i];
-    if (auto* r = std::get_if<RequestStep>(&st)) {
-      map[r->label] = next;
-      r->label = next;
-      next += 2;
-    } else if (auto* a = std::get_if<AnswerStep>(&st)) {
-      map[a->label] = next;
-      a->label = next;
+    if (Label* l = with_body(st).first) {
+      map[*l] = next;
+      *l = next;
       next += 2;
     }
     out.steps.push_back(std::move(st));
   }
-  for (std::size_t i = 0; i < out.steps.size(); ++i) {
-    if (auto* r = std::get_if<RequestStep>(&out.steps[i])) {
-      if (i >= out.steps.size() - (pb->steps.size() - from))
-        r->body = relabel(r->body, map);
-    } else if (auto* a = std::get_if<AnswerStep>(&out.steps[i])) {
-      if (i >= out.steps.size() - (pb->steps.size() - from))
-        a->body = relabel(a->body, map);
+  // With every label of b mapped, b's references and waits follow them.
+  for (std::size_t i = first_of_b; i < out.steps.size(); ++i) {
+    if (Jexp* body = with_body(out.steps[i]).second) {
+      *body = relabel(*body, map);
     } else if (auto* w = std::get_if<WaitStep>(&out.steps[i])) {
-      if (i >= out.steps.size() - (pb->steps.size() - from))
-        if (auto it = map.find(w->label); it != map.end()) w->label = it->second;
+      if (auto it = map.find(w->label); it != map.end()) w->label = it->second;
     }
   }
   repair(out);
