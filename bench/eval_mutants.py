@@ -24,9 +24,7 @@ import argparse
 import glob
 import json
 import os
-import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,21 +32,16 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import eval_blackbox  # noqa: E402  (last_json())
+import eval_servercov  # noqa: E402  (engine_cmd(), executions())
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "scripts/subjects/build-instrumented.sh")
 SUBJECT = os.path.join(ROOT, "scripts/subjects/subject.sh")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     def __init__(self, binary, shm=None):
-        self.binary, self.port, self.shm = binary, free_port(), shm
+        self.binary, self.port, self.shm = binary, eval_servercov.free_port(), shm
         self.tmp = tempfile.mkdtemp(prefix="mutant-")
         os.chmod(self.tmp, 0o755)
         self.work = os.path.join(self.tmp, "s")
@@ -84,38 +77,19 @@ def shows(dualfuzz, target, script_file):
     return r.returncode == 1
 
 
-SEEDS = os.path.join(ROOT, "corpora/fuzz/http_inprocess_fuzzer")
-
-
 def coverage_engine(engine, args, m):
     """Runs libFuzzer or AFL++ against the mutant; its findings, by time."""
     tmp = tempfile.mkdtemp(prefix=f"mutant-{engine}-")
     found = os.path.join(tmp, "findings")
     os.makedirs(found)
-    env = dict(os.environ, DUALFUZZ_TARGET=m.target, DUALFUZZ_SERVER_COVERAGE=m.shm,
-               DUALFUZZ_KEEP_GOING="1", DUALFUZZ_FINDINGS=found)
-    env.pop("DUALFUZZ_BUG", None)
-    if engine == "libfuzzer":
-        corpus = os.path.join(tmp, "corpus")
-        shutil.copytree(SEEDS, corpus)
-        argv = [os.path.abspath(args.libfuzzer), f"-seed={args.seed}",
-                f"-max_total_time={args.seconds}", f"-artifact_prefix={tmp}/", corpus]
-    else:
-        env.update(AFL_SKIP_CPUFREQ="1", AFL_NO_UI="1", AFL_QUIET="1",
-                   AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES="1", AFL_SKIP_CRASHES="1",
-                   AFL_CUSTOM_MUTATOR_LIBRARY=os.path.abspath(args.afl_mutator),
-                   AFL_CUSTOM_MUTATOR_ONLY="1")
-        argv = ["afl-fuzz", "-s", str(args.seed), "-V", str(args.seconds), "-t", "5000",
-                "-i", SEEDS, "-o", os.path.join(tmp, "afl"), "--",
-                os.path.abspath(args.afl_target)]
+    # The same engine command as the server-coverage benchmark, plus the findings.
+    argv, env = eval_servercov.engine_cmd(engine, args, m.target, m.shm, tmp, args.seconds)
+    env["DUALFUZZ_FINDINGS"] = found
     with open(os.path.join(tmp, "engine.log"), "w") as out:
         subprocess.run(["nice", "-n", "5"] + argv, env=env, stdout=out,
                        stderr=subprocess.STDOUT, cwd=tmp, timeout=args.seconds + 300)
     log = open(os.path.join(tmp, "engine.log"), errors="replace").read()
-    execs = [int(x) for x in re.findall(r"^#(\d+)", log, re.M)]
-    for stats in glob.glob(os.path.join(tmp, "afl/*/fuzzer_stats")):
-        done = re.search(r"^execs_done\s*:\s*(\d+)", open(stats).read(), re.M)
-        execs.append(int(done.group(1)) if done else 0)
+    executions = eval_servercov.executions(engine, tmp, log)
     res = []
     index = os.path.join(found, "findings.jsonl")
     if os.path.exists(index):
@@ -137,7 +111,7 @@ def coverage_engine(engine, args, m):
             res.append({"first_seconds": round(j["seconds"], 3), "signature": j["key"],
                         "script": shrunk.get("script") or open(script).read()})
     shutil.rmtree(tmp, ignore_errors=True)
-    return (max(execs) if execs else None), res
+    return executions, res
 
 
 def run(patch, engine, args, original, log):
