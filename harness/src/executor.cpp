@@ -258,6 +258,23 @@ class Run {
     res_.trace.add(response_label(f.label), f.conn, ir);
     observe(oracle::Event::request(f.conn, response_label(f.label), ir));
     t_.send(f.conn, bytes);
+    if (p_.origin->closes_after && p_.origin->closes_after(f.ir, ir)) {
+      // The origin is done with the connection (for HTTP a MUST, RFC 9112
+      // §9.6): what the server forwarded on it after this request is not
+      // processed, so it is not in the trace either (for the model it is
+      // still to be forwarded, as a server that retries it elsewhere would).
+      OriginSide& o = side->second;
+      if (!o.held.empty())
+        res_.detail += "note: origin o" +
+                       std::to_string(f.conn - kFirstAcceptedConn + 1) +
+                       " closed after a `close` with " + std::to_string(o.held.size()) +
+                       " forwarded request(s) unprocessed\n";
+      o.held.clear();
+      o.open = false;
+      t_.close(f.conn);
+      observe(oracle::Event::close(f.conn));
+      return;
+    }
     side->second.awaiting = true;
     record_held(f.conn);
   }

@@ -35,6 +35,10 @@ TcpTransport::~TcpTransport() {
     boost::system::error_code ec;
     conn->socket.close(ec);
   }
+  for (auto& conn : lingering_) {
+    boost::system::error_code ec;
+    conn->socket.close(ec);
+  }
   // Let cancelled handlers run so none outlives this object's buffers.
   io_.restart();
   io_.poll();
@@ -140,6 +144,7 @@ void TcpTransport::drain_read(const std::shared_ptr<Conn>& conn,
     boost::system::error_code ec;
     conn->socket.close(ec);
     std::erase(draining_, conn);
+    std::erase(lingering_, conn);
     return;
   }
   conn->reading = true;
@@ -182,6 +187,19 @@ void TcpTransport::close(ConnId c) {
     conn->draining = true;
     conn->socket.shutdown(tcp::socket::shutdown_send, ec);
     draining_.push_back(conn);
+    if (!conn->reading) drain_read(conn, {});
+    conns_.erase(it);
+    std::erase_if(inbox_, [c](const Incoming& in) { return in.conn == c; });
+    return;
+  }
+  if (is_accepted_conn(c)) {
+    // The tester as an origin server closing after its answer: a staged
+    // close (RFC 9112 §9.6), so that a request the server sent meanwhile
+    // does not turn our close into a reset that loses the answer.
+    const std::shared_ptr<Conn> conn = it->second;
+    conn->draining = true;
+    conn->socket.shutdown(tcp::socket::shutdown_send, ec);
+    lingering_.push_back(conn);
     if (!conn->reading) drain_read(conn, {});
     conns_.erase(it);
     std::erase_if(inbox_, [c](const Incoming& in) { return in.conn == c; });
@@ -261,6 +279,11 @@ void TcpTransport::forget_accepted() {
     it->second->socket.close(ec);
     it = conns_.erase(it);
   }
+  for (const auto& conn : lingering_) {
+    boost::system::error_code ec;
+    conn->socket.close(ec);
+  }
+  lingering_.clear();
   std::erase_if(inbox_, [](const Incoming& in) { return is_accepted_conn(in.conn); });
   next_accepted_ = kFirstAcceptedConn;
   io_.restart();

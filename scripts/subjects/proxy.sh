@@ -8,11 +8,15 @@
 #   scripts/subjects/proxy.sh stop  tinyproxy 18100 18190 /tmp/subj-tinyproxy
 #   scripts/subjects/proxy.sh kind tinyproxy      # proxy (forward) or gateway
 # Subjects: tinyproxy, squid, apache2 (mod_proxy, ProxyRequests On): forward
-# proxies (`--spec proxy`); nginx (proxy_pass), haproxy: gateways (`--spec
-# gateway`). Installs the Debian packages when they are missing. start
-# checks one GET through the proxy against a throw-away origin.
+# proxies (`--spec proxy`); apache2-reverse (ProxyPass), nginx (proxy_pass),
+# haproxy: gateways (`--spec gateway`); nginx-via, haproxy-via: the same two
+# configured to add Via both ways (RFC 9110 §7.6.3), which neither does by
+# default, so what a missing Via masks in a trace shows. Installs the Debian
+# packages when they are missing. start checks one GET through the proxy
+# against a throw-away origin.
 set -euo pipefail
-ACTION=${1:?start|stop|version|kind}; NAME=${2:?tinyproxy|squid|apache2|nginx|haproxy}
+ACTION=${1:?start|stop|version|kind}
+NAME=${2:?tinyproxy|squid|apache2|apache2-reverse|nginx|nginx-via|haproxy|haproxy-via}
 PORT=${3:-18100}; ORIGIN=${4:-18190}; WORK=${5:-/tmp/dualfuzz-proxy-$NAME-$PORT}
 # shellcheck source=lib.sh
 . "$(dirname "$(realpath "$0")")/lib.sh"
@@ -21,8 +25,9 @@ case $NAME in
   tinyproxy) KIND=proxy; PKG=tinyproxy-bin ;;
   squid) KIND=proxy; PKG=squid ;;
   apache2) KIND=proxy; PKG=apache2 ;;
-  nginx) KIND=gateway; PKG=nginx ;;
-  haproxy) KIND=gateway; PKG=haproxy ;;
+  apache2-reverse) KIND=gateway; PKG=apache2 ;;
+  nginx | nginx-via) KIND=gateway; PKG=nginx ;;
+  haproxy | haproxy-via) KIND=gateway; PKG=haproxy ;;
   *) echo "proxy.sh: unknown subject $NAME" >&2; exit 2 ;;
 esac
 [ "$ACTION" = kind ] && { echo "$KIND"; exit 0; }
@@ -32,9 +37,9 @@ version() {
   case $NAME in
     tinyproxy) tinyproxy -v 2>&1 | head -1 ;;
     squid) squid -v | head -1 ;;
-    apache2) apache2 -v | head -1 ;;
-    nginx) nginx -v 2>&1 ;;
-    haproxy) haproxy -v | head -1 ;;
+    apache2*) apache2 -v | head -1 ;;
+    nginx*) nginx -v 2>&1 ;;
+    haproxy*) haproxy -v | head -1 ;;
   esac
 }
 
@@ -74,8 +79,11 @@ http_access allow localnet
 http_access deny all
 CONF
       squid -f "$WORK/squid.conf" ;;
-    apache2)
-      local mods=/usr/lib/apache2/modules
+    apache2 | apache2-reverse)
+      local mods=/usr/lib/apache2/modules proxying="ProxyRequests On"
+      [ "$NAME" = apache2-reverse ] && proxying="ProxyRequests Off
+ProxyPass / http://127.0.0.1:$ORIGIN/
+ProxyPassReverse / http://127.0.0.1:$ORIGIN/"
       cat >"$WORK/httpd.conf" <<CONF
 ServerRoot "$WORK"
 Listen 127.0.0.1:$PORT
@@ -89,14 +97,21 @@ User www-data
 Group www-data
 ServerName localhost
 MaxKeepAliveRequests 0
-ProxyRequests On
+$proxying
 ProxyVia On
 <Proxy "*">
   Require all granted
 </Proxy>
 CONF
       apache2 -f "$WORK/httpd.conf" -k start ;;
-    nginx)
+    nginx | nginx-via)
+      # (With Via: appended to the client's, and added to every response
+      # after the origin's own Via line.)
+      local via_map="" via_conf=""
+      [ "$NAME" = nginx-via ] && {
+        via_map='map $http_via $dualfuzz_via { "" "1.1 nginx"; default "$http_via, 1.1 nginx"; }'
+        via_conf='proxy_set_header Via $dualfuzz_via; add_header Via "1.1 nginx" always;'
+      }
       cat >"$WORK/nginx.conf" <<CONF
 daemon on;
 worker_processes 1;
@@ -108,14 +123,19 @@ http {
   client_body_temp_path $WORK/tmp/body;
   proxy_temp_path $WORK/tmp/proxy;
   keepalive_requests 100000;
+  $via_map
   server {
     listen 127.0.0.1:$PORT;
-    location / { proxy_pass http://127.0.0.1:$ORIGIN; }
+    location / { proxy_pass http://127.0.0.1:$ORIGIN; $via_conf }
   }
 }
 CONF
       nginx -c "$WORK/nginx.conf" -p "$WORK" ;;
-    haproxy)
+    haproxy | haproxy-via)
+      # (add-header appends a field line: after the message's own Via.)
+      local via_conf=""
+      [ "$NAME" = haproxy-via ] && via_conf='  http-request add-header Via "1.1 haproxy"
+  http-response add-header Via "1.1 haproxy"'
       cat >"$WORK/haproxy.cfg" <<CONF
 global
   pidfile $WORK/tmp/haproxy.pid
@@ -127,6 +147,7 @@ defaults
   timeout server 30s
 frontend clients
   bind 127.0.0.1:$PORT
+$via_conf
   default_backend origin
 backend origin
   server tester 127.0.0.1:$ORIGIN
@@ -164,10 +185,10 @@ stop() {
   local pid
   pid=$(cat "$WORK/tmp/"*.pid 2>/dev/null | head -1 || true)
   case $NAME in
-    apache2) [ -f "$WORK/httpd.conf" ] && apache2 -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;
-    nginx) [ -f "$WORK/nginx.conf" ] && nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
+    apache2*) [ -f "$WORK/httpd.conf" ] && apache2 -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;
+    nginx*) [ -f "$WORK/nginx.conf" ] && nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
     squid) [ -f "$WORK/squid.conf" ] && squid -f "$WORK/squid.conf" -k shutdown 2>/dev/null || true ;;
-    tinyproxy | haproxy) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
+    tinyproxy | haproxy*) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
   esac
   await_exit "$pid"
   rm -rf "$WORK"

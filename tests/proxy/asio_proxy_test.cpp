@@ -174,5 +174,108 @@ TEST(ProxyTarget, AProxyThatNeverForwardsIsALivenessViolationOnlyWhenAskedFor) {
   EXPECT_EQ(against("", true).outcome, Outcome::LivenessViolation);
 }
 
+// A proxy in tinyproxy's style: it forwards one request with `Connection:
+// close` and reads the origin's answer up to the origin's EOF, then relays
+// it (with Via) and closes. It relays nothing unless the tester's origin
+// closes, as RFC 9112 §9.6 requires of a server after a `close` request.
+class ReadsToEof {
+ public:
+  ReadsToEof(asio::io_context& io, std::uint16_t origin_port)
+      : io_(io),
+        acceptor_(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
+        origin_port_(origin_port) {
+    acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket s) {
+      if (ec) return;
+      client_.emplace(std::move(s));
+      asio::async_read_until(*client_, asio::dynamic_buffer(request_), "\r\n\r\n",
+                             [this](boost::system::error_code e, std::size_t n) {
+                               if (!e) forward(n);
+                             });
+    });
+  }
+  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  bool relayed() const { return relayed_; }
+
+ private:
+  void forward(std::size_t head) {
+    // Origin-form target, Host = the authority, Via added, and `close`.
+    std::string q = request_.substr(0, head);
+    const std::size_t target = q.find(' ') + 1, path = q.find('/', q.find("//") + 2);
+    q.erase(target, path - target);
+    std::string out;
+    std::size_t at = 0;
+    for (std::size_t eol; (eol = q.find("\r\n", at)) != std::string::npos; at = eol + 2) {
+      const std::string line = q.substr(at, eol - at);
+      std::string lower = line;
+      for (char& c : lower) c = static_cast<char>(std::tolower(c));
+      if (lower.starts_with("host:") || lower.starts_with("connection:")) continue;
+      if (line.empty()) {
+        out += "Host: 127.0.0.1:" + std::to_string(origin_port_) +
+               "\r\nVia: 1.1 mini\r\nConnection: close\r\n\r\n";
+        break;
+      }
+      out += line + "\r\n";
+    }
+    forwarded_ = std::move(out);
+    origin_.emplace(io_);
+    origin_->async_connect(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), origin_port_),
+        [this](boost::system::error_code e) {
+          if (e) return;
+          asio::async_write(*origin_, asio::buffer(forwarded_),
+                            [this](boost::system::error_code e, std::size_t) {
+                              if (!e) read_to_eof();
+                            });
+        });
+  }
+  void read_to_eof() {
+    asio::async_read(*origin_, asio::dynamic_buffer(answer_),
+                     [this](boost::system::error_code e, std::size_t) {
+                       if (e != asio::error::eof) return;
+                       answer_.insert(answer_.find("\r\n") + 2, "Via: 1.1 mini\r\n");
+                       relayed_ = true;
+                       asio::async_write(*client_, asio::buffer(answer_),
+                                         [this](boost::system::error_code, std::size_t) {
+                                           boost::system::error_code ec;
+                                           client_->shutdown(tcp::socket::shutdown_both,
+                                                             ec);
+                                         });
+                     });
+  }
+  asio::io_context& io_;
+  tcp::acceptor acceptor_;
+  std::uint16_t origin_port_;
+  std::optional<tcp::socket> client_, origin_;
+  std::string request_, forwarded_, answer_;
+  bool relayed_ = false;
+};
+
+// Both ways: the tester's origin closes after a request that says `close`,
+// so this proxy relays the answer and the run passes; had the origin kept
+// the connection open, nothing would reach the client (a liveness violation).
+harness::RunResult through_reads_to_eof(bool origin_closes, int timeout_ms,
+                                        bool* relayed) {
+  asio::io_context io;
+  const std::uint16_t origin_port = free_port(io);
+  ReadsToEof proxy(io, origin_port);
+  harness::TcpTransport t(io, "127.0.0.1", proxy.port());
+  EXPECT_TRUE(t.listen("127.0.0.1", origin_port));
+  harness::Protocol p = protocol({.origin = "127.0.0.1:" + std::to_string(origin_port)});
+  if (!origin_closes) p.origin->closes_after = nullptr;
+  auto r = play(t, p, "req 1 on c0: {\"path\":\"/a\"}\nwait 1\n", true, timeout_ms);
+  *relayed = proxy.relayed();
+  return r;
+}
+
+TEST(ProxyTarget, TheOriginClosesAfterARequestThatSaysClose) {
+  bool relayed = false;
+  auto r = through_reads_to_eof(true, 1000, &relayed);
+  EXPECT_EQ(r.outcome, Outcome::Pass) << r.report();
+  EXPECT_TRUE(relayed);
+  auto kept_open = through_reads_to_eof(false, 300, &relayed);
+  EXPECT_EQ(kept_open.outcome, Outcome::LivenessViolation) << kept_open.report();
+  EXPECT_FALSE(relayed);
+}
+
 }  // namespace
 }  // namespace dualfuzz::proxy

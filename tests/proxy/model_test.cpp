@@ -90,15 +90,40 @@ TEST(ProxyModel, ConnectionListedAndHopByHopFieldsMustGo) {
             Verdict::Status::Reject);
   // An end-to-end field may not be dropped.
   EXPECT_EQ(play(trace(Json::object())).status, Verdict::Status::Reject);
-  // Keep-Alive is hop-by-hop even when Connection does not name it.
+  // Keep-Alive is hop-by-hop even when Connection does not name it, but
+  // then removing it is only a SHOULD (§7.6.1): removed or passed on as is,
+  // never changed; named in Connection, it MUST go.
   Json ka = {{"keep-alive", "timeout=5"}};
-  auto with_ka = [&](Json fwd_headers) {
-    return std::vector<Event>{Event::request(0, 1, get("/a", ka)),
+  auto with_ka = [&](const Json& sent, Json fwd_headers) {
+    return std::vector<Event>{Event::request(0, 1, get("/a", sent)),
                               Event::request(kO1, 0, kAccepted),
                               Event::response(kO1, 3, forwarded("/a", fwd_headers))};
   };
-  EXPECT_TRUE(play(with_ka(Json::object())).accepted());
-  EXPECT_EQ(play(with_ka(ka)).status, Verdict::Status::Reject);
+  EXPECT_TRUE(play(with_ka(ka, Json::object())).accepted());
+  EXPECT_TRUE(play(with_ka(ka, ka)).accepted());
+  EXPECT_EQ(play(with_ka(ka, {{"keep-alive", "timeout=9"}})).status,
+            Verdict::Status::Reject);
+  Json listed_ka = {{"connection", "keep-alive"}, {"keep-alive", "timeout=5"}};
+  EXPECT_TRUE(play(with_ka(listed_ka, Json::object())).accepted());
+  EXPECT_EQ(play(with_ka(listed_ka, ka)).status, Verdict::Status::Reject);
+}
+
+// The same on the way back: an unlisted Keep-Alive in the origin's answer
+// may be relayed or not; one its Connection names may not.
+TEST(ProxyModel, AnUnlistedHopByHopFieldOfTheAnswerMayBeRelayed) {
+  auto trace = [](Json answer_headers, Json relayed_headers) {
+    return std::vector<Event>{Event::request(0, 1, get("/a")),
+                              Event::request(kO1, 0, kAccepted),
+                              Event::response(kO1, 3, forwarded("/a")),
+                              Event::request(kO1, 4, answer("b", answer_headers)),
+                              Event::response(0, 2, relayed("b", relayed_headers))};
+  };
+  const Json ka = {{"keep-alive", "timeout=5"}};
+  EXPECT_TRUE(play(trace(ka, Json::object())).accepted());
+  EXPECT_TRUE(play(trace(ka, ka)).accepted());
+  const Json listed = {{"connection", "keep-alive"}, {"keep-alive", "timeout=5"}};
+  EXPECT_TRUE(play(trace(listed, Json::object())).accepted());
+  EXPECT_EQ(play(trace(listed, ka)).status, Verdict::Status::Reject);
 }
 
 // Range on a method other than GET means nothing (RFC 9110 §14.2: a

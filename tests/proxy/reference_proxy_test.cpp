@@ -18,7 +18,7 @@ const std::map<std::string, std::string>& aimed() {
       {"connection-listed",
        R"(req 1 on c0: {"path":"/a","headers":{"connection":"x-hop","x-hop":"1"}})"},
       {"hop-by-hop",
-       R"(req 1 on c0: {"path":"/a","headers":{"keep-alive":"timeout=5"}})"},
+       R"(req 1 on c0: {"path":"/a","headers":{"connection":"keep-alive","keep-alive":"timeout=5"}})"},
       {"response-hop-by-hop",
        "req 1 on c0: {\"path\":\"/a\"}\n"
        R"(answer 3: {"status":200,"headers":{"connection":"x-o","x-o":"1"},"body":"b"})"},

@@ -24,7 +24,8 @@ const std::vector<http::BugInfo>& planted_bugs() {
       {"connection-listed", "connection",
        "forwards the fields the client's Connection names (RFC 9110 §7.6.1)"},
       {"hop-by-hop", "connection",
-       "forwards Keep-Alive, Proxy-Connection, TE and Upgrade (§7.6.1)"},
+       "forwards Keep-Alive, Proxy-Connection, TE and Upgrade even when Connection "
+       "names them (§7.6.1)"},
       {"response-hop-by-hop", "connection",
        "relays the fields the origin's Connection names (§7.6.1)"},
       {"max-forwards-ignored", "max-forwards",
@@ -135,8 +136,11 @@ Json ReferenceProxy::forwarded_request(const Json& q) const {
     for (const auto& [k, v] : q["headers"].items()) {
       if (k == "connection" || k == "content-length" || k == "transfer-encoding")
         continue;
-      if (listed.count(k) && !bug("connection-listed")) continue;
-      if (known_hop_by_hop(k) && !listed.count(k) && !bug("hop-by-hop")) continue;
+      // (The bug: the names it knows are hop-by-hop are always passed on,
+      // the others named in Connection never.)
+      if (known_hop_by_hop(k) ? !bug("hop-by-hop")
+                              : listed.count(k) && !bug("connection-listed"))
+        continue;
       if (conditional(k) && bug("conditional-dropped")) continue;
       if (k == "via") {
         via = v.get<std::string>();

@@ -34,6 +34,14 @@ std::string_view trim(std::string_view s) {
 bool framing(std::string_view n) {
   return n == "content-length" || n == "transfer-encoding";
 }
+// A known hop-by-hop field that Connection does not name: removed or passed
+// on as is. RFC 9110 §7.6.1 makes removing the fields named in Connection a
+// MUST, but these only a SHOULD ("intermediaries SHOULD remove or replace
+// fields that are known to require removal before forwarding, whether or
+// not they appear as a connection-option": Proxy-Connection, Keep-Alive, TE,
+// Upgrade), so a proxy that passes them on is not wrong (HAProxy 2.6 passes
+// on Proxy-Connection).
+Sym removable(const Json& v) { return Sym::alt({Sym::absent(), Sym::lit(v)}); }
 }  // namespace
 
 std::set<std::string> connection_options(const Json& message) {
@@ -117,8 +125,10 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
     if (k == "connection" || framing(k) || k == "via" || k == "host" ||
         k == "max-forwards")
       continue;
-    if (listed.count(k) || known_hop_by_hop(k))
+    if (listed.count(k))
       fields.emplace_back(k, Sym::absent());
+    else if (known_hop_by_hop(k))
+      fields.emplace_back(k, removable(v));
     else if (k == "range" && range_meaningless)
       fields.emplace_back(k, Sym::alt({Sym::absent(), Sym::lit(v)}));
     else
@@ -188,8 +198,9 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
   std::vector<std::pair<std::string, Sym>> fields;
   for (const auto& [k, v] : h.items()) {
     if (k == "connection" || framing(k) || k == "via") continue;
-    fields.emplace_back(
-        k, listed.count(k) || known_hop_by_hop(k) ? Sym::absent() : Sym::lit(v));
+    fields.emplace_back(k, listed.count(k)       ? Sym::absent()
+                           : known_hop_by_hop(k) ? removable(v)
+                                                 : Sym::lit(v));
   }
   int status = 200;
   if (answer.is_object() && answer.contains("status") &&
@@ -211,7 +222,8 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
     if (mode == Mode::Forward)
       p.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
     // (One range that selects nothing: no 206 is possible, only the 200.)
-    if (slice || range.find(',') != std::string_view::npos) partial = Sym::object(std::move(p));
+    if (slice || range.find(',') != std::string_view::npos)
+      partial = Sym::object(std::move(p));
   }
   std::vector<std::pair<std::string, Sym>> top = {
       {"status", Sym::lit(status)},

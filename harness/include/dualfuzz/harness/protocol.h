@@ -109,6 +109,10 @@ struct Protocol {
         canonical_answer;
     // The answer to a forwarded request no `answer` step is left for.
     std::function<Json(const Json& forwarded_ir)> default_answer;
+    // Whether the origin must close the connection once this answer is sent
+    // (HTTP: a `close` connection option in either message, RFC 9112 §9.6);
+    // null: never.
+    std::function<bool(const Json& forwarded_ir, const Json& answer_ir)> closes_after;
     // A new answer body for the forwarded request labelled `forwarded`
     // (the mutator inserts `answer` steps with it; null: it does not).
     std::function<Jexp(std::mt19937_64&, Label forwarded)> generate_answer;

@@ -76,6 +76,9 @@ class TcpTransport final : public Transport {
   std::vector<Incoming> inbox_;
   bool drain_on_close_ = false;
   std::vector<std::shared_ptr<Conn>> draining_;
+  // Origin connections the tester closed: half-closed, read and dropped
+  // until the server closes them or forget_accepted().
+  std::vector<std::shared_ptr<Conn>> lingering_;
   std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
   ConnId next_accepted_ = kFirstAcceptedConn;
 };
