@@ -192,7 +192,8 @@ assert j["reproduced"] is True and j["min_steps"] <= j["steps"], j' || fail "sin
     # the tester as its clients and its origin: correct passes, a planted bug
     # is a violation, and a proxy target without --origin is trouble.
     printf 'req 1 on c0: {"path":"/a"}\nreq 3 on c1: {"path":"/b"}\nwait 1\nwait 3\n' > p.txt
-    origin=127.0.0.1:$((20000 + $$ % 20000))
+    # (Below the ephemeral range, 32768+, where another test's connection may hold it.)
+    origin=127.0.0.1:$((20000 + $$ % 12000))
     for bug in "" no-via; do
       "$dualfuzz" serve --proxy --port 0 --origin "$origin" ${bug:+--bug $bug} 2> serve.txt &
       pid=$!
@@ -205,7 +206,7 @@ assert j["reproduced"] is True and j["min_steps"] <= j["steps"], j' || fail "sin
       [ -n "$port" ] || { kill $pid; fail "serve --proxy did not start: $(cat serve.txt)"; }
       want=0; [ -z "$bug" ] || want=1
       got=$(code "$dualfuzz" run --spec proxy --target "127.0.0.1:$port" --origin "$origin" p.txt)
-      [ "$got" = "$want" ] || { kill $pid; fail "bug '$bug': exit $got: $(cat out.txt)"; }
+      [ "$got" = "$want" ] || { kill $pid; fail "bug '$bug': exit $got: $(cat out.txt err.txt)"; }
       grep -q '^  o1 < ' out.txt || { kill $pid; fail "bug '$bug': no origin side: $(cat out.txt)"; }
       [ "$(code "$dualfuzz" run --spec proxy --target "127.0.0.1:$port" p.txt)" = 2 ] ||
         { kill $pid; fail "no --origin: not trouble"; }
