@@ -175,40 +175,30 @@ bool TcpTransport::drain(std::chrono::milliseconds timeout) {
 void TcpTransport::close(ConnId c) {
   auto it = conns_.find(c);
   if (it == conns_.end()) return;
-  it->second->dead = true;
-  boost::system::error_code ec;
-  // (Never on a connection the server opened: a proxy keeps its origin
-  // connections for later requests, so waiting for its close would only
-  // wait for its idle timeout.)
-  if (drain_on_close_ && !is_accepted_conn(c)) {
-    // Half-close: the server sees our EOF after the requests already sent,
-    // serves them, and closes; drain() waits for that.
-    const std::shared_ptr<Conn> conn = it->second;
-    conn->draining = true;
-    conn->socket.shutdown(tcp::socket::shutdown_send, ec);
-    draining_.push_back(conn);
-    if (!conn->reading) drain_read(conn, {});
-    conns_.erase(it);
-    std::erase_if(inbox_, [c](const Incoming& in) { return in.conn == c; });
-    return;
-  }
-  if (is_accepted_conn(c)) {
-    // The tester as an origin server closing after its answer: a staged
-    // close (RFC 9112 §9.6), so that a request the server sent meanwhile
-    // does not turn our close into a reset that loses the answer.
-    const std::shared_ptr<Conn> conn = it->second;
-    conn->draining = true;
-    conn->socket.shutdown(tcp::socket::shutdown_send, ec);
-    lingering_.push_back(conn);
-    if (!conn->reading) drain_read(conn, {});
-    conns_.erase(it);
-    std::erase_if(inbox_, [c](const Incoming& in) { return in.conn == c; });
-    return;
-  }
-  it->second->socket.shutdown(tcp::socket::shutdown_both, ec);
-  it->second->socket.close(ec);
+  const std::shared_ptr<Conn> conn = it->second;
   conns_.erase(it);
   std::erase_if(inbox_, [c](const Incoming& in) { return in.conn == c; });
+  conn->dead = true;
+  boost::system::error_code ec;
+  // A staged close (half-close, then read and drop until the peer's EOF):
+  // - our client connections with drain_on_close_: the server sees our EOF
+  //   after the requests already sent, serves them and closes; drain()
+  //   waits for that;
+  // - a connection the server opened (the tester as a proxy's origin,
+  //   closing after its answer, RFC 9112 §9.6): so that a request the
+  //   server sent meanwhile does not turn our close into a reset that loses
+  //   the answer. Never waited for: a proxy may keep it until its idle
+  //   timeout.
+  const bool accepted = is_accepted_conn(c);
+  if (drain_on_close_ || accepted) {
+    conn->draining = true;
+    conn->socket.shutdown(tcp::socket::shutdown_send, ec);
+    (accepted ? lingering_ : draining_).push_back(conn);
+    if (!conn->reading) drain_read(conn, {});
+    return;
+  }
+  conn->socket.shutdown(tcp::socket::shutdown_both, ec);
+  conn->socket.close(ec);
 }
 
 std::vector<Transport::Incoming> TcpTransport::receive(
