@@ -234,6 +234,15 @@ struct HypothesisSearch::Ctx {
   const Json* observed = nullptr;
   ConnId observed_conn = 0;
   std::vector<Hypothesis>* delivered = nullptr;
+  // Lookahead (the depth-first whole-trace check): the observations and,
+  // per connection, the positions of its responses; a response the server
+  // sends is checked against the one the trace shows there from `ahead_at`
+  // on, so a branch that contradicts it dies before it is queued (most
+  // successors of a node die so: a read absorbed in a state whose value the
+  // trace does not show).
+  const std::vector<Observation>* ahead = nullptr;
+  const std::unordered_map<ConnId, std::vector<std::size_t>>* ahead_responses = nullptr;
+  std::size_t ahead_at = 0;
   bool wants_reason() const { return reasons.size() < max_reasons; }
   void reason(Reason r) {
     if (reasons.size() >= max_reasons) return;
@@ -387,6 +396,24 @@ HypothesisSearch::~HypothesisSearch() = default;
 HypothesisSearch::HypothesisSearch(HypothesisSearch&&) noexcept = default;
 HypothesisSearch& HypothesisSearch::operator=(HypothesisSearch&&) noexcept = default;
 
+// Whether `response`, sent on `conn` after the responses h has in flight
+// there, can be the one the trace shows in that place (Ctx::ahead): the k-th
+// response in flight is the k-th observed from the current position on.
+bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& response,
+                                Ctx& ctx) {
+  auto it = ctx.ahead_responses->find(conn);
+  if (it == ctx.ahead_responses->end()) return true;
+  const std::vector<std::size_t>& at = it->second;
+  auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
+  const std::size_t k = h.net.answers_on(conn);
+  if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
+  Guard g = guard(response, *(*ctx.ahead)[first[k]].body, &h.store, false);
+  if (!g.ok()) return false;
+  if (g.constraint.is_true() && g.bindings.empty()) return true;
+  ConstraintStore probe = h.store;
+  return admit(g, probe, *solver_) != Sat::No;
+}
+
 void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx) {
   // Forks still to run, each with whether it has already been matched
   // against ctx.observed (settle never nests: one reused stack).
@@ -419,6 +446,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
             if (!g.ok() || admit(g, cur.store, *solver_) == Sat::No) break;  // dies
             delivered = true;
           } else {
+            if (ctx.ahead && !foreseen(cur, ev.conn, ev.sym, ctx)) break;  // dies
             cur.net.push_response(ev.conn, ev.sym, ev.clause);
           }
           cur.server = cur.server.step(std::monostate{});
@@ -639,17 +667,28 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
 // family), appended to succ.
 void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
                                   std::vector<Hypothesis>& succ, Ctx& ctx) {
-  Hypothesis stepped = h;
-  Request r = *stepped.net.pop_request(d);
+  // The request leaves the network only in the successors that survive
+  // settling (a branch that dies, e.g. on the lookahead, never copies the
+  // channel list); settling touches no request queue.
+  const Request& r = h.net.requests_on(d)->front();
   // A request from a closed connection whose processing left no trace
   // is dominated by not processing it (it stays available for later).
-  const bool dead_conn = ctx.closed->count(d) > 0 && stepped.net.pending_on(d) == 0;
+  const bool dead_conn = ctx.closed->count(d) > 0 && h.net.pending_on(d) == 1;
   std::optional<Hypothesis> base;
-  if (dead_conn) base = stepped;
+  if (dead_conn) {
+    base = h;
+    base->net.pop_request(d);
+  }
+  Hypothesis stepped = h;
   stepped.server = ctx.step(h.server, r);
   ctx.current = r.label;
   const std::size_t first = succ.size();
+  const std::size_t first_delivered = ctx.delivered ? ctx.delivered->size() : 0;
   settle(std::move(stepped), succ, ctx);
+  for (std::size_t i = first; i < succ.size(); ++i) succ[i].net.pop_request(d);
+  if (ctx.delivered)
+    for (std::size_t i = first_delivered; i < ctx.delivered->size(); ++i)
+      (*ctx.delivered)[i].net.pop_request(d);
   // Twins (e.g. a server that may ignore a precondition, and one that
   // evaluated it to the same answer) would be merged by the visited set,
   // keeping whichever came first; keep the one whose trail took the
@@ -1171,8 +1210,12 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       const ConnId via = node.ready[node.next++];
       ctx.max_reasons = i == d.deepest ? limits_.max_reasons : 0;
       ctx.closed = d.closed_at[i].get();
+      ctx.ahead = &trace;
+      ctx.ahead_responses = &d.responses_on;
+      ctx.ahead_at = i;
       succ.clear();
       expand_via(node.h, via, succ, ctx);
+      ctx.ahead = nullptr;
       d.cut = d.cut || ctx.gave_up;
       checked.clear();
       node.h.net.for_each_response(
