@@ -97,32 +97,38 @@ class SubsumptionSet {
         return seen;
       });
       if (seen) return false;
-      add(Entry{hash, h, {}, {}, true});
+      add(hash, h, nullptr);
       return true;
     }
-    Entry e{
-        0, Hypothesis{h.server, {}, h.store, h.next_var, h.decisions}, h.net, {}, true};
-    e.core.net = e.full.without_requests_of(*closed_, e.dead);
-    e.hash = e.core.hash();
+    // (The whole network is kept only when closed-connection requests were
+    // set apart: it keeps them alive.)
+    std::vector<const Queue*> set_apart;
+    Hypothesis core{h.server, h.net.without_requests_of(*closed_, set_apart), h.store,
+                    h.next_var, h.decisions};
+    std::unique_ptr<Closed> extra;
+    if (!set_apart.empty())
+      extra = std::make_unique<Closed>(Closed{h.net, std::move(set_apart)});
+    const std::size_t hash = core.hash();
+    const std::vector<const Queue*>& dead = extra ? extra->dead : kNoQueues;
     std::size_t same = 0;  // entries with an equal core
     bool subsumed = false;
-    index_.probe(e.hash, [&](std::size_t k) {
+    index_.probe(hash, [&](std::size_t k) {
       Entry& x = entries_[k];
-      if (x.hash != e.hash || !x.alive || !(x.core == e.core)) return false;
-      subsumed = covers(x.dead, e.dead);
+      if (x.hash != hash || !x.alive || !(x.core == core)) return false;
+      subsumed = covers(x.dead(), dead);
       if (subsumed) keep_longer_trail(x.core, h);
       ++same;
       return subsumed;
     });
     if (subsumed) return false;
     if (same)
-      index_.probe(e.hash, [&](std::size_t k) {
+      index_.probe(hash, [&](std::size_t k) {
         Entry& x = entries_[k];
-        if (x.hash == e.hash && x.alive && covers(e.dead, x.dead) && x.core == e.core)
+        if (x.hash == hash && x.alive && covers(dead, x.dead()) && x.core == core)
           x.alive = false;
         return false;
       });
-    add(std::move(e));
+    add(hash, std::move(core), std::move(extra));
     return true;
   }
   std::size_t size() const { return entries_.size(); }
@@ -151,25 +157,36 @@ class SubsumptionSet {
     out.clear();
     if (!keep_) return;
     out.reserve(entries_.size());
-    for (Entry& e : entries_) {
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      Entry& e = entries_[k];
       if (!e.alive) continue;
-      if (!e.dead.empty()) e.core.net = std::move(e.full);  // the whole hypothesis
+      if (e.closed) e.core.net = std::move(e.closed->full);  // the whole hypothesis
       out.push_back(std::move(e.core));
     }
   }
 
  private:
   using Queue = Network::RequestQueue;
-  struct Entry {
-    std::size_t hash;
-    Hypothesis core;
+  inline static const std::vector<const Queue*> kNoQueues;
+  // Only for a hypothesis with closed-connection requests in flight (most
+  // entries have none: a smaller entry for them).
+  struct Closed {
     Network full;                    // the whole network (keeps `dead` alive)
     std::vector<const Queue*> dead;  // non-empty closed-connection queues
-    bool alive;
   };
-  void add(Entry e) {
-    index_.add(e.hash, entries_.size(), [&](std::size_t j) { return entries_[j].hash; });
-    entries_.push_back(std::move(e));
+  struct Entry {
+    std::size_t hash = 0;
+    Hypothesis core;
+    std::unique_ptr<Closed> closed;
+    bool alive = false;
+    const std::vector<const Queue*>& dead() const {
+      return closed ? closed->dead : kNoQueues;
+    }
+  };
+  using Entries = std::vector<Entry>;
+  void add(std::size_t hash, Hypothesis core, std::unique_ptr<Closed> closed) {
+    index_.add(hash, entries_.size(), [&](std::size_t j) { return entries_[j].hash; });
+    entries_.push_back(Entry{hash, std::move(core), std::move(closed), true});
   }
   // Bodies are interned by the search (equal requests share one body), so
   // comparing pointers compares contents. (A body that escaped interning
@@ -211,7 +228,7 @@ class SubsumptionSet {
   const std::set<ConnId>* closed_;
   bool keep_;
   SlotIndex index_;
-  std::vector<Entry> entries_;
+  Entries entries_;
 };
 
 }  // namespace
@@ -654,12 +671,25 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
   // the observations to come, the explanation that absorbs the fewest
   // requests commits to the least, and dies least often later.
   const bool own_first = dfs_mode_;
-  std::sort(ready.begin(), ready.end(), [&](ConnId x, ConnId y) {
-    if (own_first && (x == c) != (y == c)) return x == c;
-    bool dx = closed.count(x) > 0, dy = closed.count(y) > 0;
-    if (dx != dy) return dy;
-    return h.net.requests_on(x)->front().label < h.net.requests_on(y)->front().label;
-  });
+  // (The sort keys, read once per connection rather than per comparison.)
+  struct Key {
+    bool later;   // not c's own (when that goes first)
+    bool closed;  // a closed connection's
+    Label front;
+    ConnId conn;
+    bool operator<(const Key& o) const {
+      if (later != o.later) return o.later;
+      if (closed != o.closed) return o.closed;
+      return front < o.front;
+    }
+  };
+  boost::container::small_vector<Key, 8> keys;
+  keys.reserve(ready.size());
+  for (ConnId d : ready)
+    keys.push_back(Key{own_first && d != c, closed.count(d) > 0,
+                       h.net.requests_on(d)->front().label, d});
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t k = 0; k < keys.size(); ++k) ready[k] = keys[k].conn;
   return ready;
 }
 
