@@ -277,13 +277,16 @@ struct HypothesisSearch::Ctx {
   // state and request in many configurations). Keyed by the request's
   // connection, label and (interned) body.
   struct Step {
+    std::size_t key;
     ModelState state;
     Request request;
     Tree next;
   };
   // When the states rarely repeat (e.g. a store whose state is the whole
-  // history of appends), the memo only costs: it turns itself off.
-  std::unordered_map<std::size_t, std::vector<Step>> steps;
+  // history of appends), the memo only costs: it turns itself off. (A flat
+  // table: a node-based map cost two allocations per step remembered.)
+  std::vector<Step> steps;
+  SlotIndex step_index;
   std::size_t step_lookups = 0, step_hits = 0, steps_seen = 0;
   static constexpr std::size_t kStepsUnmemoized = 32;
   Tree step(const Tree& server, const Request& r) {
@@ -295,22 +298,28 @@ struct HypothesisSearch::Ctx {
     std::size_t key = st.hash() ^ (std::hash<const void*>{}(r.body.get()) +
                                    0x9e3779b97f4a7c15ULL + (r.label << 6) + r.conn);
     ++step_lookups;
-    auto it = steps.find(key);
-    if (it != steps.end())
-      for (const Step& m : it->second)
-        if (m.request.label == r.label && m.request.conn == r.conn &&
-            m.request.body == r.body && m.state == st) {
-          ++step_hits;
-          return m.next;
-        }
+    const Step* hit = nullptr;
+    step_index.probe(key, [&](std::size_t k) {
+      const Step& m = steps[k];
+      if (m.key == key && m.request.label == r.label && m.request.conn == r.conn &&
+          m.request.body == r.body && m.state == st)
+        hit = &m;
+      return hit != nullptr;
+    });
+    if (hit) {
+      ++step_hits;
+      return hit->next;
+    }
     Tree next = server.step(r);
     if (step_lookups % 4096 == 0 &&
         (step_hits * 2 < step_lookups || steps.size() > kMaxSteps)) {
-      steps.clear();  // not worth it (or too big): off for this search
+      steps = {};  // not worth it (or too big): off for this search
+      step_index = {};
       step_lookups = kStepsOff;
       return next;
     }
-    steps[key].push_back(Step{st, r, next});
+    step_index.add(key, steps.size(), [&](std::size_t j) { return steps[j].key; });
+    steps.push_back(Step{key, st, r, next});
     return next;
   }
   static constexpr std::size_t kMaxSteps = 1'000'000;
