@@ -97,32 +97,38 @@ class SubsumptionSet {
         return seen;
       });
       if (seen) return false;
-      add(Entry{hash, h, {}, {}, true});
+      add(hash, h, nullptr);
       return true;
     }
-    Entry e{
-        0, Hypothesis{h.server, {}, h.store, h.next_var, h.decisions}, h.net, {}, true};
-    e.core.net = e.full.without_requests_of(*closed_, e.dead);
-    e.hash = e.core.hash();
+    // (The whole network is kept only when closed-connection requests were
+    // set apart: it keeps them alive.)
+    std::vector<const Queue*> set_apart;
+    Hypothesis core{h.server, h.net.without_requests_of(*closed_, set_apart), h.store,
+                    h.next_var, h.decisions};
+    std::unique_ptr<Closed> extra;
+    if (!set_apart.empty())
+      extra = std::make_unique<Closed>(Closed{h.net, std::move(set_apart)});
+    const std::size_t hash = core.hash();
+    const std::vector<const Queue*>& dead = extra ? extra->dead : kNoQueues;
     std::size_t same = 0;  // entries with an equal core
     bool subsumed = false;
-    index_.probe(e.hash, [&](std::size_t k) {
+    index_.probe(hash, [&](std::size_t k) {
       Entry& x = entries_[k];
-      if (x.hash != e.hash || !x.alive || !(x.core == e.core)) return false;
-      subsumed = covers(x.dead, e.dead);
+      if (x.hash != hash || !x.alive || !(x.core == core)) return false;
+      subsumed = covers(x.dead(), dead);
       if (subsumed) keep_longer_trail(x.core, h);
       ++same;
       return subsumed;
     });
     if (subsumed) return false;
     if (same)
-      index_.probe(e.hash, [&](std::size_t k) {
+      index_.probe(hash, [&](std::size_t k) {
         Entry& x = entries_[k];
-        if (x.hash == e.hash && x.alive && covers(e.dead, x.dead) && x.core == e.core)
+        if (x.hash == hash && x.alive && covers(dead, x.dead()) && x.core == core)
           x.alive = false;
         return false;
       });
-    add(std::move(e));
+    add(hash, std::move(core), std::move(extra));
     return true;
   }
   std::size_t size() const { return entries_.size(); }
@@ -151,25 +157,36 @@ class SubsumptionSet {
     out.clear();
     if (!keep_) return;
     out.reserve(entries_.size());
-    for (Entry& e : entries_) {
+    for (std::size_t k = 0; k < entries_.size(); ++k) {
+      Entry& e = entries_[k];
       if (!e.alive) continue;
-      if (!e.dead.empty()) e.core.net = std::move(e.full);  // the whole hypothesis
+      if (e.closed) e.core.net = std::move(e.closed->full);  // the whole hypothesis
       out.push_back(std::move(e.core));
     }
   }
 
  private:
   using Queue = Network::RequestQueue;
-  struct Entry {
-    std::size_t hash;
-    Hypothesis core;
+  inline static const std::vector<const Queue*> kNoQueues;
+  // Only for a hypothesis with closed-connection requests in flight (most
+  // entries have none: a smaller entry for them).
+  struct Closed {
     Network full;                    // the whole network (keeps `dead` alive)
     std::vector<const Queue*> dead;  // non-empty closed-connection queues
-    bool alive;
   };
-  void add(Entry e) {
-    index_.add(e.hash, entries_.size(), [&](std::size_t j) { return entries_[j].hash; });
-    entries_.push_back(std::move(e));
+  struct Entry {
+    std::size_t hash = 0;
+    Hypothesis core;
+    std::unique_ptr<Closed> closed;
+    bool alive = false;
+    const std::vector<const Queue*>& dead() const {
+      return closed ? closed->dead : kNoQueues;
+    }
+  };
+  using Entries = std::vector<Entry>;
+  void add(std::size_t hash, Hypothesis core, std::unique_ptr<Closed> closed) {
+    index_.add(hash, entries_.size(), [&](std::size_t j) { return entries_[j].hash; });
+    entries_.push_back(Entry{hash, std::move(core), std::move(closed), true});
   }
   // Bodies are interned by the search (equal requests share one body), so
   // comparing pointers compares contents. (A body that escaped interning
@@ -211,7 +228,7 @@ class SubsumptionSet {
   const std::set<ConnId>* closed_;
   bool keep_;
   SlotIndex index_;
-  std::vector<Entry> entries_;
+  Entries entries_;
 };
 
 }  // namespace
@@ -234,6 +251,15 @@ struct HypothesisSearch::Ctx {
   const Json* observed = nullptr;
   ConnId observed_conn = 0;
   std::vector<Hypothesis>* delivered = nullptr;
+  // Lookahead (the depth-first whole-trace check): the observations and,
+  // per connection, the positions of its responses; a response the server
+  // sends is checked against the one the trace shows there from `ahead_at`
+  // on, so a branch that contradicts it dies before it is queued (most
+  // successors of a node die so: a read absorbed in a state whose value the
+  // trace does not show).
+  const std::vector<Observation>* ahead = nullptr;
+  const std::unordered_map<ConnId, std::vector<std::size_t>>* ahead_responses = nullptr;
+  std::size_t ahead_at = 0;
   bool wants_reason() const { return reasons.size() < max_reasons; }
   void reason(Reason r) {
     if (reasons.size() >= max_reasons) return;
@@ -251,13 +277,16 @@ struct HypothesisSearch::Ctx {
   // state and request in many configurations). Keyed by the request's
   // connection, label and (interned) body.
   struct Step {
+    std::size_t key;
     ModelState state;
     Request request;
     Tree next;
   };
   // When the states rarely repeat (e.g. a store whose state is the whole
-  // history of appends), the memo only costs: it turns itself off.
-  std::unordered_map<std::size_t, std::vector<Step>> steps;
+  // history of appends), the memo only costs: it turns itself off. (A flat
+  // table: a node-based map cost two allocations per step remembered.)
+  std::vector<Step> steps;
+  SlotIndex step_index;
   std::size_t step_lookups = 0, step_hits = 0, steps_seen = 0;
   static constexpr std::size_t kStepsUnmemoized = 32;
   Tree step(const Tree& server, const Request& r) {
@@ -269,22 +298,28 @@ struct HypothesisSearch::Ctx {
     std::size_t key = st.hash() ^ (std::hash<const void*>{}(r.body.get()) +
                                    0x9e3779b97f4a7c15ULL + (r.label << 6) + r.conn);
     ++step_lookups;
-    auto it = steps.find(key);
-    if (it != steps.end())
-      for (const Step& m : it->second)
-        if (m.request.label == r.label && m.request.conn == r.conn &&
-            m.request.body == r.body && m.state == st) {
-          ++step_hits;
-          return m.next;
-        }
+    const Step* hit = nullptr;
+    step_index.probe(key, [&](std::size_t k) {
+      const Step& m = steps[k];
+      if (m.key == key && m.request.label == r.label && m.request.conn == r.conn &&
+          m.request.body == r.body && m.state == st)
+        hit = &m;
+      return hit != nullptr;
+    });
+    if (hit) {
+      ++step_hits;
+      return hit->next;
+    }
     Tree next = server.step(r);
     if (step_lookups % 4096 == 0 &&
         (step_hits * 2 < step_lookups || steps.size() > kMaxSteps)) {
-      steps.clear();  // not worth it (or too big): off for this search
+      steps = {};  // not worth it (or too big): off for this search
+      step_index = {};
       step_lookups = kStepsOff;
       return next;
     }
-    steps[key].push_back(Step{st, r, next});
+    step_index.add(key, steps.size(), [&](std::size_t j) { return steps[j].key; });
+    steps.push_back(Step{key, st, r, next});
     return next;
   }
   static constexpr std::size_t kMaxSteps = 1'000'000;
@@ -387,6 +422,24 @@ HypothesisSearch::~HypothesisSearch() = default;
 HypothesisSearch::HypothesisSearch(HypothesisSearch&&) noexcept = default;
 HypothesisSearch& HypothesisSearch::operator=(HypothesisSearch&&) noexcept = default;
 
+// Whether `response`, sent on `conn` after the responses h has in flight
+// there, can be the one the trace shows in that place (Ctx::ahead): the k-th
+// response in flight is the k-th observed from the current position on.
+bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& response,
+                                Ctx& ctx) {
+  auto it = ctx.ahead_responses->find(conn);
+  if (it == ctx.ahead_responses->end()) return true;
+  const std::vector<std::size_t>& at = it->second;
+  auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
+  const std::size_t k = h.net.answers_on(conn);
+  if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
+  Guard g = guard(response, *(*ctx.ahead)[first[k]].body, &h.store, false);
+  if (!g.ok()) return false;
+  if (g.constraint.is_true() && g.bindings.empty()) return true;
+  ConstraintStore probe = h.store;
+  return admit(g, probe, *solver_) != Sat::No;
+}
+
 void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx) {
   // Forks still to run, each with whether it has already been matched
   // against ctx.observed (settle never nests: one reused stack).
@@ -419,6 +472,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
             if (!g.ok() || admit(g, cur.store, *solver_) == Sat::No) break;  // dies
             delivered = true;
           } else {
+            if (ctx.ahead && !foreseen(cur, ev.conn, ev.sym, ctx)) break;  // dies
             cur.net.push_response(ev.conn, ev.sym, ev.clause);
           }
           cur.server = cur.server.step(std::monostate{});
@@ -626,12 +680,25 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
   // the observations to come, the explanation that absorbs the fewest
   // requests commits to the least, and dies least often later.
   const bool own_first = dfs_mode_;
-  std::sort(ready.begin(), ready.end(), [&](ConnId x, ConnId y) {
-    if (own_first && (x == c) != (y == c)) return x == c;
-    bool dx = closed.count(x) > 0, dy = closed.count(y) > 0;
-    if (dx != dy) return dy;
-    return h.net.requests_on(x)->front().label < h.net.requests_on(y)->front().label;
-  });
+  // (The sort keys, read once per connection rather than per comparison.)
+  struct Key {
+    bool later;   // not c's own (when that goes first)
+    bool closed;  // a closed connection's
+    Label front;
+    ConnId conn;
+    bool operator<(const Key& o) const {
+      if (later != o.later) return o.later;
+      if (closed != o.closed) return o.closed;
+      return front < o.front;
+    }
+  };
+  boost::container::small_vector<Key, 8> keys;
+  keys.reserve(ready.size());
+  for (ConnId d : ready)
+    keys.push_back(Key{own_first && d != c, closed.count(d) > 0,
+                       h.net.requests_on(d)->front().label, d});
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t k = 0; k < keys.size(); ++k) ready[k] = keys[k].conn;
   return ready;
 }
 
@@ -639,17 +706,28 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
 // family), appended to succ.
 void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
                                   std::vector<Hypothesis>& succ, Ctx& ctx) {
-  Hypothesis stepped = h;
-  Request r = *stepped.net.pop_request(d);
+  // The request leaves the network only in the successors that survive
+  // settling (a branch that dies, e.g. on the lookahead, never copies the
+  // channel list); settling touches no request queue.
+  const Request& r = h.net.requests_on(d)->front();
   // A request from a closed connection whose processing left no trace
   // is dominated by not processing it (it stays available for later).
-  const bool dead_conn = ctx.closed->count(d) > 0 && stepped.net.pending_on(d) == 0;
+  const bool dead_conn = ctx.closed->count(d) > 0 && h.net.pending_on(d) == 1;
   std::optional<Hypothesis> base;
-  if (dead_conn) base = stepped;
+  if (dead_conn) {
+    base = h;
+    base->net.pop_request(d);
+  }
+  Hypothesis stepped = h;
   stepped.server = ctx.step(h.server, r);
   ctx.current = r.label;
   const std::size_t first = succ.size();
+  const std::size_t first_delivered = ctx.delivered ? ctx.delivered->size() : 0;
   settle(std::move(stepped), succ, ctx);
+  for (std::size_t i = first; i < succ.size(); ++i) succ[i].net.pop_request(d);
+  if (ctx.delivered)
+    for (std::size_t i = first_delivered; i < ctx.delivered->size(); ++i)
+      (*ctx.delivered)[i].net.pop_request(d);
   // Twins (e.g. a server that may ignore a precondition, and one that
   // evaluated it to the same answer) would be merged by the visited set,
   // keeping whichever came first; keep the one whose trail took the
@@ -1171,8 +1249,12 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       const ConnId via = node.ready[node.next++];
       ctx.max_reasons = i == d.deepest ? limits_.max_reasons : 0;
       ctx.closed = d.closed_at[i].get();
+      ctx.ahead = &trace;
+      ctx.ahead_responses = &d.responses_on;
+      ctx.ahead_at = i;
       succ.clear();
       expand_via(node.h, via, succ, ctx);
+      ctx.ahead = nullptr;
       d.cut = d.cut || ctx.gave_up;
       checked.clear();
       node.h.net.for_each_response(

@@ -126,6 +126,7 @@ class HypothesisSearch {
   // Runs the server until it waits at a Recv (or finishes); forks on Or and
   // undecided Decide.
   void settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx);
+  bool foreseen(const Hypothesis& h, ConnId conn, const Sym& response, Ctx& ctx);
   enum class Delivery { NothingInFlight, Matched, Mismatch };
   Delivery deliver_in_place(Hypothesis& h, ConnId c, const Json& v, Ctx& ctx);
   void expand(const Hypothesis& h, ConnId c, std::vector<Hypothesis>& succ, Ctx& ctx);
