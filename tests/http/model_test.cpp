@@ -678,6 +678,9 @@ TEST(HttpModelDav, LockedWritesMayBeRefused) {
                         {req("PUT", "/c/e", {}, "x"), resp(423)}}));
   // §10.4: an If header whose state lists all fail: 412.
   EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if", "(<urn:x>)"}}, "x"), resp(412)}}));
+  // A malformed If may be refused (RFC 9110 §5.5); a PUT without one may not.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if", "null"}}, "x"), resp(400)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(400)}}));
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(412)}}));
 }
 

@@ -1030,8 +1030,10 @@ Tree serve_dav(const Ev& e) {
     t = oracle::choose(respond(e, status_only({423}), kLocked), std::move(t));
   // "If the header is evaluated and all state lists fail, then the request
   // MUST fail with a 412" (§10.4): the model does not follow lock tokens.
+  // Nor does it parse the If grammar (§10.4.2): a malformed one may be
+  // refused with 400 (RFC 9110 §5.5, §15.5.1; Apache 2.4 does for `If: null`).
   if (q.has_if)
-    t = oracle::choose(respond(e, status_only({412}), kIfHeader), std::move(t));
+    t = oracle::choose(respond(e, status_only({400, 412}), kIfHeader), std::move(t));
   return t;
 }
 
