@@ -1,6 +1,7 @@
 #include "dualfuzz/oracle/oracle.h"
 
 #include <algorithm>
+#include <set>
 
 namespace dualfuzz::oracle {
 namespace {
@@ -75,13 +76,14 @@ Oracle::Oracle(ServerModel model, OracleOptions options, std::shared_ptr<Solver>
   if (!model_.partition) partition_for("");
 }
 
-HypothesisSearch& Oracle::partition_for(const std::string& key) {
+HypothesisSearch& Oracle::partition_for(const std::string& key, bool unknown) {
   auto it = parts_.find(key);
   if (it != parts_.end()) return it->second;
   it = parts_
-           .emplace(key, HypothesisSearch(initial_, *solver_, options_.limits,
-                                          model_.decode, shared_))
+           .emplace(key, HypothesisSearch(unknown ? model_.unknown() : initial_, *solver_,
+                                          options_.limits, model_.decode, shared_))
            .first;
+  keys_.push_back(key);
   // A new partition has seen none of its requests, but it must know which
   // connections are already closed.
   for (ConnId c : closed_) it->second.connection_closed(c);
@@ -109,15 +111,28 @@ Verdict Oracle::observe(const Event& e) {
       outstanding_.erase(e.conn);
       break;
     case Event::Kind::Request: {
-      HypothesisSearch* part = nullptr;
-      if (model_.partition) {
-        auto k = model_.partition(e.payload());
-        part = &partition_for(k ? *k : std::string());
-      } else {
-        part = &parts_.begin()->second;  // the one partition
+      Awaiting& a = outstanding_[e.conn];
+      if (!model_.partition) {
+        a.parts.push_back(&parts_.begin()->second);  // the one partition
+        a.sizes.push_back(1);
+        out = a.parts.back()->request_sent(e.conn, e.label, e.body);
+        break;
       }
-      outstanding_[e.conn].parts.push_back(part);
+      PartitionRouter::Route r = router_.route(model_, e.payload(), keys_);
+      HypothesisSearch* part = &partition_for(r.key, r.unknown);
+      a.parts.push_back(part);
+      a.sizes.push_back(static_cast<std::uint32_t>(1 + r.foreign.size()));
       out = part->request_sent(e.conn, e.label, e.body);
+      if (!r.foreign.empty()) {
+        auto wrapped =
+            std::make_shared<const Json>(PartitionRouter::foreign(e.payload()));
+        for (const std::string& k : r.foreign) {
+          HypothesisSearch* other = &partition_for(k);
+          a.parts.push_back(other);
+          StepOutcome o = other->request_sent(e.conn, e.label, wrapped);
+          if (out.status == StepOutcome::Status::Alive) out = std::move(o);
+        }
+      }
       break;
     }
     case Event::Kind::Response: {
@@ -126,13 +141,23 @@ Verdict Oracle::observe(const Event& e) {
         return fail(Verdict::Status::Reject, e, {unsolicited_response(e.conn)}, 0);
       }
       Awaiting& a = it->second;
-      HypothesisSearch& p = *a.parts[a.head++];
+      const std::size_t first = a.at, n = a.sizes[a.head++];
+      a.at += n;
+      for (std::size_t i = first; i < first + n; ++i) {
+        HypothesisSearch& p = *a.parts[i];
+        const std::size_t before = p.hypotheses().size();
+        StepOutcome o = p.response_received(e.conn, e.label, e.payload());
+        if (i == first || (out.status == StepOutcome::Status::Alive &&
+                           o.status != StepOutcome::Status::Alive)) {
+          out = std::move(o);
+          live_before = before;
+        }
+      }
       if (a.empty()) {  // (start over: the FIFO stays small)
         a.parts.clear();
-        a.head = 0;
+        a.sizes.clear();
+        a.head = a.at = 0;
       }
-      live_before = p.hypotheses().size();
-      out = p.response_received(e.conn, e.label, e.payload());
       break;
     }
   }
@@ -196,11 +221,16 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
     std::vector<std::size_t> event_of;  // observation -> trace index
   };
   std::map<std::string, Part> parts;
-  std::map<ConnId, std::vector<std::string>> outstanding;
+  std::map<ConnId, std::vector<std::vector<std::string>>> outstanding;
   std::vector<ConnId> closed;
   std::optional<std::size_t> unsolicited;
-  auto part = [&](const std::string& key) -> Part& {
+  PartitionRouter router;
+  std::vector<std::string> keys;        // of `parts`, in the order made
+  std::set<std::string> unknown_start;  // partitions that start from model.unknown
+  auto part = [&](const std::string& key, bool unknown = false) -> Part& {
     auto [it, fresh] = parts.try_emplace(key);
+    if (fresh) keys.push_back(key);
+    if (fresh && unknown) unknown_start.insert(key);
     if (fresh)
       for (ConnId c : closed) {
         it->second.obs.push_back({Observation::Kind::Close, c, 0, nullptr});
@@ -223,13 +253,23 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
         }
         break;
       case Event::Kind::Request: {
-        std::string key;
-        if (model.partition)
-          if (auto k = model.partition(e.payload())) key = *k;
-        outstanding[e.conn].push_back(key);
-        Part& p = part(key);
+        PartitionRouter::Route r;
+        if (model.partition) r = router.route(model, e.payload(), keys);
+        Part& p = part(r.key, r.unknown);
         p.obs.push_back({Observation::Kind::Request, e.conn, e.label, e.body});
         p.event_of.push_back(i);
+        std::vector<std::string> to{r.key};
+        if (!r.foreign.empty()) {
+          auto wrapped =
+              std::make_shared<const Json>(PartitionRouter::foreign(e.payload()));
+          for (const std::string& k : r.foreign) {
+            Part& o = part(k);
+            o.obs.push_back({Observation::Kind::Request, e.conn, e.label, wrapped});
+            o.event_of.push_back(i);
+            to.push_back(k);
+          }
+        }
+        outstanding[e.conn].push_back(std::move(to));
         break;
       }
       case Event::Kind::Response: {
@@ -238,10 +278,12 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
           unsolicited = i;
           break;
         }
-        Part& p = part(it->second.front());
+        for (const std::string& k : it->second.front()) {
+          Part& p = part(k);
+          p.obs.push_back({Observation::Kind::Response, e.conn, e.label, e.body});
+          p.event_of.push_back(i);
+        }
         it->second.erase(it->second.begin());
-        p.obs.push_back({Observation::Kind::Response, e.conn, e.label, e.body});
-        p.event_of.push_back(i);
         break;
       }
     }
@@ -284,12 +326,15 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
         if (strategy == 0) {
           auto& search = depth_first[key];
           if (!search)
-            search = std::make_unique<HypothesisSearch>(model.initial(), solver,
-                                                        options.limits, model.decode);
+            search = std::make_unique<HypothesisSearch>(
+                unknown_start.count(key) ? model.unknown() : model.initial(), solver,
+                options.limits, model.decode);
           out = search->check_offline(p.obs, stopped, budget);
           if (out.status != StepOutcome::Status::GaveUp) search.reset();
         } else {
-          HypothesisSearch search(model.initial(), solver, options.limits, model.decode);
+          HypothesisSearch search(
+              unknown_start.count(key) ? model.unknown() : model.initial(), solver,
+              options.limits, model.decode);
           out = search.check_breadth_first(p.obs, stopped, budget / 4);
         }
         if (out.status != StepOutcome::Status::GaveUp) break;
@@ -301,7 +346,9 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
         // The depth-first search prunes by looking ahead, so its reasons are
         // thin; the breadth-first search names the exact event and why each
         // explanation died. Ask it, within a bounded effort.
-        HypothesisSearch explain(model.initial(), solver, options.limits, model.decode);
+        HypothesisSearch explain(
+            unknown_start.count(key) ? model.unknown() : model.initial(), solver,
+            options.limits, model.decode);
         std::size_t at = 0;
         StepOutcome why = explain.check_breadth_first(
             p.obs, at, std::max<std::size_t>(budget, 100'000));

@@ -136,6 +136,9 @@ server.upload-dirs = ("$WORK/tmp")
 server.max-keep-alive-requests = 100000
 webdav.activate = "enable"
 webdav.is-readonly = "disable"
+# Properties and locks (PROPPATCH, LOCK) need mod_webdav's database; without
+# one lighttpd refuses them (Debian builds it --with-webdav-props --with-webdav-locks).
+webdav.sqlite-db-name = "$WORK/webdav.db"
 # A default MIME type, as Debian's own lighttpd.conf has (create-mime.conf.pl):
 # lighttpd sends no ETag/Last-Modified and skips conditional GET for the
 # implicit application/octet-stream (http-header-glue.c, allow_caching).

@@ -555,6 +555,144 @@ TEST(HttpHeuristics, ValidatorReferencesPreferTheLatestResponseOnThePath) {
   EXPECT_GT(refs[2] + refs[4], 0) << "older and other responses still appear";
 }
 
+// ---- WebDAV (RFC 4918) ----------------------------------------------------
+Json dest(const char* path) {
+  return {{"destination", std::string("http://localhost") + path}};
+}
+
+TEST(HttpModelDav, PropfindIsSafe) {
+  // §9.1: safe, so the content stays; a 207 on an existing resource.
+  EXPECT_TRUE(
+      accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                {req("PROPFIND", "/a", {{"depth", "0"}}), resp(207, {}, "<xml/>")},
+                {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("PROPFIND", "/a"), resp(207)},
+                         {req("GET", "/a"), resp(200, {}, "y")}}));
+  // No properties of a missing resource, and an existing one is no 404.
+  EXPECT_TRUE(accepted({{req("PROPFIND", "/nope"), resp(404)}}));
+  EXPECT_FALSE(accepted({{req("PROPFIND", "/nope"), resp(207)}}));
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("PROPFIND", "/a"), resp(404)}}));
+  // A server without WebDAV refuses it.
+  EXPECT_TRUE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("PROPFIND", "/a"), resp(405)}}));
+}
+
+TEST(HttpModelDav, ProppatchKeepsContentNotValidators) {
+  // §8.8: the ETag SHOULD NOT change, so it may; the content may not.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201, tagged("\"1\""))},
+                        {req("PROPPATCH", "/a", {}, "<p/>"), resp(207)},
+                        {req("GET", "/a"), resp(200, tagged("\"2\"", kT0 + 5), "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("PROPPATCH", "/a", {}, "<p/>"), resp(207)},
+                         {req("GET", "/a"), resp(200, {}, "")}}));
+  EXPECT_FALSE(accepted({{req("PROPPATCH", "/nope", {}, "<p/>"), resp(207)}}));
+}
+
+TEST(HttpModelDav, MkcolOnlyOnUnmappedThenPinnedByDelete) {
+  // §9.3.1: MKCOL on an existing resource is 405.
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("MKCOL", "/a"), resp(201)}}));
+  EXPECT_TRUE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("MKCOL", "/a"), resp(405)}}));
+  // A collection: whatever GET shows of it; a DELETE of it pins the state.
+  EXPECT_TRUE(accepted({{req("MKCOL", "/c"), resp(201)},
+                        {req("GET", "/c"), resp(301, {{"location", "/c/"}})},
+                        {req("PUT", "/c", {}, "x"), resp(409)},
+                        {req("DELETE", "/c"), resp(204)},
+                        {req("GET", "/c"), resp(404)}}));
+  EXPECT_FALSE(accepted({{req("MKCOL", "/c"), resp(201)},
+                         {req("DELETE", "/c"), resp(204)},
+                         {req("GET", "/c"), resp(200, {}, "")}}));
+}
+
+TEST(HttpModelDav, DeleteOfACollectionRemovesItsMembers) {
+  // §9.6.1: "the DELETE method on a collection MUST act as if a 'Depth:
+  // infinity' header was used on it".
+  EXPECT_TRUE(accepted({{req("MKCOL", "/c"), resp(201)},
+                        {req("PUT", "/c/d", {}, "x"), resp(201)},
+                        {req("DELETE", "/c"), resp(204)},
+                        {req("GET", "/c/d"), resp(404)}}));
+  // Without a collection, no such link: /c/d stays.
+  EXPECT_FALSE(accepted({{req("PUT", "/c/d", {}, "x"), resp(201)},
+                         {req("DELETE", "/c"), resp(404)},
+                         {req("GET", "/c/d"), resp(404)}}));
+}
+
+TEST(HttpModelDav, CopyAndMoveWriteTheDestination) {
+  // §9.8: the destination gets the source's content, existing or not.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("COPY", "/a", dest("/b")), resp(201)},
+                        {req("GET", "/b"), resp(200, {}, "x")},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("PUT", "/b", {}, "y"), resp(201)},
+                        {req("COPY", "/a", dest("/b")), resp(204)},
+                        {req("GET", "/b"), resp(200, {}, "x")}}));
+  // COPY only reads its source.
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("COPY", "/a", dest("/b")), resp(201)},
+                         {req("GET", "/a"), resp(404)}}));
+  // No source, nothing to copy.
+  EXPECT_FALSE(accepted({{req("COPY", "/a", dest("/b")), resp(201)}}));
+  // §9.9.4: after a 201 or 204 to MOVE the source is gone.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("MOVE", "/a", dest("/b")), resp(201)},
+                        {req("GET", "/a"), resp(404)},
+                        {req("GET", "/b"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("MOVE", "/a", dest("/b")), resp(201)},
+                         {req("GET", "/a"), resp(200, {}, "x")}}));
+  // A refused MOVE moved nothing.
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("MOVE", "/a", dest("/b")), resp(412)},
+                         {req("GET", "/a"), resp(404)}}));
+  // Once pinned by a PUT, the destination is checked again.
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("COPY", "/a", dest("/b")), resp(201)},
+                         {req("PUT", "/b", {}, "z"), resp(204)},
+                         {req("GET", "/b"), resp(200, {}, "x")}}));
+}
+
+TEST(HttpModelDav, LockedWritesMayBeRefused) {
+  // §7: a write lock prevents writes without its token: 423 (§11.3),
+  // nothing changed.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("LOCK", "/a", {}, "<l/>"), resp(200)},
+                        {req("PUT", "/a", {}, "y"), resp(423)},
+                        {req("DELETE", "/a"), resp(423)},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("PUT", "/a", {}, "y"), resp(423)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("LOCK", "/a", {}, "<l/>"), resp(200)},
+                         {req("PUT", "/a", {}, "y"), resp(423)},
+                         {req("GET", "/a"), resp(200, {}, "y")}}));
+  // §7.3: a LOCK of an unmapped URL makes an empty resource.
+  EXPECT_TRUE(accepted({{req("LOCK", "/n", {}, "<l/>"), resp(201)},
+                        {req("GET", "/n"), resp(200, {}, "")}}));
+  // A lock on a collection with Depth: infinity covers new members.
+  EXPECT_TRUE(accepted({{req("MKCOL", "/c"), resp(201)},
+                        {req("LOCK", "/c", {{"depth", "infinity"}}, "<l/>"), resp(200)},
+                        {req("PUT", "/c/e", {}, "x"), resp(423)}}));
+  // §10.4: an If header whose state lists all fail: 412.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if", "(<urn:x>)"}}, "x"), resp(412)}}));
+  // A malformed If may be refused (RFC 9110 §5.5); a PUT without one may not.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if", "null"}}, "x"), resp(400)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(400)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(412)}}));
+}
+
+TEST(HttpModelDav, UnknownStateIsPinnedByPut) {
+  EXPECT_TRUE(accepted({{req("MKCOL", "/c"), resp(201)},
+                        {req("PUT", "/c", {}, "x"), resp(204)},
+                        {req("GET", "/c"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted({{req("MKCOL", "/c"), resp(201)},
+                         {req("PUT", "/c", {}, "x"), resp(204)},
+                         {req("GET", "/c"), resp(200, {}, "y")}}));
+}
+
 }  // namespace
 }  // namespace dualfuzz::http
 
@@ -799,6 +937,46 @@ TEST(HttpHeuristics, RangesIfRangeAndOtherMethods) {
   for (const char* m :
        {"GET", "HEAD", "PUT", "DELETE", "POST", "OPTIONS", "PATCH", "FOO"})
     EXPECT_GT(methods[m], 30) << m;
+}
+
+// WebDAV's methods (issue 22): each one, its headers, and Lock-Tokens taken
+// from an earlier LOCK's answer by reference.
+TEST(HttpHeuristics, WebDavMethodsAndLockTokens) {
+  harness::Protocol::Context ctx;
+  ctx.earlier.push_back(harness::Jexp::object({{"method", harness::Jexp::scalar("LOCK")},
+                                               {"path", harness::Jexp::scalar("/a")}}));
+  ctx.earlier_labels.push_back(1);
+  std::mt19937_64 rng(7);
+  std::map<std::string, int> methods, headers;
+  int token_refs = 0, absolute_destinations = 0;
+  for (int i = 0; i < 3000; ++i) {
+    harness::Jexp q = generate_request(rng, ctx);
+    ++methods[field(q, "method")];
+    for (std::size_t k = 0; k < q.keys().size(); ++k) {
+      if (q.keys()[k] != "headers") continue;
+      const harness::Jexp& h = q.items()[k];
+      for (std::size_t j = 0; j < h.keys().size(); ++j) {
+        ++headers[h.keys()[j]];
+        const harness::Jexp& v = h.items()[j];
+        if ((h.keys()[j] == "lock-token" || h.keys()[j] == "if") &&
+            v.kind() == harness::Jexp::Kind::Reference && v.reference().label == 2)
+          ++token_refs;
+        if (h.keys()[j] == "destination" && v.kind() == harness::Jexp::Kind::Scalar &&
+            v.value().get<std::string>().starts_with("http://localhost/"))
+          ++absolute_destinations;
+      }
+    }
+  }
+  for (const char* m :
+       {"PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK"})
+    EXPECT_GT(methods[m], 30) << m;
+  for (const char* h :
+       {"depth", "destination", "overwrite", "timeout", "lock-token", "if"})
+    EXPECT_GT(headers[h], 20) << h;
+  EXPECT_GT(token_refs, 30);
+  EXPECT_GT(absolute_destinations, 50);
+  // RFC 9110's mix keeps most of the weight (the planted bugs need it).
+  EXPECT_GT(methods["GET"] + methods["PUT"] + methods["HEAD"] + methods["DELETE"], 1800);
 }
 
 }  // namespace

@@ -50,5 +50,19 @@ TEST(Describe, ThePluginsReportUsesThem) {
             std::string::npos);
 }
 
+// A run's namespace covers WebDAV's Destination as well (RFC 4918 §10.3),
+// whether an absolute URI or an absolute path.
+TEST(Namespace, DestinationFollowsThePath) {
+  const Json q = {{"method", "COPY"},
+                  {"path", "/a/b"},
+                  {"headers", {{"destination", "http://localhost/c/d"}}}};
+  const Json n = namespace_request(q, "r7-");
+  EXPECT_EQ(n["path"], "/r7-a~b");
+  EXPECT_EQ(n["headers"]["destination"], "http://localhost/r7-c~d");
+  const Json p = namespace_request(
+      {{"method", "MOVE"}, {"path", "/a"}, {"headers", {{"destination", "/e"}}}}, "r7-");
+  EXPECT_EQ(p["headers"]["destination"], "/r7-e");
+}
+
 }  // namespace
 }  // namespace dualfuzz::http

@@ -4,6 +4,7 @@
 #include "dualfuzz/http/heuristics.h"
 
 #include <cctype>
+#include <optional>
 
 #include "dualfuzz/http/model.h"
 
@@ -27,9 +28,11 @@ const char* kOtherMethods[] = {"OPTIONS", "OPTIONS", "PATCH", "FOO"};
 // and past the end, suffixes, several (disjoint, overlapping, unordered),
 // and fields a server must ignore or may reject.
 const char* kRanges[] = {
-    "bytes=0-4",     "bytes=2-",      "bytes=-3",      "bytes=0-0", "bytes=30-",
-    "bytes=0-1,3-4", "bytes=0-2,1-3", "bytes=4-6,0-1", "bytes=3-1", "bytes=-0",
-    "items=0-1",     "bytes=0-999",   "bytes=1-1, 5-", "bytes=x-y"};
+    "bytes=0-4",     "bytes=2-",      "bytes=-3",      "bytes=0-0",         "bytes=30-",
+    "bytes=0-1,3-4", "bytes=0-2,1-3", "bytes=4-6,0-1", "bytes=3-1",         "bytes=-0",
+    "items=0-1",     "bytes=0-999",   "bytes=1-1, 5-", "bytes=x-y",         "bytes=0-",
+    "bytes=-1",      "bytes= 0-1",    "bytes=0-0,-1",  "bytes=1-2,4-5,7-8", "bytes=-30",
+    "bytes=5-4,1-1"};
 const char* kBodies[] = {"", "x", "hello", "0123456789", "y"};
 // Lists with the likely current tag first and not first (every member counts).
 const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\"", "\"9\", \"1\""};
@@ -159,9 +162,11 @@ Jexp date_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
   return Jexp::scalar(kDates[pick(rng, std::size(kDates))]);
 }
 
-Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
-             const std::string& path) {
-  std::vector<std::pair<std::string, Jexp>> h;
+using Fields = std::vector<std::pair<std::string, Jexp>>;
+
+Fields header_fields(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+                     const std::string& path) {
+  Fields h;
   static const char* kConds[] = {"if-match", "if-none-match", "if-modified-since",
                                  "if-unmodified-since"};
   for (std::size_t n = pick(rng, 3); n > 0; --n) {
@@ -188,12 +193,177 @@ Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
   }
   // Now and then the client ends its connection after this exchange.
   if (pick(rng, 16) == 0) h.emplace_back("connection", Jexp::scalar("close"));
-  return Jexp::object(std::move(h));
+  return h;
+}
+Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+             const std::string& path) {
+  return Jexp::object(header_fields(rng, ctx, path));
+}
+
+// ---- WebDAV (RFC 4918): the methods a DAV server spends most of its code
+// on, with the headers and XML bodies that steer it.
+const char* kDavMethods[] = {"PROPFIND", "PROPFIND", "PROPPATCH", "MKCOL", "COPY",
+                             "MOVE",     "LOCK",     "LOCK",      "UNLOCK"};
+#define DAV_XML "<?xml version=\"1.0\" encoding=\"utf-8\"?>"
+// PROPFIND (§9.1, §14.20): none (allprop), allprop, propname, live and dead
+// properties by name, allprop with include, and malformed ones.
+const char* kPropfindBodies[] = {
+    "",
+    DAV_XML "<D:propfind xmlns:D=\"DAV:\"><D:allprop/></D:propfind>",
+    DAV_XML "<D:propfind xmlns:D=\"DAV:\"><D:propname/></D:propfind>",
+    DAV_XML
+    "<D:propfind xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:prop><D:getetag/>"
+    "<D:getcontentlength/><D:getlastmodified/><D:getcontenttype/><D:resourcetype/>"
+    "<D:displayname/><D:creationdate/><D:lockdiscovery/><D:supportedlock/>"
+    "<Z:color/></D:prop></D:propfind>",
+    "<D:propfind xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:prop><Z:color/><Z:size/>"
+    "</D:prop></D:propfind>",
+    "<D:propfind xmlns:D=\"DAV:\"><D:allprop/><D:include><D:supportedlock/>"
+    "</D:include></D:propfind>",
+    "<D:propfind xmlns:D=\"DAV:\"><D:prop>",
+    "<propfind><prop><getetag/></prop></propfind>",
+    "not xml"};
+// PROPPATCH (§9.2, §14.19): set and remove dead properties, a protected
+// live one, several at once, malformed.
+const char* kProppatchBodies[] = {
+    DAV_XML
+    "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:set><D:prop>"
+    "<Z:color>red</Z:color></D:prop></D:set></D:propertyupdate>",
+    DAV_XML
+    "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:set><D:prop>"
+    "<Z:size>12</Z:size><Z:color>blue</Z:color></D:prop></D:set></D:propertyupdate>",
+    DAV_XML
+    "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:remove><D:prop>"
+    "<Z:color/></D:prop></D:remove></D:propertyupdate>",
+    DAV_XML
+    "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:set><D:prop>"
+    "<Z:color>green</Z:color></D:prop></D:set><D:remove><D:prop><Z:size/>"
+    "</D:prop></D:remove></D:propertyupdate>",
+    DAV_XML
+    "<D:propertyupdate xmlns:D=\"DAV:\"><D:set><D:prop><D:getetag>x</D:getetag>"
+    "</D:prop></D:set></D:propertyupdate>",
+    "<D:propertyupdate xmlns:D=\"DAV:\"><D:set>",
+    ""};
+// LOCK (§9.10, §14.11): exclusive or shared write locks, with an owner.
+const char* kLockBodies[] = {
+    DAV_XML
+    "<D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:exclusive/></D:lockscope>"
+    "<D:locktype><D:write/></D:locktype><D:owner>dualfuzz</D:owner></D:lockinfo>",
+    DAV_XML
+    "<D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:shared/></D:lockscope>"
+    "<D:locktype><D:write/></D:locktype><D:owner><D:href>urn:df</D:href></D:owner>"
+    "</D:lockinfo>",
+    "<D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:exclusive/></D:lockscope>"
+    "</D:lockinfo>",
+    "<D:lockinfo xmlns:D=\"DAV:\">"};
+#undef DAV_XML
+const char* kDepths[] = {"0", "1", "infinity"};
+// (RFC 4918 §10.7's example is "Infinite, Second-4100000000"; in that order
+// it sends lighttpd 1.4.69 into an endless loop (mod_webdav_lock never steps
+// past the comma), which would stop any campaign against it: a list is
+// sent with Second- first.)
+const char* kTimeouts[] = {"Second-60", "Infinite", "Second-1",
+                           "Second-4100000000, Infinite"};
+
+std::string field_of(const Jexp& e, const char* name) {
+  if (e.kind() == Jexp::Kind::Object)
+    for (std::size_t i = 0; i < e.keys().size(); ++i)
+      if (e.keys()[i] == name && e.items()[i].kind() == Jexp::Kind::Scalar &&
+          e.items()[i].value().is_string())
+        return e.items()[i].value().get<std::string>();
+  return {};
+}
+
+// Trace-based: the Lock-Token of an earlier LOCK's answer (§10.5), most often
+// the latest one on `path`, through `fn` ("id": as sent, "lockif": as an If
+// state list); a made-up token when the script has no LOCK yet.
+Jexp lock_token(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+                const std::string& path, const char* fn) {
+  std::optional<std::size_t> any, same;
+  for (std::size_t i = ctx.earlier.size(); i-- > 0;)
+    if (field_of(ctx.earlier[i], "method") == "LOCK") {
+      if (!any) any = i;
+      if (!same && path_of(ctx.earlier[i]) == path) same = i;
+    }
+  std::optional<std::size_t> at = same && pick(rng, 4) != 0 ? same : any;
+  if (!at || pick(rng, 8) == 0) {
+    std::string t = "<opaquelocktoken:00000000-0000-0000-0000-000000000000>";
+    return Jexp::scalar(std::string(fn) == "lockif" ? "(" + t + ")" : t);
+  }
+  return Jexp::ref({ctx.earlier_labels[*at] + 1,
+                    Jpath({Jpath::Field{"headers"}, Jpath::Field{"lock-token"}}), fn});
+}
+
+// A Destination (§10.3) on the server the request goes to: an absolute URI
+// with the request's own Host (the printer sends "Host: localhost"), now
+// and then an absolute path, which RFC 4918 allows too.
+Jexp destination(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
+  std::string to = choose_path(rng, ctx);
+  return Jexp::scalar(pick(rng, 6) == 0 ? to : "http://localhost" + to);
+}
+
+Jexp dav_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+                 const std::string& path, std::string method) {
+  Fields h;
+  std::string body;
+  if (method == "PROPFIND") {
+    if (pick(rng, 4) != 0) h.emplace_back("depth", Jexp::scalar(kDepths[pick(rng, 3)]));
+    body = kPropfindBodies[pick(rng, std::size(kPropfindBodies))];
+  } else if (method == "PROPPATCH") {
+    body = kProppatchBodies[pick(rng, std::size(kProppatchBodies))];
+  } else if (method == "MKCOL") {
+    if (pick(rng, 8) == 0) body = "x";  // a body MKCOL cannot read: 415 (§9.3)
+  } else if (method == "COPY" || method == "MOVE") {
+    h.emplace_back("destination", destination(rng, ctx));
+    if (pick(rng, 2) == 0)
+      h.emplace_back("overwrite", Jexp::scalar(pick(rng, 2) ? "T" : "F"));
+    if (pick(rng, 4) == 0)
+      h.emplace_back("depth",
+                     Jexp::scalar(method == "COPY" && pick(rng, 2) ? "0" : "infinity"));
+  } else if (method == "LOCK") {
+    if (pick(rng, 5) == 0) {  // a refresh: no body, the lock's token (§9.10.2)
+      h.emplace_back("if", lock_token(rng, ctx, path, "lockif"));
+    } else {
+      body = kLockBodies[pick(rng, std::size(kLockBodies))];
+      if (pick(rng, 2) == 0)
+        h.emplace_back("depth", Jexp::scalar(pick(rng, 2) ? "0" : "infinity"));
+    }
+    if (pick(rng, 2) == 0)
+      h.emplace_back("timeout", Jexp::scalar(kTimeouts[pick(rng, std::size(kTimeouts))]));
+  } else if (method == "UNLOCK") {
+    h.emplace_back("lock-token", lock_token(rng, ctx, path, "id"));
+  }
+  if (!body.empty() && pick(rng, 4) != 0)
+    h.emplace_back("content-type", Jexp::scalar("application/xml; charset=utf-8"));
+  // Now and then the preconditions of RFC 9110 as well.
+  if (pick(rng, 6) == 0)
+    for (auto& f : header_fields(rng, ctx, path)) h.push_back(std::move(f));
+  Fields f = {{"method", Jexp::scalar(method)}, {"path", Jexp::scalar(path)}};
+  if (!body.empty()) f.emplace_back("body", Jexp::scalar(body));
+  if (!h.empty()) f.emplace_back("headers", Jexp::object(std::move(h)));
+  return Jexp::object(std::move(f));
+}
+
+// A write that submits a lock's token (§10.4): PUT or DELETE with If.
+Jexp locked_write(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+                  const std::string& path) {
+  const bool put = pick(rng, 3) != 0;
+  Fields f = {{"method", Jexp::scalar(put ? "PUT" : "DELETE")},
+              {"path", Jexp::scalar(path)}};
+  if (put) f.emplace_back("body", Jexp::scalar(random_body(rng)));
+  f.emplace_back("headers", Jexp::object({{"if", lock_token(rng, ctx, path, "lockif")}}));
+  return Jexp::object(std::move(f));
 }
 }  // namespace
 
 Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
   std::string path = choose_path(rng, ctx);
+  // One request in five is WebDAV's (the rest keeps RFC 9110's mix, which
+  // the planted bugs need).
+  if (pick(rng, 5) == 0) {
+    if (pick(rng, 8) == 0) return locked_write(rng, ctx, path);
+    return dav_request(rng, ctx, path, kDavMethods[pick(rng, std::size(kDavMethods))]);
+  }
   std::string method = random_method(rng);
   std::vector<std::pair<std::string, Jexp>> f = {{"method", Jexp::scalar(method)},
                                                  {"path", Jexp::scalar(path)}};
@@ -217,10 +387,15 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
       }
     f.emplace_back(k, std::move(v));
   };
-  switch (pick(rng, 5)) {
+  switch (pick(rng, 6)) {
     case 0:
       set("method", Jexp::scalar(random_method(rng)));
       break;
+    case 5: {  // the same path, as a WebDAV request
+      std::string path = path_of(req);
+      if (path.empty()) path = choose_path(rng, ctx);
+      return dav_request(rng, ctx, path, kDavMethods[pick(rng, std::size(kDavMethods))]);
+    }
     case 1:
       set("path", Jexp::scalar(choose_path(rng, ctx)));
       break;

@@ -6,7 +6,9 @@
 #include <string_view>
 
 #include "dualfuzz/http/byte_range.h"
+#include "dualfuzz/http/destination.h"
 #include "dualfuzz/http/entity_tag.h"
+#include "dualfuzz/oracle/partition_router.h"
 #include "dualfuzz/specs/detail/sym_state.h"
 
 namespace dualfuzz::http {
@@ -38,11 +40,22 @@ struct Resource {
 struct PathState {
   std::optional<Resource> file;
   Sym clock = Sym::lit(0);  // no modification happens before this time
+  // WebDAV (RFC 4918). `unknown`: a state the model knows it does not know
+  // (a collection, a locked empty resource, a path another path's COPY or
+  // MOVE may have written): every answer is accepted until a PUT or DELETE
+  // with a known effect pins it again (unknown_answer). `lockable`: a lock
+  // may cover the path (a LOCK succeeded on it, or it was unknown), so any
+  // write may be refused with 423 and change nothing; locks expire and
+  // UNLOCK needs the right token, so the model never clears it.
+  bool unknown = false;
+  bool lockable = false;
   friend bool operator==(const PathState&, const PathState&) = default;
 };
 void to_json(Json& j, const PathState& s) {
   j = Json::object();
-  if (s.file)
+  if (s.unknown)
+    j = {{"unknown", true}};
+  else if (s.file)
     j = {{"body", s.file->body},
          {"etag", specs::detail::SymState{s.file->etag}},
          {"modified", specs::detail::SymState{s.file->modified}}};
@@ -56,7 +69,7 @@ void to_json(Json& j, const PathState& s) {
 template <>
 struct std::hash<dualfuzz::http::PathState> {
   std::size_t operator()(const dualfuzz::http::PathState& s) const {
-    std::size_t h = s.clock.hash();
+    std::size_t h = s.clock.hash() + 3 * s.unknown + 5 * s.lockable;
     if (s.file)
       h ^= std::hash<std::string>{}(s.file->body) + 31 * s.file->etag.hash() +
            s.file->modified.hash() * 17;
@@ -126,6 +139,10 @@ Sym status(std::vector<int> codes) {
 // success) may answer; built once.
 const Sym& status_ok() {
   static const Sym ok = status({200, 204});
+  return ok;
+}
+const Sym& status_ok_only() {
+  static const Sym ok = Sym::object({{"status", status_ok()}});
   return ok;
 }
 // A response that only shows its status: one of `codes`. The oracle runs
@@ -342,7 +359,24 @@ IfRange if_range_field(const Json* h) {
 // One request as the model reads it, decoded once per distinct request
 // (ServerModel::decode; the oracle runs the model on every request in every
 // hypothesis): its fields looked up once, its dates parsed once.
-enum class Method { Get, Head, Put, Delete, Options, Other };
+// WebDAV's methods (RFC 4918 §9); Foreign: another partition's request whose
+// effect may reach this path (ServerModel::reach, {"foreign": request}).
+enum class Method {
+  Get,
+  Head,
+  Put,
+  Delete,
+  Options,
+  Other,
+  Propfind,
+  Proppatch,
+  Mkcol,
+  Copy,
+  Move,
+  Lock,
+  Unlock,
+  Foreign
+};
 struct HttpRequest final : oracle::DecodedRequest {
   Method method = Method::Other;
   std::string path;
@@ -357,6 +391,10 @@ struct HttpRequest final : oracle::DecodedRequest {
   // Range (read for GET only, RFC 9110 §14.2) and If-Range (§13.1.5).
   std::optional<RangeField> range;
   IfRange if_range;
+  bool has_if = false;  // WebDAV's If header (RFC 4918 §10.4)
+  // COPY, MOVE: the path is the Destination or below it (the request may
+  // overwrite its own source).
+  bool within_destination = false;
 };
 
 // One pass over an object's members, pointing the slot of each wanted one
@@ -383,13 +421,25 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     return v && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
                                : std::string_view();
   };
+  if (field(r, "foreign")) {
+    d->method = Method::Foreign;
+    d->plain = true;
+    return d;
+  }
   const std::string_view m = text(method);
-  d->method = m == "GET"sv       ? Method::Get
-              : m == "HEAD"sv    ? Method::Head
-              : m == "PUT"sv     ? Method::Put
-              : m == "DELETE"sv  ? Method::Delete
-              : m == "OPTIONS"sv ? Method::Options
-                                 : Method::Other;
+  d->method = m == "GET"sv         ? Method::Get
+              : m == "HEAD"sv      ? Method::Head
+              : m == "PUT"sv       ? Method::Put
+              : m == "DELETE"sv    ? Method::Delete
+              : m == "OPTIONS"sv   ? Method::Options
+              : m == "PROPFIND"sv  ? Method::Propfind
+              : m == "PROPPATCH"sv ? Method::Proppatch
+              : m == "MKCOL"sv     ? Method::Mkcol
+              : m == "COPY"sv      ? Method::Copy
+              : m == "MOVE"sv      ? Method::Move
+              : m == "LOCK"sv      ? Method::Lock
+              : m == "UNLOCK"sv    ? Method::Unlock
+                                   : Method::Other;
   d->path = std::string(text(path));
   d->plain = plain_path(d->path);
   d->safe = d->method == Method::Get || d->method == Method::Head;
@@ -400,13 +450,19 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     d->body = body->is_string() ? body->get<std::string>() : body->dump();
   if (headers) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr,
-               *range = nullptr, *if_range = nullptr;
+               *range = nullptr, *if_range = nullptr, *if_ = nullptr, *dest = nullptr;
     pick(*headers, {{"if-match", &im},
                     {"if-none-match", &inm},
                     {"if-unmodified-since", &ius},
                     {"if-modified-since", &ims},
                     {"range", &range},
-                    {"if-range", &if_range}});
+                    {"if-range", &if_range},
+                    {"if", &if_},
+                    {"destination", &dest}});
+    d->has_if = if_ != nullptr;
+    if (dest && (d->method == Method::Copy || d->method == Method::Move))
+      d->within_destination = oracle::within(
+          d->path, destination_path(dest->is_string() ? dest->get<std::string>() : ""));
     if (range && range->is_string() && d->method == Method::Get)
       d->range = parse_range(range->get_ref<const std::string&>());
     d->if_range = if_range_field(if_range);
@@ -470,6 +526,16 @@ Tree respond(const Ev& e, Sym pattern, Clause clause) {
 Tree respond(const Ev& e, Sym pattern, const PathState& next, Clause clause) {
   if (!e->world) return oracle::send(e->q.conn, std::move(pattern), serve(next), clause);
   World w = *e->world;
+  if (next.unknown) {
+    // A state the model does not know, now: answered and stored at once,
+    // and every write in progress may store before or after it, so they
+    // too leave it unknown (one state instead of every interleaving of
+    // pending unknowns, which no answer ever prunes).
+    w.committed = next;
+    for (Pending& p : w.pending)
+      if (p.after) p.after = next;
+    return oracle::send(e->q.conn, std::move(pattern), serve_world(std::move(w)), clause);
+  }
   w.pending.push_back(Pending{e->q.conn, std::move(pattern), clause, next});
   return serve_world(std::move(w));
 }
@@ -772,6 +838,205 @@ Tree handle(const Ev& e) {
   return handle_method(e);
 }
 
+// ---- WebDAV (RFC 4918) ----------------------------------------------------
+// The model checks what is cheap and sound: what a method must not change
+// (PROPFIND is safe, PROPPATCH changes no content), what cannot succeed on a
+// missing or an existing resource, and what its success makes of the path.
+// Everything RFC 4918 leaves open (multistatus bodies, Depth, Overwrite,
+// lock tokens and timeouts) is accepted. Effects on other paths (COPY's and
+// MOVE's Destination, a collection's members) reach their partitions through
+// ServerModel::reach, as a Foreign request that makes them unknown.
+constexpr Clause kPropfind = "RFC 4918 §9.1";
+constexpr Clause kProppatch = "RFC 4918 §9.2, §8.8";
+constexpr Clause kMkcol = "RFC 4918 §9.3.1";
+constexpr Clause kCopy = "RFC 4918 §9.8";
+constexpr Clause kMove = "RFC 4918 §9.9";
+constexpr Clause kLock = "RFC 4918 §9.10";
+constexpr Clause kUnlock = "RFC 4918 §9.11";
+constexpr Clause kLocked = "RFC 4918 §7, §11.3";
+constexpr Clause kIfHeader = "RFC 4918 §10.4";
+constexpr Clause kUnknownState = "RFC 4918 (a path whose state the model does not know)";
+
+// Every status from `from` to `to` but `except`, as one pattern. Each set is
+// built once, in a function-local static below (oracles may run in threads).
+Sym statuses_except(std::initializer_list<int> except, int from = 100, int to = 599) {
+  std::vector<int> codes;
+  for (int c = from; c <= to; ++c)
+    if (std::find(except.begin(), except.end(), c) == except.end()) codes.push_back(c);
+  return Sym::object({{"status", status(std::move(codes))}});
+}
+#define DUALFUZZ_STATUSES(name, ...)                   \
+  const Sym& name() {                                  \
+    static const Sym s = statuses_except(__VA_ARGS__); \
+    return s;                                          \
+  }
+DUALFUZZ_STATUSES(not_404, {404})
+DUALFUZZ_STATUSES(not_deleted, {200, 204})
+DUALFUZZ_STATUSES(not_stored, {200, 201, 204})
+DUALFUZZ_STATUSES(client_error, {}, 400, 499)
+#undef DUALFUZZ_STATUSES
+// MOVE's answers that leave the source in a state the model does not know:
+// neither 201/204 (moved) nor 4xx (nothing moved).
+const Sym& not_moved() {
+  static const Sym s = [] {
+    std::vector<int> codes;
+    for (int c = 100; c <= 599; ++c)
+      if (c != 201 && c != 204 && (c < 400 || c > 499)) codes.push_back(c);
+    return Sym::object({{"status", status(std::move(codes))}});
+  }();
+  return s;
+}
+const Sym& anything() {
+  static const Sym any = Sym::object(std::vector<std::pair<std::string, Sym>>{});
+  return any;
+}
+// Not a success: redirections, client and server errors (the method did
+// not take effect, RFC 9110 §15.4-15.6).
+const Sym& refusal() {
+  static const Sym s = statuses_except({}, 300, 599);
+  return s;
+}
+const Sym& success() {
+  static const Sym s = statuses_except({}, 200, 299);
+  return s;
+}
+
+PathState unknown_state(const Ev& e) {
+  return PathState{std::nullopt, e->st().clock, /*unknown=*/true, /*lockable=*/true};
+}
+
+// The representation kept, its validators possibly new: RFC 4918 §8.8 says
+// a server "SHOULD NOT change the ETag (or the Last-Modified time) for a
+// resource that has an unchanged body and location" — a SHOULD, so a
+// PROPPATCH or a LOCK may change them.
+Tree touch(const Ev& e, Sym pattern, bool lockable, Clause clause) {
+  return oracle::fresh(Sort::Int, "last-modified", [=](const Sym& m) {
+    Tree tagged = oracle::fresh(Sort::Str, "etag", [=](const Sym& t) {
+      PathState next{make_resource(e->file()->body, t, m), m, false,
+                     lockable || e->st().lockable};
+      return respond(e, pattern, next, clause);
+    });
+    return oracle::assume(oracle::le(e->st().clock, m), tagged);
+  });
+}
+
+// A path whose state the model does not know: any answer. Only a PUT or a
+// DELETE whose success tells its effect pins the state again: "a
+// successful PUT of a given representation would suggest that a subsequent
+// GET on that same target resource will result in an equivalent
+// representation being sent in a 200" (RFC 9110 §9.3.4), and a DELETE
+// answered 200 or 204 was enacted (§9.3.5), as the model holds elsewhere. A
+// lock may still cover the path after either (lockable stays).
+Tree unknown_answer(const Ev& e) {
+  const Method m = e->req().method;
+  if (m == Method::Delete)
+    return oracle::choose(
+        respond(e, not_deleted(), kUnknownState),
+        respond(e, status_ok_only(), PathState{std::nullopt, e->st().clock, false, true},
+                kDelete));
+  if (m != Method::Put) return respond(e, anything(), kUnknownState);
+  Tree stored = oracle::fresh(Sort::Int, "last-modified", [e](const Sym& mod) {
+    Tree tagged = oracle::fresh(Sort::Str, "etag", [e, mod](const Sym& t) {
+      PathState next{make_resource(e->req().body, t, mod), mod, false, true};
+      Sym pattern = Sym::object(
+          shown_shape(), {status({200, 201, 204}), next.file->headers, next.file->dates});
+      return respond(e, std::move(pattern), next, kPut);
+    });
+    return oracle::assume(oracle::le(e->st().clock, mod), tagged);
+  });
+  return oracle::choose(respond(e, not_stored(), kUnknownState), std::move(stored));
+}
+
+// A WebDAV method on a path whose state the model knows.
+Tree dav(const Ev& e) {
+  const Resource* f = e->file();
+  const PathState gone{std::nullopt, e->st().clock, false, e->st().lockable};
+  switch (e->req().method) {
+    case Method::Propfind:
+      // "This method is both safe and idempotent" (§9.1): it changes
+      // nothing. No properties of a missing resource (§9.1: 404 is its
+      // answer to an unmapped URL), and an existing one is no 404 (RFC 9110
+      // §15.5.5); Depth, the body and 207's content are the server's.
+      return respond(e, f ? not_404() : refusal(), kPropfind);
+    case Method::Proppatch:
+      // Dead properties only: the content stays (§9.2), the validators may
+      // change (touch). Nothing to patch on a missing resource.
+      if (!f) return respond(e, refusal(), kProppatch);
+      return oracle::choose(respond(e, refusal(), kProppatch),
+                            touch(e, success(), false, kProppatch));
+    case Method::Mkcol:
+      // "MKCOL can only be executed on an unmapped URL" (§9.3.1: 405).
+      // A new collection is a state the model does not follow.
+      if (f) return respond(e, refusal(), kMkcol);
+      return oracle::choose(respond(e, refusal(), kMkcol),
+                            respond(e, success(), unknown_state(e), kMkcol));
+    case Method::Copy:
+    case Method::Move: {
+      const Clause c = e->req().method == Method::Copy ? kCopy : kMove;
+      // No source, nothing to copy or move (RFC 9110 §15.5.5).
+      if (!f) return respond(e, refusal(), c);
+      // A Destination at or above the source may overwrite it (§9.8.4,
+      // §9.9.3: Overwrite: T deletes the destination first).
+      if (e->req().within_destination) return respond(e, anything(), unknown_state(e), c);
+      // COPY only reads its source.
+      if (e->req().method == Method::Copy) return respond(e, anything(), c);
+      // MOVE: 201 or 204 "the source resource was successfully moved"
+      // (§9.9.4): it is gone. A 207 (some members failed) or a server error
+      // may leave part of it: unknown. A 4xx moved nothing.
+      return oracle::choose(respond(e, client_error(), c),
+                            oracle::choose(respond(e, status_only({201, 204}), gone, c),
+                                           respond(e, not_moved(), unknown_state(e), c)));
+    }
+    case Method::Lock:
+      // "A successful lock request to an unmapped URL MUST result in the
+      // creation of a locked (non-collection) resource with empty content"
+      // (§7.3): a state the model does not follow (its validators are the
+      // server's). On an existing resource the content stays.
+      if (!f)
+        return oracle::choose(respond(e, refusal(), kLock),
+                              respond(e, success(), unknown_state(e), kLock));
+      return oracle::choose(respond(e, refusal(), kLock),
+                            touch(e, success(), true, kLock));
+    case Method::Unlock:
+      // Releases a lock: nothing the model follows changes. Nothing to
+      // unlock where no lock was ever taken and nothing exists.
+      if (!f && !e->st().lockable) return respond(e, refusal(), kUnlock);
+      return respond(e, anything(), kUnlock);
+    default:
+      return handle(e);
+  }
+}
+
+bool writes(Method m) {
+  return m == Method::Put || m == Method::Delete || m == Method::Proppatch ||
+         m == Method::Mkcol || m == Method::Move || m == Method::Copy ||
+         m == Method::Lock || m == Method::Other;
+}
+
+// Every request, WebDAV's looseness around the model of RFC 9110.
+Tree serve_dav(const Ev& e) {
+  const HttpRequest& q = e->req();
+  // Another path's COPY or MOVE (or a collection's DELETE, LOCK...) may
+  // have written this one: its answer is judged on its own path.
+  if (q.method == Method::Foreign)
+    return respond(e, anything(), unknown_state(e), kUnknownState);
+  if (e->st().unknown) return unknown_answer(e);
+  Tree t = dav(e);
+  // "A successful request for a write lock MUST result in the creation of a
+  // lock ... prevents principals without the lock from successfully
+  // executing PUT, POST, PROPPATCH, LOCK, UNLOCK, MOVE, DELETE, or MKCOL"
+  // (§7): 423 Locked (§11.3), nothing changed.
+  if (e->st().lockable && writes(q.method))
+    t = oracle::choose(respond(e, status_only({423}), kLocked), std::move(t));
+  // "If the header is evaluated and all state lists fail, then the request
+  // MUST fail with a 412" (§10.4): the model does not follow lock tokens.
+  // Nor does it parse the If grammar (§10.4.2): a malformed one may be
+  // refused with 400 (RFC 9110 §5.5, §15.5.1; Apache 2.4 does for `If: null`).
+  if (q.has_if)
+    t = oracle::choose(respond(e, status_only({400, 412}), kIfHeader), std::move(t));
+  return t;
+}
+
 Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state)); }
 
 // The server waiting in `ms` (which holds a PathState). The continuation
@@ -782,8 +1047,8 @@ Tree serve_request(const Ev& e) {
   if (!e->req().plain)
     // (No clause: the model's own leniency, not one the RFC names.)
     return oracle::choose(
-        respond(e, status_only({400, 403, 404, 405, 409, 414}), nullptr), handle(e));
-  return handle(e);
+        respond(e, status_only({400, 403, 404, 405, 409, 414}), nullptr), serve_dav(e));
+  return serve_dav(e);
 }
 
 Tree serve_in(const oracle::ModelState& ms) {
@@ -948,6 +1213,13 @@ oracle::ServerModel server_model(Consistency consistency) {
                                  serve_world(World{Consistency::Torn, {}, {}})};
     return trees[index];
   };
+  auto unknown = [index] {
+    static const PathState u{std::nullopt, Sym::lit(0), true, true};
+    static const Tree trees[] = {serve(u),
+                                 serve_world(World{Consistency::Interval, u, {}}),
+                                 serve_world(World{Consistency::Torn, u, {}})};
+    return trees[index];
+  };
   oracle::ServerModel m{kNames[index], initial, nullptr,
                         [](const Json& r) { return decode(r); }};
   m.strings = entity_tags();
@@ -957,6 +1229,36 @@ oracle::ServerModel server_model(Consistency consistency) {
       return p->get<std::string>();
     return std::nullopt;
   };
+  // ...except where WebDAV links them (RFC 4918): COPY and MOVE write their
+  // Destination and, for a collection, everything below it (§9.8, §9.9); a
+  // DELETE, LOCK (Depth: infinity) or PUT of a collection reaches its
+  // members (§9.6.1, §9.10.3); MKCOL, COPY and MOVE make collections. A
+  // write to a path that is not plain may land on any path (a server
+  // normalises "/a/" to "/a", decodes escapes...).
+  m.reach = [](const Json& r) {
+    oracle::ServerModel::Reach out;
+    const Json *method = field(r, "method"), *path = field(r, "path");
+    if (!method || !method->is_string() || !path || !path->is_string()) return out;
+    const std::string& m = method->get_ref<const std::string&>();
+    const std::string& p = path->get_ref<const std::string&>();
+    if (m == "COPY" || m == "MOVE") {
+      const Json* h = field(r, "headers");
+      if (const Json* d = h ? field(*h, "destination") : nullptr) {
+        std::string to = destination_path(d->is_string() ? d->get<std::string>() : "");
+        out.changes.push_back(to);
+        out.parents.push_back(to);
+      }
+      if (m == "MOVE") out.changes.push_back(p);
+    } else if (m == "MKCOL") {
+      out.parents.push_back(p);
+    } else if (m == "DELETE" || m == "LOCK" || m == "PUT") {
+      out.own_subtree = true;
+    }
+    if (!plain_path(p) && m != "GET" && m != "HEAD" && m != "OPTIONS" && m != "PROPFIND")
+      out.changes.push_back("");
+    return out;
+  };
+  m.unknown = unknown;
   return m;
 }
 

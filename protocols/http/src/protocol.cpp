@@ -21,6 +21,12 @@ void add_functions(harness::FunctionRegistry& f) {
     std::string s = j.get<std::string>();
     return harness::Json(s.rfind("W/", 0) == 0 ? s.substr(2) : s);
   });
+  // A Lock-Token an answer carried ("<token>", RFC 4918 §10.5), as the
+  // If header's state list that submits it: "(<token>)" (§10.4).
+  f.add("lockif", [](const harness::Json& j) -> Result<harness::Json> {
+    if (!j.is_string()) return j;
+    return harness::Json("(" + j.get<std::string>() + ")");
+  });
   // A date an answer carried, sent back in one of the obsolete formats a
   // recipient MUST still accept (RFC 9110 §5.6.7); anything else unchanged.
   for (const auto& named : {std::pair{"rfc850", DateFormat::Rfc850},

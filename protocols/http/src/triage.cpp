@@ -4,6 +4,7 @@
 #include <cctype>
 #include <iterator>
 
+#include "dualfuzz/http/destination.h"
 #include "dualfuzz/http/model.h"
 
 namespace dualfuzz::http {
@@ -158,10 +159,18 @@ std::string race_key(const Json& q) { return str_field(q, "path"); }
 Json namespace_request(Json q, std::string_view prefix) {
   if (prefix.empty() || !q.is_object() || !q.contains("path") || !q["path"].is_string())
     return q;
-  std::string path = q["path"].get<std::string>();
-  if (path.starts_with('/')) path.erase(0, 1);
-  std::replace(path.begin(), path.end(), '/', '~');
-  q["path"] = "/" + std::string(prefix) + path;
+  auto flat = [prefix](std::string path) {
+    if (path.starts_with('/')) path.erase(0, 1);
+    std::replace(path.begin(), path.end(), '/', '~');
+    return "/" + std::string(prefix) + path;
+  };
+  q["path"] = flat(q["path"].get<std::string>());
+  // WebDAV's Destination names a path too (RFC 4918 §10.3): the same run's
+  // namespace, so COPY and MOVE stay within it.
+  if (q.contains("headers") && q["headers"].is_object())
+    for (auto& [k, v] : q["headers"].items())
+      if (v.is_string() && (k == "destination" || k == "Destination"))
+        v = rebase_destination(v.get<std::string>(), flat);
   return q;
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dualfuzz/oracle/backtracking.h"
+#include "dualfuzz/oracle/partition_router.h"
 #include "dualfuzz/oracle/reason.h"
 #include "dualfuzz/oracle/server_model.h"
 #include "dualfuzz/oracle/solver.h"
@@ -101,7 +102,7 @@ class Oracle {
   const ServerModel& model() const { return model_; }
 
  private:
-  HypothesisSearch& partition_for(const std::string& key);
+  HypothesisSearch& partition_for(const std::string& key, bool unknown = false);
   Verdict fail(Verdict::Status st, const Event& e, std::vector<Reason> why,
                std::size_t live_before);
 
@@ -115,11 +116,16 @@ class Oracle {
   std::map<std::string, HypothesisSearch> parts_;  // (nodes never move)
   // conn -> the partition of each request awaiting its response, in order
   // (a FIFO read from `head`: a deque allocated two blocks per connection).
+  // Each request's partitions lie in a row of `parts` (more than one when
+  // its effect reaches others, ServerModel::reach); `sizes` says how many.
   struct Awaiting {
     boost::container::small_vector<HypothesisSearch*, 8> parts;
-    std::size_t head = 0;
-    bool empty() const { return head == parts.size(); }
+    boost::container::small_vector<std::uint32_t, 8> sizes;
+    std::size_t head = 0, at = 0;  // the next request in `sizes`, its first part
+    bool empty() const { return head == sizes.size(); }
   };
+  PartitionRouter router_;
+  std::vector<std::string> keys_;  // of parts_, in the order made
   std::map<ConnId, Awaiting> outstanding_;
   std::vector<ConnId> closed_;
   Verdict verdict_;

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dualfuzz/oracle/symbolic.h"
 #include "dualfuzz/oracle/theory.h"
@@ -126,6 +127,26 @@ struct ServerModel {
   // oracle's own solver reads strings in it. The Match nodes carry their
   // theory, so a shared solver made without it still decides them exactly.
   StringTheory strings = {};
+  // Optional, with `partition`: a request whose effect may reach other
+  // partitions (WebDAV's COPY writes its Destination, a DELETE of a
+  // collection its members). The oracle gives such a request, wrapped as
+  // {"foreign": request}, to every existing partition it reaches, with its
+  // response, and starts every partition made later below a key it reached
+  // from `unknown` (PartitionRouter).
+  struct Reach {
+    // Keys whose partition, or any partition below them (key + "/"), the
+    // request may change; "" reaches every key that starts with "/".
+    std::vector<std::string> changes;
+    // Keys that may now have partitions below them (a collection made).
+    std::vector<std::string> parents;
+    // The request changes the partitions below its own key when that key
+    // is, or is below, one of `parents` so far.
+    bool own_subtree = false;
+  };
+  std::function<Reach(const Json& request)> reach = nullptr;
+  // The tree of a partition whose state another partition's request may
+  // have changed before its first request (required with `reach`).
+  std::function<Tree()> unknown = nullptr;
 };
 
 }  // namespace dualfuzz::oracle
