@@ -212,7 +212,9 @@ TEST(HypothesisSearch, SetAsideReadsCostLess) {
     Outcome without = run_search(reads(seen), 0, false);
     EXPECT_EQ(with.status, StepOutcome::Status::Alive);
     EXPECT_EQ(without.status, StepOutcome::Status::Alive);
-    if (seen == fresh) EXPECT_LT(with.explored * 4, without.explored);
+    if (seen == fresh) {
+      EXPECT_LT(with.explored * 4, without.explored);
+    }
   }
   std::vector<Json> wrong = mixed;
   wrong[4] = "zzz";
@@ -250,31 +252,39 @@ TEST(HypothesisSearch, TheLookaheadChecksEachResponseInItsPlace) {
   }
 }
 
+// Requests (true) and responses (false) on one connection, in order: the
+// whole-trace check's status, or the online depth-first search's.
+StepOutcome::Status one_connection(const Tree& initial,
+                                   const std::vector<std::pair<bool, Json>>& steps,
+                                   bool whole) {
+  Solver solver;
+  SearchLimits limits;
+  limits.depth_first_after = 1;
+  HypothesisSearch s(initial, solver, limits);
+  std::vector<Observation> trace;
+  StepOutcome out;
+  Label label = 1;
+  for (const auto& [request, body] : steps) {
+    trace.push_back({request ? Observation::Kind::Request : Observation::Kind::Response,
+                     1, label, std::make_shared<const Json>(body)});
+    if (!whole && out.status == StepOutcome::Status::Alive)
+      out = request ? s.request_sent(1, label, std::make_shared<const Json>(body))
+                    : s.response_received(1, label, body);
+    label += 2;
+  }
+  if (!whole) return out.status;
+  std::size_t stopped = 0;
+  HypothesisSearch w(initial, solver);
+  return w.check_offline(trace, stopped, 1'000'000).status;
+}
+
 // The absorbed request leaves the network in every successor of a step,
 // including both branches of a model that forks on a hidden choice (here
 // CMP-RST, whose reset value is unknown: a later request may be answered 0
 // or 1). A branch that kept the request in flight would absorb it twice.
 TEST(HypothesisSearch, EveryBranchOfAStepAbsorbsItsRequestOnce) {
   auto run_cmp = [](const std::vector<std::pair<bool, Json>>& steps, bool whole) {
-    Solver solver;
-    SearchLimits limits;
-    limits.depth_first_after = 1;
-    HypothesisSearch s(specs::cmp_rst_model().initial(), solver, limits);
-    std::vector<Observation> trace;
-    StepOutcome out;
-    Label label = 1;
-    for (const auto& [request, body] : steps) {
-      trace.push_back({request ? Observation::Kind::Request : Observation::Kind::Response,
-                       1, label, std::make_shared<const Json>(body)});
-      if (!whole && out.status == StepOutcome::Status::Alive)
-        out = request ? s.request_sent(1, label, std::make_shared<const Json>(body))
-                      : s.response_received(1, label, body);
-      label += 2;
-    }
-    if (!whole) return out.status;
-    std::size_t stopped = 0;
-    HypothesisSearch w(specs::cmp_rst_model().initial(), solver);
-    return w.check_offline(trace, stopped, 1'000'000).status;
+    return one_connection(specs::cmp_rst_model().initial(), steps, whole);
   };
   // 5 resets n to an unknown m; 3 and 4 pipelined: 3 <= m answers 0 (n
   // stays m), else 1 (n reset again). Each request is answered once.
@@ -315,27 +325,8 @@ Tree coin(int side) {
 
 TEST(HypothesisSearch, BothBranchesOfAStepThatAnswerAlikeAbsorbItsRequest) {
   auto check = [](int seen, bool whole) {
-    Solver solver;
-    SearchLimits limits;
-    limits.depth_first_after = 1;
-    std::vector<std::pair<bool, Json>> steps = {
-        {true, "flip"}, {true, "read"}, {false, "ok"}, {false, seen}};
-    HypothesisSearch s(coin(0), solver, limits);
-    std::vector<Observation> trace;
-    StepOutcome out;
-    Label label = 1;
-    for (const auto& [request, body] : steps) {
-      trace.push_back({request ? Observation::Kind::Request : Observation::Kind::Response,
-                       1, label, std::make_shared<const Json>(body)});
-      if (!whole && out.status == StepOutcome::Status::Alive)
-        out = request ? s.request_sent(1, label, std::make_shared<const Json>(body))
-                      : s.response_received(1, label, body);
-      label += 2;
-    }
-    if (!whole) return out.status;
-    std::size_t stopped = 0;
-    HypothesisSearch w(coin(0), solver);
-    return w.check_offline(trace, stopped, 1'000'000).status;
+    return one_connection(
+        coin(0), {{true, "flip"}, {true, "read"}, {false, "ok"}, {false, seen}}, whole);
   };
   for (bool whole : {true, false}) {
     EXPECT_EQ(check(0, whole), StepOutcome::Status::Alive) << whole;
