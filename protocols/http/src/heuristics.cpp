@@ -68,14 +68,16 @@ std::string random_range(std::mt19937_64& rng) {
   return r;
 }
 
-std::string path_of(const Jexp& e) {
+std::string field_of(const Jexp& e, const char* name) {
   if (e.kind() == Jexp::Kind::Object)
     for (std::size_t i = 0; i < e.keys().size(); ++i)
-      if (e.keys()[i] == "path" && e.items()[i].kind() == Jexp::Kind::Scalar &&
+      if (e.keys()[i] == name && e.items()[i].kind() == Jexp::Kind::Scalar &&
           e.items()[i].value().is_string())
         return e.items()[i].value().get<std::string>();
   return {};
 }
+
+std::string path_of(const Jexp& e) { return field_of(e, "path"); }
 
 std::vector<std::string> known_paths(const harness::Protocol::Context& ctx) {
   std::vector<std::string> out;
@@ -264,15 +266,6 @@ const char* kDepths[] = {"0", "1", "infinity"};
 // sent with Second- first.)
 const char* kTimeouts[] = {"Second-60", "Infinite", "Second-1",
                            "Second-4100000000, Infinite"};
-
-std::string field_of(const Jexp& e, const char* name) {
-  if (e.kind() == Jexp::Kind::Object)
-    for (std::size_t i = 0; i < e.keys().size(); ++i)
-      if (e.keys()[i] == name && e.items()[i].kind() == Jexp::Kind::Scalar &&
-          e.items()[i].value().is_string())
-        return e.items()[i].value().get<std::string>();
-  return {};
-}
 
 // Trace-based: the Lock-Token of an earlier LOCK's answer (§10.5), most often
 // the latest one on `path`, through `fn` ("id": as sent, "lockif": as an If
