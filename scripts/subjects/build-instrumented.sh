@@ -2,16 +2,18 @@
 # Builds a real server from its Debian source package with clang and the
 # server-coverage instrumentation (-fsanitize-coverage=trace-pc-guard, linked
 # with harness/coverage/sancov_shm.c as libdualfuzz_sancov.so), optionally
-# with a patch applied (a mutant), and installs it into DIR; prints DIR.
+# with patches applied in order (a fix, a mutant), and installs it into DIR;
+# prints DIR.
 #
 #   scripts/subjects/build-instrumented.sh lighttpd                  # -> ~/.cache/dualfuzz/lighttpd-<id>
 #   scripts/subjects/build-instrumented.sh lighttpd --patch m.patch --out /tmp/l-m
+#   scripts/subjects/build-instrumented.sh lighttpd --patch fix.patch --patch m.patch
 #   LIGHTTPD=DIR/sbin/lighttpd scripts/subjects/subject.sh start lighttpd 18080 /tmp/s
 #
 # The build started with DUALFUZZ_COVERAGE_SHM=/name writes its edges into
 # that shared-memory map (subject.sh passes it through); without it the
 # server runs as if uninstrumented. Cached: the build id hashes the runtime,
-# this script and the patch, and a DIR holding that id is not rebuilt; the
+# this script and the patches, and a DIR holding that id is not rebuilt; the
 # source package is fetched once (apt-get source, after adding a deb-src
 # entry next to the system's, in its own file) into $DUALFUZZ_CACHE
 # (default ~/.cache/dualfuzz), configured and built once unpatched, and a
@@ -21,21 +23,22 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 usage() { awk 'NR > 1 && /^set /{exit} NR > 1' "$0" >&2; exit 2; }
 NAME=${1:-}; [ -n "$NAME" ] || usage; shift
-PATCH="" OUT=""
+PATCHES=() OUT=""
 while (($#)); do
   case $1 in
-    --patch) PATCH=$(realpath "${2:?--patch FILE}"); shift 2 ;;
+    --patch)
+      [ -f "${2:?--patch FILE}" ] || { echo "build-instrumented: no patch $2" >&2; exit 2; }
+      PATCHES+=("$(realpath "$2")"); shift 2 ;;
     --out) OUT=${2:?--out DIR}; shift 2 ;;
     *) usage ;;
   esac
 done
 [ "$NAME" = lighttpd ] || { echo "build-instrumented: only lighttpd so far" >&2; exit 2; }
-[ -z "$PATCH" ] || [ -f "$PATCH" ] || { echo "build-instrumented: no patch $PATCH" >&2; exit 2; }
 JOBS=${JOBS:-2}
 CACHE=${DUALFUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz}
 RUNTIME=$ROOT/harness/coverage/sancov_shm.c
 ID=$(cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h" "$0" \
-  ${PATCH:+"$PATCH"} | sha256sum | cut -c1-12)
+  ${PATCHES[@]+"${PATCHES[@]}"} | sha256sum | cut -c1-12)
 OUT=$(realpath -m "${OUT:-$CACHE/$NAME-$ID}")
 if [ -x "$OUT/sbin/lighttpd" ] && [ "$(cat "$OUT/.dualfuzz-build-id" 2>/dev/null)" = "$ID" ]; then
   echo "$OUT"; exit 0
@@ -119,10 +122,10 @@ fi
 
 WORK=$CACHE/build/$NAME-$ID
 rm -rf "$WORK" && cp -a "$BASE" "$WORK"
-if [ -n "$PATCH" ]; then
+for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do
   patch -d "$WORK" -p1 --forward --batch <"$PATCH" >"$WORK/.patch.log" ||
     { cat "$WORK/.patch.log" >&2; echo "build-instrumented: $PATCH does not apply" >&2; exit 2; }
-fi
+done
 rm -rf "$OUT" && mkdir -p "$OUT"
 LOG=$WORK/build.log
 (cd "$WORK" && nice -n 5 make -j"$JOBS" -C src && make -C src install prefix="$OUT") >"$LOG" 2>&1 ||
