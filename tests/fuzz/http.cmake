@@ -6,6 +6,12 @@ dualfuzz_fuzzer(http_response_parser_fuzzer
 dualfuzz_fuzzer(http_request_parser_fuzzer
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_request_parser_fuzzer.cpp
                 LIBS dualfuzz::http_codec_instrumented)
+# The WebDAV XML body mutator (a tokenizer of any bytes): its source compiled
+# into the target, instrumented, since it lives in the model library.
+dualfuzz_fuzzer(http_xml_mutation_fuzzer
+                SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_xml_mutation_fuzzer.cpp
+                        ${PROJECT_SOURCE_DIR}/protocols/http/src/xml_mutation.cpp
+                LIBS dualfuzz::http_codec_instrumented)
 # The functional fuzz target (in-process reference server + oracle), with the
 # structure-aware custom mutator.
 if(TARGET dualfuzz_campaign)

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "dualfuzz/http/model.h"
+#include "dualfuzz/http/xml_mutation.h"
 
 namespace dualfuzz::http {
 using harness::Jexp;
@@ -260,6 +261,10 @@ const char* kLockBodies[] = {
     "<D:lockinfo xmlns:D=\"DAV:\">"};
 #undef DAV_XML
 const char* kDepths[] = {"0", "1", "infinity"};
+// Depth and Overwrite (§10.2, §10.6) as mutations send them: valid, and
+// values a server must refuse or may read its own way.
+const char* kOddDepths[] = {"0", "1", "infinity", "Infinity", "2", "-1", "", "1,0", " 0"};
+const char* kOddOverwrites[] = {"T", "F", "t", "f", "X", "", "TF"};
 // (RFC 4918 §10.7's example is "Infinite, Second-4100000000"; in that order
 // it sends lighttpd 1.4.69 into an endless loop (mod_webdav_lock never steps
 // past the comma), which would stop any campaign against it: a list is
@@ -380,6 +385,34 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
       }
     f.emplace_back(k, std::move(v));
   };
+  // A WebDAV request keeps its method and path and changes what only the
+  // server reads (model.cpp: bodies, Depth and Overwrite are the
+  // server's): its XML body, most often, or one of those headers.
+  const std::string method = field_of(req, "method");
+  if ((method == "PROPFIND" || method == "PROPPATCH" || method == "LOCK" ||
+       method == "COPY" || method == "MOVE") &&
+      pick(rng, 2) == 0) {
+    const bool xml = method != "COPY" && method != "MOVE";
+    if (xml && pick(rng, 4) != 0) {
+      set("body", Jexp::scalar(mutate_xml(field_of(req, "body"), rng)));
+    } else {
+      Fields h;
+      for (std::size_t i = 0; i < req.keys().size(); ++i) {
+        const Jexp& old = req.items()[i];
+        if (req.keys()[i] != "headers" || old.kind() != Jexp::Kind::Object) continue;
+        for (std::size_t j = 0; j < old.keys().size(); ++j)
+          if (old.keys()[j] != "depth" && old.keys()[j] != "overwrite")
+            h.emplace_back(old.keys()[j], old.items()[j]);
+      }
+      if (pick(rng, 4) != 0)
+        h.emplace_back("depth", Jexp::scalar(kOddDepths[pick(rng, std::size(kOddDepths))]));
+      if (!xml && pick(rng, 2) == 0)
+        h.emplace_back("overwrite",
+                       Jexp::scalar(kOddOverwrites[pick(rng, std::size(kOddOverwrites))]));
+      set("headers", Jexp::object(std::move(h)));
+    }
+    return Jexp::object(std::move(f));
+  }
   switch (pick(rng, 6)) {
     case 0:
       set("method", Jexp::scalar(random_method(rng)));
