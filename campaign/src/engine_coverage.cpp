@@ -60,9 +60,9 @@ __attribute__((constructor(2))) void register_afl_slots() {
 std::size_t libfuzzer_server_slots() { return kLibFuzzerSlots; }
 std::size_t afl_server_slots() { return afl_slots; }
 
-void forward_to_engine(const ServerCoverage& coverage) {
+void forward_to_engine(const ServerCoverage& coverage, ServerCoverage::Counting c) {
   // libFuzzer cleared the counters before this input.
-  coverage.fold_into(libfuzzer_counters);
+  coverage.fold_into(libfuzzer_counters, c);
   if (afl_slots == 0) return;
   if (!afl_map) {
     // The forkserver child's own map: the segment AFL++ reads after each input.
@@ -78,7 +78,7 @@ void forward_to_engine(const ServerCoverage& coverage) {
   for (std::size_t i = 1; i < h.size(); ++i)
     if (h[i]) {
       std::uint8_t& o = map[afl_guards[i % kAflSlots]];
-      o = std::max(o, h[i]);
+      o = std::max<std::uint8_t>(o, c == ServerCoverage::Counting::Edges ? 1 : h[i]);
     }
 }
 

@@ -107,6 +107,8 @@ campaign::Player& FuzzTarget::player() {
                             std::to_string(opened->pid()) + ")");
       if (opened) {
         server_coverage_.emplace(std::move(*opened));
+        if (const char* h = std::getenv("DUALFUZZ_SERVER_HITCOUNTS"); h && *h == '1')
+          server_counting_ = campaign::ServerCoverage::Counting::HitCounts;
         // Zeroed once the previous execution's connections are closed, so
         // its last edges do not count for this one.
         player_->set_before_run([this] { server_coverage_->begin(); });
@@ -237,7 +239,7 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   }
   if (!r.violation()) {
     if (!r.inconclusive() && !(keep_explored_ && r.explored > keep_explored_)) {
-      if (server_coverage_) campaign::forward_to_engine(*server_coverage_);
+      if (server_coverage_) campaign::forward_to_engine(*server_coverage_, server_counting_);
       if (behaviour_) campaign::detail::count_behaviour(p.protocol(), r.trace);
       return 0;
     }
@@ -247,7 +249,7 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     return kReject;
   }
   if (keep_going()) {
-    if (server_coverage_) campaign::forward_to_engine(*server_coverage_);
+    if (server_coverage_) campaign::forward_to_engine(*server_coverage_, server_counting_);
     // A campaign that measures (bench/eval_servercov.py) rather than
     // stops: the first report in full, then a count at each power of two.
     if (++violations_ == 1) std::fputs(p.report(*script, r).c_str(), stderr);

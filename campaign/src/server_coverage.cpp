@@ -123,13 +123,13 @@ std::size_t ServerCoverage::edges_ever() const {
       std::count_if(ever, ever + guards(), [](std::uint8_t b) { return b != 0; }));
 }
 
-void ServerCoverage::fold_into(std::span<std::uint8_t> out) const {
+void ServerCoverage::fold_into(std::span<std::uint8_t> out, Counting c) const {
   if (out.empty()) return;
   const auto h = hits();
   for (std::size_t i = 1; i < h.size(); ++i)
     if (h[i]) {
       std::uint8_t& o = out[i % out.size()];
-      o = std::max(o, h[i]);
+      o = std::max<std::uint8_t>(o, c == Counting::Edges ? 1 : h[i]);
     }
 }
 

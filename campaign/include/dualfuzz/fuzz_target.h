@@ -29,7 +29,9 @@
 // (campaign/server_coverage.h), and a server that dies or restarts during
 // an input is reported as a SERVER CRASH (abort: a finding, but no
 // functional violation); before the next input the target waits up to
-// 10 s for a restarted server, else skips inputs until one is up.
+// 10 s for a restarted server, else skips inputs until one is up. The
+// engine gets which server edges an input hit; $DUALFUZZ_SERVER_HITCOUNTS=1
+// gives it their hit counts instead (timing-dependent in a server's loop).
 // $DUALFUZZ_KEEP_GOING=1: a violation is reported once and counted, not
 // aborted on (for campaigns that measure coverage, as `fuzz --keep-going`);
 // with $DUALFUZZ_FINDINGS=DIR too, the first script of each distinct
@@ -183,6 +185,8 @@ class FuzzTarget {
   double play_seconds_ = 0, mutate_seconds_ = 0;
   std::uint64_t mutations_ = 0;
   std::optional<campaign::ServerCoverage> server_coverage_;
+  campaign::ServerCoverage::Counting server_counting_ =
+      campaign::ServerCoverage::Counting::Edges;
   bool server_down_said_ = false;
 };
 
