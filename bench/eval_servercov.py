@@ -23,11 +23,18 @@ Engines (each on a fresh server, docroot and map):
 
   bench/eval_servercov.py --lighttpd DIR/sbin/lighttpd --seconds 600
   bench/eval_servercov.py --lighttpd ... --seconds 60 --engines blackbox,libfuzzer
+  bench/eval_servercov.py --lighttpd ... --parallel   # all engines at once
+
+--parallel runs the engines side by side, each on its own server: on a
+machine shared with other work they then share the same conditions, where one
+after the other each meets whatever load its slot had (the ratios are the
+figure to read; each engine gets a fraction of the CPUs).
 
 Raw results, one JSON object per run: --raw (default
 bench/results/servercov.jsonl). Prints a Markdown table.
 """
 import argparse
+import concurrent.futures
 import glob
 import json
 import os
@@ -39,6 +46,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.dont_write_bytecode = True
@@ -52,6 +60,7 @@ ENGINES = ["libfuzzer", "libfuzzer-model", "afl", "blackbox", "crashonly"]
 # harness/include/dualfuzz/harness/coverage_map.h
 HEADER = struct.Struct("<QIIiII36x")
 CAPACITY = 1 << 18
+LOG_LOCK = threading.Lock()
 
 
 def read_map(name):
@@ -138,7 +147,7 @@ def run(engine, args, log):
     work = os.path.join(tmp, "subject")
     target = f"127.0.0.1:{port}"
     rec = {"engine": engine, "seconds": args.seconds, "seed": args.seed,
-           "server": os.path.abspath(args.lighttpd)}
+           "server": os.path.abspath(args.lighttpd), "parallel": args.parallel}
     try:
         os.unlink("/dev/shm/" + shm.lstrip("/"))
     except OSError:
@@ -187,8 +196,9 @@ def run(engine, args, log):
     else:
         shutil.rmtree(tmp, ignore_errors=True)
     if log:
-        log.write(json.dumps(rec) + "\n")
-        log.flush()
+        with LOG_LOCK:
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
     return rec
 
 
@@ -233,15 +243,24 @@ def main():
     ap.add_argument("--crash-only", default=os.path.join(ROOT, "build/bench/crash_only_bench"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/servercov.jsonl"))
     ap.add_argument("--keep-logs", action="store_true")
+    ap.add_argument("--parallel", action="store_true", help="all engines at once")
     args = ap.parse_args()
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)
     recs = []
+    engines = args.engines.split(",")
+
+    def one(e, log):
+        r = run(e, args, log)
+        print(f"{e}: {json.dumps({k: v for k, v in r.items() if k != 'series'})}",
+              file=sys.stderr, flush=True)
+        return r
+
     with open(args.raw, "a") as log:
-        for e in args.engines.split(","):
-            r = run(e, args, log)
-            print(f"{e}: {json.dumps({k: v for k, v in r.items() if k != 'series'})}",
-                  file=sys.stderr, flush=True)
-            recs.append(r)
+        if args.parallel:
+            with concurrent.futures.ThreadPoolExecutor(len(engines)) as pool:
+                recs = list(pool.map(lambda e: one(e, log), engines))
+        else:
+            recs = [one(e, log) for e in engines]
     m = eval_blackbox.machine()
     print(f"commit {m['commit']}, {m['date']}, {m['nproc']} CPUs ({m['cpu']})")
     print(table(recs))
