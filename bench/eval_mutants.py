@@ -17,6 +17,10 @@ and passes on the unpatched build --replays times; its time is when the
 engine first met it. Prints a Markdown table; raw results (one JSON object
 per mutant and engine) go to --raw.
 
+The subject is lighttpd with --fix patches applied first (default: the fix
+of its unfinished OPTIONS answer on a missing path, which made every script
+with one wait out the message timeout), the "unpatched" build included.
+
   bench/eval_mutants.py --seconds 60
   bench/eval_mutants.py --seconds 60 --engines blackbox,libfuzzer scripts/subjects/mutants/lighttpd/05-*.patch
 """
@@ -114,10 +118,15 @@ def coverage_engine(engine, args, m):
     return executions, res
 
 
+def fix_args(args):
+    return [a for f in args.fix if f != "none" for a in ("--patch", f)]
+
+
 def run(patch, engine, args, original, log):
     rec = {"mutant": os.path.basename(patch)[:-6], "engine": engine, "seconds": args.seconds,
            "seed": args.seed}
-    b = subprocess.run([BUILD, "lighttpd", "--patch", patch], capture_output=True, text=True)
+    b = subprocess.run([BUILD, "lighttpd"] + fix_args(args) + ["--patch", patch],
+                       capture_output=True, text=True)
     if b.returncode != 0:
         rec["error"] = "build: " + b.stderr.strip()[-300:]
         return rec
@@ -170,10 +179,16 @@ def main():
     ap.add_argument("--afl-mutator",
                     default=os.path.join(ROOT, "build-afl/mutator/libdualfuzz_afl_mutator.so"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/mutants.jsonl"))
+    ap.add_argument("--fix", action="append",
+                    help="a patch applied before each mutant and to the unpatched build "
+                         "(repeatable; 'none' for none)")
     args = ap.parse_args()
+    if args.fix is None:
+        args.fix = [os.path.join(ROOT, "scripts/subjects/patches/lighttpd-options-missing-path.patch")]
     patches = args.patches or sorted(
         glob.glob(os.path.join(ROOT, "scripts/subjects/mutants/lighttpd/*.patch")))
-    b = subprocess.run([BUILD, "lighttpd"], capture_output=True, text=True, check=True)
+    b = subprocess.run([BUILD, "lighttpd"] + fix_args(args), capture_output=True, text=True,
+                       check=True)
     orig = os.path.join(b.stdout.strip().splitlines()[-1], "sbin/lighttpd")
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)
     rows = []
