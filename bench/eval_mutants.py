@@ -22,9 +22,11 @@ of its unfinished OPTIONS answer on a missing path, which made every script
 with one wait out the message timeout), the "unpatched" build included.
 
   bench/eval_mutants.py --seconds 60
+  bench/eval_mutants.py --seconds 60 --engines blackbox,libfuzzer,afl --parallel
   bench/eval_mutants.py --seconds 60 --engines blackbox,libfuzzer scripts/subjects/mutants/lighttpd/05-*.patch
 """
 import argparse
+import concurrent.futures
 import glob
 import json
 import os
@@ -32,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,6 +44,7 @@ import eval_servercov  # noqa: E402  (engine_cmd(), executions())
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "scripts/subjects/build-instrumented.sh")
 SUBJECT = os.path.join(ROOT, "scripts/subjects/subject.sh")
+LOG_LOCK = threading.Lock()
 
 
 class Server:
@@ -131,7 +135,7 @@ def run(patch, engine, args, original, log):
         rec["error"] = "build: " + b.stderr.strip()[-300:]
         return rec
     binary = os.path.join(b.stdout.strip().splitlines()[-1], "sbin/lighttpd")
-    shm = None if engine == "blackbox" else f"/dualfuzz-mutant-{os.getpid()}"
+    shm = None if engine == "blackbox" else f"/dualfuzz-mutant-{engine}-{os.getpid()}"
     with Server(binary, shm) as m:
         if m.error:
             rec["error"] = "start: " + m.error
@@ -158,8 +162,9 @@ def run(patch, engine, args, original, log):
                     break
             finally:
                 os.unlink(s.name)
-    log.write(json.dumps(rec) + "\n")
-    log.flush()
+    with LOG_LOCK:
+        log.write(json.dumps(rec) + "\n")
+        log.flush()
     return rec
 
 
@@ -179,6 +184,8 @@ def main():
     ap.add_argument("--afl-mutator",
                     default=os.path.join(ROOT, "build-afl/mutator/libdualfuzz_afl_mutator.so"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/mutants.jsonl"))
+    ap.add_argument("--parallel", action="store_true",
+                    help="each mutant's engines side by side (each on its own server)")
     ap.add_argument("--fix", action="append",
                     help="a patch applied before each mutant and to the unpatched build "
                          "(repeatable; 'none' for none)")
@@ -195,12 +202,24 @@ def main():
     with Server(orig) as original, open(args.raw, "a") as log:
         if original.error:
             sys.exit("unpatched lighttpd: " + original.error)
+        engines = args.engines.split(",")
+
+        def one(p, e):
+            r = run(p, e, args, original, log)
+            r["parallel"] = args.parallel
+            print(json.dumps({k: v for k, v in r.items() if k != "script"}),
+                  file=sys.stderr, flush=True)
+            return r
+
         for p in patches:
-            for e in args.engines.split(","):
-                r = run(p, e, args, original, log)
-                print(json.dumps({k: v for k, v in r.items() if k != "script"}),
-                      file=sys.stderr, flush=True)
-                rows.append(r)
+            if args.parallel:
+                # (built once before the engines start side by side)
+                subprocess.run([BUILD, "lighttpd"] + fix_args(args) + ["--patch", p],
+                               capture_output=True, text=True)
+                with concurrent.futures.ThreadPoolExecutor(len(engines)) as pool:
+                    rows += list(pool.map(lambda e: one(p, e), engines))
+            else:
+                rows += [one(p, e) for e in engines]
     print("| mutant | engine | killed | first violation that passes unpatched (s) | "
           "executions | signature |")
     print("| --- | --- | --- | ---: | ---: | --- |")
