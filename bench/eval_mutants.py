@@ -128,7 +128,7 @@ def fix_args(args):
 
 def run(patch, engine, args, original, log):
     rec = {"mutant": os.path.basename(patch)[:-6], "engine": engine, "seconds": args.seconds,
-           "seed": args.seed}
+           "seed": args.seed, "parallel": args.parallel, "fix": fix_args(args)[1::2]}
     b = subprocess.run([BUILD, "lighttpd"] + fix_args(args) + ["--patch", patch],
                        capture_output=True, text=True)
     if b.returncode != 0:
@@ -206,7 +206,6 @@ def main():
 
         def one(p, e):
             r = run(p, e, args, original, log)
-            r["parallel"] = args.parallel
             print(json.dumps({k: v for k, v in r.items() if k != "script"}),
                   file=sys.stderr, flush=True)
             return r
