@@ -1041,13 +1041,16 @@ Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state));
 
 // The server waiting in `ms` (which holds a PathState). The continuation
 // keeps the state through the ModelState (one shared copy).
-// One request, whatever the consistency: a correct server may refuse odd
-// paths outright.
+// One request, whatever the consistency. A path that is not plain may name
+// any resource: a server decodes "/%61" to "/a", resolves dot segments,
+// drops a query or a trailing slash (RFC 3986 §2.1, §6.2), or refuses it.
+// So any answer, and a state the model does not know, never pinned again
+// (its writes reach every path: reach()). Judging it as a resource of its
+// own rejected a correct server's 200 for "/%61" after a PUT of "/a".
 Tree serve_request(const Ev& e) {
   if (!e->req().plain)
     // (No clause: the model's own leniency, not one the RFC names.)
-    return oracle::choose(
-        respond(e, status_only({400, 403, 404, 405, 409, 414}), nullptr), serve_dav(e));
+    return respond(e, anything(), unknown_state(e), nullptr);
   return serve_dav(e);
 }
 
