@@ -99,6 +99,7 @@ def engine_cmd(engine, args, target, shm, tmp, seconds):
                  f"-artifact_prefix={tmp}/", corpus], env)
     if engine == "afl":
         env.update(DUALFUZZ_SERVER_COVERAGE=shm, DUALFUZZ_KEEP_GOING="1", AFL_SKIP_CPUFREQ="1", AFL_NO_UI="1",
+                   AFL_NO_AFFINITY="1",  # (engines side by side: no core of its own)
                    AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES="1", AFL_SKIP_CRASHES="1",
                    AFL_CUSTOM_MUTATOR_LIBRARY=os.path.abspath(args.afl_mutator),
                    AFL_CUSTOM_MUTATOR_ONLY="1", AFL_QUIET="1")
