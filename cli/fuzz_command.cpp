@@ -136,6 +136,9 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
                       {"requests_sent", c.requests_sent},
                       {"inconclusive", c.inconclusive}};
   j["internal_errors"] = c.internal_errors;
+  j["unreachable"] = c.unreachable;  // plays the server refused, not in "executions"
+  j["outages"] = c.outages;
+  j["server_lost"] = s.server_lost();
   j["mutator_replays"] = s.mutator_replays;  // not in "executions"
   j["targeted_rewrites"] = s.targeted_rewrites;
   return j;
@@ -178,8 +181,33 @@ nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
   return j;
 }
 
+// Each time the server stopped accepting connections, with the script it
+// took last: a server that crashed on it shows no functional verdict.
+void print_outages(const FuzzSummary& s) {
+  const campaign::FuzzCounters& c = s.counters;
+  if (c.outages == 0) return;
+  std::cout << "dualfuzz fuzz: the server refused connections " << c.outages
+            << " time(s) (" << c.unreachable
+            << " plays could not reach it; not counted as executions)";
+  std::cout << (s.outages.size() < c.outages ? "; the first and the last:\n" : ":\n");
+  for (const campaign::ServerOutage& o : s.outages) {
+    std::cout << "  at " << o.seconds << " s, after " << o.after_executions
+              << " executions: " << o.detail << "; "
+              << (o.recovered ? "it came back (restarted?)" : "it did not come back")
+              << ". If it crashed, the likely cause is the script it took last (replay "
+                 "it on a fresh server with `dualfuzz run`):\n";
+    if (o.before)
+      std::cout << harness::print_script(*o.before);
+    else
+      std::cout << "  (none: it refused the first script)\n";
+  }
+}
+
 void print_end(const FuzzSummary& s) {
   const campaign::FuzzCounters& c = s.counters;
+  print_outages(s);
+  if (s.server_lost())
+    std::cout << "dualfuzz fuzz: stopped early: the server stayed unreachable\n";
   if (c.internal_errors)
     std::cout << "dualfuzz fuzz: " << c.internal_errors
               << " execution(s) ended in an internal error (a dualfuzz or plug-in "
@@ -278,6 +306,7 @@ int fuzz(const Opts& o) {
   std::mt19937_64 rng(o.seed);
   const FuzzSummary s = (*c)->run(rng, observer(o, (*c)->protocol()));
   if (s.first) {
+    print_outages(s);
     if (o.json) std::cout << "\n" << first_json(o, s).dump() << "\n";
     return kViolation;
   }
@@ -287,6 +316,7 @@ int fuzz(const Opts& o) {
                                         : summary_json(o, s))
               << "\n";
   if (s.violation()) return kViolation;
+  if (s.server_lost()) return kTrouble;
   return s.counters.internal_errors ? kInternalError : kNoViolation;
 }
 

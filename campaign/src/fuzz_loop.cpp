@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "dualfuzz/campaign/race_skeleton.h"
 #include "dualfuzz/campaign/signature.h"
@@ -92,9 +93,22 @@ std::optional<std::pair<std::string, Script>> FuzzCampaign::next_script(
   return std::make_pair(std::move(text), std::move(*script));
 }
 
+namespace {
+// The server could not be reached at all (refused, reset before a byte).
+bool unreachable(const RunResult& r) {
+  return r.outcome == RunResult::Outcome::Trouble &&
+         r.detail.rfind("cannot open connection", 0) == 0 && r.trace.size() == 0;
+}
+constexpr std::size_t kOutagesKept = 8;
+}  // namespace
+
 RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
   RunResult r = play(s);
   FuzzCounters& c = sum.counters;
+  if (unreachable(r)) {
+    ++c.unreachable;
+    return r;
+  }
   ++c.executions;
   c.messages += r.trace.size();
   for (const auto& m : r.trace.messages())
@@ -191,11 +205,35 @@ void FuzzCampaign::keep(const Script& s, const RunResult& r, FuzzSummary& sum,
 FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer) {
   FuzzSummary sum;
   double next_report = kProgressEvery;
+  std::optional<Script> last_reached;  // the last script the server took
+  std::optional<double> down_since;   // the server refuses connections
   while (elapsed() < o_.seconds) {
     auto next = next_script(rng);
     if (!next) continue;
     const auto& [text, script] = *next;
     const RunResult r = execute(script, sum);
+    if (unreachable(r)) {
+      if (!down_since) {
+        down_since = elapsed();
+        ++sum.counters.outages;
+        ServerOutage o{*down_since, sum.counters.executions, r.detail, last_reached, false};
+        // (the last one is always kept: server_lost() reads it)
+        if (sum.outages.size() >= kOutagesKept) sum.outages.pop_back();
+        sum.outages.push_back(std::move(o));
+      }
+      if (elapsed() - *down_since >= o_.server_down_seconds) break;  // server_lost()
+      // (no spinning through scripts while it is down)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    // (A script that sent nothing, e.g. only a close, tells nothing.)
+    if (r.trace.size() > 0) {
+      if (down_since) {
+        down_since.reset();
+        sum.outages.back().recovered = true;
+      }
+      last_reached = script;
+    }
     if (r.outcome == RunResult::Outcome::InternalError) {
       if (sum.counters.internal_errors == 1 && observer.on_internal_error)
         observer.on_internal_error(script, r);

@@ -5,10 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/http/asio_server.h"
 #include "dualfuzz/http/plugin.h"
+#include "dualfuzz/http/server_core.h"
 
 namespace dualfuzz::campaign {
 namespace {
@@ -65,6 +71,64 @@ TEST(FuzzLoop, KeepGoingCountsEachSignatureOnce) {
     EXPECT_TRUE(sigs.insert(f.signature).second) << f.signature;
     EXPECT_GE(f.count, 1u);
   }
+}
+
+// A server nobody runs: the run ends once the wait is over, having counted
+// no execution (before, it spun through thousands of empty "executions").
+TEST(FuzzLoop, AServerThatRefusesConnectionsEndsTheRun) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const FuzzSummary s =
+      fuzz({.target = "127.0.0.1:1", .seconds = 60, .server_down_seconds = 0.5}, 1);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(s.server_lost());
+  EXPECT_LT(took, 30);
+  EXPECT_EQ(s.counters.executions, 0u);
+  EXPECT_GE(s.counters.unreachable, 1u);
+  EXPECT_LE(s.counters.unreachable, 40u) << "it waits between tries";
+  ASSERT_EQ(s.outages.size(), 1u);
+  EXPECT_FALSE(s.outages[0].before) << "it refused the first script";
+  EXPECT_NE(s.outages[0].detail.find("cannot open connection"), std::string::npos);
+}
+
+// A server that goes away and comes back (a supervisor restarted it): the
+// outage is recorded with the script it took last, and fuzzing goes on.
+TEST(FuzzLoop, AServerThatComesBackIsAnOutageNotTheEnd) {
+  using namespace std::chrono_literals;
+  std::atomic<std::uint16_t> port = 0;
+  auto serve = [&port](std::stop_token stop, std::chrono::milliseconds up) {
+    boost::asio::io_context io;
+    auto core = http::HttpServerCore::make({});
+    http::AsioHttpServer server(io, std::move(*core));
+    auto bound = server.listen(port);
+    ASSERT_TRUE(bound) << bound.error();
+    port = *bound;
+    const auto until = std::chrono::steady_clock::now() + up;
+    while (!stop.stop_requested() && std::chrono::steady_clock::now() < until)
+      io.run_for(20ms);
+  };
+  std::optional<std::jthread> server;
+  server.emplace(serve, 1500ms);
+  while (port == 0) std::this_thread::sleep_for(10ms);
+  // Down after 1.5 s, up again 0.7 s later on the same port.
+  std::jthread controller([&](std::stop_token) {
+    server->join();  // its 1.5 s are over
+    server.reset();
+    std::this_thread::sleep_for(700ms);
+    server.emplace(serve, 60'000ms);
+  });
+  const FuzzSummary s = fuzz({.target = "127.0.0.1:" + std::to_string(port.load()),
+                              .seconds = 5,
+                              .server_down_seconds = 4},
+                             3);
+  controller.join();
+  server.reset();
+  EXPECT_FALSE(s.server_lost());
+  ASSERT_GE(s.outages.size(), 1u);
+  EXPECT_TRUE(s.outages[0].recovered);
+  EXPECT_TRUE(s.outages[0].before) << "the server took scripts before it went";
+  EXPECT_GT(s.counters.executions, s.outages[0].after_executions) << "fuzzing went on";
+  EXPECT_FALSE(s.violation());
 }
 
 TEST(FuzzLoop, TheSameSeedGivesTheSameScripts) {

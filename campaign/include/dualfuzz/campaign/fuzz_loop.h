@@ -44,6 +44,10 @@ struct FuzzOptions {
   bool keep_going = false;
   bool targeted = true;   // Z3-targeted mutation besides the structural one
   int shrink_effort = 1;  // ShrinkOptions::effort
+  // A server that refuses connections this long ends the run (server_lost);
+  // a shorter outage (a supervisor restarted it) is recorded and fuzzing
+  // goes on.
+  double server_down_seconds = 10;
 };
 
 struct FuzzCounters {
@@ -53,6 +57,22 @@ struct FuzzCounters {
   std::uint64_t inconclusive = 0;  // the oracle's budget ran out
   // Throws in dualfuzz or the plug-in: counted, never a finding.
   std::uint64_t internal_errors = 0;
+  // Plays that could not reach the server (not counted as executions), and
+  // the times it went from reachable to unreachable.
+  std::uint64_t unreachable = 0;
+  std::uint64_t outages = 0;
+};
+
+// The server stopped accepting connections: it crashed, or was stopped.
+// A server that dies on a request is no functional verdict (a server may
+// close a connection with requests unanswered, RFC 9112 §9.6), but a user
+// wants to know, and the script played just before is the likely cause.
+struct ServerOutage {
+  double seconds = 0;                // when a connection was first refused
+  std::uint64_t after_executions = 0;
+  std::string detail;                // the connection error
+  std::optional<harness::Script> before;  // the last script the server took
+  bool recovered = false;            // it answered again within the wait
 };
 
 // One distinct violation (keep_going).
@@ -87,6 +107,9 @@ struct FuzzSummary {
   double shrink_seconds = 0;  // keep_going: time spent shrinking, not fuzzing
   std::optional<FirstViolation> first;
   std::vector<Finding> findings;  // keep_going, in the order found
+  std::vector<ServerOutage> outages;  // the first few (counters.outages counts all)
+  // The run ended because the server stayed unreachable (outages.back()).
+  bool server_lost() const { return !outages.empty() && !outages.back().recovered; }
   bool violation() const { return first.has_value() || !findings.empty(); }
 };
 
