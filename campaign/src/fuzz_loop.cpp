@@ -206,7 +206,7 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
   FuzzSummary sum;
   double next_report = kProgressEvery;
   std::optional<Script> last_reached;  // the last script the server took
-  std::optional<double> down_since;   // the server refuses connections
+  std::optional<double> down_since;    // the server refuses connections
   while (elapsed() < o_.seconds) {
     auto next = next_script(rng);
     if (!next) continue;
@@ -216,7 +216,8 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
       if (!down_since) {
         down_since = elapsed();
         ++sum.counters.outages;
-        ServerOutage o{*down_since, sum.counters.executions, r.detail, last_reached, false};
+        ServerOutage o{*down_since, sum.counters.executions, r.detail, last_reached,
+                       false};
         // (the last one is always kept: server_lost() reads it)
         if (sum.outages.size() >= kOutagesKept) sum.outages.pop_back();
         sum.outages.push_back(std::move(o));

@@ -239,7 +239,8 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   }
   if (!r.violation()) {
     if (!r.inconclusive() && !(keep_explored_ && r.explored > keep_explored_)) {
-      if (server_coverage_) campaign::forward_to_engine(*server_coverage_, server_counting_);
+      if (server_coverage_)
+        campaign::forward_to_engine(*server_coverage_, server_counting_);
       if (behaviour_) campaign::detail::count_behaviour(p.protocol(), r.trace);
       return 0;
     }
@@ -249,7 +250,8 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     return kReject;
   }
   if (keep_going()) {
-    if (server_coverage_) campaign::forward_to_engine(*server_coverage_, server_counting_);
+    if (server_coverage_)
+      campaign::forward_to_engine(*server_coverage_, server_counting_);
     // A campaign that measures (bench/eval_servercov.py) rather than
     // stops: the first report in full, then a count at each power of two.
     if (++violations_ == 1) std::fputs(p.report(*script, r).c_str(), stderr);

@@ -75,6 +75,20 @@ Jexp Jexp::from_json(const Json& v) {
   return scalar(v);
 }
 
+const Jexp* Jexp::find(std::string_view key) const {
+  if (kind() != Kind::Object) return nullptr;
+  // (keys are sorted: object())
+  auto it = std::lower_bound(keys().begin(), keys().end(), key);
+  if (it == keys().end() || *it != key) return nullptr;
+  return &items()[static_cast<std::size_t>(it - keys().begin())];
+}
+
+std::string string_field(const Jexp& e, std::string_view key) {
+  const Jexp* v = e.find(key);
+  if (!v || v->kind() != Jexp::Kind::Scalar || !v->value().is_string()) return {};
+  return v->value().get<std::string>();
+}
+
 bool operator==(const Jexp& a, const Jexp& b) {
   if (a.node_ == b.node_) return true;
   if (a.kind() != b.kind()) return false;

@@ -159,7 +159,8 @@ TEST_F(ServerCoverageTest, FoldsIntoASmallerArrayByModulo) {
   ASSERT_TRUE(cov) << cov.error();
   cov->begin();
   ASSERT_TRUE(server.command("b"));  // (a 300-times loop among its edges)
-  for (auto counting : {ServerCoverage::Counting::Edges, ServerCoverage::Counting::HitCounts}) {
+  for (auto counting :
+       {ServerCoverage::Counting::Edges, ServerCoverage::Counting::HitCounts}) {
     std::uint8_t out[3] = {0, 0, 0};
     cov->fold_into(out, counting);
     std::uint8_t expect[3] = {0, 0, 0};

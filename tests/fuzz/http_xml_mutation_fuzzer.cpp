@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (next.size() > dualfuzz::http::kMaxXmlBody) __builtin_trap();
     for (char c : next) {
       auto u = static_cast<unsigned char>(c);
-      if (!((u >= 0x20 && u < 0x7f) || c == '\t' || c == '\n' || c == '\r')) __builtin_trap();
+      if (!((u >= 0x20 && u < 0x7f) || c == '\t' || c == '\n' || c == '\r'))
+        __builtin_trap();
     }
     body = std::move(next);
   }

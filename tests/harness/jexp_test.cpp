@@ -30,6 +30,24 @@ const Json kA2 =
     Json::parse(R"({"files":[{"name":"foo","mode":755},{"name":"bar","mode":500}],
                                  "exitCode":0})");
 
+TEST(Jexp, FieldsOfAnObject) {
+  const Jexp e = Jexp::object({{"path", Jexp::scalar("/a")},
+                               {"body", Jexp::scalar(3)},
+                               {"headers", Jexp::object({{"x", Jexp::scalar("1")}})},
+                               {"method", Jexp::scalar("GET")}});
+  ASSERT_NE(e.find("headers"), nullptr);
+  EXPECT_EQ(e.find("headers")->kind(), Jexp::Kind::Object);
+  EXPECT_EQ(e.find("nope"), nullptr);
+  EXPECT_EQ(e.find(""), nullptr);
+  EXPECT_EQ(string_field(e, "path"), "/a");
+  EXPECT_EQ(string_field(e, "method"), "GET");
+  EXPECT_EQ(string_field(e, "body"), "") << "not a string";
+  EXPECT_EQ(string_field(e, "headers"), "") << "not a scalar";
+  EXPECT_EQ(string_field(e, "zzz"), "");
+  EXPECT_EQ(Jexp::scalar("path").find("path"), nullptr) << "not an object";
+  EXPECT_EQ(string_field(Jexp::array({e}), "path"), "");
+}
+
 TEST(Jexp, ThesisE5) {
   auto fns = thesis_fns();
   auto e = parse_jexp(R"({"command": "chmod",

@@ -21,8 +21,8 @@ const std::string kPropfind =
 std::vector<std::string> tags(const std::string& s) {
   std::vector<std::string> out;
   static const std::regex tag("<(/?[A-Za-z][^ \t\r\n/>]*)[^>]*?(/?)>");
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), tag); it != std::sregex_iterator();
-       ++it)
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), tag);
+       it != std::sregex_iterator(); ++it)
     out.push_back((*it)[1].str() + (*it)[2].str());
   return out;
 }
@@ -51,14 +51,16 @@ bool printable(const std::string& s) {
 
 TEST(XmlMutation, IsAFunctionOfTheEngineState) {
   std::mt19937_64 a(7), b(7);
-  for (int i = 0; i < 200; ++i) EXPECT_EQ(mutate_xml(kPropfind, a), mutate_xml(kPropfind, b));
+  for (int i = 0; i < 200; ++i)
+    EXPECT_EQ(mutate_xml(kPropfind, a), mutate_xml(kPropfind, b));
 }
 
 TEST(XmlMutation, ChainsStayPrintableAndBounded) {
   // Chains of mutations from a document and from garbage (bytes a script
   // could hold in a body): every output can be sent and stored in JSON.
   std::mt19937_64 rng(1);
-  for (std::string start : {kPropfind, std::string("\x01\xff<a>\x80</a>"), std::string()}) {
+  for (std::string start :
+       {kPropfind, std::string("\x01\xff<a>\x80</a>"), std::string()}) {
     for (int chain = 0; chain < 200; ++chain) {
       std::string s = start;
       for (int step = 0; step < 40; ++step) {
@@ -81,8 +83,10 @@ TEST(XmlMutation, ChangesTheStructureMostlyKeepingItWellFormed) {
     well_formed += balanced(s);
     more += after.size() > before.size();
     fewer += after.size() < before.size();
-    text += s.find("</Z:color>") != std::string::npos || s.find("&amp;") != std::string::npos;
-    ns += s.find("xmlns:D=\"DAV:\"") == std::string::npos || s.find("urn:z\" xmlns") != s.npos;
+    text +=
+        s.find("</Z:color>") != std::string::npos || s.find("&amp;") != std::string::npos;
+    ns += s.find("xmlns:D=\"DAV:\"") == std::string::npos ||
+          s.find("urn:z\" xmlns") != s.npos;
     if (after.size() == before.size() && after != before) {
       ++same_count;
       // A rename changes a start tag and its end tag together.

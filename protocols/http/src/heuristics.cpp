@@ -13,6 +13,7 @@ namespace dualfuzz::http {
 using harness::Jexp;
 using harness::Jpath;
 using harness::Json;
+using harness::string_field;
 
 namespace {
 std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n ? rng() % n : 0; }
@@ -69,16 +70,7 @@ std::string random_range(std::mt19937_64& rng) {
   return r;
 }
 
-std::string field_of(const Jexp& e, const char* name) {
-  if (e.kind() == Jexp::Kind::Object)
-    for (std::size_t i = 0; i < e.keys().size(); ++i)
-      if (e.keys()[i] == name && e.items()[i].kind() == Jexp::Kind::Scalar &&
-          e.items()[i].value().is_string())
-        return e.items()[i].value().get<std::string>();
-  return {};
-}
-
-std::string path_of(const Jexp& e) { return field_of(e, "path"); }
+std::string path_of(const Jexp& e) { return string_field(e, "path"); }
 
 std::vector<std::string> known_paths(const harness::Protocol::Context& ctx) {
   std::vector<std::string> out;
@@ -279,7 +271,7 @@ Jexp lock_token(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                 const std::string& path, const char* fn) {
   std::optional<std::size_t> any, same;
   for (std::size_t i = ctx.earlier.size(); i-- > 0;)
-    if (field_of(ctx.earlier[i], "method") == "LOCK") {
+    if (string_field(ctx.earlier[i], "method") == "LOCK") {
       if (!any) any = i;
       if (!same && path_of(ctx.earlier[i]) == path) same = i;
     }
@@ -388,27 +380,26 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
   // A WebDAV request keeps its method and path and changes what only the
   // server reads (model.cpp: bodies, Depth and Overwrite are the
   // server's): its XML body, most often, or one of those headers.
-  const std::string method = field_of(req, "method");
+  const std::string method = string_field(req, "method");
   if ((method == "PROPFIND" || method == "PROPPATCH" || method == "LOCK" ||
        method == "COPY" || method == "MOVE") &&
       pick(rng, 2) == 0) {
     const bool xml = method != "COPY" && method != "MOVE";
     if (xml && pick(rng, 4) != 0) {
-      set("body", Jexp::scalar(mutate_xml(field_of(req, "body"), rng)));
+      set("body", Jexp::scalar(mutate_xml(string_field(req, "body"), rng)));
     } else {
       Fields h;
-      for (std::size_t i = 0; i < req.keys().size(); ++i) {
-        const Jexp& old = req.items()[i];
-        if (req.keys()[i] != "headers" || old.kind() != Jexp::Kind::Object) continue;
-        for (std::size_t j = 0; j < old.keys().size(); ++j)
-          if (old.keys()[j] != "depth" && old.keys()[j] != "overwrite")
-            h.emplace_back(old.keys()[j], old.items()[j]);
-      }
+      if (const Jexp* old = req.find("headers"); old && old->kind() == Jexp::Kind::Object)
+        for (std::size_t j = 0; j < old->keys().size(); ++j)
+          if (old->keys()[j] != "depth" && old->keys()[j] != "overwrite")
+            h.emplace_back(old->keys()[j], old->items()[j]);
       if (pick(rng, 4) != 0)
-        h.emplace_back("depth", Jexp::scalar(kOddDepths[pick(rng, std::size(kOddDepths))]));
+        h.emplace_back("depth",
+                       Jexp::scalar(kOddDepths[pick(rng, std::size(kOddDepths))]));
       if (!xml && pick(rng, 2) == 0)
-        h.emplace_back("overwrite",
-                       Jexp::scalar(kOddOverwrites[pick(rng, std::size(kOddOverwrites))]));
+        h.emplace_back(
+            "overwrite",
+            Jexp::scalar(kOddOverwrites[pick(rng, std::size(kOddOverwrites))]));
       set("headers", Jexp::object(std::move(h)));
     }
     return Jexp::object(std::move(f));

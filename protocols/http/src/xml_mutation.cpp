@@ -16,41 +16,72 @@ const T& one_of(std::mt19937_64& rng, const T (&a)[N]) {
 
 // RFC 4918 §14 (elements) and §15 (live properties), RFC 4331's quota
 // properties, and dead properties of our own namespace.
-const char* kNames[] = {
-    "propfind",      "prop",         "allprop",         "propname",
-    "include",       "propertyupdate", "set",           "remove",
-    "lockinfo",      "lockscope",    "locktype",        "exclusive",
-    "shared",        "write",        "owner",           "href",
-    "creationdate",  "displayname",  "getcontentlanguage", "getcontentlength",
-    "getcontenttype", "getetag",     "getlastmodified", "lockdiscovery",
-    "resourcetype",  "supportedlock", "collection",     "activelock",
-    "depth",         "timeout",      "locktoken",       "lockroot",
-    "quota-used-bytes", "quota-available-bytes", "color", "size"};
+const char* kNames[] = {"propfind",
+                        "prop",
+                        "allprop",
+                        "propname",
+                        "include",
+                        "propertyupdate",
+                        "set",
+                        "remove",
+                        "lockinfo",
+                        "lockscope",
+                        "locktype",
+                        "exclusive",
+                        "shared",
+                        "write",
+                        "owner",
+                        "href",
+                        "creationdate",
+                        "displayname",
+                        "getcontentlanguage",
+                        "getcontentlength",
+                        "getcontenttype",
+                        "getetag",
+                        "getlastmodified",
+                        "lockdiscovery",
+                        "resourcetype",
+                        "supportedlock",
+                        "collection",
+                        "activelock",
+                        "depth",
+                        "timeout",
+                        "locktoken",
+                        "lockroot",
+                        "quota-used-bytes",
+                        "quota-available-bytes",
+                        "color",
+                        "size"};
 const char* kPrefixes[] = {"D:", "D:", "D:", "Z:", "", "X:"};
-const char* kNamespaces[] = {"DAV:", "DAV:", "urn:z", "", "dav:", "http://example.com/ns/"};
-const char* kTexts[] = {"",
-                        "red",
-                        "0",
-                        "12",
-                        " ",
-                        "infinity",
-                        "Second-60",
-                        "http://localhost/a",
-                        "&amp;&lt;&gt;",
-                        "&#233;&#x263A;",
-                        "<![CDATA[<x/>]]>",
-                        "<!-- c -->",
-                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"};
+const char* kNamespaces[] = {"DAV:", "DAV:", "urn:z",
+                             "",     "dav:", "http://example.com/ns/"};
+const char* kTexts[] = {
+    "",
+    "red",
+    "0",
+    "12",
+    " ",
+    "infinity",
+    "Second-60",
+    "http://localhost/a",
+    "&amp;&lt;&gt;",
+    "&#233;&#x263A;",
+    "<![CDATA[<x/>]]>",
+    "<!-- c -->",
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"};
 #define DAV_XML "<?xml version=\"1.0\" encoding=\"utf-8\"?>"
 const char* kDocuments[] = {
     DAV_XML "<D:propfind xmlns:D=\"DAV:\"><D:allprop/></D:propfind>",
-    DAV_XML "<D:propfind xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:prop><D:getetag/><Z:color/>"
-            "</D:prop></D:propfind>",
-    DAV_XML "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:set><D:prop>"
-            "<Z:color>red</Z:color></D:prop></D:set></D:propertyupdate>",
-    DAV_XML "<D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:exclusive/></D:lockscope>"
-            "<D:locktype><D:write/></D:locktype><D:owner>df</D:owner></D:lockinfo>"};
+    DAV_XML
+    "<D:propfind xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:prop><D:getetag/><Z:color/>"
+    "</D:prop></D:propfind>",
+    DAV_XML
+    "<D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:set><D:prop>"
+    "<Z:color>red</Z:color></D:prop></D:set></D:propertyupdate>",
+    DAV_XML
+    "<D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:exclusive/></D:lockscope>"
+    "<D:locktype><D:write/></D:locktype><D:owner>df</D:owner></D:lockinfo>"};
 #undef DAV_XML
 
 // The body as tags and text between them.
@@ -77,9 +108,9 @@ std::vector<Token> tokenize(std::string_view s) {
     }
     std::string tag(s.substr(i, j + 1 - i));
     Token::Kind k = tag.size() > 2 && (tag[1] == '?' || tag[1] == '!') ? Token::Other
-                    : tag.size() > 2 && tag[1] == '/'                    ? Token::End
-                    : tag.size() > 2 && tag[tag.size() - 2] == '/'       ? Token::Empty
-                                                                         : Token::Start;
+                    : tag.size() > 2 && tag[1] == '/'                  ? Token::End
+                    : tag.size() > 2 && tag[tag.size() - 2] == '/'     ? Token::Empty
+                                                                       : Token::Start;
     out.push_back({k, std::move(tag)});
     i = j + 1;
   }
@@ -204,7 +235,8 @@ std::optional<std::string> structural(std::vector<Token> ts, std::mt19937_64& rn
       break;
     case 3: {  // duplicate it in place
       auto copy = span_tokens(e);
-      ts.insert(ts.begin() + static_cast<std::ptrdiff_t>(e.last) + 1, copy.begin(), copy.end());
+      ts.insert(ts.begin() + static_cast<std::ptrdiff_t>(e.last) + 1, copy.begin(),
+                copy.end());
       break;
     }
     case 4: {  // move it elsewhere inside the root
@@ -220,11 +252,11 @@ std::optional<std::string> structural(std::vector<Token> ts, std::mt19937_64& rn
     case 5: {  // a text value: the element's content replaced by text
       std::string n = name_of(ts[e.first]);
       const std::string& open = ts[e.first].text;  // its attributes kept
-      std::vector<Token> r = {{Token::Start, e.first == e.last
-                                                 ? open.substr(0, open.size() - 2) + ">"
-                                                 : open},
-                              {Token::Text, one_of(rng, kTexts)},
-                              {Token::End, "</" + n + ">"}};
+      std::vector<Token> r = {
+          {Token::Start,
+           e.first == e.last ? open.substr(0, open.size() - 2) + ">" : open},
+          {Token::Text, one_of(rng, kTexts)},
+          {Token::End, "</" + n + ">"}};
       ts.erase(ts.begin() + static_cast<std::ptrdiff_t>(e.first),
                ts.begin() + static_cast<std::ptrdiff_t>(e.last) + 1);
       ts.insert(ts.begin() + static_cast<std::ptrdiff_t>(e.first), r.begin(), r.end());
@@ -233,8 +265,8 @@ std::optional<std::string> structural(std::vector<Token> ts, std::mt19937_64& rn
     default: {  // a namespace declared anew on the element
       Token& t = ts[e.first];
       std::string p = prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1);
-      std::string decl = " xmlns" + (p.empty() ? "" : ":" + p) + "=\"" +
-                         one_of(rng, kNamespaces) + "\"";
+      std::string decl =
+          " xmlns" + (p.empty() ? "" : ":" + p) + "=\"" + one_of(rng, kNamespaces) + "\"";
       std::size_t end = t.text.size() - (t.kind == Token::Empty ? 2 : 1);
       std::size_t at = t.text.find(" xmlns" + (p.empty() ? "=" : ":" + p + "="));
       if (at != std::string::npos) {

@@ -29,10 +29,8 @@ Jexp with_field(const Jexp& e, const std::string& key, Jexp value) {
   return Jexp::object(std::move(f));
 }
 Jexp field(const Jexp& e, const std::string& key) {
-  if (e.kind() == Jexp::Kind::Object)
-    for (std::size_t i = 0; i < e.keys().size(); ++i)
-      if (e.keys()[i] == key) return e.items()[i];
-  return Jexp::object({});
+  const Jexp* v = e.find(key);
+  return v ? *v : Jexp::object({});
 }
 Jexp with_header(const Jexp& req, const std::string& name, const std::string& value) {
   Jexp h = field(req, "headers");

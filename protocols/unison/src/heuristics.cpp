@@ -7,6 +7,7 @@
 namespace dualfuzz::unison {
 using harness::Jexp;
 using harness::Jpath;
+using harness::string_field;
 
 namespace {
 std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n ? rng() % n : 0; }
@@ -15,21 +16,12 @@ const char* kPaths[] = {"a", "b", "a/a", "a/b", "b/a", "b/b"};
 const char* kContents[] = {"x", "y", "xy", "", "z"};
 const char* kModes[] = {"644", "600", "444", "755", "555", "700"};
 
-std::string field(const Jexp& e, const char* name) {
-  if (e.kind() == Jexp::Kind::Object)
-    for (std::size_t i = 0; i < e.keys().size(); ++i)
-      if (e.keys()[i] == name && e.items()[i].kind() == Jexp::Kind::Scalar &&
-          e.items()[i].value().is_string())
-        return e.items()[i].value().get<std::string>();
-  return {};
-}
-
 // State-based: a path the script used (most often), its parent or a child,
 // or one of the small universe.
 std::string choose_path(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
   std::vector<std::string> used;
   for (const Jexp& e : ctx.earlier)
-    if (std::string p = field(e, "path"); !p.empty()) used.push_back(p);
+    if (std::string p = string_field(e, "path"); !p.empty()) used.push_back(p);
   if (used.empty() || pick(rng, 3) == 0) return kPaths[pick(rng, std::size(kPaths))];
   std::string p = used[pick(rng, used.size())];
   switch (pick(rng, 8)) {
@@ -50,8 +42,8 @@ std::string choose_replica(std::mt19937_64& rng, const harness::Protocol::Contex
                            const std::string& path) {
   if (pick(rng, 2) == 0)
     for (std::size_t i = ctx.earlier.size(); i-- > 0;)
-      if (field(ctx.earlier[i], "path") == path) {
-        const std::string r = field(ctx.earlier[i], "replica");
+      if (string_field(ctx.earlier[i], "path") == path) {
+        const std::string r = string_field(ctx.earlier[i], "replica");
         if (!r.empty()) return r == "A" ? "B" : "A";
       }
   return pick(rng, 2) ? "A" : "B";
@@ -62,7 +54,8 @@ std::string choose_replica(std::mt19937_64& rng, const harness::Protocol::Contex
 Jexp content(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
   std::vector<harness::Label> reads;
   for (std::size_t i = 0; i < ctx.earlier.size(); ++i)
-    if (field(ctx.earlier[i], "op") == "read") reads.push_back(ctx.earlier_labels[i] + 1);
+    if (string_field(ctx.earlier[i], "op") == "read")
+      reads.push_back(ctx.earlier_labels[i] + 1);
   if (!reads.empty() && pick(rng, 3) == 0)
     return Jexp::ref(
         {reads[pick(rng, reads.size())], Jpath({Jpath::Field{"content"}}), "id"});
@@ -82,8 +75,8 @@ Jexp file_op(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
     // tell apart).
     std::optional<std::string> before;
     for (const Jexp& e : ctx.earlier)
-      if (field(e, "op") == "write" && field(e, "path") == path)
-        before = field(e, "content");
+      if (string_field(e, "op") == "write" && string_field(e, "path") == path)
+        before = string_field(e, "content");
     if (before && pick(rng, 2) == 0) {
       std::string c = before->empty() ? "x" : *before;
       c[0] = c[0] == 'x' ? "yz"[pick(rng, 2)] : 'x';
@@ -111,7 +104,8 @@ Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ct
 
 Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
                     const harness::Protocol::Context& ctx) {
-  if (req.kind() != Jexp::Kind::Object || field(req, "op") == "sync" || pick(rng, 4) == 0)
+  if (req.kind() != Jexp::Kind::Object || string_field(req, "op") == "sync" ||
+      pick(rng, 4) == 0)
     return generate_request(rng, ctx);
   std::vector<std::pair<std::string, Jexp>> f;
   for (std::size_t i = 0; i < req.keys().size(); ++i)
@@ -126,19 +120,20 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
   };
   switch (pick(rng, 4)) {
     case 0:
-      set("replica", Jexp::scalar(field(req, "replica") == "A" ? "B" : "A"));
+      set("replica", Jexp::scalar(string_field(req, "replica") == "A" ? "B" : "A"));
       break;
     case 1:
       set("path", Jexp::scalar(choose_path(rng, ctx)));
       break;
     case 2:
-      if (field(req, "op") == "write")
+      if (string_field(req, "op") == "write")
         set("content", content(rng, ctx));
-      else if (field(req, "op") == "chmod")
+      else if (string_field(req, "op") == "chmod")
         set("mode", Jexp::scalar(kModes[pick(rng, std::size(kModes))]));
       break;
     default:
-      if (field(req, "op") == "write") set("same_time", Jexp::scalar(pick(rng, 2) == 0));
+      if (string_field(req, "op") == "write")
+        set("same_time", Jexp::scalar(pick(rng, 2) == 0));
       break;
   }
   return Jexp::object(std::move(f));

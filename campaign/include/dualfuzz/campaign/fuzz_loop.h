@@ -68,11 +68,11 @@ struct FuzzCounters {
 // close a connection with requests unanswered, RFC 9112 §9.6), but a user
 // wants to know, and the script played just before is the likely cause.
 struct ServerOutage {
-  double seconds = 0;                // when a connection was first refused
+  double seconds = 0;  // when a connection was first refused
   std::uint64_t after_executions = 0;
-  std::string detail;                // the connection error
+  std::string detail;                     // the connection error
   std::optional<harness::Script> before;  // the last script the server took
-  bool recovered = false;            // it answered again within the wait
+  bool recovered = false;                 // it answered again within the wait
 };
 
 // One distinct violation (keep_going).
@@ -106,7 +106,7 @@ struct FuzzSummary {
   std::uint64_t targeted_rewrites = 0;
   double shrink_seconds = 0;  // keep_going: time spent shrinking, not fuzzing
   std::optional<FirstViolation> first;
-  std::vector<Finding> findings;  // keep_going, in the order found
+  std::vector<Finding> findings;      // keep_going, in the order found
   std::vector<ServerOutage> outages;  // the first few (counters.outages counts all)
   // The run ended because the server stayed unreachable (outages.back()).
   bool server_lost() const { return !outages.empty() && !outages.back().recovered; }

@@ -55,6 +55,8 @@ class Jexp {
   }  // Array / Object values
   const std::vector<std::string>& keys() const { return node_->keys; }  // Object
   const Ref& reference() const { return node_->ref; }                   // Reference
+  // The value at `key` of an Object; nullptr when absent or not an Object.
+  const Jexp* find(std::string_view key) const;
 
   friend bool operator==(const Jexp& a, const Jexp& b);
 
@@ -69,6 +71,11 @@ class Jexp {
   explicit Jexp(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
   std::shared_ptr<const Node> node_;
 };
+
+// The string at `key` of an Object whose value there is a string scalar, ""
+// otherwise (the protocols' heuristics read requests so: string_field(req,
+// "path")).
+std::string string_field(const Jexp& e, std::string_view key);
 
 inline constexpr int kMaxJexpDepth = 64;
 
