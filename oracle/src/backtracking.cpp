@@ -1,6 +1,7 @@
 #include "dualfuzz/oracle/backtracking.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
@@ -231,6 +232,122 @@ class SubsumptionSet {
   Entries entries_;
 };
 
+// Dense ids for the distinct values of one type that a search meets (model
+// states, response patterns, constraint stores), by hash and equality: the
+// depth-first memo keys on the ids instead of holding the values.
+template <class T>
+class Interner {
+ public:
+  std::uint32_t id(const T& v, std::size_t hash) {
+    std::uint32_t found = kNone;
+    index_.probe(hash, [&](std::size_t k) {
+      if (hashes_[k] == hash && values_[k] == v) found = static_cast<std::uint32_t>(k);
+      return found != kNone;
+    });
+    if (found != kNone) return found;
+    index_.add(hash, values_.size(), [&](std::size_t j) { return hashes_[j]; });
+    values_.push_back(v);
+    hashes_.push_back(hash);
+    return static_cast<std::uint32_t>(values_.size() - 1);
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::vector<T> values_;
+  std::vector<std::size_t> hashes_;
+  SlotIndex index_;
+};
+
+// The depth-first check's memo of (position, hypothesis) at positions where
+// no connection is closed (there it is a plain set, no subsumption). An
+// entry is the hypothesis's identity as words: the position, its model
+// state, variables and constraint store (interned ids), and per channel the
+// connection, the labels of its requests and the ids of its response
+// patterns, all in one flat array. Two entries are equal exactly when the
+// hypotheses are (operator== compares these, and the ids stand for equal
+// values); but the memo keeps no tree, network or response alive (they were
+// most of a c50 search's memory, and freeing them at its end a tenth of its
+// time), and it is freed as a few arrays.
+class WordMemo {
+ public:
+  // False if (i, h) was inserted before.
+  bool insert(std::size_t i, const Hypothesis& h) {
+    words_.clear();
+    words_.push_back(static_cast<std::uint32_t>(i));
+    words_.push_back(static_cast<std::uint32_t>(i >> 32));
+    const bool ret = h.server.is_ret();
+    const ModelState* st = ret ? nullptr : &h.server.event().state;
+    words_.push_back(ret ? 0 : 1 + states_.id(*st, st->hash()));
+    words_.push_back(h.next_var);
+    words_.push_back(h.store.empty() ? 0 : 1 + stores_.id(h.store, h.store.hash()));
+    h.net.for_each_channel(
+        [&](ConnId c, const Network::RequestQueue& rq, const Network::ResponseQueue& rs) {
+          words_.push_back(c);
+          words_.push_back(static_cast<std::uint32_t>(rq.size()));
+          for (const Request& r : rq) words_.push_back(r.label);
+          words_.push_back(static_cast<std::uint32_t>(rs.size()));
+          for (const Network::InFlight& x : rs)
+            words_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
+        });
+    std::uint64_t hash = words_.size();
+    for (std::uint32_t w : words_) {
+      hash = (hash ^ w) * 0x9e3779b97f4a7c15ULL;
+      hash ^= hash >> 29;
+    }
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    std::size_t k = hash & mask_;
+    for (; slots_[k].at; k = (k + 1) & mask_)
+      if (slots_[k].hash == hash && same(slots_[k].at)) return false;
+    slots_[k] = Slot{hash, store()};
+    ++count_;
+    return true;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    const std::uint32_t* at = nullptr;  // the entry: its length, then its words
+  };
+  bool same(const std::uint32_t* at) const {
+    return at[0] == words_.size() && std::equal(words_.begin(), words_.end(), at + 1);
+  }
+  // words_ into the arena: fixed chunks that never move (a growing array
+  // was copied at each doubling, into pages touched for the first time).
+  const std::uint32_t* store() {
+    const std::size_t n = words_.size() + 1;
+    if (chunks_.empty() || used_ + n > chunk_size_) {
+      chunk_size_ = std::max(kChunk, n);
+      chunks_.push_back(std::make_unique<std::uint32_t[]>(chunk_size_));
+      used_ = 0;
+    }
+    std::uint32_t* at = chunks_.back().get() + used_;
+    at[0] = static_cast<std::uint32_t>(words_.size());
+    std::copy(words_.begin(), words_.end(), at + 1);
+    used_ += n;
+    return at;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& o : old) {
+      if (!o.at) continue;
+      std::size_t k = o.hash & mask_;
+      while (slots_[k].at) k = (k + 1) & mask_;
+      slots_[k] = o;
+    }
+  }
+  static constexpr std::size_t kChunk = 16 * 1024;  // words
+  Interner<ModelState> states_;
+  Interner<ConstraintStore> stores_;
+  Interner<Sym> patterns_;
+  std::vector<std::unique_ptr<std::uint32_t[]>> chunks_;
+  std::size_t used_ = 0, chunk_size_ = 0;  // (of the last chunk)
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0, count_ = 0;
+  std::vector<std::uint32_t> words_;  // (the hypothesis being inserted)
+};
+
 }  // namespace
 
 struct HypothesisSearch::Ctx {
@@ -367,7 +484,10 @@ struct HypothesisSearch::Dfs {
   std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
   std::unordered_map<ConnId, std::vector<std::size_t>> requests_on;  // (positions)
   std::vector<Request> requests;  // the trace's requests, interned (one per observation)
-  std::vector<std::unique_ptr<SubsumptionSet>> seen;  // per position, lazily
+  // The memo: per position, lazily, where a connection is closed; the rest
+  // in one WordMemo.
+  std::vector<std::unique_ptr<SubsumptionSet>> seen;
+  WordMemo memo;
   // A hypothesis to run from position i on, or (expanding) a node whose
   // successor families, one per connection in `ready`, are built one at a
   // time from `next` on.
@@ -1344,9 +1464,13 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       break;
     }
     if (dead) continue;
-    auto& seen = d.seen[i];
-    if (!seen) seen = std::make_unique<SubsumptionSet>(*d.closed_at[i], false);
-    if (!seen->insert(h)) continue;
+    if (d.closed_at[i]->empty()) {
+      if (!d.memo.insert(i, h)) continue;
+    } else {
+      auto& seen = d.seen[i];
+      if (!seen) seen = std::make_unique<SubsumptionSet>(*d.closed_at[i], false);
+      if (!seen->insert(h)) continue;
+    }
     ++explored_;
     ++d.nodes;
     Network::ConnList ready = ready_order(h, trace[i].conn, ctx);
