@@ -428,8 +428,12 @@ struct HypothesisSearch::Ctx {
       return hit->next;
     }
     Tree next = server.step(r);
-    if (step_lookups % 4096 == 0 &&
-        (step_hits * 2 < step_lookups || steps.size() > kMaxSteps)) {
+    // (Judged early, at 256, 512, ... lookups, then every 4096: where the
+    // states rarely repeat, the table's first thousands of entries were
+    // most of its cost.)
+    const bool judge = step_lookups % 4096 == 0 ||
+                       (step_lookups >= 256 && (step_lookups & (step_lookups - 1)) == 0);
+    if (judge && (step_hits * 2 < step_lookups || steps.size() > kMaxSteps)) {
       steps = {};  // not worth it (or too big): off for this search
       step_index = {};
       step_lookups = kStepsOff;
