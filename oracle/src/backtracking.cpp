@@ -317,7 +317,7 @@ class WordMemo {
     const std::size_t n = words_.size() + 1;
     if (chunks_.empty() || used_ + n > chunk_size_) {
       chunk_size_ = std::max(kChunk, n);
-      chunks_.push_back(std::make_unique<std::uint32_t[]>(chunk_size_));
+      chunks_.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(chunk_size_));
       used_ = 0;
     }
     std::uint32_t* at = chunks_.back().get() + used_;
