@@ -258,71 +258,46 @@ class Interner {
   SlotIndex index_;
 };
 
-// The depth-first check's memo of (position, hypothesis) at positions where
-// no connection is closed (there it is a plain set, no subsumption). An
-// entry is the hypothesis's identity as words: the position, its model
-// state, variables and constraint store (interned ids), and per channel the
-// connection, the labels of its requests and the ids of its response
-// patterns, all in one flat array. Two entries are equal exactly when the
-// hypotheses are (operator== compares these, and the ids stand for equal
-// values); but the memo keeps no tree, network or response alive (they were
-// most of a c50 search's memory, and freeing them at its end a tenth of its
-// time), and it is freed as a few arrays.
-class WordMemo {
+// A set of word sequences, each with a dense id (the order they came in),
+// stored in chunks that never move (a growing array was copied at each
+// doubling, into pages touched for the first time).
+class WordSet {
  public:
-  // False if (i, h) was inserted before.
-  bool insert(std::size_t i, const Hypothesis& h) {
-    words_.clear();
-    words_.push_back(static_cast<std::uint32_t>(i));
-    words_.push_back(static_cast<std::uint32_t>(i >> 32));
-    const bool ret = h.server.is_ret();
-    const ModelState* st = ret ? nullptr : &h.server.event().state;
-    words_.push_back(ret ? 0 : 1 + states_.id(*st, st->hash()));
-    words_.push_back(h.next_var);
-    words_.push_back(h.store.empty() ? 0 : 1 + stores_.id(h.store, h.store.hash()));
-    h.net.for_each_channel(
-        [&](ConnId c, const Network::RequestQueue& rq, const Network::ResponseQueue& rs) {
-          words_.push_back(c);
-          words_.push_back(static_cast<std::uint32_t>(rq.size()));
-          for (const Request& r : rq) words_.push_back(r.label);
-          words_.push_back(static_cast<std::uint32_t>(rs.size()));
-          for (const Network::InFlight& x : rs)
-            words_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
-        });
-    std::uint64_t hash = words_.size();
-    for (std::uint32_t w : words_) {
+  // The id of `words`, and whether they are new.
+  std::pair<std::uint32_t, bool> insert(const std::vector<std::uint32_t>& words) {
+    std::uint64_t hash = words.size();
+    for (std::uint32_t w : words) {
       hash = (hash ^ w) * 0x9e3779b97f4a7c15ULL;
       hash ^= hash >> 29;
     }
     if ((count_ + 1) * 2 > slots_.size()) grow();
     std::size_t k = hash & mask_;
-    for (; slots_[k].at; k = (k + 1) & mask_)
-      if (slots_[k].hash == hash && same(slots_[k].at)) return false;
-    slots_[k] = Slot{hash, store()};
-    ++count_;
-    return true;
+    for (; slots_[k].at; k = (k + 1) & mask_) {
+      const std::uint32_t* at = slots_[k].at;
+      if (slots_[k].hash == hash && at[0] == words.size() &&
+          std::equal(words.begin(), words.end(), at + 2))
+        return {at[1], false};
+    }
+    slots_[k] = Slot{hash, store(words)};
+    return {static_cast<std::uint32_t>(count_++), true};
   }
 
  private:
   struct Slot {
     std::uint64_t hash = 0;
-    const std::uint32_t* at = nullptr;  // the entry: its length, then its words
+    const std::uint32_t* at = nullptr;  // the entry: length, id, then the words
   };
-  bool same(const std::uint32_t* at) const {
-    return at[0] == words_.size() && std::equal(words_.begin(), words_.end(), at + 1);
-  }
-  // words_ into the arena: fixed chunks that never move (a growing array
-  // was copied at each doubling, into pages touched for the first time).
-  const std::uint32_t* store() {
-    const std::size_t n = words_.size() + 1;
+  const std::uint32_t* store(const std::vector<std::uint32_t>& words) {
+    const std::size_t n = words.size() + 2;
     if (chunks_.empty() || used_ + n > chunk_size_) {
       chunk_size_ = std::max(kChunk, n);
       chunks_.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(chunk_size_));
       used_ = 0;
     }
     std::uint32_t* at = chunks_.back().get() + used_;
-    at[0] = static_cast<std::uint32_t>(words_.size());
-    std::copy(words_.begin(), words_.end(), at + 1);
+    at[0] = static_cast<std::uint32_t>(words.size());
+    at[1] = static_cast<std::uint32_t>(count_);
+    std::copy(words.begin(), words.end(), at + 2);
     used_ += n;
     return at;
   }
@@ -338,14 +313,55 @@ class WordMemo {
     }
   }
   static constexpr std::size_t kChunk = 16 * 1024;  // words
-  Interner<ModelState> states_;
-  Interner<ConstraintStore> stores_;
-  Interner<Sym> patterns_;
   std::vector<std::unique_ptr<std::uint32_t[]>> chunks_;
   std::size_t used_ = 0, chunk_size_ = 0;  // (of the last chunk)
   std::vector<Slot> slots_;
   std::size_t mask_ = 0, count_ = 0;
-  std::vector<std::uint32_t> words_;  // (the hypothesis being inserted)
+};
+
+// The depth-first check's memo of (position, hypothesis) at positions where
+// no connection is closed (there it is a plain set, no subsumption). An
+// entry is the hypothesis's identity as words: the position, its model
+// state, variables and constraint store (interned ids), and an id per
+// channel, for the connection, the labels of its requests and the ids of
+// its response patterns (channels recur in many configurations: one copy
+// each). Two entries are equal exactly when the hypotheses are (operator==
+// compares these, and the ids stand for equal values); but the memo keeps
+// no tree, network or response alive (they were most of a c50 search's
+// memory, and freeing them at its end a tenth of its time), and it is
+// freed as a few arrays.
+class WordMemo {
+ public:
+  // False if (i, h) was inserted before.
+  bool insert(std::size_t i, const Hypothesis& h) {
+    words_.clear();
+    words_.push_back(static_cast<std::uint32_t>(i));
+    words_.push_back(static_cast<std::uint32_t>(i >> 32));
+    const bool ret = h.server.is_ret();
+    const ModelState* st = ret ? nullptr : &h.server.event().state;
+    words_.push_back(ret ? 0 : 1 + states_.id(*st, st->hash()));
+    words_.push_back(h.next_var);
+    words_.push_back(h.store.empty() ? 0 : 1 + stores_.id(h.store, h.store.hash()));
+    h.net.for_each_channel(
+        [&](ConnId c, const Network::RequestQueue& rq, const Network::ResponseQueue& rs) {
+          channel_.clear();
+          channel_.push_back(c);
+          channel_.push_back(static_cast<std::uint32_t>(rq.size()));
+          for (const Request& r : rq) channel_.push_back(r.label);
+          for (const Network::InFlight& x : rs)
+            channel_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
+          words_.push_back(channels_.insert(channel_).first);
+        });
+    return entries_.insert(words_).second;
+  }
+
+ private:
+  Interner<ModelState> states_;
+  Interner<ConstraintStore> stores_;
+  Interner<Sym> patterns_;
+  WordSet channels_;  // connection, requests in flight, their labels, responses
+  WordSet entries_;
+  std::vector<std::uint32_t> words_, channel_;  // (the hypothesis being inserted)
 };
 
 }  // namespace
