@@ -364,6 +364,34 @@ class WordMemo {
   std::vector<std::uint32_t> words_, channel_;  // (the hypothesis being inserted)
 };
 
+// The positions of a trace's observations of one kind, per connection,
+// ascending. Connection numbers are small in practice: a direct table for
+// them (the depth-first check looks one up at every response sent), a map
+// beyond.
+class PositionsByConn {
+ public:
+  void add(ConnId c, std::size_t i) {
+    if (c < kDirect) {
+      if (c >= direct_.size()) direct_.resize(c + 1);
+      direct_[c].push_back(i);
+    } else {
+      far_[c].push_back(i);
+    }
+  }
+  // (null when there are none)
+  const std::vector<std::size_t>* find(ConnId c) const {
+    if (c < kDirect)
+      return c < direct_.size() && !direct_[c].empty() ? &direct_[c] : nullptr;
+    auto it = far_.find(c);
+    return it == far_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  static constexpr ConnId kDirect = 4096;
+  std::vector<std::vector<std::size_t>> direct_;
+  std::unordered_map<ConnId, std::vector<std::size_t>> far_;
+};
+
 }  // namespace
 
 struct HypothesisSearch::Ctx {
@@ -391,7 +419,7 @@ struct HypothesisSearch::Ctx {
   // successors of a node die so: a read absorbed in a state whose value the
   // trace does not show).
   const std::vector<Observation>* ahead = nullptr;
-  const std::unordered_map<ConnId, std::vector<std::size_t>>* ahead_responses = nullptr;
+  const PositionsByConn* ahead_responses = nullptr;
   std::size_t ahead_at = 0;
   bool wants_reason() const { return reasons.size() < max_reasons; }
   void reason(Reason r) {
@@ -501,8 +529,8 @@ struct HypothesisSearch::Dfs {
   // Closed connections as of each position (shared between positions).
   std::vector<std::shared_ptr<const std::set<ConnId>>> closed_at;
   // For each connection, the positions of the responses observed on it.
-  std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
-  std::unordered_map<ConnId, std::vector<std::size_t>> requests_on;  // (positions)
+  PositionsByConn responses_on;
+  PositionsByConn requests_on;
   std::vector<Request> requests;  // the trace's requests, interned (one per observation)
   // The memo: per position, lazily, where a connection is closed; the rest
   // in one WordMemo.
@@ -567,9 +595,9 @@ HypothesisSearch& HypothesisSearch::operator=(HypothesisSearch&&) noexcept = def
 // response in flight is the k-th observed from the current position on.
 bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& response,
                                 Ctx& ctx) {
-  auto it = ctx.ahead_responses->find(conn);
-  if (it == ctx.ahead_responses->end()) return true;
-  const std::vector<std::size_t>& at = it->second;
+  const std::vector<std::size_t>* positions = ctx.ahead_responses->find(conn);
+  if (!positions) return true;
+  const std::vector<std::size_t>& at = *positions;
   auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
   const std::size_t k = h.net.answers_on(conn);
   if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
@@ -1297,9 +1325,8 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       d.closed_at.push_back(d.closed_at.back());
     }
     if (trace[i].kind == Observation::Kind::Response)
-      d.responses_on[trace[i].conn].push_back(i);
-    if (trace[i].kind == Observation::Kind::Request)
-      d.requests_on[trace[i].conn].push_back(i);
+      d.responses_on.add(trace[i].conn, i);
+    if (trace[i].kind == Observation::Kind::Request) d.requests_on.add(trace[i].conn, i);
     d.requests.push_back(trace[i].kind == Observation::Kind::Request
                              ? intern(trace[i].conn, trace[i].label, trace[i].body)
                              : Request{});
@@ -1310,12 +1337,11 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   // Whether the trace, from position i on, shows no request on `conn` and
   // no more than `answers` responses there (Dfs::Parked).
   auto unanswered = [&](std::size_t i, ConnId conn, std::size_t answers) {
-    auto from = [i](const std::unordered_map<ConnId, std::vector<std::size_t>>& m,
-                    ConnId k) -> std::size_t {
-      auto it = m.find(k);
-      if (it == m.end()) return 0;
-      return static_cast<std::size_t>(
-          it->second.end() - std::lower_bound(it->second.begin(), it->second.end(), i));
+    auto from = [i](const PositionsByConn& m, ConnId k) -> std::size_t {
+      const std::vector<std::size_t>* at = m.find(k);
+      if (!at) return 0;
+      return static_cast<std::size_t>(at->end() -
+                                      std::lower_bound(at->begin(), at->end(), i));
     };
     return from(d.requests_on, conn) == 0 && from(d.responses_on, conn) <= answers;
   };
@@ -1350,10 +1376,10 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       if (dead) return;
       for (const auto* c : checked)
         if (c == &rs) return;
-      auto lit = d.responses_on.find(conn);
-      if (lit == d.responses_on.end()) return;
-      auto first = std::lower_bound(lit->second.begin(), lit->second.end(), i);
-      for (std::size_t k = 0; k < rs.size() && first + k < lit->second.end(); ++k) {
+      const std::vector<std::size_t>* at = d.responses_on.find(conn);
+      if (!at) return;
+      auto first = std::lower_bound(at->begin(), at->end(), i);
+      for (std::size_t k = 0; k < rs.size() && first + k < at->end(); ++k) {
         Guard g = guard(rs[k].pattern, *trace[first[k]].body, &h.store, false);
         if (!g.ok()) {
           dead = true;
