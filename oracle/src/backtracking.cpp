@@ -878,6 +878,17 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
   // settling (a branch that dies, e.g. on the lookahead, never copies the
   // channel list); settling touches no request queue.
   const Request& r = h.net.requests_on(d)->front();
+  Tree next = ctx.step(h.server, r);
+  // Most branches of the depth-first check die on the lookahead at their
+  // first response (a read absorbed in a state whose value the trace does
+  // not show there): the same test settle() would make first, made before
+  // the hypothesis is copied.
+  if (ctx.ahead && !ctx.observed && limits_.max_model_steps > 0 && !next.is_ret()) {
+    const ServerEvent& ev = next.event();
+    if (ev.kind == EventKind::Send && !ctx.closed->count(ev.conn) &&
+        !foreseen(h, ev.conn, ev.sym, ctx))
+      return;
+  }
   // A request from a closed connection whose processing left no trace
   // is dominated by not processing it (it stays available for later).
   const bool dead_conn = ctx.closed->count(d) > 0 && h.net.pending_on(d) == 1;
@@ -887,7 +898,7 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
     base->net.pop_request(d);
   }
   Hypothesis stepped = h;
-  stepped.server = ctx.step(h.server, r);
+  stepped.server = std::move(next);
   ctx.current = r.label;
   const std::size_t first = succ.size();
   const std::size_t first_delivered = ctx.delivered ? ctx.delivered->size() : 0;
