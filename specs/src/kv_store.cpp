@@ -1,6 +1,7 @@
 #include "dualfuzz/specs/kv_store.h"
 
 #include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,7 +53,9 @@ KvOp decode(const Json& r) {
 // read then answers with the value as it is, without copying or hashing
 // it again.
 struct KvState {
-  std::vector<std::pair<std::string, Sym>> entries;
+  // (Inline room for one key: a partition's store holds one, and its copy
+  // is then part of the state's own allocation.)
+  boost::container::small_vector<std::pair<std::string, Sym>, 1> entries;
   const Sym& get(const std::string& key) const {
     static const Sym empty = Sym::lit("");
     auto it =
