@@ -1,6 +1,7 @@
 #include "dualfuzz/oracle/backtracking.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
@@ -231,6 +232,166 @@ class SubsumptionSet {
   Entries entries_;
 };
 
+// Dense ids for the distinct values of one type that a search meets (model
+// states, response patterns, constraint stores), by hash and equality: the
+// depth-first memo keys on the ids instead of holding the values.
+template <class T>
+class Interner {
+ public:
+  std::uint32_t id(const T& v, std::size_t hash) {
+    std::uint32_t found = kNone;
+    index_.probe(hash, [&](std::size_t k) {
+      if (hashes_[k] == hash && values_[k] == v) found = static_cast<std::uint32_t>(k);
+      return found != kNone;
+    });
+    if (found != kNone) return found;
+    index_.add(hash, values_.size(), [&](std::size_t j) { return hashes_[j]; });
+    values_.push_back(v);
+    hashes_.push_back(hash);
+    return static_cast<std::uint32_t>(values_.size() - 1);
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::vector<T> values_;
+  std::vector<std::size_t> hashes_;
+  SlotIndex index_;
+};
+
+// A set of word sequences, each with a dense id (the order they came in),
+// stored in chunks that never move (a growing array was copied at each
+// doubling, into pages touched for the first time).
+class WordSet {
+ public:
+  // The id of `words`, and whether they are new.
+  std::pair<std::uint32_t, bool> insert(const std::vector<std::uint32_t>& words) {
+    std::uint64_t hash = words.size();
+    for (std::uint32_t w : words) {
+      hash = (hash ^ w) * 0x9e3779b97f4a7c15ULL;
+      hash ^= hash >> 29;
+    }
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    std::size_t k = hash & mask_;
+    for (; slots_[k].at; k = (k + 1) & mask_) {
+      const std::uint32_t* at = slots_[k].at;
+      if (slots_[k].hash == hash && at[0] == words.size() &&
+          std::equal(words.begin(), words.end(), at + 2))
+        return {at[1], false};
+    }
+    slots_[k] = Slot{hash, store(words)};
+    return {static_cast<std::uint32_t>(count_++), true};
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    const std::uint32_t* at = nullptr;  // the entry: length, id, then the words
+  };
+  const std::uint32_t* store(const std::vector<std::uint32_t>& words) {
+    const std::size_t n = words.size() + 2;
+    if (chunks_.empty() || used_ + n > chunk_size_) {
+      chunk_size_ = std::max(kChunk, n);
+      chunks_.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(chunk_size_));
+      used_ = 0;
+    }
+    std::uint32_t* at = chunks_.back().get() + used_;
+    at[0] = static_cast<std::uint32_t>(words.size());
+    at[1] = static_cast<std::uint32_t>(count_);
+    std::copy(words.begin(), words.end(), at + 2);
+    used_ += n;
+    return at;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& o : old) {
+      if (!o.at) continue;
+      std::size_t k = o.hash & mask_;
+      while (slots_[k].at) k = (k + 1) & mask_;
+      slots_[k] = o;
+    }
+  }
+  static constexpr std::size_t kChunk = 16 * 1024;  // words
+  std::vector<std::unique_ptr<std::uint32_t[]>> chunks_;
+  std::size_t used_ = 0, chunk_size_ = 0;  // (of the last chunk)
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0, count_ = 0;
+};
+
+// The depth-first check's memo of (position, hypothesis) at positions where
+// no connection is closed (there it is a plain set, no subsumption). An
+// entry is the hypothesis's identity as words: the position, its model
+// state, variables and constraint store (interned ids), and an id per
+// channel, for the connection, the labels of its requests and the ids of
+// its response patterns (channels recur in many configurations: one copy
+// each). Two entries are equal exactly when the hypotheses are (operator==
+// compares these, and the ids stand for equal values); but the memo keeps
+// no tree, network or response alive (they were most of a c50 search's
+// memory, and freeing them at its end a tenth of its time), and it is
+// freed as a few arrays.
+class WordMemo {
+ public:
+  // False if (i, h) was inserted before.
+  bool insert(std::size_t i, const Hypothesis& h) {
+    words_.clear();
+    words_.push_back(static_cast<std::uint32_t>(i));
+    words_.push_back(static_cast<std::uint32_t>(i >> 32));
+    const bool ret = h.server.is_ret();
+    const ModelState* st = ret ? nullptr : &h.server.event().state;
+    words_.push_back(ret ? 0 : 1 + states_.id(*st, st->hash()));
+    words_.push_back(h.next_var);
+    words_.push_back(h.store.empty() ? 0 : 1 + stores_.id(h.store, h.store.hash()));
+    h.net.for_each_channel(
+        [&](ConnId c, const Network::RequestQueue& rq, const Network::ResponseQueue& rs) {
+          channel_.clear();
+          channel_.push_back(c);
+          channel_.push_back(static_cast<std::uint32_t>(rq.size()));
+          for (const Request& r : rq) channel_.push_back(r.label);
+          for (const Network::InFlight& x : rs)
+            channel_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
+          words_.push_back(channels_.insert(channel_).first);
+        });
+    return entries_.insert(words_).second;
+  }
+
+ private:
+  Interner<ModelState> states_;
+  Interner<ConstraintStore> stores_;
+  Interner<Sym> patterns_;
+  WordSet channels_;  // connection, requests in flight, their labels, responses
+  WordSet entries_;
+  std::vector<std::uint32_t> words_, channel_;  // (the hypothesis being inserted)
+};
+
+// The positions of a trace's observations of one kind, per connection,
+// ascending. Connection numbers are small in practice: a direct table for
+// them (the depth-first check looks one up at every response sent), a map
+// beyond.
+class PositionsByConn {
+ public:
+  void add(ConnId c, std::size_t i) {
+    if (c < kDirect) {
+      if (c >= direct_.size()) direct_.resize(c + 1);
+      direct_[c].push_back(i);
+    } else {
+      far_[c].push_back(i);
+    }
+  }
+  // (null when there are none)
+  const std::vector<std::size_t>* find(ConnId c) const {
+    if (c < kDirect)
+      return c < direct_.size() && !direct_[c].empty() ? &direct_[c] : nullptr;
+    auto it = far_.find(c);
+    return it == far_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  static constexpr ConnId kDirect = 4096;
+  std::vector<std::vector<std::size_t>> direct_;
+  std::unordered_map<ConnId, std::vector<std::size_t>> far_;
+};
+
 }  // namespace
 
 struct HypothesisSearch::Ctx {
@@ -258,7 +419,7 @@ struct HypothesisSearch::Ctx {
   // successors of a node die so: a read absorbed in a state whose value the
   // trace does not show).
   const std::vector<Observation>* ahead = nullptr;
-  const std::unordered_map<ConnId, std::vector<std::size_t>>* ahead_responses = nullptr;
+  const PositionsByConn* ahead_responses = nullptr;
   std::size_t ahead_at = 0;
   bool wants_reason() const { return reasons.size() < max_reasons; }
   void reason(Reason r) {
@@ -311,8 +472,12 @@ struct HypothesisSearch::Ctx {
       return hit->next;
     }
     Tree next = server.step(r);
-    if (step_lookups % 4096 == 0 &&
-        (step_hits * 2 < step_lookups || steps.size() > kMaxSteps)) {
+    // (Judged early, at 256, 512, ... lookups, then every 4096: where the
+    // states rarely repeat, the table's first thousands of entries were
+    // most of its cost.)
+    const bool judge = step_lookups % 4096 == 0 ||
+                       (step_lookups >= 256 && (step_lookups & (step_lookups - 1)) == 0);
+    if (judge && (step_hits * 2 < step_lookups || steps.size() > kMaxSteps)) {
       steps = {};  // not worth it (or too big): off for this search
       step_index = {};
       step_lookups = kStepsOff;
@@ -364,10 +529,13 @@ struct HypothesisSearch::Dfs {
   // Closed connections as of each position (shared between positions).
   std::vector<std::shared_ptr<const std::set<ConnId>>> closed_at;
   // For each connection, the positions of the responses observed on it.
-  std::unordered_map<ConnId, std::vector<std::size_t>> responses_on;
-  std::unordered_map<ConnId, std::vector<std::size_t>> requests_on;  // (positions)
+  PositionsByConn responses_on;
+  PositionsByConn requests_on;
   std::vector<Request> requests;  // the trace's requests, interned (one per observation)
-  std::vector<std::unique_ptr<SubsumptionSet>> seen;  // per position, lazily
+  // The memo: per position, lazily, where a connection is closed; the rest
+  // in one WordMemo.
+  std::vector<std::unique_ptr<SubsumptionSet>> seen;
+  WordMemo memo;
   // A hypothesis to run from position i on, or (expanding) a node whose
   // successor families, one per connection in `ready`, are built one at a
   // time from `next` on.
@@ -427,9 +595,9 @@ HypothesisSearch& HypothesisSearch::operator=(HypothesisSearch&&) noexcept = def
 // response in flight is the k-th observed from the current position on.
 bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& response,
                                 Ctx& ctx) {
-  auto it = ctx.ahead_responses->find(conn);
-  if (it == ctx.ahead_responses->end()) return true;
-  const std::vector<std::size_t>& at = it->second;
+  const std::vector<std::size_t>* positions = ctx.ahead_responses->find(conn);
+  if (!positions) return true;
+  const std::vector<std::size_t>& at = *positions;
   auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
   const std::size_t k = h.net.answers_on(conn);
   if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
@@ -710,6 +878,17 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
   // settling (a branch that dies, e.g. on the lookahead, never copies the
   // channel list); settling touches no request queue.
   const Request& r = h.net.requests_on(d)->front();
+  Tree next = ctx.step(h.server, r);
+  // Most branches of the depth-first check die on the lookahead at their
+  // first response (a read absorbed in a state whose value the trace does
+  // not show there): the same test settle() would make first, made before
+  // the hypothesis is copied.
+  if (ctx.ahead && !ctx.observed && limits_.max_model_steps > 0 && !next.is_ret()) {
+    const ServerEvent& ev = next.event();
+    if (ev.kind == EventKind::Send && !ctx.closed->count(ev.conn) &&
+        !foreseen(h, ev.conn, ev.sym, ctx))
+      return;
+  }
   // A request from a closed connection whose processing left no trace
   // is dominated by not processing it (it stays available for later).
   const bool dead_conn = ctx.closed->count(d) > 0 && h.net.pending_on(d) == 1;
@@ -719,7 +898,7 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
     base->net.pop_request(d);
   }
   Hypothesis stepped = h;
-  stepped.server = ctx.step(h.server, r);
+  stepped.server = std::move(next);
   ctx.current = r.label;
   const std::size_t first = succ.size();
   const std::size_t first_delivered = ctx.delivered ? ctx.delivered->size() : 0;
@@ -1157,9 +1336,8 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       d.closed_at.push_back(d.closed_at.back());
     }
     if (trace[i].kind == Observation::Kind::Response)
-      d.responses_on[trace[i].conn].push_back(i);
-    if (trace[i].kind == Observation::Kind::Request)
-      d.requests_on[trace[i].conn].push_back(i);
+      d.responses_on.add(trace[i].conn, i);
+    if (trace[i].kind == Observation::Kind::Request) d.requests_on.add(trace[i].conn, i);
     d.requests.push_back(trace[i].kind == Observation::Kind::Request
                              ? intern(trace[i].conn, trace[i].label, trace[i].body)
                              : Request{});
@@ -1170,12 +1348,11 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   // Whether the trace, from position i on, shows no request on `conn` and
   // no more than `answers` responses there (Dfs::Parked).
   auto unanswered = [&](std::size_t i, ConnId conn, std::size_t answers) {
-    auto from = [i](const std::unordered_map<ConnId, std::vector<std::size_t>>& m,
-                    ConnId k) -> std::size_t {
-      auto it = m.find(k);
-      if (it == m.end()) return 0;
-      return static_cast<std::size_t>(
-          it->second.end() - std::lower_bound(it->second.begin(), it->second.end(), i));
+    auto from = [i](const PositionsByConn& m, ConnId k) -> std::size_t {
+      const std::vector<std::size_t>* at = m.find(k);
+      if (!at) return 0;
+      return static_cast<std::size_t>(at->end() -
+                                      std::lower_bound(at->begin(), at->end(), i));
     };
     return from(d.requests_on, conn) == 0 && from(d.responses_on, conn) <= answers;
   };
@@ -1210,10 +1387,10 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       if (dead) return;
       for (const auto* c : checked)
         if (c == &rs) return;
-      auto lit = d.responses_on.find(conn);
-      if (lit == d.responses_on.end()) return;
-      auto first = std::lower_bound(lit->second.begin(), lit->second.end(), i);
-      for (std::size_t k = 0; k < rs.size() && first + k < lit->second.end(); ++k) {
+      const std::vector<std::size_t>* at = d.responses_on.find(conn);
+      if (!at) return;
+      auto first = std::lower_bound(at->begin(), at->end(), i);
+      for (std::size_t k = 0; k < rs.size() && first + k < at->end(); ++k) {
         Guard g = guard(rs[k].pattern, *trace[first[k]].body, &h.store, false);
         if (!g.ok()) {
           dead = true;
@@ -1344,9 +1521,13 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       break;
     }
     if (dead) continue;
-    auto& seen = d.seen[i];
-    if (!seen) seen = std::make_unique<SubsumptionSet>(*d.closed_at[i], false);
-    if (!seen->insert(h)) continue;
+    if (d.closed_at[i]->empty()) {
+      if (!d.memo.insert(i, h)) continue;
+    } else {
+      auto& seen = d.seen[i];
+      if (!seen) seen = std::make_unique<SubsumptionSet>(*d.closed_at[i], false);
+      if (!seen->insert(h)) continue;
+    }
     ++explored_;
     ++d.nodes;
     Network::ConnList ready = ready_order(h, trace[i].conn, ctx);

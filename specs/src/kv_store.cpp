@@ -1,6 +1,7 @@
 #include "dualfuzz/specs/kv_store.h"
 
 #include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,11 +48,16 @@ KvOp decode(const Json& r) {
 
 // The store: key -> value, sorted by key; absent keys read as "". A flat
 // vector rather than a JSON object: a step that writes copies it, and one
-// partition holds one key.
+// partition holds one key. Values are kept as constants (Sym::lit, hashed
+// once, when written): the search absorbs every read in many states, and a
+// read then answers with the value as it is, without copying or hashing
+// it again.
 struct KvState {
-  std::vector<std::pair<std::string, std::string>> entries;
-  const std::string& get(const std::string& key) const {
-    static const std::string empty;
+  // (Inline room for one key: a partition's store holds one, and its copy
+  // is then part of the state's own allocation.)
+  boost::container::small_vector<std::pair<std::string, Sym>, 1> entries;
+  const Sym& get(const std::string& key) const {
+    static const Sym empty = Sym::lit("");
     auto it =
         std::lower_bound(entries.begin(), entries.end(), key,
                          [](const auto& e, const std::string& k) { return e.first < k; });
@@ -63,17 +69,20 @@ struct KvState {
         std::lower_bound(next.entries.begin(), next.entries.end(), key,
                          [](const auto& e, const std::string& k) { return e.first < k; });
     if (it != next.entries.end() && it->first == key)
-      it->second = std::move(value);
+      it->second = Sym::lit(std::move(value));
     else
-      next.entries.insert(it, {key, std::move(value)});
+      next.entries.insert(it, {key, Sym::lit(std::move(value))});
     return next;
   }
   friend bool operator==(const KvState&, const KvState&) = default;
 };
+const std::string& text(const Sym& value) {
+  return value.value().get_ref<const std::string&>();
+}
 // (Explanations and state-based heuristics read it as the JSON object.)
 void to_json(Json& j, const KvState& s) {
   j = Json::object();
-  for (const auto& [k, v] : s.entries) j[k] = v;
+  for (const auto& [k, v] : s.entries) j[k] = text(v);
 }
 }  // namespace
 }  // namespace dualfuzz::specs
@@ -83,7 +92,7 @@ struct std::hash<dualfuzz::specs::KvState> {
   std::size_t operator()(const dualfuzz::specs::KvState& s) const {
     std::size_t h = s.entries.size();
     for (const auto& [k, v] : s.entries)
-      h = (h * 31 + std::hash<std::string>{}(k)) * 31 + std::hash<std::string>{}(v);
+      h = (h * 31 + std::hash<std::string>{}(k)) * 31 + v.hash();
     return h;
   }
 };
@@ -91,9 +100,10 @@ struct std::hash<dualfuzz::specs::KvState> {
 namespace dualfuzz::specs {
 namespace {
 // The state lives in its ModelState, so an unchanged state is passed on
-// without a copy.
+// without a copy; a step that leaves it unchanged (a read, a refused
+// request) continues with this very tree (`self`).
 Tree serve(const ModelState& state) {
-  return recv(state, [state](const Request& q) -> Tree {
+  return recv(state, [state](const Request& q, const Tree& self) -> Tree {
     const KvState& st = *state.get<KvState>();
     KvOp own;
     const KvOp* op = q.decoded_as<KvOp>();
@@ -101,15 +111,14 @@ Tree serve(const ModelState& state) {
       own = decode(q.json());
       op = &own;
     }
-    if (!op->has_key || op->f == KvOp::F::Other)
-      return send(q.conn, jepsen_fail(), serve(state));
-    const std::string& cur = st.get(op->key);
+    if (!op->has_key || op->f == KvOp::F::Other) return send(q.conn, jepsen_fail(), self);
+    const Sym& cur = st.get(op->key);
     if (op->f == KvOp::F::Get) {
       static const Sym::Fields kShape = Sym::fields({"type", "value"});
       static const Sym kOk = Sym::lit("ok");
-      return send(q.conn, Sym::object(kShape, {kOk, Sym::lit(cur)}), serve(state));
+      return send(q.conn, Sym::object(kShape, {kOk, cur}), self);
     }
-    std::string next = op->f == KvOp::F::Put ? op->value : cur + op->value;
+    std::string next = op->f == KvOp::F::Put ? op->value : text(cur) + op->value;
     return send(q.conn, jepsen_ok(),
                 serve(ModelState(st.with(op->key, std::move(next)))));
   });

@@ -335,5 +335,46 @@ TEST(HypothesisSearch, BothBranchesOfAStepThatAnswerAlikeAbsorbItsRequest) {
   }
 }
 
+// The depth-first memo (a configuration as words: position, interned model
+// state, variables, store, and per channel its connection, request labels
+// and response patterns) must tell apart configurations that differ in any
+// of them. Two PUTs answered before a GET: absorbing a then b (tried first,
+// oldest request first) and b then a reach the GET with the same network
+// and different states; a memo that confused them would never try the
+// second order, so "a" would be rejected.
+std::vector<Step> two_writes_then_read(Json seen) {
+  return {{true, 1, put("a")}, {true, 2, put("b")}, {false, 1, "Done"},
+          {false, 2, "Done"},  {true, 3, kGet},     {false, 3, std::move(seen)}};
+}
+
+TEST(HypothesisSearch, TheDepthFirstMemoTellsStatesApart) {
+  for (Json seen : {Json("a"), Json("b")}) {
+    EXPECT_EQ(whole_trace(two_writes_then_read(seen)), StepOutcome::Status::Alive)
+        << seen;
+    EXPECT_EQ(run(two_writes_then_read(seen), 1).first, StepOutcome::Status::Alive)
+        << seen;
+  }
+  for (Json seen : {Json("zzz"), Json()}) {
+    EXPECT_EQ(whole_trace(two_writes_then_read(seen)), StepOutcome::Status::Dead) << seen;
+    EXPECT_EQ(run(two_writes_then_read(seen), 1).first, StepOutcome::Status::Dead)
+        << seen;
+  }
+}
+
+// The same memo and the network: a GET on 2 absorbed before the PUT on 1
+// (tried first) and the PUT absorbed first meet at 3's answer; in the
+// first, 2's GET has left its channel and its answer (null) is in flight.
+// Only that one explains 2's null: a memo that compared states but not
+// channels would have taken it for the configuration it came from.
+TEST(HypothesisSearch, TheDepthFirstMemoTellsNetworksApart) {
+  const std::vector<Step> t = {{true, 2, kGet}, {true, 1, put("a")}, {true, 3, kGet},
+                               {false, 3, "a"}, {false, 1, "Done"},  {false, 2, Json()}};
+  EXPECT_EQ(whole_trace(t), StepOutcome::Status::Alive);
+  EXPECT_EQ(run(t, 1).first, StepOutcome::Status::Alive);
+  std::vector<Step> u = t;
+  u.back().body = "zzz";
+  EXPECT_EQ(whole_trace(u), StepOutcome::Status::Dead);
+}
+
 }  // namespace
 }  // namespace dualfuzz::oracle

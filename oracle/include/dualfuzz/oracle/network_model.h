@@ -85,6 +85,14 @@ class Network {
       if (!ch->to_client.empty()) f(c, ch->to_client);
   }
 
+  // Calls f(conn, requests, responses) for every channel, ascending by
+  // connection: all that network equality compares (the depth-first
+  // memo encodes a network so).
+  template <typename F>
+  void for_each_channel(F&& f) const {
+    for (const auto& [c, ch] : chans()) f(c, ch->to_server, ch->to_client);
+  }
+
   // Whether this network is `before` after the server absorbed c's front
   // request and answered only on c (zero or more responses appended there):
   // the absorption changed nothing anywhere else.
