@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential cmake ninja-build g++ clang libclang-rt-14-dev llvm unison
       libz3-dev libboost-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-      libbenchmark-dev libcli11-dev afl++ zip python3)
+      libbenchmark-dev libcli11-dev afl++ zip python3
+      libjemalloc2)  # (linked into dualfuzz and jepsen_bench when present)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
