@@ -515,13 +515,7 @@ TEST(HttpModel, Dates) {
 
 // Generation heuristics (http_heuristics.cpp): enough variety to reach
 // framing and storage corners, and validators taken from the trace.
-std::string field(const harness::Jexp& q, const char* name) {
-  for (std::size_t i = 0; i < q.keys().size(); ++i)
-    if (q.keys()[i] == name && q.items()[i].kind() == harness::Jexp::Kind::Scalar &&
-        q.items()[i].value().is_string())
-      return q.items()[i].value().get<std::string>();
-  return {};
-}
+using harness::string_field;
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -538,7 +532,7 @@ TEST(HttpHeuristics, BodiesOfManyLengthsAndPathsRelatedToKnownOnes) {
   int long_bodies = 0, same_path = 0, other_case = 0, child = 0;
   for (int i = 0; i < 3000; ++i) {
     harness::Jexp q = generate_request(rng, ctx);
-    std::string body = field(q, "body"), path = field(q, "path");
+    std::string body = string_field(q, "body"), path = string_field(q, "path");
     by_length[body.size()].insert(body);
     long_bodies += body.size() >= 16;
     same_path += path == "/Docs/Item";
@@ -564,7 +558,7 @@ TEST(HttpHeuristics, ValidatorReferencesPreferTheLatestResponseOnThePath) {
   std::map<harness::Label, int> refs;  // for requests on /a
   for (int i = 0; i < 3000; ++i) {
     harness::Jexp q = generate_request(rng, ctx);
-    if (field(q, "path") != "/a") continue;
+    if (string_field(q, "path") != "/a") continue;
     for (const auto& r : harness::references(q)) ++refs[r.label];
   }
   EXPECT_GT(refs[6], 2 * refs[2]) << "the latest response on /a carries its current tag";
@@ -931,10 +925,9 @@ TEST(HttpHeuristics, RangesIfRangeAndOtherMethods) {
   int ranges = 0, several = 0, unsatisfiable = 0, invalid = 0, if_range = 0;
   for (int i = 0; i < 3000; ++i) {
     harness::Jexp q = generate_request(rng, ctx);
-    ++methods[field(q, "method")];
-    for (std::size_t k = 0; k < q.keys().size(); ++k) {
-      if (q.keys()[k] != "headers") continue;
-      const harness::Jexp& h = q.items()[k];
+    ++methods[string_field(q, "method")];
+    if (const harness::Jexp* hp = q.find("headers")) {
+      const harness::Jexp& h = *hp;
       for (std::size_t j = 0; j < h.keys().size(); ++j) {
         if_range += h.keys()[j] == "if-range";
         if (h.keys()[j] != "range" || !h.items()[j].value().is_string()) continue;
@@ -968,10 +961,9 @@ TEST(HttpHeuristics, WebDavMethodsAndLockTokens) {
   int token_refs = 0, absolute_destinations = 0;
   for (int i = 0; i < 3000; ++i) {
     harness::Jexp q = generate_request(rng, ctx);
-    ++methods[field(q, "method")];
-    for (std::size_t k = 0; k < q.keys().size(); ++k) {
-      if (q.keys()[k] != "headers") continue;
-      const harness::Jexp& h = q.items()[k];
+    ++methods[string_field(q, "method")];
+    if (const harness::Jexp* hp = q.find("headers")) {
+      const harness::Jexp& h = *hp;
       for (std::size_t j = 0; j < h.keys().size(); ++j) {
         ++headers[h.keys()[j]];
         const harness::Jexp& v = h.items()[j];
