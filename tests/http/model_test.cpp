@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <ctime>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -913,32 +914,41 @@ TEST(HttpModelRange, ContentRangeIsCanonicalized) {
 namespace dualfuzz::http {
 namespace {
 
-// The widened request space of issue 19: ranges (valid, unsatisfiable,
-// several, invalid, another unit), If-Range, OPTIONS and unknown methods.
-TEST(HttpHeuristics, RangesIfRangeAndOtherMethods) {
+// 3000 requests generated after one earlier request `earlier` /a (label
+// 1): how many of each method, and each header field to `visit`.
+std::map<std::string, int> generate_after(
+    const char* earlier, std::uint64_t seed,
+    const std::function<void(const std::string&, const harness::Jexp&)>& visit) {
   harness::Protocol::Context ctx;
-  ctx.earlier.push_back(harness::Jexp::object(
-      {{"method", harness::Jexp::scalar("PUT")}, {"path", harness::Jexp::scalar("/a")}}));
+  ctx.earlier.push_back(harness::Jexp::object({{"method", harness::Jexp::scalar(earlier)},
+                                               {"path", harness::Jexp::scalar("/a")}}));
   ctx.earlier_labels.push_back(1);
-  std::mt19937_64 rng(5);
+  std::mt19937_64 rng(seed);
   std::map<std::string, int> methods;
-  int ranges = 0, several = 0, unsatisfiable = 0, invalid = 0, if_range = 0;
   for (int i = 0; i < 3000; ++i) {
     harness::Jexp q = generate_request(rng, ctx);
     ++methods[string_field(q, "method")];
-    if (const harness::Jexp* hp = q.find("headers")) {
-      const harness::Jexp& h = *hp;
-      for (std::size_t j = 0; j < h.keys().size(); ++j) {
-        if_range += h.keys()[j] == "if-range";
-        if (h.keys()[j] != "range" || !h.items()[j].value().is_string()) continue;
+    if (const harness::Jexp* h = q.find("headers"))
+      for (std::size_t j = 0; j < h->keys().size(); ++j)
+        visit(h->keys()[j], h->items()[j]);
+  }
+  return methods;
+}
+
+// The widened request space of issue 19: ranges (valid, unsatisfiable,
+// several, invalid, another unit), If-Range, OPTIONS and unknown methods.
+TEST(HttpHeuristics, RangesIfRangeAndOtherMethods) {
+  int ranges = 0, several = 0, unsatisfiable = 0, invalid = 0, if_range = 0;
+  auto methods =
+      generate_after("PUT", 5, [&](const std::string& k, const harness::Jexp& v) {
+        if_range += k == "if-range";
+        if (k != "range" || !v.value().is_string()) return;
         ++ranges;
-        const RangeField f = parse_range(h.items()[j].value().get<std::string>());
+        const RangeField f = parse_range(v.value().get<std::string>());
         several += f.specs.size() > 1;
         unsatisfiable += f.kind == RangeField::Kind::Bytes && satisfiable(f, 10).empty();
         invalid += f.kind != RangeField::Kind::Bytes;
-      }
-    }
-  }
+      });
   EXPECT_GT(ranges, 300);
   EXPECT_GT(several, 30);
   EXPECT_GT(unsatisfiable, 30);
@@ -952,30 +962,18 @@ TEST(HttpHeuristics, RangesIfRangeAndOtherMethods) {
 // WebDAV's methods (issue 22): each one, its headers, and Lock-Tokens taken
 // from an earlier LOCK's answer by reference.
 TEST(HttpHeuristics, WebDavMethodsAndLockTokens) {
-  harness::Protocol::Context ctx;
-  ctx.earlier.push_back(harness::Jexp::object({{"method", harness::Jexp::scalar("LOCK")},
-                                               {"path", harness::Jexp::scalar("/a")}}));
-  ctx.earlier_labels.push_back(1);
-  std::mt19937_64 rng(7);
-  std::map<std::string, int> methods, headers;
+  std::map<std::string, int> headers;
   int token_refs = 0, absolute_destinations = 0;
-  for (int i = 0; i < 3000; ++i) {
-    harness::Jexp q = generate_request(rng, ctx);
-    ++methods[string_field(q, "method")];
-    if (const harness::Jexp* hp = q.find("headers")) {
-      const harness::Jexp& h = *hp;
-      for (std::size_t j = 0; j < h.keys().size(); ++j) {
-        ++headers[h.keys()[j]];
-        const harness::Jexp& v = h.items()[j];
-        if ((h.keys()[j] == "lock-token" || h.keys()[j] == "if") &&
+  auto methods =
+      generate_after("LOCK", 7, [&](const std::string& k, const harness::Jexp& v) {
+        ++headers[k];
+        if ((k == "lock-token" || k == "if") &&
             v.kind() == harness::Jexp::Kind::Reference && v.reference().label == 2)
           ++token_refs;
-        if (h.keys()[j] == "destination" && v.kind() == harness::Jexp::Kind::Scalar &&
+        if (k == "destination" && v.kind() == harness::Jexp::Kind::Scalar &&
             v.value().get<std::string>().starts_with("http://localhost/"))
           ++absolute_destinations;
-      }
-    }
-  }
+      });
   for (const char* m :
        {"PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK"})
     EXPECT_GT(methods[m], 30) << m;
