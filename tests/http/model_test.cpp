@@ -696,6 +696,35 @@ TEST(HttpModelDav, LockedWritesMayBeRefused) {
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(412)}}));
 }
 
+// A Depth the method does not define may be refused with 400, and the
+// refusal changes nothing (RFC 4918 §10.2, §9.6.1). Found against nginx
+// 1.22: DELETE with "Depth: 1" -> 400 was judged a failed deletion.
+TEST(HttpModelDav, UndefinedDepthMayBeRefused) {
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("DELETE", "/a", {{"depth", "1"}}), resp(400)},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_TRUE(accepted({{req("DELETE", "/n", {{"depth", "0"}}), resp(400)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("DELETE", "/a", {{"depth", "1"}}), resp(204)},
+                        {req("GET", "/a"), resp(404)}}));
+  // ... but the refusal deleted nothing,
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("DELETE", "/a", {{"depth", "1"}}), resp(400)},
+                         {req("GET", "/a"), resp(404)}}));
+  // and the Depth DELETE defines ("infinity", in any case) is no reason.
+  for (const char* d : {"infinity", "Infinity"})
+    EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                           {req("DELETE", "/a", {{"depth", d}}), resp(400)}}))
+        << d;
+  // A method that defines no Depth ignores it.
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {{"depth", "2"}}, "x"), resp(400)}}));
+  // Overwrite is T or F (§10.6): "X" may be refused, "t" is "T".
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("MOVE", "/a", {{"destination", "/b"}, {"overwrite", "X"}}),
+                         resp(400)},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+}
+
 TEST(HttpModelDav, UnknownStateIsPinnedByPut) {
   EXPECT_TRUE(accepted({{req("MKCOL", "/c"), resp(201)},
                         {req("PUT", "/c", {}, "x"), resp(204)},

@@ -1,6 +1,7 @@
 #include "dualfuzz/http/model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <ctime>
 #include <map>
 #include <string_view>
@@ -392,6 +393,9 @@ struct HttpRequest final : oracle::DecodedRequest {
   std::optional<RangeField> range;
   IfRange if_range;
   bool has_if = false;  // WebDAV's If header (RFC 4918 §10.4)
+  // A Depth value the method does not define, or an Overwrite that is
+  // neither T nor F (RFC 4918 §10.2, §10.6): the server may refuse it.
+  bool odd_depth = false;
   // COPY, MOVE: the path is the Destination or below it (the request may
   // overwrite its own source).
   bool within_destination = false;
@@ -409,6 +413,40 @@ void pick(const Json& obj,
         *slot = &*it;
         break;
       }
+  }
+}
+
+// A Depth the method does not define (RFC 4918 §10.2: "0" | "1" |
+// "infinity", and per method: PROPFIND all three §9.1, COPY 0 or infinity
+// §9.8.3, MOVE and DELETE infinity §9.9.2, §9.6.1, LOCK 0 or infinity
+// §9.10.3), or an Overwrite on COPY or MOVE that is neither T nor F
+// (§10.6). The grammar's literals are case-insensitive (RFC 5234 §2.3). A
+// method that defines no Depth ignores it. nginx 1.22 refuses DELETE with
+// "Depth: 1" with 400 (a client error, RFC 9110 §15.5.1): judged a
+// deletion before, a false alarm.
+bool odd_depth(Method m, const Json* depth, const Json* overwrite) {
+  auto lower = [](const Json* v) {
+    std::string s = v->is_string() ? v->get<std::string>() : v->dump();
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  if (overwrite && (m == Method::Copy || m == Method::Move)) {
+    const std::string o = lower(overwrite);
+    if (o != "t" && o != "f") return true;
+  }
+  if (!depth) return false;
+  const std::string v = lower(depth);
+  switch (m) {
+    case Method::Propfind:
+      return v != "0" && v != "1" && v != "infinity";
+    case Method::Copy:
+    case Method::Lock:
+      return v != "0" && v != "infinity";
+    case Method::Move:
+    case Method::Delete:
+      return v != "infinity";
+    default:
+      return false;
   }
 }
 
@@ -450,7 +488,8 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     d->body = body->is_string() ? body->get<std::string>() : body->dump();
   if (headers) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr,
-               *range = nullptr, *if_range = nullptr, *if_ = nullptr, *dest = nullptr;
+               *range = nullptr, *if_range = nullptr, *if_ = nullptr, *dest = nullptr,
+               *depth = nullptr, *overwrite = nullptr;
     pick(*headers, {{"if-match", &im},
                     {"if-none-match", &inm},
                     {"if-unmodified-since", &ius},
@@ -458,8 +497,11 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                     {"range", &range},
                     {"if-range", &if_range},
                     {"if", &if_},
-                    {"destination", &dest}});
+                    {"destination", &dest},
+                    {"depth", &depth},
+                    {"overwrite", &overwrite}});
     d->has_if = if_ != nullptr;
+    d->odd_depth = odd_depth(d->method, depth, overwrite);
     if (dest && (d->method == Method::Copy || d->method == Method::Move))
       d->within_destination = oracle::within(
           d->path, destination_path(dest->is_string() ? dest->get<std::string>() : ""));
@@ -855,6 +897,7 @@ constexpr Clause kLock = "RFC 4918 §9.10";
 constexpr Clause kUnlock = "RFC 4918 §9.11";
 constexpr Clause kLocked = "RFC 4918 §7, §11.3";
 constexpr Clause kIfHeader = "RFC 4918 §10.4";
+constexpr Clause kDepth = "RFC 4918 §10.2, §10.6";
 constexpr Clause kUnknownState = "RFC 4918 (a path whose state the model does not know)";
 
 // Every status from `from` to `to` but `except`, as one pattern. Each set is
@@ -1034,6 +1077,9 @@ Tree serve_dav(const Ev& e) {
   // refused with 400 (RFC 9110 §5.5, §15.5.1; Apache 2.4 does for `If: null`).
   if (q.has_if)
     t = oracle::choose(respond(e, status_only({400, 412}), kIfHeader), std::move(t));
+  // A Depth or Overwrite the method does not define may be refused, and
+  // the refusal changes nothing.
+  if (q.odd_depth) t = oracle::choose(respond(e, status_only({400}), kDepth), std::move(t));
   return t;
 }
 
