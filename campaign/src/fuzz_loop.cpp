@@ -118,9 +118,13 @@ RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
   // appended there with why (to see which script shapes hit the budget).
   if (r.inconclusive())
     if (const char* log = std::getenv("DUALFUZZ_LOG_INCONCLUSIVE"); log && *log)
-      std::ofstream(log, std::ios::app) << "### script\n"
-                                        << harness::print_script(s) << "### run\n"
-                                        << r.report(protocol_) << "\n";
+    {
+      std::ofstream out(log, std::ios::app);
+      out << "### script\n"
+          << harness::print_script(s) << "### run\n"
+          << r.report(protocol_) << "\n### events (bench/oracle_recheck reads them)\n";
+      for (const auto& e : r.events) out << e.to_json().dump() << "\n";
+    }
   if (r.outcome == RunResult::Outcome::InternalError) ++c.internal_errors;
   return r;
 }

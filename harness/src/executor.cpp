@@ -343,6 +343,7 @@ class Run {
       if (s == streams_.end()) continue;  // already closed on our side
       if (!msg.bytes.empty()) s->second->feed(msg.bytes);
       if (msg.eof) s->second->on_eof();
+      bool closing = false;
       while (!done()) {
         auto resp = s->second->next();
         if (!resp) break;
@@ -352,6 +353,17 @@ class Run {
         res_.trace.add(l ? response_label(l) : 0, msg.conn, *resp);
         observe(oracle::Event::response(model_conn(msg.conn), l ? response_label(l) : 0,
                                         *resp));
+        const Json* req = l ? res_.trace.find(l) : nullptr;
+        if (p_.closes_after && req && p_.closes_after(*req, *resp)) {
+          closing = true;
+          break;
+        }
+      }
+      if (closing && !done()) {
+        // (Anything after that response on this connection is never read.)
+        t_.close(msg.conn);
+        closed(msg.conn, /*by_server=*/false);
+        continue;
       }
       if (!done() && s->second->failed()) {
         res_.outcome = RunResult::Outcome::ProtocolViolation;

@@ -970,14 +970,18 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     log_response(c, label, v);
     prune_deferred(c, v);
   }
-  StepOutcome o = response_received(c, label, v, 0, limits_.set_aside_quiet_steps);
-  if (o.status == StepOutcome::Status::Dead && !deferred_.empty() && !dfs_mode_) {
-    // No rejection while a hypothesis set aside may still explain the
-    // trace: run them all forward, exhaustively, through this response.
+  StepOutcome o = response_received(
+      c, label, v, 0, limits_.set_aside_quiet_steps ? SetAside::All : SetAside::None);
+  // No rejection while a hypothesis set aside may still explain the trace:
+  // run them all forward through this response. Those that absorb a closed
+  // connection's request on the way are set aside again, for the next round
+  // (explanations with fewer such steps first; the rounds end, as the
+  // requests do).
+  while (o.status == StepOutcome::Status::Dead && !deferred_.empty() && !dfs_mode_) {
     log_response(c, label, v);
     Ctx ctx(0, &closed_);
     std::vector<Hypothesis> found;
-    if (!catch_up(log_.size(), found, ctx)) {
+    if (!catch_up(log_.size(), found, ctx, /*closed_aside=*/true)) {
       o = finish(ctx);
     } else if (!found.empty()) {
       live_ = std::move(found);
@@ -985,7 +989,7 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
     }
   }
   if (o.status == StepOutcome::Status::Dead && limits_.max_reasons > 0 && !dfs_mode_)
-    o = response_received(c, label, v, limits_.max_reasons, false);
+    o = response_received(c, label, v, limits_.max_reasons, SetAside::None);
   if (deferred_.empty()) {
     log_.clear();
     log_requests_.clear();
@@ -1033,7 +1037,8 @@ void HypothesisSearch::prune_deferred(ConnId conn, const Json& response) {
   deferred_.resize(kept);
 }
 
-bool HypothesisSearch::catch_up(std::size_t end, std::vector<Hypothesis>& out, Ctx& ctx) {
+bool HypothesisSearch::catch_up(std::size_t end, std::vector<Hypothesis>& out, Ctx& ctx,
+                                bool closed_aside) {
   std::vector<Deferred> todo = std::move(deferred_);
   deferred_.clear();
   std::stable_sort(todo.begin(), todo.end(),
@@ -1041,6 +1046,8 @@ bool HypothesisSearch::catch_up(std::size_t end, std::vector<Hypothesis>& out, C
   std::vector<Hypothesis> saved_live = std::move(live_);
   const std::set<ConnId> saved_closed = closed_;
   const SearchLimits saved_limits = limits_;
+  const std::size_t saved_current = log_current_;
+  const bool saved_logged = current_logged_;
   limits_.depth_first_after = 0;  // (exhaustive, as the search it stands for)
   std::set<ConnId> closed = log_closed_;
   std::vector<Hypothesis> set;
@@ -1063,7 +1070,11 @@ bool HypothesisSearch::catch_up(std::size_t end, std::vector<Hypothesis>& out, C
           live_.push_back(std::move(todo[k].h));
         if (live_.empty()) break;
         closed_ = closed;
-        StepOutcome o = response_received(ob.conn, ob.label, *ob.body, 0, false);
+        // (What this search sets aside is positioned at p.)
+        log_current_ = p;
+        current_logged_ = true;
+        StepOutcome o = response_received(ob.conn, ob.label, *ob.body, 0,
+                                          closed_aside ? SetAside::Closed : SetAside::None);
         if (o.status == StepOutcome::Status::GaveUp) {
           ok = false;
           ctx.gave_up = true;
@@ -1082,6 +1093,8 @@ bool HypothesisSearch::catch_up(std::size_t end, std::vector<Hypothesis>& out, C
   live_ = std::move(saved_live);
   closed_ = saved_closed;
   limits_ = saved_limits;
+  log_current_ = saved_current;
+  current_logged_ = saved_logged;
   out = std::move(set);
   return ok;
 }
@@ -1125,7 +1138,8 @@ StepOutcome HypothesisSearch::resume_depth_first() {
 }
 
 StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Json& v,
-                                                std::size_t max_reasons, bool set_aside) {
+                                                std::size_t max_reasons,
+                                                SetAside set_aside) {
   Ctx ctx(max_reasons, &closed_);
   if (closed_.count(c)) {
     ctx.give_up("response observed on connection " + std::to_string(c) +
@@ -1188,19 +1202,28 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
       continue;
     }
     succ.clear();
-    if (!set_aside) {
+    if (set_aside == SetAside::None) {
       expand(h, c, succ, ctx);
     } else {
       for (ConnId d : ready_order(h, c, ctx)) {
         const std::size_t first = succ.size();
         expand_via(h, d, succ, ctx);
-        // (A closed connection's response is never observed: nothing
-        // would ever bring such a hypothesis back but a rejection.)
-        if (d == c || ctx.closed->count(d)) continue;
+        if (d == c) continue;
+        // A request of a connection the tester closed: its response is
+        // never observed, and not processing it at all is always one of the
+        // server's choices, so a step that absorbs it (a write: quiet ones
+        // are never taken, expand_via) is only needed by a trace that the
+        // steps without it cannot explain. Set aside, it comes back only
+        // then (catch_up before any rejection, as below); it was absorbed
+        // in every order with every other connection's requests, which made
+        // scripts that close connections with writes in flight the most
+        // common inconclusive ones against real servers.
+        const bool ghost = ctx.closed->count(d) > 0;
         std::size_t kept = first;
         for (std::size_t k = first; k < succ.size(); ++k) {
           Hypothesis& s = succ[k];
-          if (!s.server.is_ret() && s.server.event().state == h.server.event().state) {
+          if (ghost || (set_aside == SetAside::All && !s.server.is_ret() &&
+                        s.server.event().state == h.server.event().state)) {
             log_response(c, label, v);
             deferred_.push_back(Deferred{log_current_, d, 0, std::move(s)});
             continue;

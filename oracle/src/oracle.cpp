@@ -63,6 +63,34 @@ std::string Event::describe() const {
   return "?";
 }
 
+namespace {
+constexpr const char* kKindNames[] = {"open", "request", "response", "close"};
+}
+
+Json Event::to_json() const {
+  Json j = {{"kind", kKindNames[static_cast<int>(kind)]}, {"conn", conn}};
+  if (kind == Kind::Request || kind == Kind::Response) {
+    j["label"] = label;
+    j["body"] = payload();
+  }
+  return j;
+}
+
+std::optional<Event> Event::from_json(const Json& j) {
+  if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string() ||
+      !j.contains("conn") || !j["conn"].is_number_unsigned())
+    return std::nullopt;
+  const std::string& k = j["kind"].get_ref<const std::string&>();
+  const auto c = j["conn"].get<ConnId>();
+  if (k == "open") return Event::open(c);
+  if (k == "close") return Event::close(c);
+  if (k != "request" && k != "response") return std::nullopt;
+  if (!j.contains("label") || !j["label"].is_number_unsigned() || !j.contains("body"))
+    return std::nullopt;
+  const auto l = j["label"].get<Label>();
+  return k == "request" ? Event::request(c, l, j["body"]) : Event::response(c, l, j["body"]);
+}
+
 Oracle::Oracle(ServerModel model, OracleOptions options)
     : Oracle(model, options,
              std::make_shared<Solver>(options.solver_timeout_ms, model.strings)) {}

@@ -1,6 +1,7 @@
 #include "dualfuzz/http/protocol.h"
 
 #include "dualfuzz/http/codec.h"
+#include "dualfuzz/http/connection_options.h"
 #include "dualfuzz/http/heuristics.h"
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/http/response_stream.h"
@@ -47,6 +48,7 @@ harness::Protocol protocol() {
     return http::canonical_request(q, printed);
   };
   p.new_response_stream = [] { return new_response_stream(); };
+  p.closes_after = closes_connection;
   p.model = [] { return server_model(); };
   p.weaker = {
       {"interval",

@@ -25,11 +25,6 @@ std::string lower(std::string s) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 // Framing (re-done by every hop) and fields the patterns treat apart.
 bool framing(std::string_view n) {
   return n == "content-length" || n == "transfer-encoding";
@@ -43,22 +38,6 @@ bool framing(std::string_view n) {
 // on Proxy-Connection).
 Sym removable(const Json& v) { return Sym::alt({Sym::absent(), Sym::lit(v)}); }
 }  // namespace
-
-std::set<std::string> connection_options(const Json& message) {
-  std::set<std::string> out;
-  const Json& h = headers_of(message);
-  auto it = h.find("connection");
-  if (it == h.end() || !it->is_string()) return out;
-  std::string_view v = it->get_ref<const std::string&>();
-  while (!v.empty()) {
-    auto comma = v.find(',');
-    std::string_view tok = trim(v.substr(0, comma));
-    if (!tok.empty()) out.insert(lower(std::string(tok)));
-    if (comma == std::string_view::npos) break;
-    v.remove_prefix(comma + 1);
-  }
-  return out;
-}
 
 bool known_hop_by_hop(std::string_view n) {
   static constexpr std::array<std::string_view, 4> kFields = {

@@ -70,10 +70,7 @@ harness::Protocol::Origin origin_side() {
                 {"body", method_of(fwd) + " " + path},
                 {"chunked", path.size() % 2 == 1}};
   };
-  o.closes_after = [](const Json& fwd, const Json& answer) {
-    return connection_options(fwd).count("close") > 0 ||
-           connection_options(answer).count("close") > 0;
-  };
+  o.closes_after = http::closes_connection;
   return o;
 }
 

@@ -40,6 +40,14 @@ struct Protocol {
   // or drops anything needs it, or the model judges a request never sent.
   std::function<Json(const Json& request_ir, std::string_view printed)> canonical_request;
   std::function<std::unique_ptr<ResponseStream>()> new_response_stream;
+  // Whether the server must close the connection once `response` (to
+  // `request`) is sent and process no request after it (HTTP: a close
+  // option in either message, RFC 9112 §9.6). The tester then closes it as
+  // soon as it has read that response, as a client must; requests it had
+  // pipelined behind are those of a closed connection (never answered,
+  // perhaps never processed), and a later request on the same connection
+  // name opens a new one. Null: never.
+  std::function<bool(const Json& request, const Json& response)> closes_after;
   std::function<oracle::ServerModel()> model;
   // Weaker consistencies than `model`'s, strongest first. `model` takes
   // every request as atomic (a trace must be linearizable); a protocol's

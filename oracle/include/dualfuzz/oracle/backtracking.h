@@ -135,11 +135,14 @@ class HypothesisSearch {
   Network::ConnList ready_order(const Hypothesis& h, ConnId c, Ctx& ctx);
   void expand_via(const Hypothesis& h, ConnId d, std::vector<Hypothesis>& succ, Ctx& ctx);
   StepOutcome finish(Ctx& ctx);
-  // The breadth-first search of one response over live_; `set_aside`:
-  // SearchLimits::set_aside_quiet_steps applies (not when running set-aside
-  // hypotheses forward, nor when looking for reasons).
+  // The breadth-first search of one response over live_; `set_aside`: which
+  // steps SearchLimits::set_aside_quiet_steps sets aside: none (looking for
+  // reasons), those absorbing a closed connection's request only (running
+  // set-aside hypotheses forward: each round brings back one more such
+  // step), or those and the quiet ones.
+  enum class SetAside { None, Closed, All };
   StepOutcome response_received(ConnId conn, Label label, const Json& response,
-                                std::size_t max_reasons, bool set_aside);
+                                std::size_t max_reasons, SetAside set_aside);
   // SearchLimits::set_aside_quiet_steps: the hypotheses set aside, each
   // positioned in the search of the logged response `at` (as a hypothesis
   // on that search's queue), and the observations since the first of them.
@@ -158,10 +161,14 @@ class HypothesisSearch {
   void log_response(ConnId conn, Label label, const Json& response);
   // Drops the set-aside hypotheses that the response on `conn` rules out.
   void prune_deferred(ConnId conn, const Json& response);
-  // Runs every set-aside hypothesis forward, exhaustively, through the logged
-  // observations before `end` (their own searches included); the
-  // explanations reached, in `out`. False when a limit stopped it.
-  bool catch_up(std::size_t end, std::vector<Hypothesis>& out, Ctx& ctx);
+  // Runs every set-aside hypothesis forward through the logged observations
+  // before `end` (their own searches included); the explanations reached, in
+  // `out`. `closed_aside`: steps absorbing a closed connection's request are
+  // set aside again (into deferred_, for the next round: the caller repeats
+  // until an explanation or nothing is left); else exhaustively. False when
+  // a limit stopped it.
+  bool catch_up(std::size_t end, std::vector<Hypothesis>& out, Ctx& ctx,
+                bool closed_aside = false);
   // check_offline's search; `resumable`: keeps its state after it has
   // explained the whole trace, to go on from there when the trace grows.
   StepOutcome search_depth_first(const std::vector<Observation>& trace,

@@ -49,6 +49,11 @@ struct Event {
   }
   static Event close(ConnId c) { return {Kind::Close, c, 0}; }
   std::string describe() const;
+  // As data, to keep a trace and check it again later (bench/oracle_recheck):
+  //   {"kind":"request","conn":1,"label":3,"body":{...}}
+  Json to_json() const;
+  // nullopt when `j` is not such an object.
+  static std::optional<Event> from_json(const Json& j);
 
  private:
   static const std::shared_ptr<const Json>& null_json() {

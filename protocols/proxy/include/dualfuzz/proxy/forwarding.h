@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "dualfuzz/harness/ir.h"
+#include "dualfuzz/http/connection_options.h"
 #include "dualfuzz/oracle/symbolic.h"
 
 namespace dualfuzz::proxy {
@@ -28,7 +29,7 @@ enum class Mode { Forward, Reverse };
 
 // The connection options of a message (the tokens of its Connection field,
 // lower-case): fields a proxy MUST remove before forwarding (§7.6.1).
-std::set<std::string> connection_options(const Json& message);
+using http::connection_options;
 // Fields known to be connection-specific that a proxy SHOULD remove even
 // when Connection does not list them (§7.6.1): Keep-Alive,
 // Proxy-Connection, TE, Upgrade (Transfer-Encoding is framing: re-done).

@@ -1,0 +1,42 @@
+#include "dualfuzz/http/connection_options.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+namespace dualfuzz::http {
+
+std::set<std::string> connection_options(const harness::Json& message) {
+  std::set<std::string> out;
+  if (!message.is_object()) return out;
+  auto h = message.find("headers");
+  if (h == message.end() || !h->is_object()) return out;
+  auto it = h->find("connection");
+  if (it == h->end() || !it->is_string()) return out;
+  std::string_view v = it->get_ref<const std::string&>();
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  while (!v.empty()) {
+    const auto comma = v.find(',');
+    const std::string_view tok = trim(v.substr(0, comma));
+    if (!tok.empty()) {
+      std::string t(tok);
+      std::transform(t.begin(), t.end(), t.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      out.insert(std::move(t));
+    }
+    if (comma == std::string_view::npos) break;
+    v.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+bool closes_connection(const harness::Json& request, const harness::Json& response) {
+  return connection_options(request).count("close") > 0 ||
+         connection_options(response).count("close") > 0;
+}
+
+}  // namespace dualfuzz::http
