@@ -9,6 +9,16 @@
 #   scripts/subjects/build-instrumented.sh lighttpd --patch m.patch --out /tmp/l-m
 #   scripts/subjects/build-instrumented.sh lighttpd --patch fix.patch --patch m.patch
 #   LIGHTTPD=DIR/sbin/lighttpd scripts/subjects/subject.sh start lighttpd 18080 /tmp/s
+#   scripts/subjects/build-instrumented.sh nginx                     # -> ~/.cache/dualfuzz/nginx-<id>
+#   NGINX_BIN=DIR/sbin/nginx scripts/subjects/subject.sh start nginx 18080 /tmp/s
+#
+# Servers: lighttpd (mod_webdav and Debian's default modules, as DIR/lib/*.so)
+# and nginx (Debian's static configure options without the dynamic modules
+# and mail/stream: the dav module, threads, ssl, v2 and the other static
+# http modules; one executable, DIR/sbin/nginx). nginx forks workers: the
+# map is mapped before main() and inherited, so master and workers count
+# into the same map (the runtime records the newest child's pid, i.e. the
+# worker's, and a worker respawned after a crash shows as a restart).
 #
 # The build started with DUALFUZZ_COVERAGE_SHM=/name writes its edges into
 # that shared-memory map (subject.sh passes it through); without it the
@@ -33,14 +43,17 @@ while (($#)); do
     *) usage ;;
   esac
 done
-[ "$NAME" = lighttpd ] || { echo "build-instrumented: only lighttpd so far" >&2; exit 2; }
+case $NAME in
+  lighttpd | nginx) ;;
+  *) echo "build-instrumented: lighttpd or nginx (not $NAME)" >&2; exit 2 ;;
+esac
 JOBS=${JOBS:-2}
 CACHE=${DUALFUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz}
 RUNTIME=$ROOT/harness/coverage/sancov_shm.c
 ID=$(cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h" "$0" \
   ${PATCHES[@]+"${PATCHES[@]}"} | sha256sum | cut -c1-12)
 OUT=$(realpath -m "${OUT:-$CACHE/$NAME-$ID}")
-if [ -x "$OUT/sbin/lighttpd" ] && [ "$(cat "$OUT/.dualfuzz-build-id" 2>/dev/null)" = "$ID" ]; then
+if [ -x "$OUT/sbin/$NAME" ] && [ "$(cat "$OUT/.dualfuzz-build-id" 2>/dev/null)" = "$ID" ]; then
   echo "$OUT"; exit 0
 fi
 
@@ -72,11 +85,30 @@ fetch_source() {
     fi
     $SUDO apt-get update -qq
   fi
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get build-dep -y -qq "$NAME" >/dev/null
+  if [ "$NAME" = nginx ]; then
+    # Only what the static build needs: build-dep would also bring the
+    # dynamic modules' (perl, gd, geoip, xslt), which are not built.
+    apt_install libpcre2-dev libssl-dev zlib1g-dev
+  else
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get build-dep -y -qq "$NAME" >/dev/null
+  fi
   rm -rf "$SRC_DIR" && mkdir -p "$SRC_DIR"
-  (cd "$SRC_DIR" && apt-get source -qq "$NAME" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
+  # The candidate's source first; when the mirror lacks it (seen: the
+  # security archive serving bookworm's nginx 1.22.1-9+deb12u11 binaries but
+  # 404 for its .dsc), the newest version whose source it has, said on stderr.
+  local v
+  for v in "" $(apt-cache showsrc "$NAME" | awk '/^Version:/ {print $2}' | sort -urV); do
+    (cd "$SRC_DIR" && apt-get source -qq "$NAME${v:+=$v}" 2>&1 |
+      grep -v '^W: Download is performed unsandboxed' >&2 || true)
+    if compgen -G "$SRC_DIR/$NAME-*/configure" >/dev/null; then
+      [ -z "$v" ] || echo "build-instrumented: the candidate's source is not on the mirror; built $NAME $v" >&2
+      break
+    fi
+    find "$SRC_DIR" -mindepth 1 -delete
+  done
   compgen -G "$SRC_DIR/$NAME-*/configure" >/dev/null ||
     { echo "build-instrumented: apt-get source $NAME gave no source tree" >&2; exit 2; }
+  (cd "$SRC_DIR" && ls ./*.dsc | sed 's|^\./||; s|\.dsc$||') >"$SRC_DIR/.version"
   touch "$SRC_DIR/.fetched"
 }
 fetch_source
@@ -94,6 +126,44 @@ if [ ! -f "$RT_DIR/libdualfuzz_sancov.so" ]; then
   mv "$RT_DIR/.tmp.so" "$RT_DIR/libdualfuzz_sancov.so"
 fi
 
+# -fno-sanitize-link-runtime: else clang links compiler-rt's weak default
+# callbacks into the executable, and they win over the runtime's.
+# --no-as-needed: nothing names the runtime's symbols at link time but the
+# instrumentation's calls.
+RT_LDFLAGS="-fno-sanitize-link-runtime -L$RT_DIR -Wl,-rpath,$RT_DIR -Wl,--no-as-needed -ldualfuzz_sancov"
+configure_lighttpd() {
+  # Debian's options for mod_webdav (properties and locks: sqlite,
+  # libxml2); the other modules are not loaded by subject.sh. The runtime
+  # goes in LDFLAGS, not LIBS: configure also links test programs for the
+  # build machine's gcc, with LIBS but without LDFLAGS. The prefix is the
+  # install's (make install prefix=DIR); subject.sh gives the module
+  # directory with -m.
+  ./configure --prefix="$CACHE/$NAME-unused-prefix" --with-webdav-props --with-webdav-locks \
+    --with-pcre2 CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" \
+    LDFLAGS="$RT_LDFLAGS"
+  nice -n 5 make -j"$JOBS" -C src
+}
+configure_nginx() {
+  # Debian's configure arguments (`nginx -V` of bookworm's package) minus
+  # its dynamic modules (geoip, image_filter, perl, xslt, mail, stream) and
+  # the mail/stream options; nginx's own configure (auto/), not autoconf.
+  # subject.sh gives -p WORK -c WORK/nginx.conf, so the compiled-in paths
+  # (prefix, temp directories) are only defaults; the error log before the
+  # configuration is read goes to stderr, as Debian's. clang's -Werror
+  # (auto/cc/clang) stays: nginx 1.22 builds warning-free with clang 14.
+  ./configure --with-cc="ccache clang" \
+    --with-cc-opt="-g -O2 -fsanitize-coverage=trace-pc-guard -fPIC" \
+    --with-ld-opt="-fPIC $RT_LDFLAGS" \
+    --prefix=/usr/share/nginx --error-log-path=stderr \
+    --with-compat --with-debug --with-pcre-jit --with-http_ssl_module \
+    --with-http_stub_status_module --with-http_realip_module --with-http_auth_request_module \
+    --with-http_v2_module --with-http_dav_module --with-http_slice_module --with-threads \
+    --with-http_addition_module --with-http_flv_module --with-http_gunzip_module \
+    --with-http_gzip_static_module --with-http_mp4_module --with-http_random_index_module \
+    --with-http_secure_link_module --with-http_sub_module
+  nice -n 5 make -j"$JOBS"
+}
+
 # The unpatched tree configured and built once, and kept: a patched build
 # copies it and recompiles only what the patch touches (seconds, not the
 # minutes of configure + make).
@@ -103,18 +173,7 @@ if [ ! -f "$BASE/.built" ]; then
   rm -rf "$BASE" && mkdir -p "$(dirname "$BASE")" && cp -a "$PRISTINE" "$BASE"
   (
     cd "$BASE"
-    # Debian's options for mod_webdav (properties and locks: sqlite,
-    # libxml2); the other modules are not loaded by subject.sh. The runtime
-    # goes in LDFLAGS, not LIBS: configure also links test programs for the
-    # build machine's gcc, with LIBS but without LDFLAGS.
-    # -fno-sanitize-link-runtime: else clang links compiler-rt's weak default
-    # callbacks into the executable, and they win over the runtime's. The
-    # prefix is the install's (make install prefix=DIR); subject.sh gives
-    # the module directory with -m.
-    ./configure --prefix="$CACHE/$NAME-unused-prefix" --with-webdav-props --with-webdav-locks \
-      --with-pcre2 CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" \
-      LDFLAGS="-fno-sanitize-link-runtime -L$RT_DIR -Wl,-rpath,$RT_DIR -Wl,--no-as-needed -ldualfuzz_sancov"
-    nice -n 5 make -j"$JOBS" -C src
+    if [ "$NAME" = nginx ]; then configure_nginx; else configure_lighttpd; fi
   ) >"$BASE/build.log" 2>&1 ||
     { tail -40 "$BASE/build.log" >&2; echo "build-instrumented: build failed ($BASE/build.log)" >&2; exit 1; }
   touch "$BASE/.built"
@@ -128,9 +187,16 @@ for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do
 done
 rm -rf "$OUT" && mkdir -p "$OUT"
 LOG=$WORK/build.log
-(cd "$WORK" && nice -n 5 make -j"$JOBS" -C src && make -C src install prefix="$OUT") >"$LOG" 2>&1 ||
-  { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
-[ -f "$OUT/lib/mod_webdav.so" ] || { echo "build-instrumented: no mod_webdav.so in $OUT/lib" >&2; exit 1; }
+if [ "$NAME" = nginx ]; then
+  # One executable, nothing else to install (subject.sh writes the config).
+  (cd "$WORK" && nice -n 5 make -j"$JOBS" && mkdir -p "$OUT/sbin" && cp objs/nginx "$OUT/sbin/nginx") \
+    >"$LOG" 2>&1 || { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
+else
+  (cd "$WORK" && nice -n 5 make -j"$JOBS" -C src && make -C src install prefix="$OUT") >"$LOG" 2>&1 ||
+    { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
+  [ -f "$OUT/lib/mod_webdav.so" ] || { echo "build-instrumented: no mod_webdav.so in $OUT/lib" >&2; exit 1; }
+fi
+cp "$SRC_DIR/.version" "$OUT/.dualfuzz-source" 2>/dev/null || true  # (the Debian source package built)
 echo "$ID" >"$OUT/.dualfuzz-build-id"
 rm -rf "$WORK"
 echo "$OUT"

@@ -16,6 +16,14 @@
 # foreground of a supervisor that restarts it when it dies (a crash is a
 # finding; the campaign goes on), single process; DUALFUZZ_COVERAGE_SHM in the
 # environment reaches it (its server-coverage map).
+#
+# NGINX_BIN=DIR/sbin/nginx likewise runs a build of its own (default: the system's
+# nginx), with the same configuration: master and worker as usual (the master
+# respawns a worker that dies; a crash is a finding), DUALFUZZ_COVERAGE_SHM
+# reaching both (the worker inherits the master's mapping). Every other run of
+# the binary (-v, -s stop) is without the variable, so that it does not
+# attach to the map. (Not NGINX=: nginx reads that variable itself, as the
+# listening sockets a binary upgrade inherits.)
 set -euo pipefail
 ACTION=${1:?start|stop|version}; NAME=${2:?apache2|nginx|lighttpd|gowebdav|rclone}
 PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
@@ -25,7 +33,7 @@ PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
 
 case $NAME in
   apache2) install_pkg apache2 ;;
-  nginx) install_pkg nginx ;;
+  nginx) [ -n "${NGINX_BIN:-}" ] || install_pkg nginx ;;
   lighttpd) [ -n "${LIGHTTPD:-}" ] || install_pkg lighttpd lighttpd-mod-webdav ;;
   gowebdav) install_pkg golang-go golang-golang-x-net-dev ;;
   rclone) install_pkg rclone ;;
@@ -35,7 +43,7 @@ esac
 version() {
   case $NAME in
     apache2) apache2 -v | head -1 ;;
-    nginx) nginx -v 2>&1 ;;
+    nginx) env -u DUALFUZZ_COVERAGE_SHM "${NGINX_BIN:-nginx}" -v 2>&1 ;;
     lighttpd) env -u DUALFUZZ_COVERAGE_SHM "${LIGHTTPD:-lighttpd}" -v | head -1 ;;
     gowebdav) echo "golang.org/x/net/webdav $(dpkg-query -W -f='${Version}' golang-golang-x-net-dev) ($(go version | cut -d' ' -f3))" ;;
     rclone) rclone version | head -1 ;;
@@ -123,7 +131,7 @@ http {
   }
 }
 CONF
-      nginx -c "$WORK/nginx.conf" -p "$WORK" ;;
+      "${NGINX_BIN:-nginx}" -c "$WORK/nginx.conf" -p "$WORK" ;;
     lighttpd)
       cat >"$WORK/lighttpd.conf" <<CONF
 server.modules = ("mod_webdav")
@@ -189,7 +197,8 @@ stop() {
   pid=$(cat "$WORK"/{httpd,nginx,lighttpd,gowebdav,rclone}.pid 2>/dev/null || true)
   case $NAME in
     apache2) [ -f "$WORK/httpd.conf" ] && apache2 -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;
-    nginx) [ -f "$WORK/nginx.conf" ] && nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
+    nginx) [ -f "$WORK/nginx.conf" ] && env -u DUALFUZZ_COVERAGE_SHM "${NGINX_BIN:-nginx}" \
+      -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
     lighttpd | gowebdav | rclone) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
   esac
   await_exit "$pid"
