@@ -24,15 +24,17 @@ Engines (each on a fresh server, docroot and map):
   bench/eval_servercov.py --lighttpd DIR/sbin/lighttpd --seconds 600
   bench/eval_servercov.py --nginx DIR/sbin/nginx --seconds 600 --parallel
   bench/eval_servercov.py --server nginx --binary DIR/sbin/nginx    # the same
+  bench/eval_servercov.py --apache2 DIR/sbin/apache2 --parallel
   bench/eval_servercov.py --lighttpd ... --seconds 60 --engines blackbox,libfuzzer
   bench/eval_servercov.py --lighttpd ... --parallel   # all engines at once
 
 The server runs under scripts/subjects/subject.sh, which is handed the binary
-in its variable (LIGHTTPD=, NGINX_BIN=). "restarts" counts the server's
+in its variable (LIGHTTPD=, NGINX_BIN=, APACHE2_BIN=). "restarts" counts the server's
 processes that died during the run: lighttpd's supervisor restarts (a new
-process attaches to the map), nginx's workers that its master respawned
-(the worker does not attach again: it inherits the map; counted from the
-"exited on signal" alerts of nginx's error log).
+process attaches to the map), nginx's workers that its master respawned and
+Apache's children that its parent did (the child does not attach again: it
+inherits the map; counted from the error log: nginx's "exited on signal",
+Apache's AH00052).
 
 --parallel runs the engines side by side, each on its own server: on a
 machine shared with other work they then share the same conditions, where one
@@ -71,7 +73,7 @@ HEADER = struct.Struct("<QIIiII36x")
 CAPACITY = 1 << 18
 LOG_LOCK = threading.Lock()
 # The variable through which subject.sh takes a server's own build.
-BINARY_VAR = {"lighttpd": "LIGHTTPD", "nginx": "NGINX_BIN"}
+BINARY_VAR = {"lighttpd": "LIGHTTPD", "nginx": "NGINX_BIN", "apache2": "APACHE2_BIN"}
 
 
 def read_map(name):
@@ -216,11 +218,12 @@ def run(engine, args, log):
 
 
 def worker_deaths(work):
-    """Worker processes nginx's master saw die ("worker process N exited on
-    signal S"); 0 for a server without workers."""
+    """Worker processes the server's parent saw die (nginx: "worker process N
+    exited on signal S", Apache: "AH00052: child pid N exit signal ...");
+    0 for a server without workers."""
     try:
         with open(os.path.join(work, "logs/error.log"), errors="replace") as f:
-            return sum(1 for line in f if "exited on signal" in line)
+            return sum(1 for line in f if "exited on signal" in line or "AH00052" in line)
     except OSError:
         return 0
 
@@ -257,6 +260,7 @@ def main():
     ap.add_argument("--binary", help="its instrumented build's executable")
     ap.add_argument("--lighttpd", metavar="BINARY", help="= --server lighttpd --binary BINARY")
     ap.add_argument("--nginx", metavar="BINARY", help="= --server nginx --binary BINARY")
+    ap.add_argument("--apache2", metavar="BINARY", help="= --server apache2 --binary BINARY")
     ap.add_argument("--seconds", type=int, default=600)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--every", type=float, default=10)
@@ -277,7 +281,7 @@ def main():
     elif len(given) == 1 and not args.server and not args.binary:
         args.server, args.binary = given[0]
     else:
-        ap.error("one of --lighttpd BINARY, --nginx BINARY, or --server NAME --binary BINARY")
+        ap.error("one of --lighttpd, --nginx, --apache2 BINARY, or --server NAME --binary BINARY")
     if not os.access(args.binary, os.X_OK):
         ap.error(f"{args.binary}: not an executable (scripts/subjects/build-instrumented.sh {args.server})")
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)

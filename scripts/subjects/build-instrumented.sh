@@ -11,6 +11,8 @@
 #   LIGHTTPD=DIR/sbin/lighttpd scripts/subjects/subject.sh start lighttpd 18080 /tmp/s
 #   scripts/subjects/build-instrumented.sh nginx                     # -> ~/.cache/dualfuzz/nginx-<id>
 #   NGINX_BIN=DIR/sbin/nginx scripts/subjects/subject.sh start nginx 18080 /tmp/s
+#   scripts/subjects/build-instrumented.sh apache2                   # -> ~/.cache/dualfuzz/apache2-<id>
+#   APACHE2_BIN=DIR/sbin/apache2 scripts/subjects/subject.sh start apache2 18080 /tmp/s
 #
 # Servers: lighttpd (mod_webdav and Debian's default modules, as DIR/lib/*.so)
 # and nginx (Debian's static configure options without the dynamic modules
@@ -19,6 +21,13 @@
 # map is mapped before main() and inherited, so master and workers count
 # into the same map (the runtime records the newest child's pid, i.e. the
 # worker's, and a worker respawned after a crash shows as a restart).
+# apache2: httpd with Debian's static modules (so, watchdog, log_config,
+# logio, version, unixd) and, as DIR/modules/*.so, the ones subject.sh loads
+# (mpm_event, authz_core, dav, dav_fs), against the system's APR and
+# APR-util; DIR/sbin/apache2. Like nginx it forks (a parent and a child that
+# serves); httpd reads its configuration twice at start-up and unloads and
+# reloads the modules in between, so each module's guards are numbered twice
+# (the first numbering only counts the first configuration pass).
 #
 # The build started with DUALFUZZ_COVERAGE_SHM=/name writes its edges into
 # that shared-memory map (subject.sh passes it through); without it the
@@ -44,8 +53,8 @@ while (($#)); do
   esac
 done
 case $NAME in
-  lighttpd | nginx) ;;
-  *) echo "build-instrumented: lighttpd or nginx (not $NAME)" >&2; exit 2 ;;
+  lighttpd | nginx | apache2) ;;
+  *) echo "build-instrumented: lighttpd, nginx or apache2 (not $NAME)" >&2; exit 2 ;;
 esac
 JOBS=${JOBS:-2}
 CACHE=${DUALFUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz}
@@ -89,6 +98,8 @@ fetch_source() {
     # Only what the static build needs: build-dep would also bring the
     # dynamic modules' (perl, gd, geoip, xslt), which are not built.
     apt_install libpcre2-dev libssl-dev zlib1g-dev
+  elif [ "$NAME" = apache2 ]; then
+    apt_install libapr1-dev libaprutil1-dev libpcre2-dev libexpat1-dev
   else
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get build-dep -y -qq "$NAME" >/dev/null
   fi
@@ -164,6 +175,20 @@ configure_nginx() {
   nice -n 5 make -j"$JOBS"
 }
 
+configure_apache2() {
+  # Debian's static modules (`apache2 -l`) and, shared, only those
+  # subject.sh loads; the rest of Debian's --enable-mods-shared=reallyall is
+  # not built. The prefix is unused: subject.sh gives -f and ServerRoot.
+  ./configure --prefix="$CACHE/$NAME-unused-prefix" --with-apr=/usr/bin/apr-1-config \
+    --with-apr-util=/usr/bin/apu-1-config --with-pcre=/usr/bin/pcre2-config --enable-so \
+    --enable-modules=none --enable-mods-static="watchdog log_config logio version unixd" \
+    --enable-mods-shared="authz_core dav dav_fs" --enable-mpms-shared=event --with-mpm=event \
+    CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" LDFLAGS="$RT_LDFLAGS" \
+    CPPFLAGS="-DBUILD_DATETIME=\\\"$(date -u --date="$(dpkg-parsechangelog -S Date)" +%FT%T)\\\" -DPLATFORM=\\\"Debian\\\""
+  # (Debian's buildmark.c wants BUILD_DATETIME, which debian/rules defines.)
+  nice -n 5 make -j"$JOBS"
+}
+
 # The unpatched tree configured and built once, and kept: a patched build
 # copies it and recompiles only what the patch touches (seconds, not the
 # minutes of configure + make).
@@ -173,7 +198,7 @@ if [ ! -f "$BASE/.built" ]; then
   rm -rf "$BASE" && mkdir -p "$(dirname "$BASE")" && cp -a "$PRISTINE" "$BASE"
   (
     cd "$BASE"
-    if [ "$NAME" = nginx ]; then configure_nginx; else configure_lighttpd; fi
+    "configure_$NAME"
   ) >"$BASE/build.log" 2>&1 ||
     { tail -40 "$BASE/build.log" >&2; echo "build-instrumented: build failed ($BASE/build.log)" >&2; exit 1; }
   touch "$BASE/.built"
@@ -181,13 +206,26 @@ fi
 
 WORK=$CACHE/build/$NAME-$ID
 rm -rf "$WORK" && cp -a "$BASE" "$WORK"
+# httpd's configure writes absolute paths into its build files: point them
+# at the copy (mtimes kept, so that make rebuilds only what a patch touches).
+grep -rlIF --exclude='*.log' "$BASE" "$WORK" 2>/dev/null | while read -r f; do
+  t=$(stat -c %y "$f"); sed -i "s|$BASE|$WORK|g" "$f"; touch -d "$t" "$f"
+done
 for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do
   patch -d "$WORK" -p1 --forward --batch <"$PATCH" >"$WORK/.patch.log" ||
     { cat "$WORK/.patch.log" >&2; echo "build-instrumented: $PATCH does not apply" >&2; exit 2; }
 done
 rm -rf "$OUT" && mkdir -p "$OUT"
 LOG=$WORK/build.log
-if [ "$NAME" = nginx ]; then
+if [ "$NAME" = apache2 ]; then
+  # The executable and the modules libtool left in .libs.
+  (cd "$WORK" && nice -n 5 make -j"$JOBS" && mkdir -p "$OUT/sbin" "$OUT/modules" &&
+    cp httpd "$OUT/sbin/apache2" && find . -path '*/.libs/mod_*.so' -exec cp {} "$OUT/modules/" \;) \
+    >"$LOG" 2>&1 || { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
+  for m in mpm_event authz_core dav dav_fs; do
+    [ -f "$OUT/modules/mod_$m.so" ] || { echo "build-instrumented: no mod_$m.so in $OUT/modules" >&2; exit 1; }
+  done
+elif [ "$NAME" = nginx ]; then
   # One executable, nothing else to install (subject.sh writes the config).
   (cd "$WORK" && nice -n 5 make -j"$JOBS" && mkdir -p "$OUT/sbin" && cp objs/nginx "$OUT/sbin/nginx") \
     >"$LOG" 2>&1 || { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }

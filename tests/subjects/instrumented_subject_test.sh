@@ -1,6 +1,6 @@
 #!/bin/sh
 # instrumented_subject_test.sh NAME SOURCE_DIR: an instrumented build of NAME
-# (lighttpd, nginx) under scripts/subjects/subject.sh and its coverage map;
+# (lighttpd, nginx, apache2) under scripts/subjects/subject.sh and its coverage map;
 # exit 0 pass, 1 fail, 77 skipped (no such build).
 set -u
 name=$1 src=$2
@@ -8,6 +8,7 @@ cache=${DUALFUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz}
 case $name in
   lighttpd) var=LIGHTTPD given=${DUALFUZZ_INSTRUMENTED_LIGHTTPD:-} ;;
   nginx) var=NGINX_BIN given=${DUALFUZZ_INSTRUMENTED_NGINX:-} ;;
+  apache2) var=APACHE2_BIN given=${DUALFUZZ_INSTRUMENTED_APACHE2:-} ;;
   *) echo "unknown server $name"; exit 1 ;;
 esac
 bin=$given
@@ -61,7 +62,8 @@ echo "after two requests: $edges1 edges"
 [ "$edges1" -gt "$edges0" ] || fail "no new edges from the requests ($edges0 -> $edges1)"
 
 # The process that serves crashes: the map names a new live one (nginx's
-# master respawns its worker, lighttpd's supervisor restarts it), which
+# master respawns its worker, Apache's parent its child, lighttpd's
+# supervisor restarts it), which
 # serves and counts in the same map.
 kill -SEGV "$pid"
 i=0 new=$pid
@@ -76,6 +78,8 @@ done
 case $name in
   nginx) grep -q "worker process $pid exited on signal 11" "$work/logs/error.log" ||
     fail "nginx's error log does not say the worker died" ;;
+  apache2) grep -q "AH00052: child pid $pid exit signal" "$work/logs/error.log" ||
+    fail "Apache's error log does not say the child died" ;;
   lighttpd) set -- $(map); [ "$3" = 2 ] || fail "$3 starts after a restart" ;;
 esac
 echo "after a crash: pid $new"
