@@ -36,7 +36,9 @@
 # source package is fetched once (apt-get source, after adding a deb-src
 # entry next to the system's, in its own file) into $DUALFUZZ_CACHE
 # (default ~/.cache/dualfuzz), configured and built once unpatched, and a
-# patched build recompiles only the files the patch touches.
+# patched build recompiles only the files the patch touches. DIR holds
+# .dualfuzz-build-id, .dualfuzz-source (the Debian source package built) and
+# .dualfuzz-patches (the patches' file names, empty when unpatched).
 # Environment: JOBS (default 2), DUALFUZZ_CACHE.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -191,9 +193,11 @@ configure_apache2() {
 
 # The unpatched tree configured and built once, and kept: a patched build
 # copies it and recompiles only what the patch touches (seconds, not the
-# minutes of configure + make).
-BASE=$CACHE/build/$NAME-base-$(cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h" \
-  "$0" | sha256sum | cut -c1-12)
+# minutes of configure + make). Its id hashes the runtime and the server's
+# configure function, not the whole script: an edit elsewhere does not
+# rebuild it.
+BASE=$CACHE/build/$NAME-base-$( (cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h"
+  declare -f "configure_$NAME"; echo "$RT_LDFLAGS") | sha256sum | cut -c1-12)
 if [ ! -f "$BASE/.built" ]; then
   rm -rf "$BASE" && mkdir -p "$(dirname "$BASE")" && cp -a "$PRISTINE" "$BASE"
   (
@@ -235,6 +239,8 @@ else
   [ -f "$OUT/lib/mod_webdav.so" ] || { echo "build-instrumented: no mod_webdav.so in $OUT/lib" >&2; exit 1; }
 fi
 cp "$SRC_DIR/.version" "$OUT/.dualfuzz-source" 2>/dev/null || true  # (the Debian source package built)
+# The patches applied, one file name a line (empty: the unpatched server).
+for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do basename "$PATCH"; done >"$OUT/.dualfuzz-patches"
 echo "$ID" >"$OUT/.dualfuzz-build-id"
 rm -rf "$WORK"
 echo "$OUT"

@@ -2,6 +2,7 @@
 # instrumented_subject_test.sh NAME SOURCE_DIR: an instrumented build of NAME
 # (lighttpd, nginx, apache2) under scripts/subjects/subject.sh and its coverage map;
 # exit 0 pass, 1 fail, 77 skipped (no such build).
+# shellcheck disable=SC2045,SC2046  # (ls -t: newest first; the map's fields split on purpose)
 set -u
 name=$1 src=$2
 cache=${DUALFUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz}
@@ -12,14 +13,16 @@ case $name in
   *) echo "unknown server $name"; exit 1 ;;
 esac
 bin=$given
-if [ -z "$bin" ]; then  # the newest complete build in the cache (a mutant will do: the plumbing is tested)
+if [ -z "$bin" ]; then  # the newest unpatched build in the cache (a mutant may fail the smoke test)
   for d in $(ls -dt "$cache/$name"-*/ 2>/dev/null); do
     d=${d%/}
-    if [ -f "$d/.dualfuzz-build-id" ] && [ -x "$d/sbin/$name" ]; then bin=$d/sbin/$name; break; fi
+    if [ -f "$d/.dualfuzz-patches" ] && [ ! -s "$d/.dualfuzz-patches" ] && [ -x "$d/sbin/$name" ]; then
+      bin=$d/sbin/$name; break
+    fi
   done
 fi
 [ -n "$bin" ] && [ -x "$bin" ] ||
-  { echo "no instrumented $name (scripts/subjects/build-instrumented.sh $name): skipped"; exit 77; }
+  { echo "no unpatched instrumented $name (scripts/subjects/build-instrumented.sh $name): skipped"; exit 77; }
 command -v curl >/dev/null && command -v python3 >/dev/null || { echo "no curl/python3: skipped"; exit 77; }
 echo "server: $bin"
 
