@@ -22,8 +22,19 @@ Engines (each on a fresh server, docroot and map):
                    oracle off)
 
   bench/eval_servercov.py --lighttpd DIR/sbin/lighttpd --seconds 600
+  bench/eval_servercov.py --nginx DIR/sbin/nginx --seconds 600 --parallel
+  bench/eval_servercov.py --server nginx --binary DIR/sbin/nginx    # the same
+  bench/eval_servercov.py --apache2 DIR/sbin/apache2 --parallel
   bench/eval_servercov.py --lighttpd ... --seconds 60 --engines blackbox,libfuzzer
   bench/eval_servercov.py --lighttpd ... --parallel   # all engines at once
+
+The server runs under scripts/subjects/subject.sh, which is handed the binary
+in its variable (LIGHTTPD=, NGINX_BIN=, APACHE2_BIN=). "restarts" counts the server's
+processes that died during the run: lighttpd's supervisor restarts (a new
+process attaches to the map), nginx's workers that its master respawned and
+Apache's children that its parent did (the child does not attach again: it
+inherits the map; counted from the error log: nginx's "exited on signal",
+Apache's AH00052).
 
 --parallel runs the engines side by side, each on its own server: on a
 machine shared with other work they then share the same conditions, where one
@@ -61,6 +72,8 @@ ENGINES = ["libfuzzer", "libfuzzer-model", "afl", "blackbox", "crashonly"]
 HEADER = struct.Struct("<QIIiII36x")
 CAPACITY = 1 << 18
 LOG_LOCK = threading.Lock()
+# The variable through which subject.sh takes a server's own build.
+BINARY_VAR = {"lighttpd": "LIGHTTPD", "nginx": "NGINX_BIN", "apache2": "APACHE2_BIN"}
 
 
 def read_map(name):
@@ -148,13 +161,14 @@ def run(engine, args, log):
     work = os.path.join(tmp, "subject")
     target = f"127.0.0.1:{port}"
     rec = {"engine": engine, "seconds": args.seconds, "seed": args.seed,
-           "server": os.path.abspath(args.lighttpd), "parallel": args.parallel}
+           "subject": args.server, "server": os.path.abspath(args.binary), "parallel": args.parallel}
     try:
         os.unlink("/dev/shm/" + shm.lstrip("/"))
     except OSError:
         pass
-    senv = dict(os.environ, LIGHTTPD=args.lighttpd, DUALFUZZ_COVERAGE_SHM=shm)
-    st = subprocess.run([SUBJECT, "start", "lighttpd", str(port), work], env=senv,
+    senv = dict(os.environ, DUALFUZZ_COVERAGE_SHM=shm)
+    senv[BINARY_VAR[args.server]] = args.binary
+    st = subprocess.run([SUBJECT, "start", args.server, str(port), work], env=senv,
                         capture_output=True, text=True)
     if st.returncode != 0:
         rec["error"] = "start: " + st.stderr.strip()[-300:]
@@ -183,11 +197,11 @@ def run(engine, args, log):
     outf.seek(0)
     out = outf.read()
     m = read_map(shm)
-    rec.update(edges=m["edges"], restarts=m["starts"] - 1, series=series,
+    rec.update(edges=m["edges"], restarts=m["starts"] - 1 + worker_deaths(work), series=series,
                executions=executions(engine, tmp, out), findings=findings(engine, tmp, out),
                exit=p.returncode)
     rec["edges_at"] = {str(s): e for s, e in series}
-    subprocess.run([SUBJECT, "stop", "lighttpd", str(port), work], capture_output=True)
+    subprocess.run([SUBJECT, "stop", args.server, str(port), work], env=senv, capture_output=True)
     try:
         os.unlink("/dev/shm/" + shm.lstrip("/"))
     except OSError:
@@ -201,6 +215,17 @@ def run(engine, args, log):
             log.write(json.dumps(rec) + "\n")
             log.flush()
     return rec
+
+
+def worker_deaths(work):
+    """Worker processes the server's parent saw die (nginx: "worker process N
+    exited on signal S", Apache: "AH00052: child pid N exit signal ...");
+    0 for a server without workers."""
+    try:
+        with open(os.path.join(work, "logs/error.log"), errors="replace") as f:
+            return sum(1 for line in f if "exited on signal" in line or "AH00052" in line)
+    except OSError:
+        return 0
 
 
 def edges_by(series, t):
@@ -231,7 +256,11 @@ def table(recs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lighttpd", required=True, help="DIR/sbin/lighttpd of an instrumented build")
+    ap.add_argument("--server", choices=sorted(BINARY_VAR), help="the subject (with --binary)")
+    ap.add_argument("--binary", help="its instrumented build's executable")
+    ap.add_argument("--lighttpd", metavar="BINARY", help="= --server lighttpd --binary BINARY")
+    ap.add_argument("--nginx", metavar="BINARY", help="= --server nginx --binary BINARY")
+    ap.add_argument("--apache2", metavar="BINARY", help="= --server apache2 --binary BINARY")
     ap.add_argument("--seconds", type=int, default=600)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--every", type=float, default=10)
@@ -246,6 +275,15 @@ def main():
     ap.add_argument("--keep-logs", action="store_true")
     ap.add_argument("--parallel", action="store_true", help="all engines at once")
     args = ap.parse_args()
+    given = [(n, getattr(args, n)) for n in BINARY_VAR if getattr(args, n)]
+    if args.server and args.binary and not given:
+        pass
+    elif len(given) == 1 and not args.server and not args.binary:
+        args.server, args.binary = given[0]
+    else:
+        ap.error("one of --lighttpd, --nginx, --apache2 BINARY, or --server NAME --binary BINARY")
+    if not os.access(args.binary, os.X_OK):
+        ap.error(f"{args.binary}: not an executable (scripts/subjects/build-instrumented.sh {args.server})")
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)
     recs = []
     engines = args.engines.split(",")

@@ -9,6 +9,25 @@
 #   scripts/subjects/build-instrumented.sh lighttpd --patch m.patch --out /tmp/l-m
 #   scripts/subjects/build-instrumented.sh lighttpd --patch fix.patch --patch m.patch
 #   LIGHTTPD=DIR/sbin/lighttpd scripts/subjects/subject.sh start lighttpd 18080 /tmp/s
+#   scripts/subjects/build-instrumented.sh nginx                     # -> ~/.cache/dualfuzz/nginx-<id>
+#   NGINX_BIN=DIR/sbin/nginx scripts/subjects/subject.sh start nginx 18080 /tmp/s
+#   scripts/subjects/build-instrumented.sh apache2                   # -> ~/.cache/dualfuzz/apache2-<id>
+#   APACHE2_BIN=DIR/sbin/apache2 scripts/subjects/subject.sh start apache2 18080 /tmp/s
+#
+# Servers: lighttpd (mod_webdav and Debian's default modules, as DIR/lib/*.so)
+# and nginx (Debian's static configure options without the dynamic modules
+# and mail/stream: the dav module, threads, ssl, v2 and the other static
+# http modules; one executable, DIR/sbin/nginx). nginx forks workers: the
+# map is mapped before main() and inherited, so master and workers count
+# into the same map (the runtime records the newest child's pid, i.e. the
+# worker's, and a worker respawned after a crash shows as a restart).
+# apache2: httpd with Debian's static modules (so, watchdog, log_config,
+# logio, version, unixd) and, as DIR/modules/*.so, the ones subject.sh loads
+# (mpm_event, authz_core, dav, dav_fs), against the system's APR and
+# APR-util; DIR/sbin/apache2. Like nginx it forks (a parent and a child that
+# serves); httpd reads its configuration twice at start-up and unloads and
+# reloads the modules in between, so each module's guards are numbered twice
+# (the first numbering only counts the first configuration pass).
 #
 # The build started with DUALFUZZ_COVERAGE_SHM=/name writes its edges into
 # that shared-memory map (subject.sh passes it through); without it the
@@ -17,7 +36,9 @@
 # source package is fetched once (apt-get source, after adding a deb-src
 # entry next to the system's, in its own file) into $DUALFUZZ_CACHE
 # (default ~/.cache/dualfuzz), configured and built once unpatched, and a
-# patched build recompiles only the files the patch touches.
+# patched build recompiles only the files the patch touches. DIR holds
+# .dualfuzz-build-id, .dualfuzz-source (the Debian source package built) and
+# .dualfuzz-patches (the patches' file names, empty when unpatched).
 # Environment: JOBS (default 2), DUALFUZZ_CACHE.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,14 +54,17 @@ while (($#)); do
     *) usage ;;
   esac
 done
-[ "$NAME" = lighttpd ] || { echo "build-instrumented: only lighttpd so far" >&2; exit 2; }
+case $NAME in
+  lighttpd | nginx | apache2) ;;
+  *) echo "build-instrumented: lighttpd, nginx or apache2 (not $NAME)" >&2; exit 2 ;;
+esac
 JOBS=${JOBS:-2}
 CACHE=${DUALFUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz}
 RUNTIME=$ROOT/harness/coverage/sancov_shm.c
 ID=$(cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h" "$0" \
   ${PATCHES[@]+"${PATCHES[@]}"} | sha256sum | cut -c1-12)
 OUT=$(realpath -m "${OUT:-$CACHE/$NAME-$ID}")
-if [ -x "$OUT/sbin/lighttpd" ] && [ "$(cat "$OUT/.dualfuzz-build-id" 2>/dev/null)" = "$ID" ]; then
+if [ -x "$OUT/sbin/$NAME" ] && [ "$(cat "$OUT/.dualfuzz-build-id" 2>/dev/null)" = "$ID" ]; then
   echo "$OUT"; exit 0
 fi
 
@@ -72,11 +96,32 @@ fetch_source() {
     fi
     $SUDO apt-get update -qq
   fi
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get build-dep -y -qq "$NAME" >/dev/null
+  if [ "$NAME" = nginx ]; then
+    # Only what the static build needs: build-dep would also bring the
+    # dynamic modules' (perl, gd, geoip, xslt), which are not built.
+    apt_install libpcre2-dev libssl-dev zlib1g-dev
+  elif [ "$NAME" = apache2 ]; then
+    apt_install libapr1-dev libaprutil1-dev libpcre2-dev libexpat1-dev
+  else
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get build-dep -y -qq "$NAME" >/dev/null
+  fi
   rm -rf "$SRC_DIR" && mkdir -p "$SRC_DIR"
-  (cd "$SRC_DIR" && apt-get source -qq "$NAME" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
+  # The candidate's source first; when the mirror lacks it (seen: the
+  # security archive serving bookworm's nginx 1.22.1-9+deb12u11 binaries but
+  # 404 for its .dsc), the newest version whose source it has, said on stderr.
+  local v
+  for v in "" $(apt-cache showsrc "$NAME" | awk '/^Version:/ {print $2}' | sort -urV); do
+    (cd "$SRC_DIR" && apt-get source -qq "$NAME${v:+=$v}" 2>&1 |
+      grep -v '^W: Download is performed unsandboxed' >&2 || true)
+    if compgen -G "$SRC_DIR/$NAME-*/configure" >/dev/null; then
+      [ -z "$v" ] || echo "build-instrumented: the candidate's source is not on the mirror; built $NAME $v" >&2
+      break
+    fi
+    find "$SRC_DIR" -mindepth 1 -delete
+  done
   compgen -G "$SRC_DIR/$NAME-*/configure" >/dev/null ||
     { echo "build-instrumented: apt-get source $NAME gave no source tree" >&2; exit 2; }
+  (cd "$SRC_DIR" && ls ./*.dsc | sed 's|^\./||; s|\.dsc$||') >"$SRC_DIR/.version"
   touch "$SRC_DIR/.fetched"
 }
 fetch_source
@@ -94,27 +139,70 @@ if [ ! -f "$RT_DIR/libdualfuzz_sancov.so" ]; then
   mv "$RT_DIR/.tmp.so" "$RT_DIR/libdualfuzz_sancov.so"
 fi
 
+# -fno-sanitize-link-runtime: else clang links compiler-rt's weak default
+# callbacks into the executable, and they win over the runtime's.
+# --no-as-needed: nothing names the runtime's symbols at link time but the
+# instrumentation's calls.
+RT_LDFLAGS="-fno-sanitize-link-runtime -L$RT_DIR -Wl,-rpath,$RT_DIR -Wl,--no-as-needed -ldualfuzz_sancov"
+configure_lighttpd() {
+  # Debian's options for mod_webdav (properties and locks: sqlite,
+  # libxml2); the other modules are not loaded by subject.sh. The runtime
+  # goes in LDFLAGS, not LIBS: configure also links test programs for the
+  # build machine's gcc, with LIBS but without LDFLAGS. The prefix is the
+  # install's (make install prefix=DIR); subject.sh gives the module
+  # directory with -m.
+  ./configure --prefix="$CACHE/$NAME-unused-prefix" --with-webdav-props --with-webdav-locks \
+    --with-pcre2 CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" \
+    LDFLAGS="$RT_LDFLAGS"
+  nice -n 5 make -j"$JOBS" -C src
+}
+configure_nginx() {
+  # Debian's configure arguments (`nginx -V` of bookworm's package) minus
+  # its dynamic modules (geoip, image_filter, perl, xslt, mail, stream) and
+  # the mail/stream options; nginx's own configure (auto/), not autoconf.
+  # subject.sh gives -p WORK -c WORK/nginx.conf, so the compiled-in paths
+  # (prefix, temp directories) are only defaults; the error log before the
+  # configuration is read goes to stderr, as Debian's. clang's -Werror
+  # (auto/cc/clang) stays: nginx 1.22 builds warning-free with clang 14.
+  ./configure --with-cc="ccache clang" \
+    --with-cc-opt="-g -O2 -fsanitize-coverage=trace-pc-guard -fPIC" \
+    --with-ld-opt="-fPIC $RT_LDFLAGS" \
+    --prefix=/usr/share/nginx --error-log-path=stderr \
+    --with-compat --with-debug --with-pcre-jit --with-http_ssl_module \
+    --with-http_stub_status_module --with-http_realip_module --with-http_auth_request_module \
+    --with-http_v2_module --with-http_dav_module --with-http_slice_module --with-threads \
+    --with-http_addition_module --with-http_flv_module --with-http_gunzip_module \
+    --with-http_gzip_static_module --with-http_mp4_module --with-http_random_index_module \
+    --with-http_secure_link_module --with-http_sub_module
+  nice -n 5 make -j"$JOBS"
+}
+
+configure_apache2() {
+  # Debian's static modules (`apache2 -l`) and, shared, only those
+  # subject.sh loads; the rest of Debian's --enable-mods-shared=reallyall is
+  # not built. The prefix is unused: subject.sh gives -f and ServerRoot.
+  ./configure --prefix="$CACHE/$NAME-unused-prefix" --with-apr=/usr/bin/apr-1-config \
+    --with-apr-util=/usr/bin/apu-1-config --with-pcre=/usr/bin/pcre2-config --enable-so \
+    --enable-modules=none --enable-mods-static="watchdog log_config logio version unixd" \
+    --enable-mods-shared="authz_core dav dav_fs" --enable-mpms-shared=event --with-mpm=event \
+    CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" LDFLAGS="$RT_LDFLAGS" \
+    CPPFLAGS="-DBUILD_DATETIME=\\\"$(date -u --date="$(dpkg-parsechangelog -S Date)" +%FT%T)\\\" -DPLATFORM=\\\"Debian\\\""
+  # (Debian's buildmark.c wants BUILD_DATETIME, which debian/rules defines.)
+  nice -n 5 make -j"$JOBS"
+}
+
 # The unpatched tree configured and built once, and kept: a patched build
 # copies it and recompiles only what the patch touches (seconds, not the
-# minutes of configure + make).
-BASE=$CACHE/build/$NAME-base-$(cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h" \
-  "$0" | sha256sum | cut -c1-12)
+# minutes of configure + make). Its id hashes the runtime and the server's
+# configure function, not the whole script: an edit elsewhere does not
+# rebuild it.
+BASE=$CACHE/build/$NAME-base-$( (cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h"
+  declare -f "configure_$NAME"; echo "$RT_LDFLAGS") | sha256sum | cut -c1-12)
 if [ ! -f "$BASE/.built" ]; then
   rm -rf "$BASE" && mkdir -p "$(dirname "$BASE")" && cp -a "$PRISTINE" "$BASE"
   (
     cd "$BASE"
-    # Debian's options for mod_webdav (properties and locks: sqlite,
-    # libxml2); the other modules are not loaded by subject.sh. The runtime
-    # goes in LDFLAGS, not LIBS: configure also links test programs for the
-    # build machine's gcc, with LIBS but without LDFLAGS.
-    # -fno-sanitize-link-runtime: else clang links compiler-rt's weak default
-    # callbacks into the executable, and they win over the runtime's. The
-    # prefix is the install's (make install prefix=DIR); subject.sh gives
-    # the module directory with -m.
-    ./configure --prefix="$CACHE/$NAME-unused-prefix" --with-webdav-props --with-webdav-locks \
-      --with-pcre2 CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" \
-      LDFLAGS="-fno-sanitize-link-runtime -L$RT_DIR -Wl,-rpath,$RT_DIR -Wl,--no-as-needed -ldualfuzz_sancov"
-    nice -n 5 make -j"$JOBS" -C src
+    "configure_$NAME"
   ) >"$BASE/build.log" 2>&1 ||
     { tail -40 "$BASE/build.log" >&2; echo "build-instrumented: build failed ($BASE/build.log)" >&2; exit 1; }
   touch "$BASE/.built"
@@ -122,15 +210,37 @@ fi
 
 WORK=$CACHE/build/$NAME-$ID
 rm -rf "$WORK" && cp -a "$BASE" "$WORK"
+# httpd's configure writes absolute paths into its build files: point them
+# at the copy (mtimes kept, so that make rebuilds only what a patch touches).
+grep -rlIF --exclude='*.log' "$BASE" "$WORK" 2>/dev/null | while read -r f; do
+  t=$(stat -c %y "$f"); sed -i "s|$BASE|$WORK|g" "$f"; touch -d "$t" "$f"
+done
 for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do
   patch -d "$WORK" -p1 --forward --batch <"$PATCH" >"$WORK/.patch.log" ||
     { cat "$WORK/.patch.log" >&2; echo "build-instrumented: $PATCH does not apply" >&2; exit 2; }
 done
 rm -rf "$OUT" && mkdir -p "$OUT"
 LOG=$WORK/build.log
-(cd "$WORK" && nice -n 5 make -j"$JOBS" -C src && make -C src install prefix="$OUT") >"$LOG" 2>&1 ||
-  { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
-[ -f "$OUT/lib/mod_webdav.so" ] || { echo "build-instrumented: no mod_webdav.so in $OUT/lib" >&2; exit 1; }
+if [ "$NAME" = apache2 ]; then
+  # The executable and the modules libtool left in .libs.
+  (cd "$WORK" && nice -n 5 make -j"$JOBS" && mkdir -p "$OUT/sbin" "$OUT/modules" &&
+    cp httpd "$OUT/sbin/apache2" && find . -path '*/.libs/mod_*.so' -exec cp {} "$OUT/modules/" \;) \
+    >"$LOG" 2>&1 || { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
+  for m in mpm_event authz_core dav dav_fs; do
+    [ -f "$OUT/modules/mod_$m.so" ] || { echo "build-instrumented: no mod_$m.so in $OUT/modules" >&2; exit 1; }
+  done
+elif [ "$NAME" = nginx ]; then
+  # One executable, nothing else to install (subject.sh writes the config).
+  (cd "$WORK" && nice -n 5 make -j"$JOBS" && mkdir -p "$OUT/sbin" && cp objs/nginx "$OUT/sbin/nginx") \
+    >"$LOG" 2>&1 || { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
+else
+  (cd "$WORK" && nice -n 5 make -j"$JOBS" -C src && make -C src install prefix="$OUT") >"$LOG" 2>&1 ||
+    { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
+  [ -f "$OUT/lib/mod_webdav.so" ] || { echo "build-instrumented: no mod_webdav.so in $OUT/lib" >&2; exit 1; }
+fi
+cp "$SRC_DIR/.version" "$OUT/.dualfuzz-source" 2>/dev/null || true  # (the Debian source package built)
+# The patches applied, one file name a line (empty: the unpatched server).
+for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do basename "$PATCH"; done >"$OUT/.dualfuzz-patches"
 echo "$ID" >"$OUT/.dualfuzz-build-id"
 rm -rf "$WORK"
 echo "$OUT"

@@ -16,6 +16,22 @@
 # foreground of a supervisor that restarts it when it dies (a crash is a
 # finding; the campaign goes on), single process; DUALFUZZ_COVERAGE_SHM in the
 # environment reaches it (its server-coverage map).
+#
+# NGINX_BIN=DIR/sbin/nginx likewise runs a build of its own (default: the system's
+# nginx), with the same configuration: master and worker as usual (the master
+# respawns a worker that dies; a crash is a finding), DUALFUZZ_COVERAGE_SHM
+# reaching both (the worker inherits the master's mapping). Every other run of
+# the binary (-v, -s stop) is without the variable, so that it does not
+# attach to the map. (Not NGINX=: nginx reads that variable itself, as the
+# listening sockets a binary upgrade inherits.)
+#
+# APACHE2_BIN=DIR/sbin/apache2 runs a build of its own (modules from
+# DIR/modules; default: the system's apache2 and /usr/lib/apache2/modules),
+# the same configuration plus one child process that is never retired
+# (StartServers/ServerLimit 1, spare threads that never make the parent stop
+# or start one): the map names the newest child, so a child the parent
+# replaced for idleness would look like a crash. The parent respawns a child
+# that dies (a finding), as nginx's master does.
 set -euo pipefail
 ACTION=${1:?start|stop|version}; NAME=${2:?apache2|nginx|lighttpd|gowebdav|rclone}
 PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
@@ -24,8 +40,8 @@ PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
 . "$(dirname "$(realpath "$0")")/lib.sh"
 
 case $NAME in
-  apache2) install_pkg apache2 ;;
-  nginx) install_pkg nginx ;;
+  apache2) [ -n "${APACHE2_BIN:-}" ] || install_pkg apache2 ;;
+  nginx) [ -n "${NGINX_BIN:-}" ] || install_pkg nginx ;;
   lighttpd) [ -n "${LIGHTTPD:-}" ] || install_pkg lighttpd lighttpd-mod-webdav ;;
   gowebdav) install_pkg golang-go golang-golang-x-net-dev ;;
   rclone) install_pkg rclone ;;
@@ -34,8 +50,8 @@ esac
 
 version() {
   case $NAME in
-    apache2) apache2 -v | head -1 ;;
-    nginx) nginx -v 2>&1 ;;
+    apache2) env -u DUALFUZZ_COVERAGE_SHM "${APACHE2_BIN:-apache2}" -v | head -1 ;;
+    nginx) env -u DUALFUZZ_COVERAGE_SHM "${NGINX_BIN:-nginx}" -v 2>&1 ;;
     lighttpd) env -u DUALFUZZ_COVERAGE_SHM "${LIGHTTPD:-lighttpd}" -v | head -1 ;;
     gowebdav) echo "golang.org/x/net/webdav $(dpkg-query -W -f='${Version}' golang-golang-x-net-dev) ($(go version | cut -d' ' -f3))" ;;
     rclone) rclone version | head -1 ;;
@@ -82,6 +98,7 @@ start() {
   case $NAME in
     apache2)
       local mods=/usr/lib/apache2/modules
+      [ -z "${APACHE2_BIN:-}" ] || mods=$(dirname "$(dirname "$(realpath "$APACHE2_BIN")")")/modules
       cat >"$WORK/httpd.conf" <<CONF
 ServerRoot "$WORK"
 Listen 127.0.0.1:$PORT
@@ -102,7 +119,16 @@ MaxKeepAliveRequests 0
   Require all granted
 </Directory>
 CONF
-      apache2 -f "$WORK/httpd.conf" -k start ;;
+      [ -z "${APACHE2_BIN:-}" ] || cat >>"$WORK/httpd.conf" <<CONF
+StartServers 1
+ServerLimit 1
+ThreadsPerChild 25
+MaxRequestWorkers 25
+MinSpareThreads 1
+MaxSpareThreads 25
+MaxConnectionsPerChild 0
+CONF
+      "${APACHE2_BIN:-apache2}" -f "$WORK/httpd.conf" -k start ;;
     nginx)
       cat >"$WORK/nginx.conf" <<CONF
 daemon on;
@@ -123,7 +149,7 @@ http {
   }
 }
 CONF
-      nginx -c "$WORK/nginx.conf" -p "$WORK" ;;
+      "${NGINX_BIN:-nginx}" -c "$WORK/nginx.conf" -p "$WORK" ;;
     lighttpd)
       cat >"$WORK/lighttpd.conf" <<CONF
 server.modules = ("mod_webdav")
@@ -188,8 +214,10 @@ stop() {
   [ -z "$sup" ] || kill "$sup" 2>/dev/null || true
   pid=$(cat "$WORK"/{httpd,nginx,lighttpd,gowebdav,rclone}.pid 2>/dev/null || true)
   case $NAME in
-    apache2) [ -f "$WORK/httpd.conf" ] && apache2 -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;
-    nginx) [ -f "$WORK/nginx.conf" ] && nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
+    apache2) [ -f "$WORK/httpd.conf" ] && env -u DUALFUZZ_COVERAGE_SHM "${APACHE2_BIN:-apache2}" \
+      -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;
+    nginx) [ -f "$WORK/nginx.conf" ] && env -u DUALFUZZ_COVERAGE_SHM "${NGINX_BIN:-nginx}" \
+      -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
     lighttpd | gowebdav | rclone) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
   esac
   await_exit "$pid"

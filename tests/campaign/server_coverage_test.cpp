@@ -1,7 +1,8 @@
 // campaign::ServerCoverage against a server in a process of its own
 // (server_coverage_fixture.c, linked with harness/coverage/sancov_shm.c):
 // its edges arrive in the map, are zeroed per execution, reach the engine's
-// counters, and a killed or restarted server is told apart from a live one.
+// counters, and a killed or restarted server is told apart from a live one;
+// a server that forks its workers (nginx) counts theirs in the same map.
 #include "dualfuzz/campaign/server_coverage.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -45,12 +47,19 @@ class Fixture {
     from_ = ::fdopen(out[0], "r");
   }
   ~Fixture() { kill(); }
-  bool command(const std::string& c) {
+  // The answer to one command line ("" when there is none).
+  std::string ask(const std::string& c) {
     const std::string line = c + "\n";
     if (::write(to_, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-      return false;
-    char buf[16];
-    return from_ && std::fgets(buf, sizeof buf, from_) && std::string(buf) == "ok\n";
+      return "";
+    char buf[32];
+    return from_ && std::fgets(buf, sizeof buf, from_) ? std::string(buf) : "";
+  }
+  bool command(const std::string& c) { return ask(c) == "ok\n"; }
+  // Has the fixture fork a worker (as nginx's master does); its pid, or -1.
+  int worker() {
+    int pid = -1;
+    return std::sscanf(ask("worker").c_str(), "worker %d", &pid) == 1 ? pid : -1;
   }
   void kill() {
     if (pid_ <= 0) return;
@@ -200,6 +209,48 @@ TEST_F(ServerCoverageTest, KilledServerIsDownAndARestartIsSeen) {
   ASSERT_TRUE(second.command("a"));
   EXPECT_EQ(hit_set(*cov), a)
       << "a restarted server counts its edges at the same indices";
+}
+
+TEST_F(ServerCoverageTest, ForkedWorkersCountInTheMapAndARespawnIsARestart) {
+  // nginx: the master attaches (its constructors run the runtime), then
+  // forks the worker that serves; the worker inherits the mapping.
+  Fixture master(name_);
+  ASSERT_TRUE(master.command("nothing"));
+  auto cov = ServerCoverage::open(name_);
+  ASSERT_TRUE(cov) << cov.error();
+  cov->begin();
+  const int w1 = master.worker();
+  ASSERT_GT(w1, 0);
+  EXPECT_EQ(cov->pid(), w1) << "the map names the newest child: the one serving";
+  const auto first = hit_set(*cov);
+  EXPECT_FALSE(first.empty()) << "the worker's edges reach the map";
+  cov->begin();
+  EXPECT_EQ(cov->health(), ServerCoverage::Health::Up);
+
+  ::kill(w1, SIGKILL);  // a crash in the worker; the master is alive
+  bool down = false;
+  for (int i = 0; i < 100 && !down; ++i) {
+    down = cov->health() == ServerCoverage::Health::Down;
+    if (!down) ::usleep(10'000);
+  }
+  EXPECT_TRUE(down) << "a dead worker is a dead server, though its master lives";
+
+  const int w2 = master.worker();  // the master respawns it
+  ASSERT_GT(w2, 0);
+  EXPECT_NE(w2, w1);
+  EXPECT_EQ(cov->pid(), w2);
+  EXPECT_EQ(cov->health(), ServerCoverage::Health::Restarted) << "since begin()";
+  const auto second = hit_set(*cov);
+  cov->begin();
+  ASSERT_TRUE(master.command("nothing"));
+  const auto idle = hit_set(*cov);  // (the master's loop: hit around any answer)
+  std::set<std::size_t> forked;
+  std::set_difference(first.begin(), first.end(), idle.begin(), idle.end(),
+                      std::inserter(forked, forked.end()));
+  EXPECT_FALSE(forked.empty());
+  EXPECT_TRUE(std::includes(second.begin(), second.end(), forked.begin(), forked.end()))
+      << "the respawned worker counts its edges at the same indices";
+  ::kill(w2, SIGKILL);
 }
 
 }  // namespace
