@@ -32,6 +32,14 @@ TEST(ByteRange, UnsatisfiableInvalidAndOtherUnits) {
     EXPECT_EQ(parse_range(bad).kind, Kind::Invalid) << bad;
   EXPECT_EQ(parse_range("items=0-1").kind, Kind::OtherUnit);
   EXPECT_EQ(parse_range("items=").kind, Kind::Invalid);
+  // Invalid only by backward int-ranges: the other specs are kept apart.
+  const RangeField back = parse_range("bytes=5-4, 1-1,-2");
+  EXPECT_EQ(back.kind, Kind::Invalid);
+  ASSERT_EQ(back.well_formed.size(), 2u);
+  EXPECT_EQ(back.well_formed[0].first, 1);
+  EXPECT_TRUE(back.well_formed[1].suffix);
+  EXPECT_TRUE(parse_range("bytes=5-4,x").well_formed.empty());  // a syntax error too
+  EXPECT_TRUE(parse_range("bytes=3-1").well_formed.empty());
 }
 
 TEST(ByteRange, OverlapAndOrder) {

@@ -43,7 +43,8 @@ bool token(std::string_view s) {
   return true;
 }
 
-std::optional<RangeSpec> spec(std::string_view s) {
+// `backwards`: set when s is an int-range with last < first (nullopt too).
+std::optional<RangeSpec> spec(std::string_view s, bool* backwards = nullptr) {
   const auto dash = s.find('-');
   if (dash == std::string_view::npos) return std::nullopt;
   RangeSpec r;
@@ -59,7 +60,11 @@ std::optional<RangeSpec> spec(std::string_view s) {
   r.first = *first;
   if (dash + 1 < s.size()) {
     auto last = digits(s.substr(dash + 1));
-    if (!last || *last < *first) return std::nullopt;
+    if (!last) return std::nullopt;
+    if (*last < *first) {
+      if (backwards) *backwards = true;
+      return std::nullopt;
+    }
     r.last = *last;
   }
   return r;
@@ -85,16 +90,23 @@ RangeField parse_range(const std::string& value) {
   // 1#range-spec: empty list elements are allowed and ignored (§5.6.1).
   std::vector<RangeSpec> specs;
   std::string_view rest = v.substr(eq + 1);
+  bool some_backwards = false;
   for (;;) {
     const auto comma = rest.find(',');
     const std::string_view item = trim(rest.substr(0, comma));
     if (!item.empty()) {
-      auto s = spec(item);
-      if (!s) return f;
-      specs.push_back(*s);
+      bool backwards = false;
+      auto s = spec(item, &backwards);
+      if (!s && !backwards) return f;
+      if (s) specs.push_back(*s);
+      some_backwards = some_backwards || backwards;
     }
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
+  }
+  if (some_backwards) {
+    f.well_formed = std::move(specs);
+    return f;
   }
   if (specs.empty()) return f;
   f.kind = RangeField::Kind::Bytes;

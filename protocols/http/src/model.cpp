@@ -616,13 +616,20 @@ Sym single_part(const Resource& r, ByteInterval part) {
 
 // The Range of a GET whose preconditions (and If-Range) hold. A server MAY
 // ignore Range (§14.2): the full 200 is always correct.
-Tree ranges(const Ev& e) {
+Tree ranges(const Ev& e, const RangeField& f);
+Tree ranges(const Ev& e) { return ranges(e, *e->req().range); }
+Tree ranges(const Ev& e, const RangeField& f) {
   const Resource& r = *e->file();
-  const RangeField& f = *e->req().range;
   const long long n = static_cast<long long>(r.body.size());
   if (f.kind == RangeField::Kind::OtherUnit) return full(e, kRange);
-  if (f.kind == RangeField::Kind::Invalid)  // MAY ignore or reject (§14.2)
-    return oracle::choose(full(e, kRange), respond(e, status_only({400, 416}), kRange));
+  if (f.kind == RangeField::Kind::Invalid) {  // MAY ignore or reject (§14.2)
+    Tree t = oracle::choose(full(e, kRange), respond(e, status_only({400, 416}), kRange));
+    // ... or serve its well-formed specs alone (RangeField::well_formed).
+    if (!f.well_formed.empty())
+      t = oracle::choose(std::move(t),
+                         ranges(e, RangeField{RangeField::Kind::Bytes, f.well_formed, {}}));
+    return t;
+  }
   const std::vector<ByteInterval> parts = satisfiable(f, n);
   if (parts.empty()) {
     // 416, with Content-Range `bytes */n` if any (a SHOULD, §14.4).
