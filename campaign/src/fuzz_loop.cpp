@@ -79,13 +79,20 @@ Shrunk FuzzCampaign::shrink(const Script& s, const RunResult& r) {
 }
 
 // A mutant of a pool script (or a fresh one), its requests spread over the
-// connections; nullopt when it does not parse (the mutator emits scripts).
+// connections; nullopt when it does not parse (the mutator emits scripts) or
+// sends nothing.
 std::optional<std::pair<std::string, Script>> FuzzCampaign::next_script(
     std::mt19937_64& rng) const {
   std::string parent = pool_.empty() ? std::string() : pool_[rng() % pool_.size()];
   std::string text = mutator_.mutate(parent, 2048, rng);
   auto script = harness::parse_script(text, protocol_.functions);
   if (!script) return std::nullopt;
+  // A script without a request (the mutator may delete the last one) would
+  // test nothing and count as an execution.
+  if (std::none_of(script->steps.begin(), script->steps.end(), [](const auto& st) {
+        return std::holds_alternative<harness::RequestStep>(st);
+      }))
+    return std::nullopt;
   for (auto& st : script->steps) {
     if (auto* r = std::get_if<harness::RequestStep>(&st)) r->conn %= o_.connections;
     if (auto* c = std::get_if<harness::CloseStep>(&st)) c->conn %= o_.connections;

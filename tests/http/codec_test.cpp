@@ -349,6 +349,37 @@ TEST(PrintRequest, RoundTripsThroughTheRequestParser) {
   EXPECT_EQ(canonical_request(ir), ir);
 }
 
+// The same content chunked: cut at the sizes given, the rest in one more
+// chunk, extensions on every size line; the parser reads the same body, and
+// the canonical request keeps Transfer-Encoding (the model reads it).
+TEST(PrintRequest, ChunkedContentRoundTrips) {
+  const Json ir = {{"method", "PUT"},
+                   {"path", "/a"},
+                   {"body", "hello world"},
+                   {"chunks", {2, 0, 3, "x"}},
+                   {"chunk-ext", "n=1\r\nX: y"}};
+  const std::string bytes = print_request(ir);
+  EXPECT_NE(bytes.find("Transfer-Encoding: chunked\r\n\r\n2;n=1Xy"), std::string::npos)
+      << bytes;
+  EXPECT_EQ(bytes.find("Content-Length"), std::string::npos);
+  EXPECT_NE(bytes.find("\r\n6;n=1Xy\r\n world\r\n0;n=1Xy\r\n\r\n"), std::string::npos)
+      << bytes;
+  Parsed r = requests(bytes);
+  ASSERT_EQ(r.messages.size(), 1u) << r.error;
+  EXPECT_EQ(r.messages[0]["body"], "hello world");
+  const Json c = canonical_request(ir);
+  EXPECT_EQ(c["body"], "hello world");
+  EXPECT_EQ(c["headers"], Json({{"transfer-encoding", "chunked"}}));
+  EXPECT_FALSE(c.contains("chunks"));
+  // Chunks larger than the body, and no body: still one well-framed request.
+  for (const Json& odd : {Json{{"method", "PUT"}, {"body", "ab"}, {"chunks", {9, 9}}},
+                          Json{{"method", "GET"}, {"chunks", Json::array()}}}) {
+    Parsed p = requests(print_request(odd));
+    ASSERT_EQ(p.messages.size(), 1u) << p.error << odd;
+    EXPECT_EQ(p.messages[0]["body"], odd.value("body", "")) << odd;
+  }
+}
+
 TEST(PrintRequest, CanonicalRequestShowsWhatWentOnTheWire) {
   EXPECT_EQ(canonical_request({{"method", "G ET"}, {"path", "/a\r\n"}}),
             Json({{"method", "GET"},

@@ -725,6 +725,20 @@ TEST(HttpModelDav, UndefinedDepthMayBeRefused) {
                         {req("GET", "/a"), resp(200, {}, "x")}}));
 }
 
+// Chunked content may be refused with 411 (RFC 9110 §15.5.12), changing
+// nothing; content with a length may not.
+TEST(HttpModel, ChunkedContentMayNeedALength) {
+  const Json chunked = {{"transfer-encoding", "chunked"}};
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("PUT", "/a", chunked, "y"), resp(411)},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", chunked, "y"), resp(201)},
+                        {req("GET", "/a"), resp(200, {}, "y")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", chunked, "y"), resp(411)},
+                         {req("GET", "/a"), resp(200, {}, "y")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "y"), resp(411)}}));
+}
+
 TEST(HttpModelDav, UnknownStateIsPinnedByPut) {
   EXPECT_TRUE(accepted({{req("MKCOL", "/c"), resp(201)},
                         {req("PUT", "/c", {}, "x"), resp(204)},

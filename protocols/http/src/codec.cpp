@@ -108,6 +108,31 @@ std::string print_request(const Json& ir) {
   std::string out = method + " " + path + " HTTP/1.1\r\n";
   const bool host = print_fields(ir, out);
   if (!host) out += "Host: localhost\r\n";
+  if (ir.is_object() && ir.contains("chunks") && ir["chunks"].is_array()) {
+    // Chunked content (RFC 9112 §7.1): the body cut at the sizes listed,
+    // the rest in a last chunk, each size line with the IR's chunk-ext.
+    out += "Transfer-Encoding: chunked\r\n\r\n";
+    std::string ext = str_field(ir, "chunk-ext", "");
+    std::erase_if(ext, [](char c) { return !tchar(c) && c != '=' && c != ';'; });
+    if (!ext.empty()) ext = ";" + ext;
+    std::string_view rest = body;
+    auto chunk = [&](std::size_t n) {
+      char hex[20];
+      auto [end, ec] = std::to_chars(hex, hex + sizeof hex, n, 16);
+      (void)ec;
+      out += std::string(hex, end) + ext + "\r\n";
+      out += rest.substr(0, n);
+      out += "\r\n";
+      rest.remove_prefix(n);
+    };
+    for (const Json& n : ir["chunks"]) {
+      if (rest.empty()) break;
+      if (!n.is_number_integer() || n.get<long long>() <= 0) continue;
+      chunk(std::min<std::size_t>(static_cast<std::size_t>(n.get<long long>()), rest.size()));
+    }
+    if (!rest.empty()) chunk(rest.size());
+    return out + "0" + ext + "\r\n\r\n";
+  }
   if (!body.empty() || method == "PUT" || method == "POST")
     out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   out += "\r\n";

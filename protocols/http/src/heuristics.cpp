@@ -404,10 +404,27 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
     }
     return Jexp::object(std::move(f));
   }
-  switch (pick(rng, 6)) {
+  switch (pick(rng, 7)) {
     case 0:
       set("method", Jexp::scalar(random_method(rng)));
       break;
+    case 6: {  // the same content, framed chunked or back (codec.h)
+      const bool had = req.find("chunks") != nullptr;
+      std::erase_if(f, [](const auto& kv) {
+        return kv.first == "chunks" || kv.first == "chunk-ext";
+      });
+      if (had && pick(rng, 2) == 0) break;
+      std::vector<Jexp> sizes;
+      for (std::size_t n = pick(rng, 4); n > 0; --n)
+        sizes.push_back(Jexp::scalar(1 + pick(rng, 8)));
+      f.emplace_back("chunks", Jexp::array(std::move(sizes)));
+      static const char* kExts[] = {"a=b", "x", "n=1;m", "ext=\"v\""};
+      if (pick(rng, 3) == 0)
+        f.emplace_back("chunk-ext", Jexp::scalar(kExts[pick(rng, std::size(kExts))]));
+      if (string_field(req, "body").empty())
+        set("body", Jexp::scalar(random_body(rng)));
+      break;
+    }
     case 5: {  // the same path, as a WebDAV request
       std::string path = path_of(req);
       if (path.empty()) path = choose_path(rng, ctx);

@@ -396,6 +396,7 @@ struct HttpRequest final : oracle::DecodedRequest {
   // A Depth value the method does not define, or an Overwrite that is
   // neither T nor F (RFC 4918 §10.2, §10.6): the server may refuse it.
   bool odd_depth = false;
+  bool chunked = false;  // content sent chunked (Transfer-Encoding)
   // COPY, MOVE: the path is the Destination or below it (the request may
   // overwrite its own source).
   bool within_destination = false;
@@ -489,7 +490,7 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   if (headers) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr,
                *range = nullptr, *if_range = nullptr, *if_ = nullptr, *dest = nullptr,
-               *depth = nullptr, *overwrite = nullptr;
+               *depth = nullptr, *overwrite = nullptr, *te = nullptr;
     pick(*headers, {{"if-match", &im},
                     {"if-none-match", &inm},
                     {"if-unmodified-since", &ius},
@@ -499,7 +500,9 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                     {"if", &if_},
                     {"destination", &dest},
                     {"depth", &depth},
-                    {"overwrite", &overwrite}});
+                    {"overwrite", &overwrite},
+                    {"transfer-encoding", &te}});
+    d->chunked = te != nullptr;
     d->has_if = if_ != nullptr;
     d->odd_depth = odd_depth(d->method, depth, overwrite);
     if (dest && (d->method == Method::Copy || d->method == Method::Move))
@@ -905,6 +908,7 @@ constexpr Clause kUnlock = "RFC 4918 §9.11";
 constexpr Clause kLocked = "RFC 4918 §7, §11.3";
 constexpr Clause kIfHeader = "RFC 4918 §10.4";
 constexpr Clause kDepth = "RFC 4918 §10.2, §10.6";
+constexpr Clause kLengthRequired = "RFC 9110 §15.5.12";
 constexpr Clause kUnknownState = "RFC 4918 (a path whose state the model does not know)";
 
 // Every status from `from` to `to` but `except`, as one pattern. Each set is
@@ -1087,6 +1091,11 @@ Tree serve_dav(const Ev& e) {
   // A Depth or Overwrite the method does not define may be refused, and
   // the refusal changes nothing.
   if (q.odd_depth) t = oracle::choose(respond(e, status_only({400}), kDepth), std::move(t));
+  // "The 411 (Length Required) status code indicates that the server refuses
+  // to accept the request without a defined Content-Length" (RFC 9110
+  // §15.5.12): chunked content may be refused so, and nothing changes.
+  if (q.chunked)
+    t = oracle::choose(respond(e, status_only({411}), kLengthRequired), std::move(t));
   return t;
 }
 

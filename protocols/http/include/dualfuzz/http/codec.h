@@ -38,12 +38,19 @@ inline constexpr std::size_t kMaxBodyBytes = 16 * 1024 * 1024;
 // dropped, CR, LF and NUL are removed from header values, names and methods
 // keep only token characters, the path loses whitespace and control bytes.
 // Missing or mistyped fields get defaults (GET, "/", no headers, empty body;
-// a non-string value is sent as its JSON text). Never throws.
+// a non-string value is sent as its JSON text). Never throws. With `chunks`
+// (an array of sizes) the body goes chunked instead (RFC 9112 §7.1), cut at
+// those sizes, the rest in one more chunk, each size line carrying
+// `chunk-ext` (a string) if any: the same content, framed as a server must
+// also be able to read it.
+//   print_request({{"method","PUT"},{"path","/a"},{"body","hello"},{"chunks",{2}}})
+//   // ... "Transfer-Encoding: chunked\r\n\r\n2\r\nhe\r\n3\r\nllo\r\n0\r\n\r\n"
 std::string print_request(const Json& ir);
 
 // The IR a server parses from print_request(ir): what actually went on the
 // wire, minus the framing headers the printer added (Content-Length, and Host
-// when the IR had none). Traces and models should see this, not the raw IR,
+// when the IR had none; a chunked body keeps Transfer-Encoding: the model
+// reads it). Traces and models should see this, not the raw IR,
 // when the IR may contain bytes the printer sanitizes.
 Json canonical_request(const Json& ir);
 // The same, given print_request(ir) already made (the executor prints once).
