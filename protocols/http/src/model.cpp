@@ -503,6 +503,11 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                     {"overwrite", &overwrite},
                     {"transfer-encoding", &te}});
     d->chunked = te != nullptr;
+    // "The presence of a message body in a request is signaled by a
+    // Content-Length or Transfer-Encoding header field" (RFC 9112 §6.3):
+    // chunked framing is content, even of no bytes (lighttpd refuses a GET
+    // so with 400, a DELETE with 415).
+    d->has_content = d->has_content || d->chunked;
     d->has_if = if_ != nullptr;
     d->odd_depth = odd_depth(d->method, depth, overwrite);
     if (dest && (d->method == Method::Copy || d->method == Method::Move))
