@@ -1,6 +1,7 @@
 #include "dualfuzz/oracle/backtracking.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -342,20 +343,41 @@ class WordMemo {
     words_.push_back(ret ? 0 : 1 + states_.id(*st, st->hash()));
     words_.push_back(h.next_var);
     words_.push_back(h.store.empty() ? 0 : 1 + stores_.id(h.store, h.store.hash()));
-    h.net.for_each_channel(
-        [&](ConnId c, const Network::RequestQueue& rq, const Network::ResponseQueue& rs) {
-          channel_.clear();
-          channel_.push_back(c);
-          channel_.push_back(static_cast<std::uint32_t>(rq.size()));
-          for (const Request& r : rq) channel_.push_back(r.label);
-          for (const Network::InFlight& x : rs)
-            channel_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
-          words_.push_back(channels_.insert(channel_).first);
-        });
+    // A channel this memo has read before (shared with a network inserted
+    // earlier: most of a successor's channels are its parent's) carries its
+    // id in its tag.
+    const std::uint64_t mine = std::uint64_t{serial_} << 32;
+    h.net.for_each_channel_tagged([&](ConnId c, const Network::RequestQueue& rq,
+                                      const Network::ResponseQueue& rs,
+                                      std::atomic<std::uint64_t>& tag) {
+      const std::uint64_t t = tag.load(std::memory_order_relaxed);
+      if (serial_ != 0 && (t & ~std::uint64_t{0xffffffff}) == mine) {
+        words_.push_back(static_cast<std::uint32_t>(t));
+        return;
+      }
+      channel_.clear();
+      channel_.push_back(c);
+      channel_.push_back(static_cast<std::uint32_t>(rq.size()));
+      for (const Request& r : rq) channel_.push_back(r.label);
+      for (const Network::InFlight& x : rs)
+        channel_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
+      const std::uint32_t id = channels_.insert(channel_).first;
+      if (serial_ != 0) tag.store(mine | id, std::memory_order_relaxed);
+      words_.push_back(id);
+    });
     return entries_.insert(words_).second;
   }
 
  private:
+  // This memo's tag prefix, distinct from every other memo's; 0 (tags
+  // unused) once a process has made 2^32 - 1 memos, so that no memo ever
+  // reads a tag another one set.
+  static std::uint32_t next_serial() {
+    static std::atomic<std::uint64_t> made{0};
+    const std::uint64_t n = made.fetch_add(1, std::memory_order_relaxed) + 1;
+    return n <= 0xffffffffULL ? static_cast<std::uint32_t>(n) : 0;
+  }
+  const std::uint32_t serial_ = next_serial();
   Interner<ModelState> states_;
   Interner<ConstraintStore> stores_;
   Interner<Sym> patterns_;
@@ -601,7 +623,16 @@ bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& res
   auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
   const std::size_t k = h.net.answers_on(conn);
   if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
-  Guard g = guard(response, *(*ctx.ahead)[first[k]].body, &h.store, false);
+  const Json& seen = *(*ctx.ahead)[first[k]].body;
+  switch (match_ground(response, seen)) {  // (most responses are constants)
+    case GroundMatch::No:
+      return false;
+    case GroundMatch::Yes:
+      return true;
+    case GroundMatch::Unknown:
+      break;
+  }
+  Guard g = guard(response, seen, &h.store, false);
   if (!g.ok()) return false;
   if (g.constraint.is_true() && g.bindings.empty()) return true;
   ConstraintStore probe = h.store;
@@ -636,8 +667,12 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
                      !cur.net.front_response(ev.conn)) {
             // This response is the one observed: the same test as
             // deliver_in_place, now instead of after queueing.
-            Guard g = guard(ev.sym, *ctx.observed, &cur.store, false);
-            if (!g.ok() || admit(g, cur.store, *solver_) == Sat::No) break;  // dies
+            const GroundMatch m = match_ground(ev.sym, *ctx.observed);
+            if (m == GroundMatch::No) break;  // dies
+            if (m == GroundMatch::Unknown) {
+              Guard g = guard(ev.sym, *ctx.observed, &cur.store, false);
+              if (!g.ok() || admit(g, cur.store, *solver_) == Sat::No) break;  // dies
+            }
             delivered = true;
           } else {
             if (ctx.ahead && !foreseen(cur, ev.conn, ev.sym, ctx)) break;  // dies
@@ -790,6 +825,14 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
                                                               const Json& v, Ctx& ctx) {
   const Sym* p = h.net.front_response(c);
   if (!p) return Delivery::NothingInFlight;
+  if (!ctx.wants_reason()) {  // (constants decide most matches)
+    const GroundMatch m = match_ground(*p, v);
+    if (m == GroundMatch::No) return Delivery::Mismatch;
+    if (m == GroundMatch::Yes) {
+      h.net.pop_response(c);
+      return Delivery::Matched;
+    }
+  }
   Guard g = guard(*p, v, &h.store, ctx.wants_reason());
   // (Read before the response leaves the network.)
   const Clause clause = ctx.wants_reason() ? h.net.front_clause(c) : nullptr;
@@ -1391,7 +1434,14 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       if (!at) return;
       auto first = std::lower_bound(at->begin(), at->end(), i);
       for (std::size_t k = 0; k < rs.size() && first + k < at->end(); ++k) {
-        Guard g = guard(rs[k].pattern, *trace[first[k]].body, &h.store, false);
+        const Json& seen = *trace[first[k]].body;
+        const GroundMatch m = match_ground(rs[k].pattern, seen);
+        if (m == GroundMatch::Yes) continue;
+        if (m == GroundMatch::No) {
+          dead = true;
+          return;
+        }
+        Guard g = guard(rs[k].pattern, seen, &h.store, false);
         if (!g.ok()) {
           dead = true;
           return;

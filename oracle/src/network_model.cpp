@@ -37,7 +37,9 @@ Network::Channel& Network::edit(ConnId c) {
     it = cs.insert(it, Entry{c, std::make_shared<Channel>()});
   else if (it->second.use_count() > 1)
     it->second = std::make_shared<Channel>(*it->second);
-  return const_cast<Channel&>(*it->second);
+  Channel& ch = const_cast<Channel&>(*it->second);
+  ch.tag.store(0, std::memory_order_relaxed);  // (its contents are about to change)
+  return ch;
 }
 
 void Network::prune(ConnId c) {

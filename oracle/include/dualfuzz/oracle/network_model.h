@@ -8,7 +8,9 @@
 //   n.push_response(1, pattern, clause);   // server -> tester, in flight
 #pragma once
 
+#include <atomic>
 #include <boost/container/small_vector.hpp>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <set>
@@ -92,6 +94,15 @@ class Network {
   void for_each_channel(F&& f) const {
     for (const auto& [c, ch] : chans()) f(c, ch->to_server, ch->to_client);
   }
+  // The same, with each channel's tag: a word a caller may keep with a
+  // channel's contents (e.g. the id a memo gave them), so that a channel met
+  // again, shared by another network, is not read again. A channel's tag is
+  // 0 when it is made and whenever its contents change; channels are shared
+  // between copies of a network, so a tag outlives the network it was set in.
+  template <typename F>
+  void for_each_channel_tagged(F&& f) const {
+    for (const auto& [c, ch] : chans()) f(c, ch->to_server, ch->to_client, ch->tag);
+  }
 
   // Whether this network is `before` after the server absorbed c's front
   // request and answered only on c (zero or more responses appended there):
@@ -103,8 +114,15 @@ class Network {
 
  private:
   struct Channel {
+    Channel() = default;
+    // (A copy is new contents to its tag.)
+    Channel(const Channel& o) : to_server(o.to_server), to_client(o.to_client) {}
+    Channel& operator=(const Channel&) = delete;
     RequestQueue to_server;  // FIFO, front first
     ResponseQueue to_client;
+    // for_each_channel_tagged's word (relaxed: channels may be shared by
+    // searches on other threads, each tag is one word set whole).
+    mutable std::atomic<std::uint64_t> tag{0};
   };
   using Entry = std::pair<ConnId, std::shared_ptr<const Channel>>;
   const Channel* find(ConnId c) const;

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "dualfuzz/oracle/symbolic.h"
@@ -53,7 +54,12 @@ struct Request {
   // The decoded view as the model's type, or null (no decoder, other type).
   template <typename T>
   const T* decoded_as() const {
-    return dynamic_cast<const T*>(decoded.get());
+    const DecodedRequest* d = decoded.get();
+    if (!d) return nullptr;
+    // (The exact type is the common case: a type comparison, not a search
+    // of the class hierarchy; the model reads it at every step.)
+    if (typeid(*d) == typeid(T)) return static_cast<const T*>(d);
+    return dynamic_cast<const T*>(d);
   }
 };
 
@@ -76,8 +82,11 @@ class ModelState {
   }
   template <typename S>
   const S* get() const {
-    auto* m = dynamic_cast<const Model<S>*>(impl_.get());
-    return m ? &m->state : nullptr;
+    // (Model<S> is final: its type is the whole test. A model reads its
+    // state at every step.)
+    const Concept& c = *impl_;
+    return typeid(c) == typeid(Model<S>) ? &static_cast<const Model<S>&>(c).state
+                                         : nullptr;
   }
 
  private:
@@ -94,8 +103,8 @@ class ModelState {
     explicit Model(S s) : Concept(std::hash<S>{}(s)), state(std::move(s)) {}
     Json to_json() const override { return Json(state); }
     bool equals(const Concept& o) const override {
-      auto* m = dynamic_cast<const Model<S>*>(&o);
-      return m && m->state == state;
+      return typeid(o) == typeid(Model<S>) &&
+             static_cast<const Model<S>&>(o).state == state;
     }
     S state;
   };
