@@ -347,14 +347,14 @@ class WordMemo {
     // earlier: most of a successor's channels are its parent's) carries its
     // id in its tag.
     const std::uint64_t mine = std::uint64_t{serial_} << 32;
-    h.net.for_each_channel_tagged([&](ConnId c, const Network::RequestQueue& rq,
-                                      const Network::ResponseQueue& rs,
-                                      std::atomic<std::uint64_t>& tag) {
+    h.net.for_each_channel_tagged([&](ConnId c, std::atomic<std::uint64_t>& tag,
+                                      auto&& channel) {
       const std::uint64_t t = tag.load(std::memory_order_relaxed);
       if (serial_ != 0 && (t & ~std::uint64_t{0xffffffff}) == mine) {
         words_.push_back(static_cast<std::uint32_t>(t));
         return;
       }
+      const auto [rq, rs] = channel();
       channel_.clear();
       channel_.push_back(c);
       channel_.push_back(static_cast<std::uint32_t>(rq.size()));
@@ -443,6 +443,9 @@ struct HypothesisSearch::Ctx {
   const std::vector<Observation>* ahead = nullptr;
   const PositionsByConn* ahead_responses = nullptr;
   std::size_t ahead_at = 0;
+  // The hypothesis settle() is given sends first a response expand_via has
+  // already found foreseen (read and cleared by settle).
+  bool first_foreseen = false;
   bool wants_reason() const { return reasons.size() < max_reasons; }
   void reason(Reason r) {
     if (reasons.size() >= max_reasons) return;
@@ -647,6 +650,8 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
   std::size_t steps = 0;
   Hypothesis cur = std::move(h);
   bool delivered = false;
+  const bool first_foreseen = ctx.first_foreseen;
+  ctx.first_foreseen = false;
   for (;;) {
     for (;;) {
       if (++steps > limits_.max_model_steps) {
@@ -675,7 +680,9 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
             }
             delivered = true;
           } else {
-            if (ctx.ahead && !foreseen(cur, ev.conn, ev.sym, ctx)) break;  // dies
+            if (ctx.ahead && !(first_foreseen && steps == 1) &&
+                !foreseen(cur, ev.conn, ev.sym, ctx))
+              break;  // dies
             cur.net.push_response(ev.conn, ev.sym, ev.clause);
           }
           cur.server = cur.server.step(std::monostate{});
@@ -872,24 +879,6 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
     return {};
   }
   const std::set<ConnId>& closed = *ctx.closed;
-  Network::ConnList ready = h.net.ready();
-  bool own_request = false;
-  for (ConnId d : ready) own_request = own_request || d == c;
-  if (!own_request && ctx.wants_reason())
-    ctx.reason(Reason::generic(
-        Reason::Kind::NothingOutstanding, "connection",
-        ready.empty()
-            ? "no request is outstanding on connection " + std::to_string(c) +
-                  ", so no response can arrive there"
-            : "the server answers in order on each connection, and connection " +
-                  std::to_string(c) + " has nothing left to answer"));
-  // Oldest request first: the likeliest order of execution, which is the
-  // order the depth-first check tries first (as Porcupine does).
-  // Requests of closed connections go last: they may wait forever, so
-  // the cheapest explanation leaves them unprocessed.
-  // Online (after going depth-first), c's own request comes first: without
-  // the observations to come, the explanation that absorbs the fewest
-  // requests commits to the least, and dies least often later.
   const bool own_first = dfs_mode_;
   // (The sort keys, read once per connection rather than per comparison.)
   struct Key {
@@ -904,12 +893,32 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
     }
   };
   boost::container::small_vector<Key, 8> keys;
-  keys.reserve(ready.size());
-  for (ConnId d : ready)
-    keys.push_back(Key{own_first && d != c, closed.count(d) > 0,
-                       h.net.requests_on(d)->front().label, d});
+  bool own_request = false;
+  const bool none_closed = closed.empty();
+  h.net.for_each_ready([&](ConnId d, const Request& front) {
+    own_request = own_request || d == c;
+    keys.push_back(Key{own_first && d != c, !none_closed && closed.count(d) > 0,
+                       front.label, d});
+  });
+  if (!own_request && ctx.wants_reason())
+    ctx.reason(Reason::generic(
+        Reason::Kind::NothingOutstanding, "connection",
+        keys.empty()
+            ? "no request is outstanding on connection " + std::to_string(c) +
+                  ", so no response can arrive there"
+            : "the server answers in order on each connection, and connection " +
+                  std::to_string(c) + " has nothing left to answer"));
+  // Oldest request first: the likeliest order of execution, which is the
+  // order the depth-first check tries first (as Porcupine does).
+  // Requests of closed connections go last: they may wait forever, so
+  // the cheapest explanation leaves them unprocessed.
+  // Online (after going depth-first), c's own request comes first: without
+  // the observations to come, the explanation that absorbs the fewest
+  // requests commits to the least, and dies least often later.
   std::sort(keys.begin(), keys.end());
-  for (std::size_t k = 0; k < keys.size(); ++k) ready[k] = keys[k].conn;
+  Network::ConnList ready;
+  ready.reserve(keys.size());
+  for (const Key& k : keys) ready.push_back(k.conn);
   return ready;
 }
 
@@ -928,9 +937,10 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
   // the hypothesis is copied.
   if (ctx.ahead && !ctx.observed && limits_.max_model_steps > 0 && !next.is_ret()) {
     const ServerEvent& ev = next.event();
-    if (ev.kind == EventKind::Send && !ctx.closed->count(ev.conn) &&
-        !foreseen(h, ev.conn, ev.sym, ctx))
-      return;
+    if (ev.kind == EventKind::Send && !ctx.closed->count(ev.conn)) {
+      if (!foreseen(h, ev.conn, ev.sym, ctx)) return;
+      ctx.first_foreseen = true;  // (settle need not test it again)
+    }
   }
   // A request from a closed connection whose processing left no trace
   // is dominated by not processing it (it stays available for later).
@@ -1423,13 +1433,13 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   // Only responses the expansion added need a look: the others were checked
   // when they were sent (a shared channel is the same vector), and their
   // place in the observations has not moved since.
-  std::vector<const Network::ResponseQueue*> checked;
-  auto doomed = [&](const Hypothesis& h, std::size_t i) {
+  // `parent`: the node h was expanded from (its responses were checked,
+  // and the channels h shares with it are unchanged), or null (a starting
+  // point: every response).
+  auto doomed = [&](const Hypothesis& h, std::size_t i, const Network* parent) {
     bool dead = false;
-    h.net.for_each_response([&](ConnId conn, const Network::ResponseQueue& rs) {
+    auto look = [&](ConnId conn, const Network::ResponseQueue& rs) {
       if (dead) return;
-      for (const auto* c : checked)
-        if (c == &rs) return;
       const std::vector<std::size_t>* at = d.responses_on.find(conn);
       if (!at) return;
       auto first = std::lower_bound(at->begin(), at->end(), i);
@@ -1454,7 +1464,11 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
           }
         }
       }
-    });
+    };
+    if (parent)
+      h.net.for_each_response_since(*parent, look);
+    else
+      h.net.for_each_response(look);
     return dead;
   };
   std::vector<Hypothesis>& succ = d.succ;
@@ -1483,12 +1497,9 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       expand_via(node.h, via, succ, ctx);
       ctx.ahead = nullptr;
       d.cut = d.cut || ctx.gave_up;
-      checked.clear();
-      node.h.net.for_each_response(
-          [&](ConnId, const Network::ResponseQueue& rs) { checked.push_back(&rs); });
       std::size_t alive = 0;  // (the doomed ones leave succ, the rest keep order)
       for (std::size_t k = 0; k < succ.size(); ++k)
-        if (!doomed(succ[k], i)) {
+        if (!doomed(succ[k], i, &node.h.net)) {
           if (alive != k) succ[alive] = std::move(succ[k]);
           ++alive;
         }
@@ -1526,8 +1537,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       // Responses a starting point already has in flight were never looked
       // at (an online search that went depth-first starts from
       // explanations that processed requests before their responses came).
-      checked.clear();
-      if (doomed(h, i)) continue;
+      if (doomed(h, i, nullptr)) continue;
     }
     // Run through the deterministic observations.
     bool dead = false;
