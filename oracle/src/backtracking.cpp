@@ -320,10 +320,78 @@ class WordSet {
   std::size_t mask_ = 0, count_ = 0;
 };
 
+// Sets of word sequences, one per position: the depth-first search works
+// near a few positions at a time, so their tables stay in cache (one table
+// for all positions was a cache miss per insertion once it had grown past
+// the caches). The words themselves are stored in chunks that never move.
+class PositionedWords {
+ public:
+  // False if `words` were inserted at position `at` before.
+  bool insert(std::size_t at, const std::vector<std::uint32_t>& words) {
+    if (at >= tables_.size()) tables_.resize(at + 1);
+    Table& t = tables_[at];
+    std::uint64_t hash = words.size();
+    for (std::uint32_t w : words) {
+      hash = (hash ^ w) * 0x9e3779b97f4a7c15ULL;
+      hash ^= hash >> 29;
+    }
+    if ((t.count + 1) * 2 > t.slots.size()) grow(t);
+    const std::size_t mask = t.slots.size() - 1;
+    std::size_t k = hash & mask;
+    for (; t.slots[k].at; k = (k + 1) & mask) {
+      const std::uint32_t* e = t.slots[k].at;
+      if (t.slots[k].hash == hash && e[0] == words.size() &&
+          std::equal(words.begin(), words.end(), e + 1))
+        return false;
+    }
+    t.slots[k] = Slot{hash, store(words)};
+    ++t.count;
+    return true;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    const std::uint32_t* at = nullptr;  // the entry: length, then the words
+  };
+  struct Table {
+    std::vector<Slot> slots;
+    std::size_t count = 0;
+  };
+  static void grow(Table& t) {
+    std::vector<Slot> old = std::move(t.slots);
+    t.slots.assign(old.empty() ? 8 : old.size() * 2, Slot{});
+    const std::size_t mask = t.slots.size() - 1;
+    for (const Slot& o : old) {
+      if (!o.at) continue;
+      std::size_t k = o.hash & mask;
+      while (t.slots[k].at) k = (k + 1) & mask;
+      t.slots[k] = o;
+    }
+  }
+  const std::uint32_t* store(const std::vector<std::uint32_t>& words) {
+    const std::size_t n = words.size() + 1;
+    if (chunks_.empty() || used_ + n > chunk_size_) {
+      chunk_size_ = std::max(kChunk, n);
+      chunks_.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(chunk_size_));
+      used_ = 0;
+    }
+    std::uint32_t* e = chunks_.back().get() + used_;
+    e[0] = static_cast<std::uint32_t>(words.size());
+    std::copy(words.begin(), words.end(), e + 1);
+    used_ += n;
+    return e;
+  }
+  static constexpr std::size_t kChunk = 16 * 1024;  // words
+  std::vector<Table> tables_;
+  std::vector<std::unique_ptr<std::uint32_t[]>> chunks_;
+  std::size_t used_ = 0, chunk_size_ = 0;  // (of the last chunk)
+};
+
 // The depth-first check's memo of (position, hypothesis) at positions where
 // no connection is closed (there it is a plain set, no subsumption). An
-// entry is the hypothesis's identity as words: the position, its model
-// state, variables and constraint store (interned ids), and an id per
+// entry is the hypothesis's identity as words, in its position's table:
+// its model state, variables and constraint store (interned ids), and an id per
 // channel, for the connection, the labels of its requests and the ids of
 // its response patterns (channels recur in many configurations: one copy
 // each). Two entries are equal exactly when the hypotheses are (operator==
@@ -336,8 +404,6 @@ class WordMemo {
   // False if (i, h) was inserted before.
   bool insert(std::size_t i, const Hypothesis& h) {
     words_.clear();
-    words_.push_back(static_cast<std::uint32_t>(i));
-    words_.push_back(static_cast<std::uint32_t>(i >> 32));
     const bool ret = h.server.is_ret();
     const ModelState* st = ret ? nullptr : &h.server.event().state;
     words_.push_back(ret ? 0 : 1 + states_.id(*st, st->hash()));
@@ -365,7 +431,7 @@ class WordMemo {
       if (serial_ != 0) tag.store(mine | id, std::memory_order_relaxed);
       words_.push_back(id);
     });
-    return entries_.insert(words_).second;
+    return entries_.insert(i, words_);
   }
 
  private:
@@ -382,7 +448,7 @@ class WordMemo {
   Interner<ConstraintStore> stores_;
   Interner<Sym> patterns_;
   WordSet channels_;  // connection, requests in flight, their labels, responses
-  WordSet entries_;
+  PositionedWords entries_;  // (position: the table; the rest: the words)
   std::vector<std::uint32_t> words_, channel_;  // (the hypothesis being inserted)
 };
 
