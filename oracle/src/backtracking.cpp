@@ -1,6 +1,7 @@
 #include "dualfuzz/oracle/backtracking.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -319,10 +320,78 @@ class WordSet {
   std::size_t mask_ = 0, count_ = 0;
 };
 
+// Sets of word sequences, one per position: the depth-first search works
+// near a few positions at a time, so their tables stay in cache (one table
+// for all positions was a cache miss per insertion once it had grown past
+// the caches). The words themselves are stored in chunks that never move.
+class PositionedWords {
+ public:
+  // False if `words` were inserted at position `at` before.
+  bool insert(std::size_t at, const std::vector<std::uint32_t>& words) {
+    if (at >= tables_.size()) tables_.resize(at + 1);
+    Table& t = tables_[at];
+    std::uint64_t hash = words.size();
+    for (std::uint32_t w : words) {
+      hash = (hash ^ w) * 0x9e3779b97f4a7c15ULL;
+      hash ^= hash >> 29;
+    }
+    if ((t.count + 1) * 2 > t.slots.size()) grow(t);
+    const std::size_t mask = t.slots.size() - 1;
+    std::size_t k = hash & mask;
+    for (; t.slots[k].at; k = (k + 1) & mask) {
+      const std::uint32_t* e = t.slots[k].at;
+      if (t.slots[k].hash == hash && e[0] == words.size() &&
+          std::equal(words.begin(), words.end(), e + 1))
+        return false;
+    }
+    t.slots[k] = Slot{hash, store(words)};
+    ++t.count;
+    return true;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    const std::uint32_t* at = nullptr;  // the entry: length, then the words
+  };
+  struct Table {
+    std::vector<Slot> slots;
+    std::size_t count = 0;
+  };
+  static void grow(Table& t) {
+    std::vector<Slot> old = std::move(t.slots);
+    t.slots.assign(old.empty() ? 8 : old.size() * 2, Slot{});
+    const std::size_t mask = t.slots.size() - 1;
+    for (const Slot& o : old) {
+      if (!o.at) continue;
+      std::size_t k = o.hash & mask;
+      while (t.slots[k].at) k = (k + 1) & mask;
+      t.slots[k] = o;
+    }
+  }
+  const std::uint32_t* store(const std::vector<std::uint32_t>& words) {
+    const std::size_t n = words.size() + 1;
+    if (chunks_.empty() || used_ + n > chunk_size_) {
+      chunk_size_ = std::max(kChunk, n);
+      chunks_.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(chunk_size_));
+      used_ = 0;
+    }
+    std::uint32_t* e = chunks_.back().get() + used_;
+    e[0] = static_cast<std::uint32_t>(words.size());
+    std::copy(words.begin(), words.end(), e + 1);
+    used_ += n;
+    return e;
+  }
+  static constexpr std::size_t kChunk = 16 * 1024;  // words
+  std::vector<Table> tables_;
+  std::vector<std::unique_ptr<std::uint32_t[]>> chunks_;
+  std::size_t used_ = 0, chunk_size_ = 0;  // (of the last chunk)
+};
+
 // The depth-first check's memo of (position, hypothesis) at positions where
 // no connection is closed (there it is a plain set, no subsumption). An
-// entry is the hypothesis's identity as words: the position, its model
-// state, variables and constraint store (interned ids), and an id per
+// entry is the hypothesis's identity as words, in its position's table:
+// its model state, variables and constraint store (interned ids), and an id per
 // channel, for the connection, the labels of its requests and the ids of
 // its response patterns (channels recur in many configurations: one copy
 // each). Two entries are equal exactly when the hypotheses are (operator==
@@ -335,32 +404,51 @@ class WordMemo {
   // False if (i, h) was inserted before.
   bool insert(std::size_t i, const Hypothesis& h) {
     words_.clear();
-    words_.push_back(static_cast<std::uint32_t>(i));
-    words_.push_back(static_cast<std::uint32_t>(i >> 32));
     const bool ret = h.server.is_ret();
     const ModelState* st = ret ? nullptr : &h.server.event().state;
     words_.push_back(ret ? 0 : 1 + states_.id(*st, st->hash()));
     words_.push_back(h.next_var);
     words_.push_back(h.store.empty() ? 0 : 1 + stores_.id(h.store, h.store.hash()));
-    h.net.for_each_channel(
-        [&](ConnId c, const Network::RequestQueue& rq, const Network::ResponseQueue& rs) {
-          channel_.clear();
-          channel_.push_back(c);
-          channel_.push_back(static_cast<std::uint32_t>(rq.size()));
-          for (const Request& r : rq) channel_.push_back(r.label);
-          for (const Network::InFlight& x : rs)
-            channel_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
-          words_.push_back(channels_.insert(channel_).first);
-        });
-    return entries_.insert(words_).second;
+    // A channel this memo has read before (shared with a network inserted
+    // earlier: most of a successor's channels are its parent's) carries its
+    // id in its tag.
+    const std::uint64_t mine = std::uint64_t{serial_} << 32;
+    h.net.for_each_channel_tagged([&](ConnId c, std::atomic<std::uint64_t>& tag,
+                                      auto&& channel) {
+      const std::uint64_t t = tag.load(std::memory_order_relaxed);
+      if (serial_ != 0 && (t & ~std::uint64_t{0xffffffff}) == mine) {
+        words_.push_back(static_cast<std::uint32_t>(t));
+        return;
+      }
+      const auto [rq, rs] = channel();
+      channel_.clear();
+      channel_.push_back(c);
+      channel_.push_back(static_cast<std::uint32_t>(rq.size()));
+      for (const Request& r : rq) channel_.push_back(r.label);
+      for (const Network::InFlight& x : rs)
+        channel_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
+      const std::uint32_t id = channels_.insert(channel_).first;
+      if (serial_ != 0) tag.store(mine | id, std::memory_order_relaxed);
+      words_.push_back(id);
+    });
+    return entries_.insert(i, words_);
   }
 
  private:
+  // This memo's tag prefix, distinct from every other memo's; 0 (tags
+  // unused) once a process has made 2^32 - 1 memos, so that no memo ever
+  // reads a tag another one set.
+  static std::uint32_t next_serial() {
+    static std::atomic<std::uint64_t> made{0};
+    const std::uint64_t n = made.fetch_add(1, std::memory_order_relaxed) + 1;
+    return n <= 0xffffffffULL ? static_cast<std::uint32_t>(n) : 0;
+  }
+  const std::uint32_t serial_ = next_serial();
   Interner<ModelState> states_;
   Interner<ConstraintStore> stores_;
   Interner<Sym> patterns_;
   WordSet channels_;  // connection, requests in flight, their labels, responses
-  WordSet entries_;
+  PositionedWords entries_;  // (position: the table; the rest: the words)
   std::vector<std::uint32_t> words_, channel_;  // (the hypothesis being inserted)
 };
 
@@ -421,6 +509,9 @@ struct HypothesisSearch::Ctx {
   const std::vector<Observation>* ahead = nullptr;
   const PositionsByConn* ahead_responses = nullptr;
   std::size_t ahead_at = 0;
+  // The hypothesis settle() is given sends first a response expand_via has
+  // already found foreseen (read and cleared by settle).
+  bool first_foreseen = false;
   bool wants_reason() const { return reasons.size() < max_reasons; }
   void reason(Reason r) {
     if (reasons.size() >= max_reasons) return;
@@ -601,7 +692,16 @@ bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& res
   auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
   const std::size_t k = h.net.answers_on(conn);
   if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
-  Guard g = guard(response, *(*ctx.ahead)[first[k]].body, &h.store, false);
+  const Json& seen = *(*ctx.ahead)[first[k]].body;
+  switch (match_ground(response, seen)) {  // (most responses are constants)
+    case GroundMatch::No:
+      return false;
+    case GroundMatch::Yes:
+      return true;
+    case GroundMatch::Unknown:
+      break;
+  }
+  Guard g = guard(response, seen, &h.store, false);
   if (!g.ok()) return false;
   if (g.constraint.is_true() && g.bindings.empty()) return true;
   ConstraintStore probe = h.store;
@@ -616,6 +716,8 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
   std::size_t steps = 0;
   Hypothesis cur = std::move(h);
   bool delivered = false;
+  const bool first_foreseen = ctx.first_foreseen;
+  ctx.first_foreseen = false;
   for (;;) {
     for (;;) {
       if (++steps > limits_.max_model_steps) {
@@ -636,11 +738,17 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
                      !cur.net.front_response(ev.conn)) {
             // This response is the one observed: the same test as
             // deliver_in_place, now instead of after queueing.
-            Guard g = guard(ev.sym, *ctx.observed, &cur.store, false);
-            if (!g.ok() || admit(g, cur.store, *solver_) == Sat::No) break;  // dies
+            const GroundMatch m = match_ground(ev.sym, *ctx.observed);
+            if (m == GroundMatch::No) break;  // dies
+            if (m == GroundMatch::Unknown) {
+              Guard g = guard(ev.sym, *ctx.observed, &cur.store, false);
+              if (!g.ok() || admit(g, cur.store, *solver_) == Sat::No) break;  // dies
+            }
             delivered = true;
           } else {
-            if (ctx.ahead && !foreseen(cur, ev.conn, ev.sym, ctx)) break;  // dies
+            if (ctx.ahead && !(first_foreseen && steps == 1) &&
+                !foreseen(cur, ev.conn, ev.sym, ctx))
+              break;  // dies
             cur.net.push_response(ev.conn, ev.sym, ev.clause);
           }
           cur.server = cur.server.step(std::monostate{});
@@ -790,6 +898,14 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
                                                               const Json& v, Ctx& ctx) {
   const Sym* p = h.net.front_response(c);
   if (!p) return Delivery::NothingInFlight;
+  if (!ctx.wants_reason()) {  // (constants decide most matches)
+    const GroundMatch m = match_ground(*p, v);
+    if (m == GroundMatch::No) return Delivery::Mismatch;
+    if (m == GroundMatch::Yes) {
+      h.net.pop_response(c);
+      return Delivery::Matched;
+    }
+  }
   Guard g = guard(*p, v, &h.store, ctx.wants_reason());
   // (Read before the response leaves the network.)
   const Clause clause = ctx.wants_reason() ? h.net.front_clause(c) : nullptr;
@@ -829,24 +945,6 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
     return {};
   }
   const std::set<ConnId>& closed = *ctx.closed;
-  Network::ConnList ready = h.net.ready();
-  bool own_request = false;
-  for (ConnId d : ready) own_request = own_request || d == c;
-  if (!own_request && ctx.wants_reason())
-    ctx.reason(Reason::generic(
-        Reason::Kind::NothingOutstanding, "connection",
-        ready.empty()
-            ? "no request is outstanding on connection " + std::to_string(c) +
-                  ", so no response can arrive there"
-            : "the server answers in order on each connection, and connection " +
-                  std::to_string(c) + " has nothing left to answer"));
-  // Oldest request first: the likeliest order of execution, which is the
-  // order the depth-first check tries first (as Porcupine does).
-  // Requests of closed connections go last: they may wait forever, so
-  // the cheapest explanation leaves them unprocessed.
-  // Online (after going depth-first), c's own request comes first: without
-  // the observations to come, the explanation that absorbs the fewest
-  // requests commits to the least, and dies least often later.
   const bool own_first = dfs_mode_;
   // (The sort keys, read once per connection rather than per comparison.)
   struct Key {
@@ -861,12 +959,32 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
     }
   };
   boost::container::small_vector<Key, 8> keys;
-  keys.reserve(ready.size());
-  for (ConnId d : ready)
-    keys.push_back(Key{own_first && d != c, closed.count(d) > 0,
-                       h.net.requests_on(d)->front().label, d});
+  bool own_request = false;
+  const bool none_closed = closed.empty();
+  h.net.for_each_ready([&](ConnId d, const Request& front) {
+    own_request = own_request || d == c;
+    keys.push_back(Key{own_first && d != c, !none_closed && closed.count(d) > 0,
+                       front.label, d});
+  });
+  if (!own_request && ctx.wants_reason())
+    ctx.reason(Reason::generic(
+        Reason::Kind::NothingOutstanding, "connection",
+        keys.empty()
+            ? "no request is outstanding on connection " + std::to_string(c) +
+                  ", so no response can arrive there"
+            : "the server answers in order on each connection, and connection " +
+                  std::to_string(c) + " has nothing left to answer"));
+  // Oldest request first: the likeliest order of execution, which is the
+  // order the depth-first check tries first (as Porcupine does).
+  // Requests of closed connections go last: they may wait forever, so
+  // the cheapest explanation leaves them unprocessed.
+  // Online (after going depth-first), c's own request comes first: without
+  // the observations to come, the explanation that absorbs the fewest
+  // requests commits to the least, and dies least often later.
   std::sort(keys.begin(), keys.end());
-  for (std::size_t k = 0; k < keys.size(); ++k) ready[k] = keys[k].conn;
+  Network::ConnList ready;
+  ready.reserve(keys.size());
+  for (const Key& k : keys) ready.push_back(k.conn);
   return ready;
 }
 
@@ -885,9 +1003,10 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
   // the hypothesis is copied.
   if (ctx.ahead && !ctx.observed && limits_.max_model_steps > 0 && !next.is_ret()) {
     const ServerEvent& ev = next.event();
-    if (ev.kind == EventKind::Send && !ctx.closed->count(ev.conn) &&
-        !foreseen(h, ev.conn, ev.sym, ctx))
-      return;
+    if (ev.kind == EventKind::Send && !ctx.closed->count(ev.conn)) {
+      if (!foreseen(h, ev.conn, ev.sym, ctx)) return;
+      ctx.first_foreseen = true;  // (settle need not test it again)
+    }
   }
   // A request from a closed connection whose processing left no trace
   // is dominated by not processing it (it stays available for later).
@@ -1403,18 +1522,25 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   // Only responses the expansion added need a look: the others were checked
   // when they were sent (a shared channel is the same vector), and their
   // place in the observations has not moved since.
-  std::vector<const Network::ResponseQueue*> checked;
-  auto doomed = [&](const Hypothesis& h, std::size_t i) {
+  // `parent`: the node h was expanded from (its responses were checked,
+  // and the channels h shares with it are unchanged), or null (a starting
+  // point: every response).
+  auto doomed = [&](const Hypothesis& h, std::size_t i, const Network* parent) {
     bool dead = false;
-    h.net.for_each_response([&](ConnId conn, const Network::ResponseQueue& rs) {
+    auto look = [&](ConnId conn, const Network::ResponseQueue& rs) {
       if (dead) return;
-      for (const auto* c : checked)
-        if (c == &rs) return;
       const std::vector<std::size_t>* at = d.responses_on.find(conn);
       if (!at) return;
       auto first = std::lower_bound(at->begin(), at->end(), i);
       for (std::size_t k = 0; k < rs.size() && first + k < at->end(); ++k) {
-        Guard g = guard(rs[k].pattern, *trace[first[k]].body, &h.store, false);
+        const Json& seen = *trace[first[k]].body;
+        const GroundMatch m = match_ground(rs[k].pattern, seen);
+        if (m == GroundMatch::Yes) continue;
+        if (m == GroundMatch::No) {
+          dead = true;
+          return;
+        }
+        Guard g = guard(rs[k].pattern, seen, &h.store, false);
         if (!g.ok()) {
           dead = true;
           return;
@@ -1427,7 +1553,11 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
           }
         }
       }
-    });
+    };
+    if (parent)
+      h.net.for_each_response_since(*parent, look);
+    else
+      h.net.for_each_response(look);
     return dead;
   };
   std::vector<Hypothesis>& succ = d.succ;
@@ -1456,12 +1586,9 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       expand_via(node.h, via, succ, ctx);
       ctx.ahead = nullptr;
       d.cut = d.cut || ctx.gave_up;
-      checked.clear();
-      node.h.net.for_each_response(
-          [&](ConnId, const Network::ResponseQueue& rs) { checked.push_back(&rs); });
       std::size_t alive = 0;  // (the doomed ones leave succ, the rest keep order)
       for (std::size_t k = 0; k < succ.size(); ++k)
-        if (!doomed(succ[k], i)) {
+        if (!doomed(succ[k], i, &node.h.net)) {
           if (alive != k) succ[alive] = std::move(succ[k]);
           ++alive;
         }
@@ -1499,8 +1626,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       // Responses a starting point already has in flight were never looked
       // at (an online search that went depth-first starts from
       // explanations that processed requests before their responses came).
-      checked.clear();
-      if (doomed(h, i)) continue;
+      if (doomed(h, i, nullptr)) continue;
     }
     // Run through the deterministic observations.
     bool dead = false;

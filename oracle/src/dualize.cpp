@@ -152,7 +152,87 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Reason*
   }
 }
 
+// An object's member named `k` (null when missing). The objects responses
+// are matched against have a handful of members: a scan of them, comparing
+// lengths first, costs less than the tree's search by ordering.
+const Json* member(const Json& v, const std::string& k) {
+  const Json::object_t& obj = v.get_ref<const Json::object_t&>();
+  if (obj.size() > 8) {
+    auto it = obj.find(k);
+    return it == obj.end() ? nullptr : &it->second;
+  }
+  for (const auto& [name, value] : obj)
+    if (name.size() == k.size() && name == k) return &value;
+  return nullptr;
+}
+
 }  // namespace
+
+GroundMatch match_ground(const Sym& p, const Json& v) {
+  switch (p.op()) {
+    case Op::Const: {
+      // (Strings, the common case, compared as strings: Json's equality
+      // dispatches on both types first.)
+      const Json& c = p.value();
+      if (c.is_string() && v.is_string())
+        return c.get_ref<const std::string&>() == v.get_ref<const std::string&>()
+                   ? GroundMatch::Yes
+                   : GroundMatch::No;
+      return c == v ? GroundMatch::Yes : GroundMatch::No;
+    }
+    case Op::Absent:
+      return GroundMatch::No;
+    case Op::Object: {
+      if (!v.is_object()) return GroundMatch::No;
+      bool unknown = false;
+      const std::vector<std::string>& names = p.field_names();
+      for (std::size_t i = 0; i < p.args().size(); ++i) {
+        const Sym& sub = p.args()[i];
+        const Json* field = member(v, names[i]);
+        if (!field) {  // (as match(): Absent, or an Alt with an Absent, may be missing)
+          if (sub.op() == Op::Absent) continue;
+          if (sub.op() == Op::Alt) {
+            bool optional = false;
+            for (const Sym& a : sub.args()) optional = optional || a.op() == Op::Absent;
+            if (optional) continue;
+          }
+          return GroundMatch::No;
+        }
+        switch (match_ground(sub, *field)) {
+          case GroundMatch::No:
+            return GroundMatch::No;
+          case GroundMatch::Unknown:
+            unknown = true;
+            break;
+          case GroundMatch::Yes:
+            break;
+        }
+      }
+      return unknown ? GroundMatch::Unknown : GroundMatch::Yes;
+    }
+    case Op::Alt: {
+      bool unknown = false;
+      for (const Sym& a : p.args()) {
+        GroundMatch m = match_ground(a, v);
+        if (m == GroundMatch::Yes) return GroundMatch::Yes;
+        unknown = unknown || m == GroundMatch::Unknown;
+      }
+      return unknown ? GroundMatch::Unknown : GroundMatch::No;
+    }
+    case Op::Array: {
+      if (!v.is_array() || v.size() != p.args().size()) return GroundMatch::No;
+      bool unknown = false;
+      for (std::size_t i = 0; i < p.args().size(); ++i) {
+        GroundMatch m = match_ground(p.args()[i], v[i]);
+        if (m == GroundMatch::No) return GroundMatch::No;
+        unknown = unknown || m == GroundMatch::Unknown;
+      }
+      return unknown ? GroundMatch::Unknown : GroundMatch::Yes;
+    }
+    default:
+      return GroundMatch::Unknown;  // (a variable, or an expression to fold)
+  }
+}
 
 Guard guard(const Sym& pattern, const Json& observed, bool explain) {
   return guard(pattern, observed, nullptr, explain);

@@ -37,6 +37,7 @@ Network::Channel& Network::edit(ConnId c) {
     it = cs.insert(it, Entry{c, std::make_shared<Channel>()});
   else if (it->second.use_count() > 1)
     it->second = std::make_shared<Channel>(*it->second);
+  it->tag.store(0, std::memory_order_relaxed);  // (the channel is about to change)
   return const_cast<Channel&>(*it->second);
 }
 
@@ -110,8 +111,8 @@ void Network::drop_responses(ConnId c) {
 
 Network::ConnList Network::ready() const {
   ConnList out;
-  for (const auto& [c, ch] : chans())
-    if (!ch->to_server.empty()) out.push_back(c);
+  for (const Entry& e : chans())
+    if (!e.second->to_server.empty()) out.push_back(e.first);
   return out;
 }
 
@@ -132,8 +133,8 @@ const Network::RequestQueue* Network::requests_on(ConnId c) const {
 
 std::vector<std::pair<ConnId, const Network::ResponseQueue*>> Network::responses() const {
   std::vector<std::pair<ConnId, const ResponseQueue*>> out;
-  for (const auto& [c, ch] : chans())
-    if (!ch->to_client.empty()) out.emplace_back(c, &ch->to_client);
+  for (const Entry& e : chans())
+    if (!e.second->to_client.empty()) out.emplace_back(e.first, &e.second->to_client);
   return out;
 }
 
@@ -174,7 +175,9 @@ std::size_t Network::in_flight_requests() const {
 
 std::size_t Network::hash() const {
   std::size_t h = chans().size();
-  for (const auto& [c, ch] : chans()) {
+  for (const Entry& e : chans()) {
+    const ConnId c = e.first;
+    const Channel* ch = e.second.get();
     h = mix(h, c);
     for (const Request& r : ch->to_server) h = mix(h, r.label);
     h = mix(h, 0xfeed);
@@ -227,8 +230,8 @@ bool operator==(const Network& a, const Network& b) {
   const Network::Chans &ac = a.chans(), &bc = b.chans();
   if (ac.size() != bc.size()) return false;
   for (std::size_t i = 0; i < ac.size(); ++i) {
-    const auto& [ca, x] = ac[i];
-    const auto& [cb, y] = bc[i];
+    const ConnId ca = ac[i].first, cb = bc[i].first;
+    const std::shared_ptr<const Network::Channel>&x = ac[i].second, &y = bc[i].second;
     if (ca != cb) return false;
     if (x == y) continue;
     if (x->to_server.size() != y->to_server.size() || !(x->to_client == y->to_client))

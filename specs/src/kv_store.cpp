@@ -49,29 +49,55 @@ KvOp decode(const Json& r) {
 // The store: key -> value, sorted by key; absent keys read as "". A flat
 // vector rather than a JSON object: a step that writes copies it, and one
 // partition holds one key. Values are kept as constants (Sym::lit, hashed
-// once, when written): the search absorbs every read in many states, and a
-// read then answers with the value as it is, without copying or hashing
-// it again.
+// once, when written), each with the response a read of it gets, built
+// once when the value is written: the search absorbs every read in many
+// states (reads are most of a history's steps), and a read then answers
+// with that response as it is, without building, copying or hashing it.
+Sym read_response(const Sym& value) {
+  static const Sym::Fields kShape = Sym::fields({"type", "value"});
+  static const Sym kOk = Sym::lit("ok");
+  return Sym::object(kShape, {kOk, value});
+}
+struct KvEntry {
+  std::string key;
+  Sym value;
+  Sym read;  // read_response(value): not part of the state's identity
+  friend bool operator==(const KvEntry& a, const KvEntry& b) {
+    return a.key == b.key && a.value == b.value;
+  }
+};
 struct KvState {
   // (Inline room for one key: a partition's store holds one, and its copy
   // is then part of the state's own allocation.)
-  boost::container::small_vector<std::pair<std::string, Sym>, 1> entries;
+  boost::container::small_vector<KvEntry, 1> entries;
+  const KvEntry* find(const std::string& key) const {
+    auto it = std::lower_bound(entries.begin(), entries.end(), key,
+                               [](const KvEntry& e, const std::string& k) { return e.key < k; });
+    return it != entries.end() && it->key == key ? &*it : nullptr;
+  }
   const Sym& get(const std::string& key) const {
     static const Sym empty = Sym::lit("");
-    auto it =
-        std::lower_bound(entries.begin(), entries.end(), key,
-                         [](const auto& e, const std::string& k) { return e.first < k; });
-    return it != entries.end() && it->first == key ? it->second : empty;
+    const KvEntry* e = find(key);
+    return e ? e->value : empty;
+  }
+  // The response to a read of `key`.
+  const Sym& read(const std::string& key) const {
+    static const Sym empty = read_response(Sym::lit(""));
+    const KvEntry* e = find(key);
+    return e ? e->read : empty;
   }
   KvState with(const std::string& key, std::string value) const {
     KvState next = *this;
-    auto it =
-        std::lower_bound(next.entries.begin(), next.entries.end(), key,
-                         [](const auto& e, const std::string& k) { return e.first < k; });
-    if (it != next.entries.end() && it->first == key)
-      it->second = Sym::lit(std::move(value));
-    else
-      next.entries.insert(it, {key, Sym::lit(std::move(value))});
+    auto it = std::lower_bound(next.entries.begin(), next.entries.end(), key,
+                               [](const KvEntry& e, const std::string& k) { return e.key < k; });
+    Sym v = Sym::lit(std::move(value));
+    Sym r = read_response(v);
+    if (it != next.entries.end() && it->key == key) {
+      it->value = std::move(v);
+      it->read = std::move(r);
+    } else {
+      next.entries.insert(it, KvEntry{key, std::move(v), std::move(r)});
+    }
     return next;
   }
   friend bool operator==(const KvState&, const KvState&) = default;
@@ -82,7 +108,7 @@ const std::string& text(const Sym& value) {
 // (Explanations and state-based heuristics read it as the JSON object.)
 void to_json(Json& j, const KvState& s) {
   j = Json::object();
-  for (const auto& [k, v] : s.entries) j[k] = text(v);
+  for (const KvEntry& e : s.entries) j[e.key] = text(e.value);
 }
 }  // namespace
 }  // namespace dualfuzz::specs
@@ -91,8 +117,8 @@ template <>
 struct std::hash<dualfuzz::specs::KvState> {
   std::size_t operator()(const dualfuzz::specs::KvState& s) const {
     std::size_t h = s.entries.size();
-    for (const auto& [k, v] : s.entries)
-      h = (h * 31 + std::hash<std::string>{}(k)) * 31 + v.hash();
+    for (const auto& e : s.entries)
+      h = (h * 31 + std::hash<std::string>{}(e.key)) * 31 + e.value.hash();
     return h;
   }
 };
@@ -112,12 +138,8 @@ Tree serve(const ModelState& state) {
       op = &own;
     }
     if (!op->has_key || op->f == KvOp::F::Other) return send(q.conn, jepsen_fail(), self);
+    if (op->f == KvOp::F::Get) return send(q.conn, st.read(op->key), self);
     const Sym& cur = st.get(op->key);
-    if (op->f == KvOp::F::Get) {
-      static const Sym::Fields kShape = Sym::fields({"type", "value"});
-      static const Sym kOk = Sym::lit("ok");
-      return send(q.conn, Sym::object(kShape, {kOk, cur}), self);
-    }
     std::string next = op->f == KvOp::F::Put ? op->value : text(cur) + op->value;
     return send(q.conn, jepsen_ok(),
                 serve(ModelState(st.with(op->key, std::move(next)))));

@@ -78,10 +78,12 @@ TEST(HypothesisSearch, GoesDepthFirstWithTheSameVerdicts) {
   EXPECT_EQ(run(racing_puts("zzz"), 1).first, StepOutcome::Status::Dead);
 }
 
-// The whole-trace (depth-first) check's outcome over `steps`.
-StepOutcome::Status whole_trace(const std::vector<Step>& steps) {
+// The whole-trace (depth-first) check's outcome over `steps`, for the
+// server `initial` (getput's by default).
+StepOutcome::Status whole_trace(const std::vector<Step>& steps,
+                                const Tree& initial = specs::getput_model().initial()) {
   Solver solver;
-  HypothesisSearch s(specs::getput_model().initial(), solver);
+  HypothesisSearch s(initial, solver);
   std::vector<Observation> trace;
   Label label = 1;
   for (const Step& st : steps) {
@@ -374,6 +376,39 @@ TEST(HypothesisSearch, TheDepthFirstMemoTellsNetworksApart) {
   std::vector<Step> u = t;
   u.back().body = "zzz";
   EXPECT_EQ(whole_trace(u), StepOutcome::Status::Dead);
+}
+
+// The same memo and the response patterns in flight: a server that picks a
+// secret when it starts (a hidden variable), answers "peek" with the secret
+// or with "any", and "get" with the secret once peeked ("none" before).
+// Absorbing 1's peek first (the oldest request) forks: the secret in flight
+// on 1 (tried first) or "any"; both pass the lookahead (the secret may be
+// "any" as far as is known then) and meet at 2's answer with the same state,
+// variables, store and requests, their only difference the pattern in flight
+// on 1. The first dies once 2's answer binds the secret to "s1"; a memo that
+// left the patterns out would take the second for it, and the get absorbed
+// first answers "none": "any" would be rejected.
+Tree secret_keeper(const Sym& secret, bool peeked) {
+  return recv(ModelState(Json{secret.var_id(), peeked}),
+              [secret, peeked](const Request& q) -> Tree {
+                if (q.json() == "peek")
+                  return choose(send(q.conn, secret, secret_keeper(secret, true)),
+                                send(q.conn, Sym::lit("any"), secret_keeper(secret, true)));
+                return send(q.conn, peeked ? secret : Sym::lit("none"),
+                            secret_keeper(secret, peeked));
+              });
+}
+
+TEST(HypothesisSearch, TheDepthFirstMemoTellsResponsePatternsApart) {
+  const Tree start =
+      fresh(Sort::Str, "secret", [](const Sym& s) { return secret_keeper(s, false); });
+  auto peek_then_get = [](Json peeked) {
+    return std::vector<Step>{{true, 1, "peek"}, {true, 2, "get"}, {false, 2, "s1"},
+                             {false, 1, std::move(peeked)}};
+  };
+  EXPECT_EQ(whole_trace(peek_then_get("any"), start), StepOutcome::Status::Alive);
+  EXPECT_EQ(whole_trace(peek_then_get("s1"), start), StepOutcome::Status::Alive);
+  EXPECT_EQ(whole_trace(peek_then_get("s2"), start), StepOutcome::Status::Dead);
 }
 
 }  // namespace

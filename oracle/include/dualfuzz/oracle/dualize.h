@@ -9,6 +9,7 @@
 //   // g.ok(), g.constraint == eq(v, "v7")
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -47,6 +48,13 @@ Guard guard(const Sym& pattern, const Json& observed, bool explain = true);
 // and without `explain`, variable = value equations go to `bindings`.
 Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* store,
             bool explain);
+// A match decided without building a guard, when constants decide it (the
+// search tests every response a hypothesis sends against the trace): Yes
+// only when guard(pattern, observed), with any store, is ok with the
+// constraint true and no bindings; No only when it fails; Unknown when a
+// variable or an expression takes part (then call guard()).
+enum class GroundMatch : std::uint8_t { No, Yes, Unknown };
+GroundMatch match_ground(const Sym& pattern, const Json& observed);
 // What a matching guard requires (its bindings and its constraint), added
 // to `store`: No when the store becomes unsatisfiable.
 Sat admit(const Guard& g, ConstraintStore& store, Solver& solver);

@@ -61,19 +61,21 @@ class Tree {
   }
 
   bool is_ret() const { return node_->is_ret; }
-  const Sym& ret_value() const { return node_->value; }
+  const Sym& ret_value() const { return node_->event.sym; }  // (Ret: its value)
   const ServerEvent& event() const { return node_->event; }
   Tree step(const Answer& a) const { return node_->step(a, *this); }
 
  private:
   struct Node {
-    explicit Node(Sym v) : is_ret(true), value(std::move(v)) {}
+    explicit Node(Sym v)
+        : is_ret(true), event{EventKind::Or, {}, 0, std::move(v), Sort::Json, {}, nullptr} {}
     explicit Node(ServerEvent e) : is_ret(false), event(std::move(e)) {}
     virtual ~Node() = default;
     // `self`: the tree this node is (for continuations that go back to it).
     virtual Tree step(const Answer&, const Tree& self) const;  // (Ret: none)
     bool is_ret = true;
-    Sym value;
+    // (A Ret node keeps its value in event.sym: one Sym fewer to make and
+    // release per node, and the oracle makes a node per model step.)
     ServerEvent event{EventKind::Or, {}, 0, {}, Sort::Json, {}, nullptr};
   };
   template <class K>

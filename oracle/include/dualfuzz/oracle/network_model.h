@@ -8,7 +8,9 @@
 //   n.push_response(1, pattern, clause);   // server -> tester, in flight
 #pragma once
 
+#include <atomic>
 #include <boost/container/small_vector.hpp>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <set>
@@ -81,8 +83,31 @@ class Network {
   // Calls f(conn, responses) for every connection with responses in flight.
   template <typename F>
   void for_each_response(F&& f) const {
-    for (const auto& [c, ch] : chans())
-      if (!ch->to_client.empty()) f(c, ch->to_client);
+    for (const Entry& e : chans())
+      if (!e.second->to_client.empty()) f(e.first, e.second->to_client);
+  }
+  // The same for the connections whose channel this network does not share
+  // with `before` (copies share the channels neither changed): the
+  // responses in flight that `before` did not have there. Reads no channel
+  // the two share.
+  template <typename F>
+  void for_each_response_since(const Network& before, F&& f) const {
+    const Chans &now = chans(), &was = before.chans();
+    if (&now == &was) return;
+    std::size_t j = 0;
+    for (const Entry& e : now) {
+      while (j < was.size() && was[j].first < e.first) ++j;
+      if (j < was.size() && was[j].first == e.first && was[j].second == e.second) continue;
+      if (!e.second->to_client.empty()) f(e.first, e.second->to_client);
+    }
+  }
+
+  // Calls f(conn, front request) for every connection with a request in
+  // flight, ascending (ready() with each front, in one pass).
+  template <typename F>
+  void for_each_ready(F&& f) const {
+    for (const Entry& e : chans())
+      if (!e.second->to_server.empty()) f(e.first, e.second->to_server.front());
   }
 
   // Calls f(conn, requests, responses) for every channel, ascending by
@@ -90,7 +115,27 @@ class Network {
   // memo encodes a network so).
   template <typename F>
   void for_each_channel(F&& f) const {
-    for (const auto& [c, ch] : chans()) f(c, ch->to_server, ch->to_client);
+    for (const Entry& e : chans()) f(e.first, e.second->to_server, e.second->to_client);
+  }
+  // The same, with each channel's tag: a word a caller may keep with a
+  // channel's contents (e.g. the id a memo gave them), so that a channel met
+  // again, shared by another network, is not read again. A tag is 0 when its
+  // channel is made and whenever the channel changes; it is kept beside the
+  // channel in the network's list (copied with it), so that reading it
+  // touches no channel. f(conn, tag) returns the channel's reader:
+  //   net.for_each_channel_tagged([&](ConnId c, std::atomic<std::uint64_t>& tag) {
+  //     if (known(tag)) return; ... read(c, requests, responses) ...
+  //   });
+  // f(conn, tag, channel) with `channel` a callable returning (requests,
+  // responses), read only when called.
+  template <typename F>
+  void for_each_channel_tagged(F&& f) const {
+    for (const Entry& e : chans()) {
+      const Channel* ch = e.second.get();
+      f(e.first, e.tag, [ch]() -> std::pair<const RequestQueue&, const ResponseQueue&> {
+        return {ch->to_server, ch->to_client};
+      });
+    }
   }
 
   // Whether this network is `before` after the server absorbed c's front
@@ -106,7 +151,33 @@ class Network {
     RequestQueue to_server;  // FIFO, front first
     ResponseQueue to_client;
   };
-  using Entry = std::pair<ConnId, std::shared_ptr<const Channel>>;
+  // A connection's channel, and for_each_channel_tagged's word for it
+  // (relaxed: a list may be shared by searches on other threads; each tag
+  // is one word, set whole).
+  struct Entry {
+    ConnId first = 0;
+    std::shared_ptr<const Channel> second;
+    mutable std::atomic<std::uint64_t> tag{0};
+    Entry(ConnId c, std::shared_ptr<const Channel> ch) : first(c), second(std::move(ch)) {}
+    Entry(const Entry& o)
+        : first(o.first), second(o.second), tag(o.tag.load(std::memory_order_relaxed)) {}
+    Entry(Entry&& o) noexcept
+        : first(o.first),
+          second(std::move(o.second)),
+          tag(o.tag.load(std::memory_order_relaxed)) {}
+    Entry& operator=(const Entry& o) {
+      first = o.first;
+      second = o.second;
+      tag.store(o.tag.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      return *this;
+    }
+    Entry& operator=(Entry&& o) noexcept {
+      first = o.first;
+      second = std::move(o.second);
+      tag.store(o.tag.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      return *this;
+    }
+  };
   const Channel* find(ConnId c) const;
   Channel& edit(ConnId c);  // copy-on-write
   void prune(ConnId c);     // drop empty channels so equal networks compare equal

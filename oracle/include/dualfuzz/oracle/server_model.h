@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "dualfuzz/oracle/symbolic.h"
@@ -53,7 +54,12 @@ struct Request {
   // The decoded view as the model's type, or null (no decoder, other type).
   template <typename T>
   const T* decoded_as() const {
-    return dynamic_cast<const T*>(decoded.get());
+    const DecodedRequest* d = decoded.get();
+    if (!d) return nullptr;
+    // (The exact type is the common case: a type comparison, not a search
+    // of the class hierarchy; the model reads it at every step.)
+    if (typeid(*d) == typeid(T)) return static_cast<const T*>(d);
+    return dynamic_cast<const T*>(d);
   }
 };
 
@@ -62,22 +68,27 @@ struct Request {
 // state-based generation heuristics of thesis §5.2.1).
 class ModelState {
  public:
-  ModelState() : impl_(null_state()) {}
+  // (The null state is held as no pointer: a default state, e.g. in every
+  // event that is not a Recv, costs no reference count.)
+  ModelState() = default;
   template <typename S>
   explicit ModelState(S state)
       : impl_(std::make_shared<const Model<S>>(std::move(state))) {}
 
   // Computed once, when the state is made: hypotheses are hashed often.
-  std::size_t hash() const { return impl_->hash_; }
-  Json to_json() const { return impl_->to_json(); }
+  std::size_t hash() const { return impl().hash_; }
+  Json to_json() const { return impl().to_json(); }
   friend bool operator==(const ModelState& a, const ModelState& b) {
-    return a.impl_ == b.impl_ ||
-           (a.impl_->hash_ == b.impl_->hash_ && a.impl_->equals(*b.impl_));
+    const Concept &x = a.impl(), &y = b.impl();
+    return &x == &y || (x.hash_ == y.hash_ && x.equals(y));
   }
   template <typename S>
   const S* get() const {
-    auto* m = dynamic_cast<const Model<S>*>(impl_.get());
-    return m ? &m->state : nullptr;
+    // (Model<S> is final: its type is the whole test. A model reads its
+    // state at every step.)
+    const Concept& c = impl();
+    return typeid(c) == typeid(Model<S>) ? &static_cast<const Model<S>&>(c).state
+                                         : nullptr;
   }
 
  private:
@@ -94,8 +105,8 @@ class ModelState {
     explicit Model(S s) : Concept(std::hash<S>{}(s)), state(std::move(s)) {}
     Json to_json() const override { return Json(state); }
     bool equals(const Concept& o) const override {
-      auto* m = dynamic_cast<const Model<S>*>(&o);
-      return m && m->state == state;
+      return typeid(o) == typeid(Model<S>) &&
+             static_cast<const Model<S>&>(o).state == state;
     }
     S state;
   };
@@ -105,7 +116,8 @@ class ModelState {
         std::make_shared<const Model<Json>>(Json(nullptr));
     return null;
   }
-  std::shared_ptr<const Concept> impl_;
+  const Concept& impl() const { return impl_ ? *impl_ : *null_state(); }
+  std::shared_ptr<const Concept> impl_;  // null: the null state
 };
 
 class Tree;
