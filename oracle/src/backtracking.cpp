@@ -259,18 +259,44 @@ class Interner {
   SlotIndex index_;
 };
 
+std::uint64_t hash_words(const std::vector<std::uint32_t>& words) {
+  std::uint64_t hash = words.size();
+  for (std::uint32_t w : words) {
+    hash = (hash ^ w) * 0x9e3779b97f4a7c15ULL;
+    hash ^= hash >> 29;
+  }
+  return hash;
+}
+
+// Storage for word sequences in chunks that never move (a growing array was
+// copied at each doubling, into pages touched for the first time).
+class WordArena {
+ public:
+  // Room for n words, valid as long as the arena.
+  std::uint32_t* take(std::size_t n) {
+    if (chunks_.empty() || used_ + n > chunk_size_) {
+      chunk_size_ = std::max(kChunk, n);
+      chunks_.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(chunk_size_));
+      used_ = 0;
+    }
+    std::uint32_t* at = chunks_.back().get() + used_;
+    used_ += n;
+    return at;
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 16 * 1024;  // words
+  std::vector<std::unique_ptr<std::uint32_t[]>> chunks_;
+  std::size_t used_ = 0, chunk_size_ = 0;  // (of the last chunk)
+};
+
 // A set of word sequences, each with a dense id (the order they came in),
-// stored in chunks that never move (a growing array was copied at each
-// doubling, into pages touched for the first time).
+// stored in a WordArena.
 class WordSet {
  public:
   // The id of `words`, and whether they are new.
   std::pair<std::uint32_t, bool> insert(const std::vector<std::uint32_t>& words) {
-    std::uint64_t hash = words.size();
-    for (std::uint32_t w : words) {
-      hash = (hash ^ w) * 0x9e3779b97f4a7c15ULL;
-      hash ^= hash >> 29;
-    }
+    const std::uint64_t hash = hash_words(words);
     if ((count_ + 1) * 2 > slots_.size()) grow();
     std::size_t k = hash & mask_;
     for (; slots_[k].at; k = (k + 1) & mask_) {
@@ -289,17 +315,10 @@ class WordSet {
     const std::uint32_t* at = nullptr;  // the entry: length, id, then the words
   };
   const std::uint32_t* store(const std::vector<std::uint32_t>& words) {
-    const std::size_t n = words.size() + 2;
-    if (chunks_.empty() || used_ + n > chunk_size_) {
-      chunk_size_ = std::max(kChunk, n);
-      chunks_.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(chunk_size_));
-      used_ = 0;
-    }
-    std::uint32_t* at = chunks_.back().get() + used_;
+    std::uint32_t* at = arena_.take(words.size() + 2);
     at[0] = static_cast<std::uint32_t>(words.size());
     at[1] = static_cast<std::uint32_t>(count_);
     std::copy(words.begin(), words.end(), at + 2);
-    used_ += n;
     return at;
   }
   void grow() {
@@ -313,9 +332,7 @@ class WordSet {
       slots_[k] = o;
     }
   }
-  static constexpr std::size_t kChunk = 16 * 1024;  // words
-  std::vector<std::unique_ptr<std::uint32_t[]>> chunks_;
-  std::size_t used_ = 0, chunk_size_ = 0;  // (of the last chunk)
+  WordArena arena_;
   std::vector<Slot> slots_;
   std::size_t mask_ = 0, count_ = 0;
 };
@@ -323,18 +340,14 @@ class WordSet {
 // Sets of word sequences, one per position: the depth-first search works
 // near a few positions at a time, so their tables stay in cache (one table
 // for all positions was a cache miss per insertion once it had grown past
-// the caches). The words themselves are stored in chunks that never move.
+// the caches). The words themselves are stored in a WordArena.
 class PositionedWords {
  public:
   // False if `words` were inserted at position `at` before.
   bool insert(std::size_t at, const std::vector<std::uint32_t>& words) {
     if (at >= tables_.size()) tables_.resize(at + 1);
     Table& t = tables_[at];
-    std::uint64_t hash = words.size();
-    for (std::uint32_t w : words) {
-      hash = (hash ^ w) * 0x9e3779b97f4a7c15ULL;
-      hash ^= hash >> 29;
-    }
+    const std::uint64_t hash = hash_words(words);
     if ((t.count + 1) * 2 > t.slots.size()) grow(t);
     const std::size_t mask = t.slots.size() - 1;
     std::size_t k = hash & mask;
@@ -370,22 +383,13 @@ class PositionedWords {
     }
   }
   const std::uint32_t* store(const std::vector<std::uint32_t>& words) {
-    const std::size_t n = words.size() + 1;
-    if (chunks_.empty() || used_ + n > chunk_size_) {
-      chunk_size_ = std::max(kChunk, n);
-      chunks_.push_back(std::make_unique_for_overwrite<std::uint32_t[]>(chunk_size_));
-      used_ = 0;
-    }
-    std::uint32_t* e = chunks_.back().get() + used_;
+    std::uint32_t* e = arena_.take(words.size() + 1);
     e[0] = static_cast<std::uint32_t>(words.size());
     std::copy(words.begin(), words.end(), e + 1);
-    used_ += n;
     return e;
   }
-  static constexpr std::size_t kChunk = 16 * 1024;  // words
   std::vector<Table> tables_;
-  std::vector<std::unique_ptr<std::uint32_t[]>> chunks_;
-  std::size_t used_ = 0, chunk_size_ = 0;  // (of the last chunk)
+  WordArena arena_;
 };
 
 // The depth-first check's memo of (position, hypothesis) at positions where
