@@ -18,11 +18,15 @@ class FakeTransport final : public Transport {
  public:
   using Reply = std::function<std::vector<Incoming>(ConnId, const std::string&)>;
   explicit FakeTransport(Reply r) : reply_(std::move(r)) {}
-  Result<bool> open(ConnId) override { return true; }
+  Result<bool> open(ConnId) override {
+    ++opened;
+    return true;
+  }
   void send(ConnId c, std::string_view b) override {
     for (auto& in : reply_(c, std::string(b))) queue_.push_back(std::move(in));
   }
-  void close(ConnId) override {}
+  void close(ConnId) override { ++closed; }
+  int opened = 0, closed = 0;
   std::vector<Incoming> receive(std::chrono::milliseconds) override {
     return std::exchange(queue_, {});
   }
@@ -187,6 +191,40 @@ TEST(Executor, ServerClosingWithoutAnswerIsNotAModelViolation) {
       std::string(kGet) + "\nreq 3 on c0: {\"method\":\"GET\",\"path\":\"/b\"}");
   EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
   EXPECT_NE(r.report().find("closed c0"), std::string::npos);
+}
+
+// A response with a close option: the server must process nothing after it
+// and the client must close (RFC 9112 §9.6). The tester closes at once, so
+// a request pipelined behind is a closed connection's (never answered,
+// whatever arrives after), and a later request opens a new connection.
+TEST(Executor, ACloseOptionClosesTheConnection) {
+  FakeTransport t([](ConnId c, const std::string& req) {
+    // (A server that wrongly answers after its close: never read.)
+    const char* answer =
+        req.rfind("PUT", 0) == 0
+            ? "HTTP/1.1 201 Created\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+        : req.rfind("GET", 0) == 0 ? "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz"
+                                   : "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+    return std::vector<Transport::Incoming>{{c, answer, false, {}}};
+  });
+  RunOptions o;
+  o.check_liveness = true;
+  o.message_timeout = std::chrono::milliseconds(10);
+  Executor ex(http(), t, o);
+  const RunResult r = ex.run(*parse_script(
+      R"(req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
+req 3 on c0: {"method":"GET","path":"/a"}
+wait 1
+req 5 on c0: {"method":"DELETE","path":"/b"})",
+      http().functions));
+  // The GET's "z" was never read: it would contradict the PUT.
+  EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
+  EXPECT_TRUE(r.trace.contains(2));
+  EXPECT_FALSE(r.trace.contains(4));
+  EXPECT_EQ(t.opened, 2) << "the DELETE went on a new connection";
+  std::size_t closes = 0;
+  for (const oracle::Event& e : r.events) closes += e.kind == oracle::Event::Kind::Close;
+  EXPECT_GE(closes, 1u);
 }
 
 TEST(Executor, WrongAnswerIsAModelViolation) {
