@@ -696,8 +696,12 @@ bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& res
   auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
   const std::size_t k = h.net.answers_on(conn);
   if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
-  const Json& seen = *(*ctx.ahead)[first[k]].body;
-  switch (match_ground(response, seen)) {  // (most responses are constants)
+  return may_match(response, *(*ctx.ahead)[first[k]].body, h.store);
+}
+
+bool HypothesisSearch::may_match(const Sym& pattern, const Json& seen,
+                                 const ConstraintStore& store) {
+  switch (match_ground(pattern, seen)) {  // (most responses are constants)
     case GroundMatch::No:
       return false;
     case GroundMatch::Yes:
@@ -705,10 +709,10 @@ bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& res
     case GroundMatch::Unknown:
       break;
   }
-  Guard g = guard(response, seen, &h.store, false);
+  Guard g = guard(pattern, seen, &store, false);
   if (!g.ok()) return false;
   if (g.constraint.is_true() && g.bindings.empty()) return true;
-  ConstraintStore probe = h.store;
+  ConstraintStore probe = store;
   return admit(g, probe, *solver_) != Sat::No;
 }
 
@@ -1143,13 +1147,7 @@ void HypothesisSearch::prune_deferred(ConnId conn, const Json& response) {
     if (d.conn == conn) {
       d.h.net.for_each_response([&](ConnId c, const Network::ResponseQueue& rs) {
         if (c != conn || d.answered >= rs.size()) return;
-        Guard g = guard(rs[d.answered].pattern, response, &d.h.store, false);
-        if (!g.ok()) {
-          dead = true;
-        } else if (!g.constraint.is_true() || !g.bindings.empty()) {
-          ConstraintStore probe = d.h.store;
-          dead = admit(g, probe, *solver_) == Sat::No;
-        }
+        dead = !may_match(rs[d.answered].pattern, response, d.h.store);
       });
       ++d.answered;
     }
@@ -1536,27 +1534,11 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       const std::vector<std::size_t>* at = d.responses_on.find(conn);
       if (!at) return;
       auto first = std::lower_bound(at->begin(), at->end(), i);
-      for (std::size_t k = 0; k < rs.size() && first + k < at->end(); ++k) {
-        const Json& seen = *trace[first[k]].body;
-        const GroundMatch m = match_ground(rs[k].pattern, seen);
-        if (m == GroundMatch::Yes) continue;
-        if (m == GroundMatch::No) {
+      for (std::size_t k = 0; k < rs.size() && first + k < at->end(); ++k)
+        if (!may_match(rs[k].pattern, *trace[first[k]].body, h.store)) {
           dead = true;
           return;
         }
-        Guard g = guard(rs[k].pattern, seen, &h.store, false);
-        if (!g.ok()) {
-          dead = true;
-          return;
-        }
-        if (!g.constraint.is_true() || !g.bindings.empty()) {
-          ConstraintStore probe = h.store;
-          if (admit(g, probe, *solver_) == Sat::No) {
-            dead = true;
-            return;
-          }
-        }
-      }
     };
     if (parent)
       h.net.for_each_response_since(*parent, look);
