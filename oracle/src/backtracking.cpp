@@ -1,6 +1,7 @@
 #include "dualfuzz/oracle/backtracking.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -290,105 +291,85 @@ class WordArena {
   std::size_t used_ = 0, chunk_size_ = 0;  // (of the last chunk)
 };
 
-// A set of word sequences, each with a dense id (the order they came in),
-// stored in a WordArena.
-class WordSet {
+// An open-addressing set of word sequences kept in a WordArena: an entry is
+// its length, kHeader words of its owner's, then the words; kFirst slots at
+// first.
+template <std::size_t kHeader, std::size_t kFirst>
+class WordTable {
  public:
-  // The id of `words`, and whether they are new.
-  std::pair<std::uint32_t, bool> insert(const std::vector<std::uint32_t>& words) {
+  // The entry equal to `words`, or a new one with `header`; whether it is new.
+  std::pair<const std::uint32_t*, bool> insert(
+      const std::vector<std::uint32_t>& words, WordArena& arena,
+      const std::array<std::uint32_t, kHeader>& header) {
     const std::uint64_t hash = hash_words(words);
     if ((count_ + 1) * 2 > slots_.size()) grow();
-    std::size_t k = hash & mask_;
-    for (; slots_[k].at; k = (k + 1) & mask_) {
-      const std::uint32_t* at = slots_[k].at;
-      if (slots_[k].hash == hash && at[0] == words.size() &&
-          std::equal(words.begin(), words.end(), at + 2))
-        return {at[1], false};
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t k = hash & mask;
+    for (; slots_[k].at; k = (k + 1) & mask) {
+      const std::uint32_t* e = slots_[k].at;
+      if (slots_[k].hash == hash && e[0] == words.size() &&
+          std::equal(words.begin(), words.end(), e + 1 + kHeader))
+        return {e, false};
     }
-    slots_[k] = Slot{hash, store(words)};
-    return {static_cast<std::uint32_t>(count_++), true};
+    std::uint32_t* e = arena.take(words.size() + 1 + kHeader);
+    e[0] = static_cast<std::uint32_t>(words.size());
+    std::copy(header.begin(), header.end(), e + 1);
+    std::copy(words.begin(), words.end(), e + 1 + kHeader);
+    slots_[k] = Slot{hash, e};
+    ++count_;
+    return {e, true};
   }
+  std::size_t size() const { return count_; }
 
  private:
   struct Slot {
     std::uint64_t hash = 0;
-    const std::uint32_t* at = nullptr;  // the entry: length, id, then the words
+    const std::uint32_t* at = nullptr;
   };
-  const std::uint32_t* store(const std::vector<std::uint32_t>& words) {
-    std::uint32_t* at = arena_.take(words.size() + 2);
-    at[0] = static_cast<std::uint32_t>(words.size());
-    at[1] = static_cast<std::uint32_t>(count_);
-    std::copy(words.begin(), words.end(), at + 2);
-    return at;
-  }
   void grow() {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
-    mask_ = slots_.size() - 1;
+    slots_.assign(old.empty() ? kFirst : old.size() * 2, Slot{});
+    const std::size_t mask = slots_.size() - 1;
     for (const Slot& o : old) {
       if (!o.at) continue;
-      std::size_t k = o.hash & mask_;
-      while (slots_[k].at) k = (k + 1) & mask_;
+      std::size_t k = o.hash & mask;
+      while (slots_[k].at) k = (k + 1) & mask;
       slots_[k] = o;
     }
   }
-  WordArena arena_;
   std::vector<Slot> slots_;
-  std::size_t mask_ = 0, count_ = 0;
+  std::size_t count_ = 0;
+};
+
+// A set of word sequences, each with a dense id (the order they came in).
+class WordSet {
+ public:
+  // The id of `words`, and whether they are new.
+  std::pair<std::uint32_t, bool> insert(const std::vector<std::uint32_t>& words) {
+    const auto [e, fresh] =
+        table_.insert(words, arena_, {static_cast<std::uint32_t>(table_.size())});
+    return {e[1], fresh};
+  }
+
+ private:
+  WordArena arena_;
+  WordTable<1, 1024> table_;  // (header: the id)
 };
 
 // Sets of word sequences, one per position: the depth-first search works
 // near a few positions at a time, so their tables stay in cache (one table
 // for all positions was a cache miss per insertion once it had grown past
-// the caches). The words themselves are stored in a WordArena.
+// the caches). The words themselves share one WordArena.
 class PositionedWords {
  public:
   // False if `words` were inserted at position `at` before.
   bool insert(std::size_t at, const std::vector<std::uint32_t>& words) {
     if (at >= tables_.size()) tables_.resize(at + 1);
-    Table& t = tables_[at];
-    const std::uint64_t hash = hash_words(words);
-    if ((t.count + 1) * 2 > t.slots.size()) grow(t);
-    const std::size_t mask = t.slots.size() - 1;
-    std::size_t k = hash & mask;
-    for (; t.slots[k].at; k = (k + 1) & mask) {
-      const std::uint32_t* e = t.slots[k].at;
-      if (t.slots[k].hash == hash && e[0] == words.size() &&
-          std::equal(words.begin(), words.end(), e + 1))
-        return false;
-    }
-    t.slots[k] = Slot{hash, store(words)};
-    ++t.count;
-    return true;
+    return tables_[at].insert(words, arena_, {}).second;
   }
 
  private:
-  struct Slot {
-    std::uint64_t hash = 0;
-    const std::uint32_t* at = nullptr;  // the entry: length, then the words
-  };
-  struct Table {
-    std::vector<Slot> slots;
-    std::size_t count = 0;
-  };
-  static void grow(Table& t) {
-    std::vector<Slot> old = std::move(t.slots);
-    t.slots.assign(old.empty() ? 8 : old.size() * 2, Slot{});
-    const std::size_t mask = t.slots.size() - 1;
-    for (const Slot& o : old) {
-      if (!o.at) continue;
-      std::size_t k = o.hash & mask;
-      while (t.slots[k].at) k = (k + 1) & mask;
-      t.slots[k] = o;
-    }
-  }
-  const std::uint32_t* store(const std::vector<std::uint32_t>& words) {
-    std::uint32_t* e = arena_.take(words.size() + 1);
-    e[0] = static_cast<std::uint32_t>(words.size());
-    std::copy(words.begin(), words.end(), e + 1);
-    return e;
-  }
-  std::vector<Table> tables_;
+  std::vector<WordTable<0, 8>> tables_;
   WordArena arena_;
 };
 
