@@ -6,6 +6,7 @@
 
 #include "dualfuzz/http/byte_range.h"
 #include "dualfuzz/http/date.h"
+#include "dualfuzz/http/detail/field_text.h"
 
 namespace dualfuzz::http {
 namespace {
@@ -74,11 +75,7 @@ bool weak_eq(const std::string& a, const std::string& b) {
   return opaque(a) == opaque(b);
 }
 
-std::string lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
+using detail::lower;
 const std::string* header(const Json& q, const char* name) {
   auto it = q["headers"].find(name);
   return it == q["headers"].end() ? nullptr : it->get_ptr<const std::string*>();

@@ -4,18 +4,15 @@
 #include <cctype>
 #include <string_view>
 
+#include "dualfuzz/http/detail/field_text.h"
+
 namespace dualfuzz::http {
 namespace {
 
 // Positions beyond this are all "past the end" of anything the server holds.
 constexpr long long kSaturated = 1'000'000'000'000'000LL;
 
-bool ows(char c) { return c == ' ' || c == '\t'; }
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && ows(s.front())) s.remove_prefix(1);
-  while (!s.empty() && ows(s.back())) s.remove_suffix(1);
-  return s;
-}
+constexpr auto trim = detail::trim_ows;
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "dualfuzz/http/detail/field_text.h"
+
 namespace dualfuzz::http {
 namespace {
 
@@ -18,17 +20,8 @@ bool is_token(std::string_view s) {
 bool bad_target_byte(char c) {
   return static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) == 0x7f;
 }
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using detail::lower;
+constexpr auto trim = detail::trim_ows;
 std::string text_of(const Json& v) {
   return v.is_string() ? v.get<std::string>() : harness::dump_json(v);
 }

@@ -1,8 +1,8 @@
 #include "dualfuzz/http/connection_options.h"
 
-#include <algorithm>
-#include <cctype>
 #include <string_view>
+
+#include "dualfuzz/http/detail/field_text.h"
 
 namespace dualfuzz::http {
 
@@ -14,20 +14,10 @@ std::set<std::string> connection_options(const harness::Json& message) {
   auto it = h->find("connection");
   if (it == h->end() || !it->is_string()) return out;
   std::string_view v = it->get_ref<const std::string&>();
-  auto trim = [](std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-  };
   while (!v.empty()) {
     const auto comma = v.find(',');
-    const std::string_view tok = trim(v.substr(0, comma));
-    if (!tok.empty()) {
-      std::string t(tok);
-      std::transform(t.begin(), t.end(), t.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      out.insert(std::move(t));
-    }
+    const std::string_view tok = detail::trim_ows(v.substr(0, comma));
+    if (!tok.empty()) out.insert(detail::lower(tok));
     if (comma == std::string_view::npos) break;
     v.remove_prefix(comma + 1);
   }

@@ -1,12 +1,12 @@
 #include "dualfuzz/http/model.h"
 
 #include <algorithm>
-#include <cctype>
 #include <ctime>
 #include <map>
 #include <string_view>
 
 #include "dualfuzz/http/byte_range.h"
+#include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/destination.h"
 #include "dualfuzz/http/entity_tag.h"
 #include "dualfuzz/oracle/partition_router.h"
@@ -427,9 +427,7 @@ void pick(const Json& obj,
 // deletion before, a false alarm.
 bool odd_depth(Method m, const Json* depth, const Json* overwrite) {
   auto lower = [](const Json* v) {
-    std::string s = v->is_string() ? v->get<std::string>() : v->dump();
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
+    return detail::lower(v->is_string() ? v->get_ref<const std::string&>() : v->dump());
   };
   if (overwrite && (m == Method::Copy || m == Method::Move)) {
     const std::string o = lower(overwrite);
@@ -1263,9 +1261,7 @@ Json normalize_response(Json ir) {
     std::string type =
         it->get<std::string>().substr(0, it->get_ref<const std::string&>().find(';'));
     std::erase_if(type, [](char c) { return c == ' ' || c == '\t'; });
-    for (char& c : type)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (type == "multipart/byteranges") ir["multipart"] = true;
+    if (detail::lower(type) == "multipart/byteranges") ir["multipart"] = true;
   }
   if (h.contains("allow")) ir["allow"] = {{"present", true}};
   return ir;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "dualfuzz/http/detail/field_text.h"
+
 namespace dualfuzz::proxy {
 namespace {
 using oracle::Sym;
@@ -20,11 +22,7 @@ std::string string_field(const Json& m, const char* k) {
   if (m.is_object() && m.contains(k) && m[k].is_string()) return m[k].get<std::string>();
   return "";
 }
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+using http::detail::lower;
 // Framing (re-done by every hop) and fields the patterns treat apart.
 bool framing(std::string_view n) {
   return n == "content-length" || n == "transfer-encoding";

@@ -1,0 +1,26 @@
+// Text of HTTP fields, as the codec, the model and the servers read it:
+// ASCII case folding (field names, tokens: RFC 9110 §5.1, §5.6.2) and
+// optional whitespace around a value or list member (OWS, §5.6.3).
+//
+//   lower("Keep-Alive") == "keep-alive";  trim_ows(" \tclose ") == "close"
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace dualfuzz::http::detail {
+
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+inline std::string_view trim_ows(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace dualfuzz::http::detail
