@@ -260,6 +260,26 @@ class Interner {
   SlotIndex index_;
 };
 
+// may_match's test when constants do not decide it: the guard, then the
+// solver on a copy of the store.
+bool may_match_guarded(const Sym& pattern, const Json& seen, const ConstraintStore& store,
+                       Solver& solver) {
+  Guard g = guard(pattern, seen, &store, false);
+  if (!g.ok()) return false;
+  if (g.constraint.is_true() && g.bindings.empty()) return true;
+  ConstraintStore probe = store;
+  return admit(g, probe, solver) != Sat::No;
+}
+// Whether `pattern` may still match `seen` under `store` (left as it is).
+// Most responses are constants: decided inline, without a call beyond
+// match_ground (the depth-first search tests every response it sends).
+inline bool may_match(const Sym& pattern, const Json& seen, const ConstraintStore& store,
+                      Solver& solver) {
+  const GroundMatch m = match_ground(pattern, seen);
+  return m == GroundMatch::Unknown ? may_match_guarded(pattern, seen, store, solver)
+                                   : m == GroundMatch::Yes;
+}
+
 std::uint64_t hash_words(const std::vector<std::uint32_t>& words) {
   std::uint64_t hash = words.size();
   for (std::uint32_t w : words) {
@@ -677,24 +697,7 @@ bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& res
   auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
   const std::size_t k = h.net.answers_on(conn);
   if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
-  return may_match(response, *(*ctx.ahead)[first[k]].body, h.store);
-}
-
-bool HypothesisSearch::may_match(const Sym& pattern, const Json& seen,
-                                 const ConstraintStore& store) {
-  switch (match_ground(pattern, seen)) {  // (most responses are constants)
-    case GroundMatch::No:
-      return false;
-    case GroundMatch::Yes:
-      return true;
-    case GroundMatch::Unknown:
-      break;
-  }
-  Guard g = guard(pattern, seen, &store, false);
-  if (!g.ok()) return false;
-  if (g.constraint.is_true() && g.bindings.empty()) return true;
-  ConstraintStore probe = store;
-  return admit(g, probe, *solver_) != Sat::No;
+  return may_match(response, *(*ctx.ahead)[first[k]].body, h.store, *solver_);
 }
 
 void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx) {
@@ -1128,7 +1131,7 @@ void HypothesisSearch::prune_deferred(ConnId conn, const Json& response) {
     if (d.conn == conn) {
       d.h.net.for_each_response([&](ConnId c, const Network::ResponseQueue& rs) {
         if (c != conn || d.answered >= rs.size()) return;
-        dead = !may_match(rs[d.answered].pattern, response, d.h.store);
+        dead = !may_match(rs[d.answered].pattern, response, d.h.store, *solver_);
       });
       ++d.answered;
     }
@@ -1516,7 +1519,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       if (!at) return;
       auto first = std::lower_bound(at->begin(), at->end(), i);
       for (std::size_t k = 0; k < rs.size() && first + k < at->end(); ++k)
-        if (!may_match(rs[k].pattern, *trace[first[k]].body, h.store)) {
+        if (!may_match(rs[k].pattern, *trace[first[k]].body, h.store, *solver_)) {
           dead = true;
           return;
         }

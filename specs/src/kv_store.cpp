@@ -70,9 +70,14 @@ struct KvState {
   // (Inline room for one key: a partition's store holds one, and its copy
   // is then part of the state's own allocation.)
   boost::container::small_vector<KvEntry, 1> entries;
+  // Where `key` is or would go, in `es` (this store's entries or a copy's).
+  template <class Entries>
+  static auto position(Entries& es, const std::string& key) {
+    return std::lower_bound(es.begin(), es.end(), key,
+                            [](const KvEntry& e, const std::string& k) { return e.key < k; });
+  }
   const KvEntry* find(const std::string& key) const {
-    auto it = std::lower_bound(entries.begin(), entries.end(), key,
-                               [](const KvEntry& e, const std::string& k) { return e.key < k; });
+    auto it = position(entries, key);
     return it != entries.end() && it->key == key ? &*it : nullptr;
   }
   const Sym& get(const std::string& key) const {
@@ -88,8 +93,7 @@ struct KvState {
   }
   KvState with(const std::string& key, std::string value) const {
     KvState next = *this;
-    auto it = std::lower_bound(next.entries.begin(), next.entries.end(), key,
-                               [](const KvEntry& e, const std::string& k) { return e.key < k; });
+    auto it = position(next.entries, key);
     Sym v = Sym::lit(std::move(value));
     Sym r = read_response(v);
     if (it != next.entries.end() && it->key == key) {

@@ -87,6 +87,19 @@ bool print_fields(const Json& ir, std::string& out) {
   }
   return host;
 }
+// One chunk (RFC 9112 §7.1): its size in hex with `ext`, the data; nothing
+// for no data (a zero size ends the content).
+void append_chunk(std::string& out, std::string_view data, std::string_view ext) {
+  if (data.empty()) return;
+  char hex[20];
+  auto [end, ec] = std::to_chars(hex, hex + sizeof hex, data.size(), 16);
+  (void)ec;
+  out.append(hex, end);
+  out += ext;
+  out += "\r\n";
+  out += data;
+  out += "\r\n";
+}
 }  // namespace
 
 std::string print_request(const Json& ir) {
@@ -109,21 +122,15 @@ std::string print_request(const Json& ir) {
     std::erase_if(ext, [](char c) { return !tchar(c) && c != '=' && c != ';'; });
     if (!ext.empty()) ext = ";" + ext;
     std::string_view rest = body;
-    auto chunk = [&](std::size_t n) {
-      char hex[20];
-      auto [end, ec] = std::to_chars(hex, hex + sizeof hex, n, 16);
-      (void)ec;
-      out += std::string(hex, end) + ext + "\r\n";
-      out += rest.substr(0, n);
-      out += "\r\n";
-      rest.remove_prefix(n);
-    };
     for (const Json& n : ir["chunks"]) {
       if (rest.empty()) break;
       if (!n.is_number_integer() || n.get<long long>() <= 0) continue;
-      chunk(std::min<std::size_t>(static_cast<std::size_t>(n.get<long long>()), rest.size()));
+      const std::size_t size =
+          std::min<std::size_t>(static_cast<std::size_t>(n.get<long long>()), rest.size());
+      append_chunk(out, rest.substr(0, size), ext);
+      rest.remove_prefix(size);
     }
-    if (!rest.empty()) chunk(rest.size());
+    append_chunk(out, rest, ext);
     return out + "0" + ext + "\r\n\r\n";
   }
   if (!body.empty() || method == "PUT" || method == "POST")
@@ -149,13 +156,8 @@ std::string print_response(const Json& ir, ResponseFraming framing) {
     // Two chunks when there is something to split: a relay must join them.
     const std::size_t half = body.size() / 2;
     for (std::string_view part :
-         {std::string_view(body).substr(0, half), std::string_view(body).substr(half)}) {
-      if (part.empty()) continue;
-      char hex[20];
-      auto [end, ec] = std::to_chars(hex, hex + sizeof hex, part.size(), 16);
-      (void)ec;
-      out += std::string(hex, end) + "\r\n" + std::string(part) + "\r\n";
-    }
+         {std::string_view(body).substr(0, half), std::string_view(body).substr(half)})
+      append_chunk(out, part, "");
     return out + "0\r\n\r\n";
   }
   out += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";

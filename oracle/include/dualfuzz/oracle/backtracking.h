@@ -127,9 +127,6 @@ class HypothesisSearch {
   // undecided Decide.
   void settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx);
   bool foreseen(const Hypothesis& h, ConnId conn, const Sym& response, Ctx& ctx);
-  // Whether `pattern` may still match `seen` under `store` (which it leaves
-  // as it is): constants first, then the guard, then the solver.
-  bool may_match(const Sym& pattern, const Json& seen, const ConstraintStore& store);
   enum class Delivery { NothingInFlight, Matched, Mismatch };
   Delivery deliver_in_place(Hypothesis& h, ConnId c, const Json& v, Ctx& ctx);
   void expand(const Hypothesis& h, ConnId c, std::vector<Hypothesis>& succ, Ctx& ctx);
