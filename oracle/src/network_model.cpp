@@ -109,13 +109,6 @@ void Network::drop_responses(ConnId c) {
   prune(c);
 }
 
-Network::ConnList Network::ready() const {
-  ConnList out;
-  for (const Entry& e : chans())
-    if (!e.second->to_server.empty()) out.push_back(e.first);
-  return out;
-}
-
 std::size_t Network::pending_on(ConnId c) const {
   const Channel* ch = find(c);
   return ch ? ch->to_server.size() : 0;

@@ -12,7 +12,14 @@ TEST(NetworkModel, FifoPerConnectionAnyOrderAcross) {
   n.push_request(req(2, 1));
   n.push_request(req(1, 3));
   n.push_request(req(2, 5));
-  EXPECT_EQ(n.ready(), (Network::ConnList{1, 2}));
+  Network::ConnList ready;
+  std::vector<Label> fronts;
+  n.for_each_ready([&](ConnId c, const Request& front) {
+    ready.push_back(c);
+    fronts.push_back(front.label);
+  });
+  EXPECT_EQ(ready, (Network::ConnList{1, 2}));
+  EXPECT_EQ(fronts, (std::vector<Label>{3, 1}));
   EXPECT_EQ(n.pop_request(2)->label, 1u);
   EXPECT_EQ(n.pop_request(2)->label, 5u);
   EXPECT_FALSE(n.pop_request(2));

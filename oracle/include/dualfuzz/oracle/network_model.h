@@ -59,10 +59,9 @@ class Network {
   void pop_response(ConnId c);
   // The tester closed c: what the server sends there is never observed.
   void drop_responses(ConnId c);
-  // Connections with a request in flight to the server, ascending (inline
-  // storage: called at every search step, and few connections are busy).
+  // A list of connections (inline storage: the search makes one at every
+  // step, and few connections are busy).
   using ConnList = boost::container::small_vector<ConnId, 8>;
-  ConnList ready() const;
   bool idle() const { return chans().empty(); }
   std::size_t in_flight_requests() const;
   // Requests still in flight on c.
@@ -103,7 +102,7 @@ class Network {
   }
 
   // Calls f(conn, front request) for every connection with a request in
-  // flight, ascending (ready() with each front, in one pass).
+  // flight to the server, ascending.
   template <typename F>
   void for_each_ready(F&& f) const {
     for (const Entry& e : chans())
