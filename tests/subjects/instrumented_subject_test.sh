@@ -16,6 +16,7 @@ bin=$given
 if [ -z "$bin" ]; then  # the newest unpatched build in the cache (a mutant may fail the smoke test)
   for d in $(ls -dt "$cache/$name"-*/ 2>/dev/null); do
     d=${d%/}
+    case ${d##*/} in "$name"-*-*) continue ;; esac  # another kind of build (NAME-inprocess-ID)
     if [ -f "$d/.dualfuzz-patches" ] && [ ! -s "$d/.dualfuzz-patches" ] && [ -x "$d/sbin/$name" ]; then
       bin=$d/sbin/$name; break
     fi
