@@ -11,7 +11,9 @@
 #                               DUALFUZZ_SRC says otherwise), scratch, results
 #
 # Our libraries are static archives and $CXX links (through CMake). Z3 is the
-# one shared dependency (no static libz3 on Debian/Ubuntu): it is copied to
+# one shared dependency (no static libz3 on Debian/Ubuntu), linked into each
+# target (DUALFUZZ_BUILD_FUZZERS turns DUALFUZZ_LAZY_Z3 off, so no module
+# is dlopen()ed at run time): it is copied to
 # $OUT/lib and found through RUNPATH $ORIGIN/lib, as the runner image has
 # no libz3. scripts/oss-fuzz/check.sh runs this outside Docker.
 SRC_DIR=${DUALFUZZ_SRC:-$SRC/dualfuzz}

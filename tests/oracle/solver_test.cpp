@@ -4,6 +4,12 @@
 #include "dualfuzz/oracle/solver.h"
 
 #include <gtest/gtest.h>
+#include <link.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 
 #include "entity_tags.h"
 
@@ -67,6 +73,55 @@ TEST(Solver, InventedStringsHaveDistinctNames) {
   EXPECT_NE(m[0].second, Json("\"z1\""));
   EXPECT_NE(m[1].second, Json("\"z1\""));
 }
+
+#if DUALFUZZ_LAZY_Z3
+// Whether a loaded object's path contains `name`.
+bool mapped(const char* name) {
+  auto found = [](dl_phdr_info* info, std::size_t, void* n) {
+    return info->dlpi_name && std::strstr(info->dlpi_name, static_cast<const char*>(n))
+               ? 1
+               : 0;
+  };
+  return dl_iterate_phdr(found, const_cast<char*>(name)) != 0;
+}
+
+// Each in a process of its own ("threadsafe": re-executed, not forked), where
+// no query has loaded the module yet.
+TEST(SolverModule, Z3IsLoadedAtTheFirstQuery) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        const bool before = mapped("libz3") || mapped("libdualfuzz_z3");
+        Solver z3;
+        const Sat s = z3.check({strong_match(Sym::lit("\"8\""), str(0))});
+        const bool after = mapped("libz3") && mapped("libdualfuzz_z3.so");
+        std::fprintf(stderr, "before %d after %d sat %d\n", before, after, s == Sat::Yes);
+        std::exit(!before && after && s == Sat::Yes ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "before 0 after 1 sat 1");
+}
+
+// A module that cannot be loaded is an error at the first query, naming the
+// path tried, never a silent Unknown.
+TEST(SolverModule, AMissingModuleIsALoudError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("DUALFUZZ_Z3_MODULE", "/nonexistent/libdualfuzz_z3.so", 1);
+        Solver z3;
+        try {
+          z3.check({strong_match(Sym::lit("\"8\""), str(0))});
+        } catch (const std::runtime_error& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::exit(3);
+        }
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(3),
+      "cannot load the Z3 back end "
+      "libdualfuzz_z3.so.*tried:.*/nonexistent/libdualfuzz_z3.so");
+}
+#endif
 
 }  // namespace
 }  // namespace dualfuzz::oracle

@@ -15,6 +15,12 @@
 // Json-sorted variable, a constant of the wrong sort) and any
 // `unknown`/timeout answers Sat::Unknown: callers keep the hypothesis alive —
 // the oracle never rejects on a guess.
+//
+// Z3 itself is loaded at the first query (src/solver_backend.h): built with
+// DUALFUZZ_LAZY_Z3, from libdualfuzz_z3.so, found next to the program (or
+// library) the oracle is linked into, else in the build tree, or wherever
+// $DUALFUZZ_Z3_MODULE says; when it cannot be loaded, that query throws
+// std::runtime_error naming the paths tried.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +31,9 @@
 #include "dualfuzz/oracle/theory.h"
 
 namespace dualfuzz::oracle {
+namespace detail {
+class SolverBackend;
+}
 
 enum class Sat : std::uint8_t { Yes, No, Unknown };
 
@@ -50,11 +59,10 @@ class Solver {
   const SolverStats& stats() const { return stats_; }
 
  private:
-  struct Impl;
-  Impl& impl();
+  detail::SolverBackend& backend();
   unsigned timeout_ms_;
   StringTheory strings_;
-  std::unique_ptr<Impl> impl_;  // created on first use
+  std::unique_ptr<detail::SolverBackend> backend_;  // created on first use
   SolverStats stats_;
 };
 
