@@ -104,9 +104,13 @@ class Lighttpd final {
         sqlite3_step(any) == SQLITE_ROW)
       dirty = sqlite3_column_int(any, 0) != 0;
     sqlite3_finalize(any);
+    // One autocommit statement each, never a transaction left open: a
+    // statement of mod_webdav's that finds the database locked spins on
+    // SQLITE_BUSY for good (webdav_lock_delete_uri's `while (SQLITE_DONE !=
+    // sqlite3_step(stmt))`), and a failed COMMIT in here did hang lighttpd.
     if (dirty)
-      sqlite3_exec(db_, "BEGIN; DELETE FROM properties; DELETE FROM locks; COMMIT;",
-                   nullptr, nullptr, nullptr);
+      for (const char* sql : {"DELETE FROM properties", "DELETE FROM locks"})
+        sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
   }
 
   Lighttpd(const Lighttpd&) = delete;
@@ -141,7 +145,14 @@ class Lighttpd final {
   }
   ~Lighttpd() {
     lighttpd_inprocess_stop();  // (its loop polls with a 1-s timeout)
-    if (thread_.joinable()) thread_.join();
+    // A lighttpd stuck in a request (a hang is a finding, reported as a
+    // liveness violation) never returns: the process is exiting, leave it.
+    for (int i = 0; i < 150 && !exited_; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (exited_)
+      thread_.join();
+    else
+      thread_.detach();
     sqlite3_close(db_);
     const char* keep = std::getenv("LIGHTTPD_INPROCESS_KEEP");
     std::error_code ec;
