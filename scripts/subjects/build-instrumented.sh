@@ -62,68 +62,16 @@ JOBS=${JOBS:-2}
 CACHE=${DUALFUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz}
 RUNTIME=$ROOT/harness/coverage/sancov_shm.c
 ID=$(cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h" "$0" \
+  "$ROOT/scripts/subjects/debsrc.sh" \
   ${PATCHES[@]+"${PATCHES[@]}"} | sha256sum | cut -c1-12)
 OUT=$(realpath -m "${OUT:-$CACHE/$NAME-$ID}")
 if [ -x "$OUT/sbin/$NAME" ] && [ "$(cat "$OUT/.dualfuzz-build-id" 2>/dev/null)" = "$ID" ]; then
   echo "$OUT"; exit 0
 fi
 
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-apt_install() {
-  local missing=() p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  ((${#missing[@]})) || return 0
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
-}
-
-# The pristine source tree (Debian's patches applied by dpkg-source), once.
-SRC_DIR=$CACHE/src/$NAME
-fetch_source() {
-  [ -f "$SRC_DIR/.fetched" ] && return 0
-  apt_install clang ccache dpkg-dev
-  if ! apt-cache showsrc "$NAME" 2>/dev/null | grep -q '^Package:'; then
-    local list=/etc/apt/sources.list.d/dualfuzz-deb-src.sources
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-      sed 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
-        $SUDO tee "$list" >/dev/null
-    else  # the older one-line format
-      grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
-        $SUDO tee /etc/apt/sources.list.d/dualfuzz-deb-src.list >/dev/null
-    fi
-    $SUDO apt-get update -qq
-  fi
-  if [ "$NAME" = nginx ]; then
-    # Only what the static build needs: build-dep would also bring the
-    # dynamic modules' (perl, gd, geoip, xslt), which are not built.
-    apt_install libpcre2-dev libssl-dev zlib1g-dev
-  elif [ "$NAME" = apache2 ]; then
-    apt_install libapr1-dev libaprutil1-dev libpcre2-dev libexpat1-dev
-  else
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get build-dep -y -qq "$NAME" >/dev/null
-  fi
-  rm -rf "$SRC_DIR" && mkdir -p "$SRC_DIR"
-  # The candidate's source first; when the mirror lacks it (seen: the
-  # security archive serving bookworm's nginx 1.22.1-9+deb12u11 binaries but
-  # 404 for its .dsc), the newest version whose source it has, said on stderr.
-  local v
-  for v in "" $(apt-cache showsrc "$NAME" | awk '/^Version:/ {print $2}' | sort -urV); do
-    (cd "$SRC_DIR" && apt-get source -qq "$NAME${v:+=$v}" 2>&1 |
-      grep -v '^W: Download is performed unsandboxed' >&2 || true)
-    if compgen -G "$SRC_DIR/$NAME-*/configure" >/dev/null; then
-      [ -z "$v" ] || echo "build-instrumented: the candidate's source is not on the mirror; built $NAME $v" >&2
-      break
-    fi
-    find "$SRC_DIR" -mindepth 1 -delete
-  done
-  compgen -G "$SRC_DIR/$NAME-*/configure" >/dev/null ||
-    { echo "build-instrumented: apt-get source $NAME gave no source tree" >&2; exit 2; }
-  (cd "$SRC_DIR" && ls ./*.dsc | sed 's|^\./||; s|\.dsc$||') >"$SRC_DIR/.version"
-  touch "$SRC_DIR/.fetched"
-}
+# apt_install, fetch_source: the source package once into $CACHE/src/$NAME.
+# shellcheck source=debsrc.sh
+. "$ROOT/scripts/subjects/debsrc.sh"
 fetch_source
 apt_install clang ccache
 PRISTINE=$(compgen -G "$SRC_DIR/$NAME-*/configure" | head -1); PRISTINE=${PRISTINE%/configure}

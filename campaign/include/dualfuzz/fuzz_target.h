@@ -49,6 +49,7 @@
 #pragma once
 
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -89,6 +90,14 @@ class LoopbackServer final : public campaign::InProcessServer {
     transport_.drain(std::chrono::seconds(2));
     server_->reset();
   }
+  std::string path_namespace() const override {
+    if constexpr (requires(const Server& s) {
+                    { s.path_namespace() } -> std::convertible_to<std::string>;
+                  })
+      return server_->path_namespace();
+    else
+      return "";
+  }
 
  private:
   std::unique_ptr<Server> server_;  // (destroyed last: the transport goes first)
@@ -98,7 +107,10 @@ class LoopbackServer final : public campaign::InProcessServer {
 }  // namespace detail
 
 // `Server(args...)` listening on 127.0.0.1, with `std::uint16_t port()` and
-// `void reset()`: back to the initial state, before each execution. By then
+// `void reset()`: back to the initial state, before each execution.
+// Optionally `std::string path_namespace() const`: a prefix under which each
+// execution's paths are flattened (InProcessServer::path_namespace), for a
+// server with collections (a real web server's directories). By then
 // the server has closed every connection of the previous execution (the
 // harness half-closes each and waits for the server's close, at most 2 s):
 // a server that keeps a half-closed connection open makes each reset wait.

@@ -30,6 +30,12 @@ class InProcessServer {
   virtual harness::Transport& transport() = 0;
   // Back to the initial state: called before every execution.
   virtual void reset() = 0;
+  // Non-empty: every execution's paths are flattened under this prefix, as
+  // on an external server (Protocol::namespace_request: `/a/b` is sent as
+  // `/PREFIX a~b`), for a real server whose paths are not the model's
+  // independent resources (collections: a PUT under a missing parent is 409).
+  // Constant, so that an execution stays reproducible from its input.
+  virtual std::string path_namespace() const { return ""; }
 };
 
 struct Plugin {

@@ -56,13 +56,14 @@ class Target {
     }
     return t;
   }
-  // Before each execution: a fresh in-process server, or a fresh namespace.
+  // Before each execution: a fresh in-process server (in its namespace, if
+  // it has one), or a fresh namespace.
   std::string reset() {
     if (tcp_ && drain_) tcp_->drain(std::chrono::seconds(2));
     if (tcp_) tcp_->forget_accepted();
     if (server_) {
       server_->reset();
-      return "";
+      return server_->path_namespace();
     }
     return "dualfuzz-" + std::to_string(::getpid()) + "-" + std::to_string(++runs_) + "-";
   }
