@@ -26,6 +26,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -83,11 +84,14 @@ class Lighttpd final {
     return l;
   }
   std::uint16_t port() const { return port_; }
+  // Which reset() this is (the namespace of the execution that follows).
+  std::uint64_t generation() const { return generation_; }
 
   // The state every execution starts from: no file, no dead property, no
   // lock. Called once the previous execution's connections are closed, so
   // lighttpd is idle in its poll.
   void reset() {
+    ++generation_;
     std::error_code ec;
     for (const fs::path& d : {dir_ / "root", dir_ / "tmp"})
       for (const auto& e : fs::directory_iterator(d, ec)) fs::remove_all(e.path(), ec);
@@ -215,6 +219,7 @@ class Lighttpd final {
   int exit_code_ = 0;
   bool running_ = false;
   sqlite3* db_ = nullptr;
+  std::uint64_t generation_ = 0;
 };
 
 // What dualfuzz::loopback<> makes, once for the fuzz target and once for the
@@ -224,10 +229,19 @@ class LighttpdServer {
   LighttpdServer() : l_(Lighttpd::instance()) {}
   std::uint16_t port() const { return l_.port(); }
   void reset() { l_.reset(); }
-  // Paths flattened as on an external lighttpd (`/a/b` -> `/dualfuzz-a~b`):
+  // Paths flattened as on an external lighttpd (`/a/b` -> `/dualfuzz-N-a~b`):
   // the model's paths are independent resources, lighttpd's are files in
-  // directories (a PUT under a missing parent is 409).
-  std::string path_namespace() const { return "dualfuzz-"; }
+  // directories (a PUT under a missing parent is 409). A namespace per
+  // execution, fixed width: a request of the previous execution that
+  // lighttpd serves after reset() (a LOCK behind a closed connection)
+  // cannot reach this one's resources. With one namespace for all, such a
+  // late LOCK made a later PUT of the same path 423 (a false alarm).
+  std::string path_namespace() const {
+    char ns[32];
+    std::snprintf(ns, sizeof ns, "dualfuzz-%06llu-",
+                  static_cast<unsigned long long>(l_.generation() % 1000000));
+    return ns;
+  }
 
  private:
   Lighttpd& l_;

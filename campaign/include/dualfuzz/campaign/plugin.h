@@ -34,7 +34,9 @@ class InProcessServer {
   // on an external server (Protocol::namespace_request: `/a/b` is sent as
   // `/PREFIX a~b`), for a real server whose paths are not the model's
   // independent resources (collections: a PUT under a missing parent is 409).
-  // Constant, so that an execution stays reproducible from its input.
+  // Constant keeps the bytes sent the same from run to run; a server that
+  // may still serve the previous execution's requests after reset() (a
+  // real server's late requests) gives each execution its own instead.
   virtual std::string path_namespace() const { return ""; }
 };
 
