@@ -60,9 +60,7 @@ fi
 
 # shellcheck source=debsrc.sh
 . "$ROOT/scripts/subjects/debsrc.sh"
-fetch_source
-apt_install clang ccache
-PRISTINE=$(compgen -G "$SRC_DIR/$NAME-*/configure" | head -1); PRISTINE=${PRISTINE%/configure}
+pristine_source
 
 configure_inprocess() {
   # Debian's options for mod_webdav (properties and locks: sqlite, libxml2),

@@ -69,12 +69,10 @@ if [ -x "$OUT/sbin/$NAME" ] && [ "$(cat "$OUT/.dualfuzz-build-id" 2>/dev/null)" 
   echo "$OUT"; exit 0
 fi
 
-# apt_install, fetch_source: the source package once into $CACHE/src/$NAME.
+# apt_install, pristine_source: the source package once into $CACHE/src/$NAME.
 # shellcheck source=debsrc.sh
 . "$ROOT/scripts/subjects/debsrc.sh"
-fetch_source
-apt_install clang ccache
-PRISTINE=$(compgen -G "$SRC_DIR/$NAME-*/configure" | head -1); PRISTINE=${PRISTINE%/configure}
+pristine_source
 
 # The runtime, one per version of it, shared by every build (their rpath):
 # one copy for the executable and every module it dlopen()s (a copy in

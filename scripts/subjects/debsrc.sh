@@ -1,7 +1,9 @@
+# shellcheck shell=bash
 # Fetching a Debian source package for the subject build scripts
 # (build-instrumented.sh, build-inprocess.sh): sourced, not run. Needs NAME
 # (the source package) and CACHE; sets SUDO and SRC_DIR ($CACHE/src/$NAME,
-# the source tree with Debian's patches applied, fetched once).
+# the source tree with Debian's patches applied, fetched once); `pristine_source`
+# fetches it if needed, installs the compilers and sets PRISTINE (its tree).
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 apt_install() {
   local missing=() p
@@ -57,4 +59,13 @@ fetch_source() {
     { echo "build-instrumented: apt-get source $NAME gave no source tree" >&2; exit 2; }
   (cd "$SRC_DIR" && ls ./*.dsc | sed 's|^\./||; s|\.dsc$||') >"$SRC_DIR/.version"
   touch "$SRC_DIR/.fetched"
+}
+
+# The source tree, fetched if needed, and clang + ccache to build it:
+# PRISTINE is the unpacked tree (never built in: builds copy it).
+pristine_source() {
+  fetch_source
+  apt_install clang ccache
+  PRISTINE=$(compgen -G "$SRC_DIR/$NAME-*/configure" | head -1)
+  PRISTINE=${PRISTINE%/configure}
 }
