@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -32,10 +33,33 @@ class SolverBackend {
                                                     const StringTheory& strings) = 0;
 };
 
-// Bumped whenever SolverBackend, Sym, StringTheory or Json change layout, so a
-// stale module (e.g. one named by $DUALFUZZ_Z3_MODULE) is refused instead of
-// misreading formulas.
-inline constexpr unsigned kSolverBackendAbi = 1;
+// What the program and the module must agree on, so that a module of
+// another build (one named by $DUALFUZZ_Z3_MODULE, or copied next to a newer
+// program) is refused instead of misreading formulas: the interface's version
+// (bump it when SolverBackend changes), the layouts that cross the boundary,
+// and the build tree's token (DUALFUZZ_BUILD_TOKEN, made once per CMake build
+// directory: a module of another build directory is refused even when the
+// layouts happen to match).
+#ifndef DUALFUZZ_BUILD_TOKEN
+#define DUALFUZZ_BUILD_TOKEN ""
+#endif
+inline constexpr std::uint64_t kSolverBackendVersion = 1;
+constexpr std::uint64_t backend_abi() {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a
+  const auto mix = [&h](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 1099511628211ull;
+  };
+  for (std::uint64_t v : {kSolverBackendVersion, std::uint64_t{sizeof(Sym)},
+                          std::uint64_t{alignof(Sym)}, std::uint64_t{sizeof(Json)},
+                          std::uint64_t{sizeof(StringTheory)},
+                          std::uint64_t{sizeof(std::vector<Sym>)},
+                          std::uint64_t{sizeof(std::pair<VarId, Json>)}})
+    mix(v);
+  for (const char* c = DUALFUZZ_BUILD_TOKEN; *c != '\0'; ++c)
+    mix(static_cast<unsigned char>(*c));
+  return h;
+}
+inline constexpr std::uint64_t kSolverBackendAbi = backend_abi();
 
 }  // namespace dualfuzz::oracle::detail
 
@@ -44,6 +68,6 @@ extern "C" {
 // error[0..error_size) when `abi` differs from the module's or Z3 cannot start.
 // Never throws.
 __attribute__((visibility("default"))) dualfuzz::oracle::detail::SolverBackend*
-dualfuzz_z3_backend_new(unsigned abi, unsigned timeout_ms, char* error,
+dualfuzz_z3_backend_new(std::uint64_t abi, unsigned timeout_ms, char* error,
                         std::size_t error_size) noexcept;
 }

@@ -334,16 +334,19 @@ std::vector<std::pair<VarId, Json>> Z3Backend::model(const std::vector<Sym>& for
 }  // namespace dualfuzz::oracle
 
 extern "C" dualfuzz::oracle::detail::SolverBackend* dualfuzz_z3_backend_new(
-    unsigned abi, unsigned timeout_ms, char* error, std::size_t error_size) noexcept {
+    std::uint64_t abi, unsigned timeout_ms, char* error, std::size_t error_size) noexcept {
   using dualfuzz::oracle::detail::kSolverBackendAbi;
   const auto fail = [&](const char* what) {
     if (error_size > 0) std::snprintf(error, error_size, "%s", what);
     return nullptr;
   };
   if (abi != kSolverBackendAbi) {
-    char what[96];
-    std::snprintf(what, sizeof what, "the module has ABI %u, the program %u",
-                  kSolverBackendAbi, abi);
+    char what[160];
+    std::snprintf(what, sizeof what,
+                  "the module is of another build (ABI %016llx, the program's %016llx): "
+                  "use the libdualfuzz_z3.so built with the program",
+                  static_cast<unsigned long long>(kSolverBackendAbi),
+                  static_cast<unsigned long long>(abi));
     return fail(what);
   }
   try {
