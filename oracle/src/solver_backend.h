@@ -49,11 +49,11 @@ constexpr std::uint64_t backend_abi() {
   const auto mix = [&h](std::uint64_t v) {
     for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 1099511628211ull;
   };
-  for (std::uint64_t v : {kSolverBackendVersion, std::uint64_t{sizeof(Sym)},
-                          std::uint64_t{alignof(Sym)}, std::uint64_t{sizeof(Json)},
-                          std::uint64_t{sizeof(StringTheory)},
-                          std::uint64_t{sizeof(std::vector<Sym>)},
-                          std::uint64_t{sizeof(std::pair<VarId, Json>)}})
+  for (std::uint64_t v :
+       {kSolverBackendVersion, std::uint64_t{sizeof(Sym)}, std::uint64_t{alignof(Sym)},
+        std::uint64_t{sizeof(Json)}, std::uint64_t{sizeof(StringTheory)},
+        std::uint64_t{sizeof(std::vector<Sym>)},
+        std::uint64_t{sizeof(std::pair<VarId, Json>)}})
     mix(v);
   for (const char* c = DUALFUZZ_BUILD_TOKEN; *c != '\0'; ++c)
     mix(static_cast<unsigned char>(*c));
