@@ -25,7 +25,6 @@ if(DUALFUZZ_LIGHTTPD_INPROCESS AND TARGET dualfuzz_campaign)
                   LIBS lighttpd_inprocess dualfuzz::fuzz_target dualfuzz::http Threads::Threads)
   set(lighttpd_fuzzer $<TARGET_FILE:lighttpd_inprocess_fuzzer>)
 endif()
-enable_testing()
 add_test(NAME fuzz_lighttpd_inprocess
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lighttpd_inprocess_test.sh "${lighttpd_fuzzer}"
                  ${PROJECT_SOURCE_DIR})
