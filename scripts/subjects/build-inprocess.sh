@@ -75,19 +75,9 @@ configure_inprocess() {
 }
 BASE=$CACHE/build/$NAME-inprocess-base-$( (declare -f configure_inprocess; echo "$CC $CFLAGS") |
   sha256sum | cut -c1-12)
-if [ ! -f "$BASE/.built" ]; then
-  rm -rf "$BASE" && mkdir -p "$(dirname "$BASE")" && cp -a "$PRISTINE" "$BASE"
-  (cd "$BASE" && configure_inprocess) >"$BASE/build.log" 2>&1 ||
-    { tail -40 "$BASE/build.log" >&2; echo "build-inprocess: build failed ($BASE/build.log)" >&2; exit 1; }
-  touch "$BASE/.built"
-fi
-
+build_base "$BASE" configure_inprocess
 WORK=$CACHE/build/$NAME-inprocess-$ID
-rm -rf "$WORK" && cp -a "$BASE" "$WORK"
-for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do
-  patch -d "$WORK" -p1 --forward --batch <"$PATCH" >"$WORK/.patch.log" ||
-    { cat "$WORK/.patch.log" >&2; echo "build-inprocess: $PATCH does not apply" >&2; exit 2; }
-done
+patched_copy "$BASE" "$WORK"
 LOG=$WORK/build.log
 # Make's own values of the static executable's compile flags, objects and
 # libraries (automake's rule for lighttpd-*.o), for the wrapper and the archive.
@@ -111,8 +101,4 @@ cp "$WRAP/lighttpd_inprocess.h" "$OUT/include/"
 cp "$WORK/src/lighttpd" "$OUT/sbin/lighttpd"
 make_var '$(lighttpd_LDADD) $(LIBS)' | tr -s ' ' | sed 's/^ //; s/ $//' >"$OUT/link-libs"
 echo "$CFLAGS" >"$OUT/cflags"
-cp "$SRC_DIR/.version" "$OUT/.dualfuzz-source" 2>/dev/null || true
-for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do basename "$PATCH"; done >"$OUT/.dualfuzz-patches"
-echo "$ID" >"$OUT/.dualfuzz-build-id"
-rm -rf "$WORK"
-echo "$OUT"
+finish_build "$OUT" "$ID" "$WORK"

@@ -144,26 +144,13 @@ configure_apache2() {
 # rebuild it.
 BASE=$CACHE/build/$NAME-base-$( (cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h"
   declare -f "configure_$NAME"; echo "$RT_LDFLAGS") | sha256sum | cut -c1-12)
-if [ ! -f "$BASE/.built" ]; then
-  rm -rf "$BASE" && mkdir -p "$(dirname "$BASE")" && cp -a "$PRISTINE" "$BASE"
-  (
-    cd "$BASE"
-    "configure_$NAME"
-  ) >"$BASE/build.log" 2>&1 ||
-    { tail -40 "$BASE/build.log" >&2; echo "build-instrumented: build failed ($BASE/build.log)" >&2; exit 1; }
-  touch "$BASE/.built"
-fi
-
+build_base "$BASE" "configure_$NAME"
 WORK=$CACHE/build/$NAME-$ID
-rm -rf "$WORK" && cp -a "$BASE" "$WORK"
+patched_copy "$BASE" "$WORK"
 # httpd's configure writes absolute paths into its build files: point them
 # at the copy (mtimes kept, so that make rebuilds only what a patch touches).
 grep -rlIF --exclude='*.log' "$BASE" "$WORK" 2>/dev/null | while read -r f; do
   t=$(stat -c %y "$f"); sed -i "s|$BASE|$WORK|g" "$f"; touch -d "$t" "$f"
-done
-for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do
-  patch -d "$WORK" -p1 --forward --batch <"$PATCH" >"$WORK/.patch.log" ||
-    { cat "$WORK/.patch.log" >&2; echo "build-instrumented: $PATCH does not apply" >&2; exit 2; }
 done
 rm -rf "$OUT" && mkdir -p "$OUT"
 LOG=$WORK/build.log
@@ -184,9 +171,4 @@ else
     { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
   [ -f "$OUT/lib/mod_webdav.so" ] || { echo "build-instrumented: no mod_webdav.so in $OUT/lib" >&2; exit 1; }
 fi
-cp "$SRC_DIR/.version" "$OUT/.dualfuzz-source" 2>/dev/null || true  # (the Debian source package built)
-# The patches applied, one file name a line (empty: the unpatched server).
-for PATCH in ${PATCHES[@]+"${PATCHES[@]}"}; do basename "$PATCH"; done >"$OUT/.dualfuzz-patches"
-echo "$ID" >"$OUT/.dualfuzz-build-id"
-rm -rf "$WORK"
-echo "$OUT"
+finish_build "$OUT" "$ID" "$WORK"

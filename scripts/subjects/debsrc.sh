@@ -1,9 +1,12 @@
 # shellcheck shell=bash
-# Fetching a Debian source package for the subject build scripts
-# (build-instrumented.sh, build-inprocess.sh): sourced, not run. Needs NAME
-# (the source package) and CACHE; sets SUDO and SRC_DIR ($CACHE/src/$NAME,
-# the source tree with Debian's patches applied, fetched once); `pristine_source`
-# fetches it if needed, installs the compilers and sets PRISTINE (its tree).
+# Fetching and building a Debian source package, for the subject build
+# scripts (build-instrumented.sh, build-inprocess.sh): sourced, not run. Needs
+# NAME (the source package) and CACHE; sets SUDO and SRC_DIR ($CACHE/src/$NAME,
+# the source tree with Debian's patches applied, fetched once);
+# `pristine_source` fetches it if needed, installs the compilers and sets
+# PRISTINE (its tree). `build_base`, `patched_copy` and `finish_build` are the
+# steps both scripts take around their own build commands.
+TOOL=$(basename "$0" .sh)
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 apt_install() {
   local missing=() p
@@ -68,4 +71,38 @@ pristine_source() {
   apt_install clang ccache
   PRISTINE=$(compgen -G "$SRC_DIR/$NAME-*/configure" | head -1)
   PRISTINE=${PRISTINE%/configure}
+}
+
+# build_base BASE FUNCTION: the unpatched tree configured and built once by
+# FUNCTION (run in BASE, a copy of PRISTINE) and kept, so that a patched build
+# copies it and recompiles only what its patches touch.
+build_base() {
+  local base=$1 build=$2
+  [ -f "$base/.built" ] && return 0
+  rm -rf "$base" && mkdir -p "$(dirname "$base")" && cp -a "$PRISTINE" "$base"
+  (cd "$base" && "$build") >"$base/build.log" 2>&1 ||
+    { tail -40 "$base/build.log" >&2; echo "$TOOL: build failed ($base/build.log)" >&2; exit 1; }
+  touch "$base/.built"
+}
+
+# patched_copy BASE WORK: WORK a fresh copy of BASE with PATCHES applied in order.
+patched_copy() {
+  local base=$1 work=$2 patch
+  rm -rf "$work" && cp -a "$base" "$work"
+  for patch in ${PATCHES[@]+"${PATCHES[@]}"}; do
+    patch -d "$work" -p1 --forward --batch <"$patch" >"$work/.patch.log" ||
+      { cat "$work/.patch.log" >&2; echo "$TOOL: $patch does not apply" >&2; exit 2; }
+  done
+}
+
+# finish_build OUT ID WORK: OUT's provenance (the Debian source package built;
+# the patches applied, one file name a line, empty for the unpatched server;
+# the build id), WORK removed; prints OUT.
+finish_build() {
+  local out=$1 id=$2 work=$3 patch
+  cp "$SRC_DIR/.version" "$out/.dualfuzz-source" 2>/dev/null || true
+  for patch in ${PATCHES[@]+"${PATCHES[@]}"}; do basename "$patch"; done >"$out/.dualfuzz-patches"
+  echo "$id" >"$out/.dualfuzz-build-id"
+  rm -rf "$work"
+  echo "$out"
 }
