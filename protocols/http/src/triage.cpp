@@ -1,10 +1,10 @@
 #include "dualfuzz/http/triage.h"
 
 #include <algorithm>
-#include <cctype>
 #include <iterator>
 
 #include "dualfuzz/http/destination.h"
+#include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/model.h"
 
 namespace dualfuzz::http {
@@ -35,8 +35,7 @@ std::string headers_and_body(const Json& m) {
 // spells them), and the step without one of them.
 bool is_precondition(std::string name) {
   std::erase_if(name, [](char c) { return c <= ' ' || c == ':' || c >= 0x7f; });
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
+  name = detail::lower(name);
   return std::find(std::begin(kPreconditions), std::end(kPreconditions), name) !=
          std::end(kPreconditions);
 }
@@ -72,9 +71,7 @@ std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
   std::vector<harness::Protocol::Lighter> out;
   for (const std::string& name : precondition_keys(body)) {
     Json s = sent;
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
+    std::string lower = detail::lower(name);
     std::erase_if(lower, [](char c) { return c <= ' ' || c >= 0x7f; });
     if (s.is_object() && s.contains("headers") && s["headers"].is_object())
       s["headers"].erase(lower);

@@ -1,8 +1,7 @@
 #include "dualfuzz/proxy/protocol.h"
 
-#include <cctype>
-
 #include "dualfuzz/http/codec.h"
+#include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/protocol.h"
 #include "dualfuzz/http/response_stream.h"
 #include "dualfuzz/http/triage.h"
@@ -41,11 +40,8 @@ Json absolute_form(Json q, const std::string& origin) {
         "http://" + origin + (path.empty() || path.front() != '/' ? "/" : "") + path;
   if (!q.contains("headers") || !q["headers"].is_object()) q["headers"] = Json::object();
   bool host = false;
-  for (const auto& [k, v] : q["headers"].items()) {
-    std::string n = k;
-    for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    host = host || n == "host";
-  }
+  for (const auto& [k, v] : q["headers"].items())
+    host = host || http::detail::lower(k) == "host";
   if (!host) q["headers"]["host"] = origin;
   return q;
 }
