@@ -11,11 +11,19 @@ each built by scripts/subjects/build-instrumented.sh --patch and fuzzed for
              target (--afl-target), the server's edges in its map, the same
              keep-going findings
 lighttpd has functional bugs of its own (docs/EVALUATION.md, real servers),
-so "a violation" is not a kill: a mutant is killed when one of the
-violations found on it, replayed (`dualfuzz run`), still shows on the mutant
-and passes on the unpatched build --replays times; its time is when the
-engine first met it. Prints a Markdown table; raw results (one JSON object
-per mutant and engine) go to --raw.
+so "a violation" is not a kill. A mutant is killed by one of the violations
+found on it when its (shrunk) script, replayed --replays times on each build
+in alternating blocks of 5 (`dualfuzz run --repeat 5`), never shows a
+violation on the unpatched build and shows one on the mutant in at least
+--min-rate of its plays; its time is when the engine first met it. One play
+on the mutant and a few on the unpatched build were not enough: a script
+whose outcome hangs on a race or on the clock (an If-Unmodified-Since of the
+run's own second) passed that check on a lighttpd bug of its own. With 20
+plays each, a script that shows with the same probability p on both builds
+passes with probability (1-p)^20 * P(Bin(20, p) >= 7), at most 0.1 % (at
+p = 0.19); 7 of 20 against 0 of 20 is also Fisher's exact test at p < 0.005.
+Prints a Markdown table; raw results (one JSON object per mutant and engine,
+with every finding's check) go to --raw.
 
 The subject is lighttpd with --fix patches applied first (default: the fix
 of its unfinished OPTIONS answer on a missing path, which made every script
@@ -79,10 +87,36 @@ class Server:
         return f"127.0.0.1:{self.port}"
 
 
-def shows(dualfuzz, target, script_file):
-    r = subprocess.run([dualfuzz, "run", "--target", target, script_file], capture_output=True,
-                       text=True, timeout=120)
-    return r.returncode == 1
+def plays(dualfuzz, target, script_file, n):
+    """Violations in n plays of the script, and their signatures."""
+    r = subprocess.run([dualfuzz, "run", "--repeat", str(n), "--target", target, script_file],
+                       capture_output=True, text=True, timeout=60 + 30 * n)
+    j = eval_blackbox.last_json(r.stdout) or {}
+    if j.get("plays") != n:
+        raise RuntimeError(f"dualfuzz run --repeat on {target}: {r.stderr.strip()[-300:]}")
+    return j["violations"], j["signatures"]
+
+
+BLOCK = 5
+
+
+def kill_check(args, mutant, original, script_file):
+    """The module docstring's kill check: a dict with "killed", the plays and
+    violations on each build, and the mutant's signatures."""
+    need = -(-args.replays * args.min_rate // 1)  # (ceil)
+    res = {"plays": 0, "mutant": 0, "unpatched": 0, "signatures": {}}
+    while res["plays"] < args.replays:
+        n = min(BLOCK, args.replays - res["plays"])
+        res["unpatched"] += plays(args.dualfuzz, original.target, script_file, n)[0]
+        m, sigs = plays(args.dualfuzz, mutant.target, script_file, n)
+        res["mutant"] += m
+        for k, c in sigs.items():
+            res["signatures"][k] = res["signatures"].get(k, 0) + c
+        res["plays"] += n
+        if res["unpatched"] or res["mutant"] + args.replays - res["plays"] < need:
+            break  # (decided)
+    res["killed"] = res["unpatched"] == 0 and res["mutant"] >= need
+    return res
 
 
 def coverage_engine(engine, args, m):
@@ -149,23 +183,49 @@ def run(patch, engine, args, original, log):
         else:
             executions, found = coverage_engine(engine, args, m)
         found = sorted(found, key=lambda v: v.get("first_seconds", 1e9))
-        rec.update(executions=executions, violations=len(found), killed=False)
+        rec.update(executions=executions, violations=len(found), killed=False, checks=[])
         for v in found:
             with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as s:
                 s.write(v["script"])
             try:
-                if shows(args.dualfuzz, m.target, s.name) and not any(
-                        shows(args.dualfuzz, original.target, s.name)
-                        for _ in range(args.replays)):
-                    rec.update(killed=True, kill_seconds=v.get("first_seconds"),
-                               signature=v.get("signature"), script=v["script"])
-                    break
+                c = kill_check(args, m, original, s.name)
             finally:
                 os.unlink(s.name)
+            # (each finding checked, kill or not: why a violation was no kill)
+            rec["checks"].append(dict(c, first_seconds=v.get("first_seconds"),
+                                      signature=v.get("signature")))
+            if c["killed"]:
+                rec.update(killed=True, kill_seconds=v.get("first_seconds"),
+                           signature=v.get("signature"), script=v["script"],
+                           kill_rate=f"{c['mutant']}/{c['plays']}")
+                break
     with LOG_LOCK:
         log.write(json.dumps(rec) + "\n")
         log.flush()
     return rec
+
+
+def recheck(args, orig):
+    """--recheck: each recorded kill's script, judged by kill_check() on a
+    fresh build of its mutant (with this run's --fix)."""
+    records = [json.loads(line) for line in open(args.recheck)]
+    with Server(orig) as original:
+        if original.error:
+            sys.exit("unpatched lighttpd: " + original.error)
+        for r in records:
+            if not r.get("killed") or not r.get("script"):
+                continue
+            patch = os.path.join(ROOT, "scripts/subjects/mutants/lighttpd", r["mutant"] + ".patch")
+            b = subprocess.run([BUILD, "lighttpd"] + fix_args(args) + ["--patch", patch],
+                               capture_output=True, text=True, check=True)
+            binary = os.path.join(b.stdout.strip().splitlines()[-1], "sbin/lighttpd")
+            with Server(binary) as m, tempfile.NamedTemporaryFile("w", suffix=".txt") as s:
+                s.write(r["script"])
+                s.flush()
+                c = kill_check(args, m, original, s.name)
+            print(json.dumps({"mutant": r["mutant"], "engine": r["engine"], "seed": r.get("seed"),
+                              "kill_seconds": r.get("kill_seconds"), "signature": r.get("signature"),
+                              **c}), flush=True)
 
 
 def main():
@@ -174,7 +234,10 @@ def main():
     ap.add_argument("patches", nargs="*")
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--replays", type=int, default=3)
+    ap.add_argument("--replays", type=int, default=20,
+                    help="plays of a finding's script on each build for the kill check")
+    ap.add_argument("--min-rate", type=float, default=0.35,
+                    help="share of its plays in which the mutant must show a violation")
     ap.add_argument("--engines", default="blackbox", help="blackbox,libfuzzer,afl")
     ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/cli/dualfuzz"))
     ap.add_argument("--libfuzzer",
@@ -189,6 +252,9 @@ def main():
     ap.add_argument("--fix", action="append",
                     help="a patch applied before each mutant and to the unpatched build "
                          "(repeatable; 'none' for none)")
+    ap.add_argument("--recheck", metavar="RAW",
+                    help="no fuzzing: the kills recorded in RAW (an earlier --raw file) "
+                         "judged again by this kill check, one JSON line each")
     args = ap.parse_args()
     if args.fix is None:
         args.fix = [os.path.join(ROOT, "scripts/subjects/patches/lighttpd-options-missing-path.patch")]
@@ -197,6 +263,8 @@ def main():
     b = subprocess.run([BUILD, "lighttpd"] + fix_args(args), capture_output=True, text=True,
                        check=True)
     orig = os.path.join(b.stdout.strip().splitlines()[-1], "sbin/lighttpd")
+    if args.recheck:
+        return recheck(args, orig)
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)
     rows = []
     with Server(orig) as original, open(args.raw, "a") as log:

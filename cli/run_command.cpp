@@ -1,14 +1,20 @@
 // `dualfuzz run --spec http|unison --target inprocess[:BUG] [--chart FILE] SCRIPT`:
-// plays one script, prints the trace and the verdict (`dualfuzz replay`
+// plays one script, prints the trace and the verdict. `--repeat N` plays it
+// N times (a fresh server state each time) and ends with one JSON line
+// counting the plays and each violation signature seen: a race or the clock
+// can make a script's outcome vary, and one play says little about its rate
+// (bench/eval_mutants.py's kill check reads that line). (`dualfuzz replay`
 // plays it as the fuzz target does, with the fuzz target's report). `dualfuzz bugs` lists
 // the reference server's planted bugs (`--spec unison`: the reference
 // synchronizer's).
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "commands.h"
 #include "dualfuzz/campaign/consistency.h"
+#include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/http/asio_server.h"
@@ -33,6 +39,7 @@ struct Opts {
   std::string chart;
   std::size_t budget = 0;
   bool json = false;
+  unsigned repeat = 1;
 };
 
 // Plays the script once and prints the report (and the chart).
@@ -73,9 +80,21 @@ int run_script(const Opts& o) {
   // the time a fuzz execution may take.
   opts.oracle_options.limits.max_explored = o.budget;
   opts.message_timeout = std::chrono::milliseconds(o.timeout_ms);
-  opts.run_namespace = (*target)->reset();
-  harness::Executor ex(protocol, (*target)->transport(), opts);
-  harness::RunResult r = ex.run(*script);
+  // Plays until the first violation, whose report is printed (the last
+  // play's if none), then the rest of the --repeat plays for the counts.
+  harness::RunResult r;
+  std::map<std::string, unsigned> signatures;
+  bool shown = false;
+  for (unsigned play = 0; play < o.repeat; ++play) {
+    opts.run_namespace = (*target)->reset();
+    harness::Executor ex(protocol, (*target)->transport(), opts);
+    harness::RunResult now = ex.run(*script);
+    if (now.violation()) ++signatures[campaign::signature_of(protocol, now)];
+    if (!shown) {
+      shown = now.violation();
+      r = std::move(now);
+    }
+  }
   std::cout << r.report(
       protocol, o.json ? harness::TraceFormat::Json : harness::TraceFormat::Readable);
   if (r.outcome == harness::RunResult::Outcome::ModelViolation)
@@ -85,6 +104,16 @@ int run_script(const Opts& o) {
                    "dualfuzz run " + o.file + " (" + o.target + ")")) {
     std::cerr << "dualfuzz run: cannot write " << o.chart << "\n";
     return kTrouble;
+  }
+  if (o.repeat > 1) {
+    unsigned violations = 0;
+    for (const auto& [sig, n] : signatures) violations += n;
+    std::cout << "\n"
+              << harness::Json{{"plays", o.repeat},
+                               {"violations", violations},
+                               {"signatures", signatures}}
+                     .dump()
+              << "\n";
   }
   return exit_code(r);
 }
@@ -170,6 +199,11 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--origin", o->origin, kOriginHelp);
   sub->add_option("SCRIPT", o->file, "script file")->required();
   sub->add_flag("--json", o->json, "each message of the trace as its JSON IR");
+  sub->add_option("--repeat", o->repeat,
+                  "play the script N times (a fresh server state each time): the "
+                  "first violation's report, then a JSON line counting the plays and "
+                  "the violations by signature")
+      ->check(CLI::Range(1u, 100000u));
   sub->add_flag("--liveness", o->liveness,
                 "report requests left unanswered as a violation");
   sub->add_option("--timeout-ms", o->timeout_ms, "per-response timeout");

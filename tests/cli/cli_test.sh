@@ -55,6 +55,18 @@ case $t in
       fail "exit code: $(cat err.txt)"
     grep -q 'stable: 3 runs' err.txt || fail "$(cat err.txt)"
     ;;
+  run_repeat)
+    # --repeat counts the plays and the violations by signature on a last
+    # JSON line: every play on the planted bug, none on the correct server.
+    [ "$(code "$dualfuzz" run --repeat 4 --target inprocess:lost-update "$script")" = 1 ] ||
+      fail "bug: exit code: $(cat err.txt)"
+    tail -1 out.txt | grep -q '^{"plays":4,"signatures":{"model: [^"]*":4},"violations":4}$' ||
+      fail "bug: $(tail -1 out.txt)"
+    [ "$(code "$dualfuzz" run --repeat 4 --target inprocess "$script")" = 0 ] ||
+      fail "correct: exit code: $(cat err.txt)"
+    [ "$(tail -1 out.txt)" = '{"plays":4,"signatures":{},"violations":0}' ] ||
+      fail "correct: $(tail -1 out.txt)"
+    ;;
   replay_bad_input)
     printf 'req 2 on c0: {"method":\n' > bad.txt
     [ "$(code "$dualfuzz" replay --target inprocess bad.txt)" = 2 ] || fail "malformed"

@@ -43,7 +43,9 @@ const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\"", "\"9\",
 const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT",  "Fri, 01 Jan 2100 00:00:00 GMT",
                         "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
                         "Thu Dec 31 23:59:59 2099",       "not a date"};
-const char* kDateFormats[] = {"id", "id", "rfc850", "asctime"};
+// How a date an answer carried is sent back: as it was, in an obsolete
+// format, or a second off (protocol.cpp's functions).
+const char* kDateFormats[] = {"id", "id", "rfc850", "asctime", "earlier", "later"};
 
 std::string random_method(std::mt19937_64& rng) {
   std::string m = kMethods[pick(rng, std::size(kMethods))];
@@ -193,6 +195,47 @@ Fields header_fields(std::mt19937_64& rng, const harness::Protocol::Context& ctx
 Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
              const std::string& path) {
   return Jexp::object(header_fields(rng, ctx, path));
+}
+
+// A fresh value for header `name` (of those header_fields makes), or nullopt.
+std::optional<Jexp> header_value(std::mt19937_64& rng, const std::string& name,
+                                 const harness::Protocol::Context& ctx,
+                                 const std::string& path) {
+  if (name == "if-match" || name == "if-none-match") return tag_value(rng, ctx, path);
+  if (name == "if-modified-since" || name == "if-unmodified-since")
+    return date_value(rng, ctx, path);
+  if (name == "if-range")
+    return pick(rng, 2) ? tag_value(rng, ctx, path) : date_value(rng, ctx, path);
+  if (name == "range") return Jexp::scalar(random_range(rng));
+  return std::nullopt;
+}
+
+// One header field added, changed or removed, the others kept: the small
+// step a coverage-guided engine climbs by. A script kept for the branch an
+// If-None-Match reached keeps it while an If-Modified-Since is added;
+// replacing the whole set (`headers`) lost what the kept input had gained,
+// so two-header conditions were found only by drawing both at once.
+Fields edit_one_header(std::mt19937_64& rng, const Jexp* old,
+                       const harness::Protocol::Context& ctx, const std::string& path) {
+  Fields h;
+  if (old && old->kind() == Jexp::Kind::Object)
+    for (std::size_t i = 0; i < old->keys().size(); ++i)
+      h.emplace_back(old->keys()[i], old->items()[i]);
+  const std::size_t what = h.empty() ? 0 : pick(rng, 3);
+  if (what == 0) {  // add one (or replace the field of that name)
+    static const char* kNames[] = {
+        "if-match", "if-none-match", "if-modified-since", "if-unmodified-since",
+        "range",    "if-range"};
+    const std::string name = kNames[pick(rng, std::size(kNames))];
+    std::erase_if(h, [&](const auto& kv) { return kv.first == name; });
+    h.emplace_back(name, *header_value(rng, name, ctx, path));
+  } else if (what == 1) {  // a new value for one of them
+    auto& [name, value] = h[pick(rng, h.size())];
+    if (auto v = header_value(rng, name, ctx, path)) value = std::move(*v);
+  } else {  // drop one
+    h.erase(h.begin() + static_cast<std::ptrdiff_t>(pick(rng, h.size())));
+  }
+  return h;
 }
 
 // ---- WebDAV (RFC 4918): the methods a DAV server spends most of its code
@@ -404,9 +447,15 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
     }
     return Jexp::object(std::move(f));
   }
-  switch (pick(rng, 7)) {
+  switch (pick(rng, 10)) {
     case 0:
       set("method", Jexp::scalar(random_method(rng)));
+      break;
+    case 7:
+    case 8:
+    case 9:  // one header field added, changed or removed
+      set("headers",
+          Jexp::object(edit_one_header(rng, req.find("headers"), ctx, path_of(req))));
       break;
     case 6: {  // the same content, framed chunked or back (codec.h)
       const bool had = req.find("chunks") != nullptr;
@@ -421,8 +470,7 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
       static const char* kExts[] = {"a=b", "x", "n=1;m", "ext=\"v\""};
       if (pick(rng, 3) == 0)
         f.emplace_back("chunk-ext", Jexp::scalar(kExts[pick(rng, std::size(kExts))]));
-      if (string_field(req, "body").empty())
-        set("body", Jexp::scalar(random_body(rng)));
+      if (string_field(req, "body").empty()) set("body", Jexp::scalar(random_body(rng)));
       break;
     }
     case 5: {  // the same path, as a WebDAV request

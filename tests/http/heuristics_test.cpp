@@ -1,0 +1,76 @@
+// The HTTP request generator and mutator (heuristics.cpp) and the trace
+// functions they use (protocol.cpp's add_functions).
+#include "dualfuzz/http/heuristics.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "dualfuzz/http/date.h"
+#include "dualfuzz/http/protocol.h"
+
+namespace dualfuzz::http {
+namespace {
+
+using harness::Jexp;
+
+// The fields of a request's headers object, by name ("" = absent).
+std::string header(const Jexp& req, const std::string& name) {
+  const Jexp* h = req.find("headers");
+  if (!h || h->kind() != Jexp::Kind::Object) return "";
+  const Jexp* v = h->find(name);
+  return v ? harness::print_jexp(*v) : "";
+}
+std::size_t header_count(const Jexp& req) {
+  const Jexp* h = req.find("headers");
+  return h && h->kind() == Jexp::Kind::Object ? h->keys().size() : 0;
+}
+
+TEST(HttpHeuristics, MutationAddsAHeaderAndKeepsTheOthers) {
+  // A GET kept for what its If-None-Match reached: some mutants keep that
+  // field and add a second precondition, the step a two-header condition
+  // needs (before, a header mutation drew a whole new set).
+  const harness::Protocol p = protocol();
+  harness::Protocol::Context ctx;
+  ctx.earlier.push_back(
+      Jexp::object({{"method", Jexp::scalar("PUT")}, {"path", Jexp::scalar("/a")}}));
+  ctx.earlier_labels.push_back(1);
+  const Jexp req = Jexp::object(
+      {{"method", Jexp::scalar("GET")},
+       {"path", Jexp::scalar("/a")},
+       {"headers", Jexp::object({{"if-none-match", Jexp::scalar("\"9\"")}})}});
+  std::mt19937_64 rng(3);
+  int kept_and_added = 0, kept_ims_added = 0, dropped = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const Jexp m = p.mutate_request(rng, req, ctx);
+    if (harness::print_jexp(*m.find("method")) != "\"GET\"") continue;
+    const bool kept = header(m, "if-none-match") == "\"\\\"9\\\"\"";
+    kept_and_added += kept && header_count(m) == 2;
+    kept_ims_added +=
+        kept && header_count(m) == 2 && !header(m, "if-modified-since").empty();
+    dropped += m.find("headers") && header_count(m) == 0;
+  }
+  EXPECT_GT(kept_and_added, 100);
+  EXPECT_GT(kept_ims_added, 15);
+  EXPECT_GT(dropped, 20);
+}
+
+TEST(HttpHeuristics, DatesOneSecondOff) {
+  const harness::Protocol p = protocol();
+  const auto* earlier = p.functions.find("earlier");
+  const auto* later = p.functions.find("later");
+  ASSERT_TRUE(earlier && later);
+  const harness::Json lm = "Sun, 06 Nov 1994 08:49:37 GMT";
+  EXPECT_EQ((*earlier)(lm).value(), "Sun, 06 Nov 1994 08:49:36 GMT");
+  EXPECT_EQ((*later)(lm).value(), "Sun, 06 Nov 1994 08:49:38 GMT");
+  // Any of the three formats in; IMF-fixdate out, across a day.
+  EXPECT_EQ((*later)(harness::Json("Sat Dec 31 23:59:59 1994")).value(),
+            "Sun, 01 Jan 1995 00:00:00 GMT");
+  // Not a date (or not a string): unchanged, as the other date functions.
+  EXPECT_EQ((*earlier)(harness::Json("not a date")).value(), "not a date");
+  EXPECT_EQ((*later)(harness::Json(7)).value(), 7);
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
