@@ -87,7 +87,8 @@ def read_map(name):
     if capacity != CAPACITY:
         return None
     ever = data[HEADER.size + capacity:HEADER.size + capacity + guards]
-    return {"guards": guards, "edges": len(ever) - ever.count(0), "starts": starts, "pid": pid}
+    return {"guards": guards, "edges": len(ever) - ever.count(0), "starts": starts, "pid": pid,
+            "ever": ever}
 
 
 def free_port():
@@ -201,6 +202,10 @@ def run(engine, args, log):
                executions=executions(engine, tmp, out), findings=findings(engine, tmp, out),
                exit=p.returncode)
     rec["edges_at"] = {str(s): e for s, e in series}
+    # Which guards: the engines' sets compared (a guard's index is the same
+    # in every process of one binary: the servers load the same modules in
+    # the same order).
+    rec["edge_set"] = [i for i, b in enumerate(m["ever"]) if b]
     subprocess.run([SUBJECT, "stop", args.server, str(port), work], env=senv, capture_output=True)
     try:
         os.unlink("/dev/shm/" + shm.lstrip("/"))
@@ -250,6 +255,17 @@ def table(recs):
             f"| {r['engine']} | {r['seconds']} s | {r['executions'] or 0:,} | {r['findings']} "
             f"| {r['edges']:,} of {r['guards']:,} | {r['edges'] - r['edges_at_start']:,} "
             f"| {ratio} | {edges_by(r['series'], 60) or '-'} | {r['restarts']} |")
+    named = [(r["engine"], set(r["edge_set"])) for r in recs if r.get("edge_set")]
+    bbset = next((e for n, e in named if n == "blackbox"), None)
+    if len(named) > 1 and bbset:
+        union = set().union(*(e for _, e in named))
+        only = [f"{n} {len(e - set().union(*(f for j, (_, f) in enumerate(named) if j != i)))}"
+                for i, (n, e) in enumerate(named)]
+        lines.append("")
+        lines.append(f"Union of the engines' edges: {len(union):,}; black-box reached "
+                     f"{len(bbset) / len(union):.1%} of it, so no engine of this run could "
+                     f"have reached more than {len(union) / len(bbset):.2f}× black-box's. "
+                     f"Edges only one engine reached: {', '.join(only)}.")
     return "\n".join(lines)
 
 
