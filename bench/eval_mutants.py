@@ -104,18 +104,18 @@ def kill_check(args, mutant, original, script_file):
     """The module docstring's kill check: a dict with "killed", the plays and
     violations on each build, and the mutant's signatures."""
     need = -(-args.replays * args.min_rate // 1)  # (ceil)
-    res = {"plays": 0, "mutant": 0, "unpatched": 0, "signatures": {}}
+    res = {"plays": 0, "on_mutant": 0, "on_unpatched": 0, "signatures": {}}
     while res["plays"] < args.replays:
         n = min(BLOCK, args.replays - res["plays"])
-        res["unpatched"] += plays(args.dualfuzz, original.target, script_file, n)[0]
+        res["on_unpatched"] += plays(args.dualfuzz, original.target, script_file, n)[0]
         m, sigs = plays(args.dualfuzz, mutant.target, script_file, n)
-        res["mutant"] += m
+        res["on_mutant"] += m
         for k, c in sigs.items():
             res["signatures"][k] = res["signatures"].get(k, 0) + c
         res["plays"] += n
-        if res["unpatched"] or res["mutant"] + args.replays - res["plays"] < need:
+        if res["on_unpatched"] or res["on_mutant"] + args.replays - res["plays"] < need:
             break  # (decided)
-    res["killed"] = res["unpatched"] == 0 and res["mutant"] >= need
+    res["killed"] = res["on_unpatched"] == 0 and res["on_mutant"] >= need
     return res
 
 
@@ -195,9 +195,13 @@ def run(patch, engine, args, original, log):
             rec["checks"].append(dict(c, first_seconds=v.get("first_seconds"),
                                       signature=v.get("signature")))
             if c["killed"]:
+                # The signature is the shrunk script's on the mutant (the
+                # engines key a finding by its unshrunk run, whose extra
+                # headers and requests say little about the bug).
                 rec.update(killed=True, kill_seconds=v.get("first_seconds"),
-                           signature=v.get("signature"), script=v["script"],
-                           kill_rate=f"{c['mutant']}/{c['plays']}")
+                           signature=max(c["signatures"], key=c["signatures"].get),
+                           engine_key=v.get("signature"), script=v["script"],
+                           kill_rate=f"{c['on_mutant']}/{c['plays']}")
                 break
     with LOG_LOCK:
         log.write(json.dumps(rec) + "\n")
