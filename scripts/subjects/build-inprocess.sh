@@ -44,7 +44,9 @@
 #                  of the libraries lighttpd links, with their own dependencies
 #                  (pkg-config --static), wherever the system has one: for a
 #                  target run where they are not installed (OSS-Fuzz's runner).
-#                  Libraries without an archive stay -lNAME.
+#                  Libraries without an archive stay -lNAME. With ICU's
+#                  archives (libxml2's), libstdc++.so.6 too, which they need
+#                  in a target linked with libc++.
 #
 #   scripts/subjects/build-inprocess.sh lighttpd --env-flags --static-libs \
 #       --source "$SRC/lighttpd1.4" --patch P --out "$WORK/lighttpd"
@@ -188,6 +190,16 @@ static_libs() {
     esac
     out=("$w" ${out[@]+"${out[@]}"})
   done
+  # ICU's archives are C++ compiled against libstdc++ (std::condition_variable,
+  # std::__once_call): a target linked with libc++, as OSS-Fuzz's are
+  # (-stdlib=libc++), needs libstdc++ named too. Its shared library: the
+  # runner image has it (libz3 needs it as well).
+  case " ${out[*]} " in
+    *"/libicuuc.a "*)
+      a=$($CC -print-file-name=libstdc++.so.6)
+      [ "$a" != libstdc++.so.6 ] || a=-lstdc++
+      out+=("$a") ;;
+  esac
   echo "${out[*]}"
 }
 LINK_LIBS=$(make_var lighttpd_LDADD LIBS | tr -s ' ' | sed 's/^ //; s/ $//')
