@@ -28,7 +28,11 @@
 # lighttpd out (no source: build.sh then skips the target). With the source,
 # the check fails unless lighttpd_inprocess_fuzzer was built, and reports its
 # inline counters (libFuzzer; lighttpd's edges make thousands) or edges found
-# (AFL++).
+# (AFL++). It runs with DUALFUZZ_KEEP_GOING=1: lighttpd 1.4.69's known RFC
+# violations are counted (distinct ones, first scripts in
+# run-ENGINE/lighttpd_inprocess_fuzzer/findings/), not crashes, so that the
+# run lasts and a sanitizer report would show; CHECK_KEEP_GOING=0 aborts at
+# the first, as the target does on OSS-Fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
