@@ -62,10 +62,11 @@ else
   lighttpd_src=${CHECK_LIGHTTPD_SRC:-}
   if [ -z "$lighttpd_src" ]; then
     lighttpd_src=$(NAME=lighttpd CACHE=${DUALFUZZ_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz} \
-      bash -c 'set -euo pipefail; . scripts/subjects/debsrc.sh; pristine_source >&2; echo "$PRISTINE"')
+      bash -c 'set -euo pipefail; . scripts/subjects/debsrc.sh; pristine_source >&2; echo "$PRISTINE"') ||
+      { echo "oss-fuzz check: Debian's lighttpd source could not be fetched (CHECK_LIGHTTPD=0:" \
+          "check without lighttpd_inprocess_fuzzer)" >&2; exit 1; }
   fi
   rm -rf "$TMP/src/lighttpd1.4" && cp -a "$lighttpd_src" "$TMP/src/lighttpd1.4"
-  rm -rf "$TMP/src/lighttpd1.4/.git"  # (a copy of a clone: its files only)
   if [ "${LIGHTTPD_AUTOGEN:-0}" = 1 ]; then
     (cd "$TMP/src/lighttpd1.4" && rm -f configure aclocal.m4 config.h.in ltmain.sh &&
       find . -name Makefile.in -delete)
