@@ -133,6 +133,7 @@ run() {  # run ENGINE TARGET
   local keep=() violations=""
   if [ "$name" = lighttpd_inprocess_fuzzer ] && [ "${CHECK_KEEP_GOING:-1}" = 1 ]; then
     keep=(DUALFUZZ_KEEP_GOING=1 DUALFUZZ_FINDINGS="$dir/findings")
+    mkdir -p "$dir/findings"  # (the target writes into it, never makes it)
     violations=", violations counted, not aborted on"
   fi
   case "$engine" in
