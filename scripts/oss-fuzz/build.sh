@@ -62,10 +62,12 @@ cmake -S "$SRC_DIR" -B "$BUILD" -G Ninja \
 cmake --build "$BUILD" -j "$JOBS" --target dualfuzz_fuzzers
 
 # Shared libraries the targets need that a runner image lacks: all but
-# libc's, the dynamic loader and the C++ runtime (libz3; lighttpd's are static).
+# libc's (libcrypt with it: Ubuntu's libc6 needs libcrypt1; lighttpd links it
+# in a build without ASan, whose runtime has crypt_r), the dynamic loader and
+# the C++ runtime (libz3; lighttpd's others are static).
 mkdir -p "$OUT/lib"
 for f in "$BUILD"/tests/fuzz/*_fuzzer; do
-  ldd "$f" | awk '$3 ~ /^\// && $1 !~ /^(libc|libm|libdl|libpthread|librt|libutil|libresolv|libstdc\+\+|libgcc_s|ld-linux.*)\.so/ {print $3}' |
+  ldd "$f" | awk '$3 ~ /^\// && $1 !~ /^(libc|libm|libdl|libpthread|librt|libutil|libresolv|libcrypt|libstdc\+\+|libgcc_s|ld-linux.*)\.so/ {print $3}' |
     while read -r lib; do cp -L "$lib" "$OUT/lib/"; done
 done
 
