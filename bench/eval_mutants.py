@@ -15,8 +15,10 @@ so "a violation" is not a kill. A mutant is killed by one of the violations
 found on it when its (shrunk) script, replayed --replays times on each build
 in alternating blocks of 5 (`dualfuzz run --repeat 5`), never shows a
 violation on the unpatched build and shows one on the mutant in at least
---min-rate of its plays; its time is when the engine first met it. One play
-on the mutant and a few on the unpatched build were not enough: a script
+--min-rate of its plays. Its time is when the engine first met it (for
+black-box, less the time it spent shrinking earlier findings during its run:
+the other engines' findings are shrunk after theirs). One play on the
+mutant and a few on the unpatched build were not enough: a script
 whose outcome hangs on a race or on the clock (an If-Unmodified-Since of the
 run's own second) passed that check on a lighttpd bug of its own. With 20
 plays each, a script that shows with the same probability p on both builds
@@ -180,6 +182,13 @@ def run(patch, engine, args, original, log):
                                 str(args.seed), "--json"], capture_output=True, text=True)
             summary = eval_blackbox.last_json(f.stdout) or {}
             executions, found = summary.get("executions"), summary.get("violations", [])
+            # Its fuzzing time: `dualfuzz fuzz --keep-going` shrinks each new
+            # finding during its run (lighttpd's own bugs, often a dozen),
+            # where the coverage-guided engines' findings are shrunk here,
+            # after theirs.
+            for v in found:
+                v["wall_seconds"] = v.get("first_seconds")
+                v["first_seconds"] = v.get("first_fuzzing_seconds", v.get("first_seconds"))
         else:
             executions, found = coverage_engine(engine, args, m)
         found = sorted(found, key=lambda v: v.get("first_seconds", 1e9))
@@ -199,6 +208,7 @@ def run(patch, engine, args, original, log):
                 # engines key a finding by its unshrunk run, whose extra
                 # headers and requests say little about the bug).
                 rec.update(killed=True, kill_seconds=v.get("first_seconds"),
+                           kill_wall_seconds=v.get("wall_seconds"),
                            signature=max(c["signatures"], key=c["signatures"].get),
                            engine_key=v.get("signature"), script=v["script"],
                            kill_rate=f"{c['on_mutant']}/{c['plays']}")

@@ -21,6 +21,7 @@
 //    "min_steps":..,"min_requests":..,"min_messages":..,"reproduced":..,...}
 // With --keep-going, "seconds" is the whole run and the line also has
 //   "violations":[{"signature":..,"kind":..,"first_seconds":..,
+//                  "first_fuzzing_seconds":.. (less earlier shrinking),
 //                  "first_execution":..,"count":..,"script":..,"report":..,
 //                  "reproduced":..,"min_steps":..,"min_requests":..,
 //                  "min_messages":..,"explanation":..,"reasons":[{"kind":..,"location":..,"expected":..,"observed":..,"clause":..},...],"trace":[{"conn":..,
@@ -170,6 +171,7 @@ nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
     harness::Json one = campaign::finding_json(p, f.script, f.run, &f.classification);
     one.update({{"kind", f.kind},
                 {"first_seconds", f.first_seconds},
+                {"first_fuzzing_seconds", f.first_fuzzing_seconds},
                 {"first_execution", f.first_execution},
                 {"count", f.count},
                 {"reproduced", f.reproduced},

@@ -124,8 +124,7 @@ RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
   // DUALFUZZ_LOG_INCONCLUSIVE=FILE: each script the oracle gave up on is
   // appended there with why (to see which script shapes hit the budget).
   if (r.inconclusive())
-    if (const char* log = std::getenv("DUALFUZZ_LOG_INCONCLUSIVE"); log && *log)
-    {
+    if (const char* log = std::getenv("DUALFUZZ_LOG_INCONCLUSIVE"); log && *log) {
       std::ofstream out(log, std::ios::app);
       out << "### script\n"
           << harness::print_script(s) << "### run\n"
@@ -160,7 +159,8 @@ bool FuzzCampaign::settled(const Quick& q, const FuzzSummary& sum) const {
 // A shrunk occurrence: a new finding, or a repeat that may give a better
 // report (one that reproduces, or in fewer messages).
 void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
-                          double found, FuzzSummary& sum, const FuzzObserver& observer) {
+                          double found, double shrunk_before, FuzzSummary& sum,
+                          const FuzzObserver& observer) {
   const std::string sig = signature_of(protocol_, sh.run);
   ++quick_[quick_key(protocol_, r)].signatures[sig];
   auto [it, fresh] = by_signature_.try_emplace(sig, sum.findings.size());
@@ -168,6 +168,7 @@ void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
     Finding f{sig,
               kind_name(r.outcome),
               found,
+              found - shrunk_before,
               sum.counters.executions,
               0,
               sh.reproduced,
@@ -202,9 +203,10 @@ void FuzzCampaign::keep(const Script& s, const RunResult& r, FuzzSummary& sum,
   Quick& qk = quick_[quick_key(protocol_, r)];
   const std::uint64_t n = ++qk.seen;
   if (power_of_four(n) || (n <= 8 && !settled(qk, sum))) {
+    const double shrunk_before = sum.shrink_seconds;
     const Shrunk sh = shrink(s, r);
     sum.shrink_seconds += elapsed() - found;
-    record(s, r, sh, found, sum, observer);
+    record(s, r, sh, found, shrunk_before, sum, observer);
     return;
   }
   auto best =

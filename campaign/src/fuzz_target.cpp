@@ -250,8 +250,6 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     return kReject;
   }
   if (keep_going()) {
-    if (server_coverage_)
-      campaign::forward_to_engine(*server_coverage_, server_counting_);
     // A campaign that measures (bench/eval_servercov.py) rather than
     // stops: the first report in full, then a count at each power of two.
     if (++violations_ == 1) std::fputs(p.report(*script, r).c_str(), stderr);
@@ -260,7 +258,14 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
       std::fprintf(stderr, "==dualfuzz== keep-going: %llu violations in %llu scripts\n",
                    static_cast<unsigned long long>(violations_),
                    static_cast<unsigned long long>(scripts_));
-    return 0;
+    // Kept out of the corpus, as an aborting campaign never keeps its
+    // crashing input and as `dualfuzz fuzz` keeps violating scripts out of
+    // its pool: against a server with bugs of its own (lighttpd ignores
+    // If-Match on GET) the corpus filled with their triggers, and the
+    // engine spent its mutations finding them again. (AFL++ ignores the
+    // -1 and reads its map; the server's edges are not handed to it.)
+    campaign::detail::forget_coverage();
+    return kReject;
   }
   std::uint64_t runs = 0, rewrites = 0;
   if (mutator_) {

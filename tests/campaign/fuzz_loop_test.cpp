@@ -71,6 +71,14 @@ TEST(FuzzLoop, KeepGoingCountsEachSignatureOnce) {
     EXPECT_TRUE(sigs.insert(f.signature).second) << f.signature;
     EXPECT_GE(f.count, 1u);
   }
+  // The fuzzing time to a finding leaves out the shrinking before it: the
+  // first finding had none before it; a later one, the first's at least.
+  EXPECT_DOUBLE_EQ(s.findings[0].first_fuzzing_seconds, s.findings[0].first_seconds);
+  for (std::size_t i = 1; i < s.findings.size(); ++i) {
+    EXPECT_GE(s.findings[i].first_fuzzing_seconds, s.findings[i - 1].first_fuzzing_seconds);
+    EXPECT_LT(s.findings[i].first_fuzzing_seconds, s.findings[i].first_seconds);
+  }
+  EXPECT_LE(s.findings.back().first_fuzzing_seconds, s.seconds - s.shrink_seconds);
 }
 
 // A server nobody runs: the run ends once the wait is over, having counted

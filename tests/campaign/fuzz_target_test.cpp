@@ -45,7 +45,8 @@ TEST(FuzzTarget, RejectsAnInputThatCostTooMuch) {
 TEST(FuzzTarget, RejectsWhatIsNoScript) { EXPECT_EQ(play("", "not a script {"), -1); }
 
 // Keep-going with a findings directory: each distinct violation once, its
-// script replayable (it parses back), a correct input writes nothing.
+// script replayable (it parses back), a correct input writes nothing; a
+// violating input is not kept for the corpus.
 TEST(FuzzTarget, KeepGoingWritesEachDistinctFindingOnce) {
   namespace fs = std::filesystem;
   const fs::path dir =
@@ -70,8 +71,10 @@ req 7 on c0: {"method":"GET","path":"/a"}
     };
     EXPECT_EQ(one(kScript), 0);  // no violation: nothing written
     EXPECT_FALSE(fs::exists(dir / "findings.jsonl"));
-    EXPECT_EQ(one(lost), 0);  // a violation, not aborted on
-    EXPECT_EQ(one(lost), 0);  // the same one again: not written again
+    // A violation, not aborted on, and kept out of the corpus (-1), as
+    // an aborting campaign never keeps its crashing input.
+    EXPECT_EQ(one(lost), -1);
+    EXPECT_EQ(one(lost), -1);  // the same one again: not written again
   }
   ::unsetenv("DUALFUZZ_KEEP_GOING");
   ::unsetenv("DUALFUZZ_FINDINGS");

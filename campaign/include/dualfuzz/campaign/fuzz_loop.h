@@ -80,6 +80,10 @@ struct Finding {
   std::string signature;
   std::string kind;
   double first_seconds = 0;
+  // first_seconds less the time spent shrinking earlier findings: the
+  // fuzzing time to meet it, comparable with an engine that shrinks after
+  // its run (bench/eval_mutants.py).
+  double first_fuzzing_seconds = 0;
   std::uint64_t first_execution = 0;
   std::uint64_t count = 0;  // occurrences, incl. repeats attributed via quick_key
   bool reproduced = true;
@@ -159,7 +163,8 @@ class FuzzCampaign {
   void keep(const harness::Script& s, const harness::RunResult& r, FuzzSummary& sum,
             const FuzzObserver& observer);
   void record(const harness::Script& s, const harness::RunResult& r, const Shrunk& sh,
-              double found, FuzzSummary& sum, const FuzzObserver& observer);
+              double found, double shrunk_before, FuzzSummary& sum,
+              const FuzzObserver& observer);
   bool settled(const Quick& q, const FuzzSummary& sum) const;
   void add_to_pool(std::string text, std::mt19937_64& rng);
   double elapsed() const;
