@@ -89,14 +89,30 @@ class Server:
         return f"127.0.0.1:{self.port}"
 
 
+# The fuzz executions' oracle budget (harness::RunOptions::kMaxExploredPerRun):
+# `dualfuzz run` has none by default, and a many-request race from an engine
+# could keep it exploring for minutes. A play that runs out is inconclusive:
+# on the mutant it counts as no violation, on the unpatched build it leaves
+# the check undecided (no kill either way).
+ORACLE_BUDGET = 5000
+
+
+class Undecided(Exception):
+    pass
+
+
 def plays(dualfuzz, target, script_file, n):
     """Violations in n plays of the script, and their signatures."""
-    r = subprocess.run([dualfuzz, "run", "--repeat", str(n), "--target", target, script_file],
-                       capture_output=True, text=True, timeout=60 + 30 * n)
+    try:
+        r = subprocess.run([dualfuzz, "run", "--repeat", str(n), "--oracle-budget",
+                            str(ORACLE_BUDGET), "--target", target, script_file],
+                           capture_output=True, text=True, timeout=60 + 30 * n)
+    except subprocess.TimeoutExpired as e:
+        raise Undecided(f"{n} plays took over {e.timeout} s") from None
     j = eval_blackbox.last_json(r.stdout) or {}
     if j.get("plays") != n:
-        raise RuntimeError(f"dualfuzz run --repeat on {target}: {r.stderr.strip()[-300:]}")
-    return j["violations"], j["signatures"]
+        raise Undecided(f"dualfuzz run --repeat on {target}: {r.stderr.strip()[-300:]}")
+    return j["violations"], j["signatures"], j.get("inconclusive", 0)
 
 
 BLOCK = 5
@@ -107,10 +123,21 @@ def kill_check(args, mutant, original, script_file):
     violations on each build, and the mutant's signatures."""
     need = -(-args.replays * args.min_rate // 1)  # (ceil)
     res = {"plays": 0, "on_mutant": 0, "on_unpatched": 0, "signatures": {}}
+    try:
+        return _kill_check(args, mutant, original, script_file, need, res)
+    except Undecided as e:
+        # (no kill: a script this slow to play proves nothing here)
+        return dict(res, killed=False, undecided=str(e))
+
+
+def _kill_check(args, mutant, original, script_file, need, res):
     while res["plays"] < args.replays:
         n = min(BLOCK, args.replays - res["plays"])
-        res["on_unpatched"] += plays(args.dualfuzz, original.target, script_file, n)[0]
-        m, sigs = plays(args.dualfuzz, mutant.target, script_file, n)
+        u, _, gave_up = plays(args.dualfuzz, original.target, script_file, n)
+        if gave_up:  # (the unpatched build is not shown clean by a verdict nobody reached)
+            raise Undecided(f"{gave_up} inconclusive plays on the unpatched build")
+        res["on_unpatched"] += u
+        m, sigs, _ = plays(args.dualfuzz, mutant.target, script_file, n)
         res["on_mutant"] += m
         for k, c in sigs.items():
             res["signatures"][k] = res["signatures"].get(k, 0) + c

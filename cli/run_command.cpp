@@ -1,7 +1,7 @@
 // `dualfuzz run --spec http|unison --target inprocess[:BUG] [--chart FILE] SCRIPT`:
 // plays one script, prints the trace and the verdict. `--repeat N` plays it
 // N times (a fresh server state each time) and ends with one JSON line
-// counting the plays and each violation signature seen: a race or the clock
+// counting the plays, the inconclusive ones and each violation signature seen: a race or the clock
 // can make a script's outcome vary, and one play says little about its rate
 // (bench/eval_mutants.py's kill check reads that line). (`dualfuzz replay`
 // plays it as the fuzz target does, with the fuzz target's report). `dualfuzz bugs` lists
@@ -84,12 +84,14 @@ int run_script(const Opts& o) {
   // play's if none), then the rest of the --repeat plays for the counts.
   harness::RunResult r;
   std::map<std::string, unsigned> signatures;
+  unsigned inconclusive = 0;
   bool shown = false;
   for (unsigned play = 0; play < o.repeat; ++play) {
     opts.run_namespace = (*target)->reset();
     harness::Executor ex(protocol, (*target)->transport(), opts);
     harness::RunResult now = ex.run(*script);
     if (now.violation()) ++signatures[campaign::signature_of(protocol, now)];
+    inconclusive += now.inconclusive();
     if (!shown) {
       shown = now.violation();
       r = std::move(now);
@@ -111,6 +113,7 @@ int run_script(const Opts& o) {
     std::cout << "\n"
               << harness::Json{{"plays", o.repeat},
                                {"violations", violations},
+                               {"inconclusive", inconclusive},
                                {"signatures", signatures}}
                      .dump()
               << "\n";

@@ -60,11 +60,11 @@ case $t in
     # JSON line: every play on the planted bug, none on the correct server.
     [ "$(code "$dualfuzz" run --repeat 4 --target inprocess:lost-update "$script")" = 1 ] ||
       fail "bug: exit code: $(cat err.txt)"
-    tail -1 out.txt | grep -q '^{"plays":4,"signatures":{"model: [^"]*":4},"violations":4}$' ||
+    tail -1 out.txt | grep -q '^{"inconclusive":0,"plays":4,"signatures":{"model: [^"]*":4},"violations":4}$' ||
       fail "bug: $(tail -1 out.txt)"
     [ "$(code "$dualfuzz" run --repeat 4 --target inprocess "$script")" = 0 ] ||
       fail "correct: exit code: $(cat err.txt)"
-    [ "$(tail -1 out.txt)" = '{"plays":4,"signatures":{},"violations":0}' ] ||
+    [ "$(tail -1 out.txt)" = '{"inconclusive":0,"plays":4,"signatures":{},"violations":0}' ] ||
       fail "correct: $(tail -1 out.txt)"
     ;;
   replay_bad_input)
