@@ -124,26 +124,22 @@ def kill_check(args, mutant, original, script_file):
     need = -(-args.replays * args.min_rate // 1)  # (ceil)
     res = {"plays": 0, "on_mutant": 0, "on_unpatched": 0, "signatures": {}}
     try:
-        return _kill_check(args, mutant, original, script_file, need, res)
+        while res["plays"] < args.replays:
+            n = min(BLOCK, args.replays - res["plays"])
+            u, _, gave_up = plays(args.dualfuzz, original.target, script_file, n)
+            if gave_up:  # (the unpatched build is not shown clean by a verdict nobody reached)
+                raise Undecided(f"{gave_up} inconclusive plays on the unpatched build")
+            res["on_unpatched"] += u
+            m, sigs, _ = plays(args.dualfuzz, mutant.target, script_file, n)
+            res["on_mutant"] += m
+            for k, c in sigs.items():
+                res["signatures"][k] = res["signatures"].get(k, 0) + c
+            res["plays"] += n
+            if res["on_unpatched"] or res["on_mutant"] + args.replays - res["plays"] < need:
+                break  # (decided)
     except Undecided as e:
-        # (no kill: a script this slow to play proves nothing here)
+        # (no kill: a script this slow to play, or this costly to judge, proves nothing here)
         return dict(res, killed=False, undecided=str(e))
-
-
-def _kill_check(args, mutant, original, script_file, need, res):
-    while res["plays"] < args.replays:
-        n = min(BLOCK, args.replays - res["plays"])
-        u, _, gave_up = plays(args.dualfuzz, original.target, script_file, n)
-        if gave_up:  # (the unpatched build is not shown clean by a verdict nobody reached)
-            raise Undecided(f"{gave_up} inconclusive plays on the unpatched build")
-        res["on_unpatched"] += u
-        m, sigs, _ = plays(args.dualfuzz, mutant.target, script_file, n)
-        res["on_mutant"] += m
-        for k, c in sigs.items():
-            res["signatures"][k] = res["signatures"].get(k, 0) + c
-        res["plays"] += n
-        if res["on_unpatched"] or res["on_mutant"] + args.replays - res["plays"] < need:
-            break  # (decided)
     res["killed"] = res["on_unpatched"] == 0 and res["on_mutant"] >= need
     return res
 

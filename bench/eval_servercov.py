@@ -259,8 +259,10 @@ def table(recs):
     bbset = next((e for n, e in named if n == "blackbox"), None)
     if len(named) > 1 and bbset:
         union = set().union(*(e for _, e in named))
-        only = [f"{n} {len(e - set().union(*(f for j, (_, f) in enumerate(named) if j != i)))}"
-                for i, (n, e) in enumerate(named)]
+        only = []
+        for i, (n, e) in enumerate(named):
+            others = set().union(*(f for j, (_, f) in enumerate(named) if j != i))
+            only.append(f"{n} {len(e - others)}")
         lines.append("")
         lines.append(f"Union of the engines' edges: {len(union):,}; black-box reached "
                      f"{len(bbset) / len(union):.1%} of it, so no engine of this run could "

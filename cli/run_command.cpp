@@ -1,9 +1,10 @@
 // `dualfuzz run --spec http|unison --target inprocess[:BUG] [--chart FILE] SCRIPT`:
 // plays one script, prints the trace and the verdict. `--repeat N` plays it
 // N times (a fresh server state each time) and ends with one JSON line
-// counting the plays, the inconclusive ones and each violation signature seen: a race or the clock
-// can make a script's outcome vary, and one play says little about its rate
-// (bench/eval_mutants.py's kill check reads that line). (`dualfuzz replay`
+// counting the plays, the inconclusive ones and each violation signature
+// seen: a race or the clock can make a script's outcome vary, and one play
+// says little about its rate (bench/eval_mutants.py's kill check reads that
+// line). (`dualfuzz replay`
 // plays it as the fuzz target does, with the fuzz target's report). `dualfuzz bugs` lists
 // the reference server's planted bugs (`--spec unison`: the reference
 // synchronizer's).

@@ -159,6 +159,19 @@ Jexp date_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
   return Jexp::scalar(kDates[pick(rng, std::size(kDates))]);
 }
 
+// A fresh value for header `name` (of those header_fields makes), or nullopt.
+std::optional<Jexp> header_value(std::mt19937_64& rng, const std::string& name,
+                                 const harness::Protocol::Context& ctx,
+                                 const std::string& path) {
+  if (name == "if-match" || name == "if-none-match") return tag_value(rng, ctx, path);
+  if (name == "if-modified-since" || name == "if-unmodified-since")
+    return date_value(rng, ctx, path);
+  if (name == "if-range")
+    return pick(rng, 2) ? tag_value(rng, ctx, path) : date_value(rng, ctx, path);
+  if (name == "range") return Jexp::scalar(random_range(rng));
+  return std::nullopt;
+}
+
 using Fields = std::vector<std::pair<std::string, Jexp>>;
 
 Fields header_fields(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
@@ -168,9 +181,7 @@ Fields header_fields(std::mt19937_64& rng, const harness::Protocol::Context& ctx
                                  "if-unmodified-since"};
   for (std::size_t n = pick(rng, 3); n > 0; --n) {
     std::string name = kConds[pick(rng, 4)];
-    h.emplace_back(name, name.find("since") != std::string::npos
-                             ? date_value(rng, ctx, path)
-                             : tag_value(rng, ctx, path));
+    h.emplace_back(name, *header_value(rng, name, ctx, path));
   }
   // A Range, sometimes conditional on a validator (If-Range: a tag or a
   // date, most often the resource's latest ones).
@@ -195,19 +206,6 @@ Fields header_fields(std::mt19937_64& rng, const harness::Protocol::Context& ctx
 Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
              const std::string& path) {
   return Jexp::object(header_fields(rng, ctx, path));
-}
-
-// A fresh value for header `name` (of those header_fields makes), or nullopt.
-std::optional<Jexp> header_value(std::mt19937_64& rng, const std::string& name,
-                                 const harness::Protocol::Context& ctx,
-                                 const std::string& path) {
-  if (name == "if-match" || name == "if-none-match") return tag_value(rng, ctx, path);
-  if (name == "if-modified-since" || name == "if-unmodified-since")
-    return date_value(rng, ctx, path);
-  if (name == "if-range")
-    return pick(rng, 2) ? tag_value(rng, ctx, path) : date_value(rng, ctx, path);
-  if (name == "range") return Jexp::scalar(random_range(rng));
-  return std::nullopt;
 }
 
 // One header field added, changed or removed, the others kept: the small
