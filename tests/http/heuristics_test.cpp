@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 #include <string>
 
 #include "dualfuzz/http/date.h"
@@ -54,6 +55,38 @@ TEST(HttpHeuristics, MutationAddsAHeaderAndKeepsTheOthers) {
   EXPECT_GT(kept_and_added, 100);
   EXPECT_GT(kept_ims_added, 15);
   EXPECT_GT(dropped, 20);
+}
+
+TEST(HttpHeuristics, MutationSendsDefectsAndWalksTheHostField) {
+  // A defect of the syntax comes and goes (malformation.h), and the Host
+  // value changes a character at a time from where it was, so a guided
+  // engine can follow a server's host parser.
+  const harness::Protocol p = protocol();
+  harness::Protocol::Context ctx;
+  const Jexp plain =
+      Jexp::object({{"method", Jexp::scalar("GET")},
+                    {"path", Jexp::scalar("/a")},
+                    {"malformed", Jexp::scalar("obs-fold")},
+                    {"headers", Jexp::object({{"host", Jexp::scalar("[::1]")}})}});
+  std::mt19937_64 rng(5);
+  std::set<std::string> defects;
+  int removed = 0, one_char_away = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const Jexp m = p.mutate_request(rng, plain, ctx);
+    if (const Jexp* d = m.find("malformed"))
+      defects.insert(d->value().get<std::string>());
+    else
+      removed += harness::print_jexp(*m.find("method")) == "\"GET\"";
+    const std::string h = header(m, "host");
+    if (h.empty()) continue;
+    const std::string v = harness::Json::parse(h).get<std::string>();
+    const std::size_t n = std::string("[::1]").size();
+    one_char_away += v != "[::1]" && v.size() + 1 >= n && v.size() <= n + 1 &&
+                     (v.starts_with("[:") || v.ends_with(":1]"));
+  }
+  EXPECT_GE(defects.size(), 10u);
+  EXPECT_GT(removed, 20);
+  EXPECT_GT(one_char_away, 20);
 }
 
 TEST(HttpHeuristics, DatesOneSecondOff) {

@@ -137,6 +137,11 @@ req 5 on c0: {"method":"GET","path":"/a"})"},
        kPut10 +
            R"(req 3 on c0: {"method":"HEAD","path":"/a","headers":{"range":"bytes=0-1"}})"},
       {"allow-missing", R"(req 1 on c0: {"method":"PATCH","path":"/a"})"},
+      {"host-unchecked",
+       R"(req 1 on c0: {"method":"GET","path":"/a","headers":{"host":"a b"}})"},
+      {"absolute-form-path",
+       kPutA +
+           R"(req 3 on c0: {"method":"GET","path":"/a","malformed":"absolute-form"})"},
       {"wrong-connection", R"(req 1 on c0: {"method":"GET","path":"/x"}
 wait 1
 req 3 on c1: {"method":"GET","path":"/x"}

@@ -219,18 +219,37 @@ TEST(CorrectServer, GarbageIs400AndClose) {
   EXPECT_EQ(r[0].response["headers"]["connection"], "close");
   EXPECT_EQ(r[1].response, Json({{"closed", true}}));
   // Requests before the garbage are still answered, in order.
-  r = correct(
-      {{{0,
-         Json("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nContent-Length: x\r\n\r\n")}}});
+  r = correct({{{0, Json("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b "
+                         "HTTP/1.1\r\nContent-Length: x\r\n\r\n")}}});
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(status(r[0]), 404);
   EXPECT_EQ(status(r[1]), 400);
 }
 
+// RFC 9112 §3.2: one valid Host, or 400; §3.2.2: absolute-form served, its
+// authority in place of the Host field.
+TEST(CorrectServer, HostIsCheckedAndAbsoluteFormServed) {
+  auto status = [](const Json& request) {
+    auto seen = play("", {{{0, put("/a", "x")}, {1, request}}});
+    return seen.size() >= 2 ? seen[1].response.value("status", 0) : -1;
+  };
+  EXPECT_EQ(status(get("/a")), 200);
+  EXPECT_EQ(status(get("/a", {{"host", "LOCALHOST:80"}})), 200);
+  EXPECT_EQ(status(get("/a", {{"host", "[::1]"}})), 200);
+  for (const char* bad : {"a b", "a@b", "[::1", "localhost:8o", "a/b", "%zz"})
+    EXPECT_EQ(status(get("/a", {{"host", bad}})), 400) << bad;
+  EXPECT_EQ(status(std::string("GET /a HTTP/1.1\r\n\r\n")), 400);
+  EXPECT_EQ(status(std::string("GET /a HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n")), 400);
+  EXPECT_EQ(status(std::string("GET /a HTTP/1.0\r\n\r\n")), 200);
+  EXPECT_EQ(status(std::string("GET http://localhost/a HTTP/1.1\r\nHost: x y\r\n\r\n")),
+            200);
+}
+
 TEST(CorrectServer, ChunkedRequestBodiesAreStored) {
-  auto r = correct({{{0, Json("PUT /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
-                              "2\r\nab\r\n1;x\r\nc\r\n0\r\n\r\n")},
-                     {0, get("/a")}}});
+  auto r = correct(
+      {{{0, Json("PUT /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 "2\r\nab\r\n1;x\r\nc\r\n0\r\n\r\n")},
+        {0, get("/a")}}});
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(status(r[0]), 201);
   EXPECT_EQ(r[1].response["body"], "abc");
@@ -446,6 +465,10 @@ const std::map<std::string, std::vector<Batch>>& bug_inputs() {
       {"etag-from-length", {{{0, put("/a", "hello")}, {0, put("/a", "world")}}}},
       {"lm-backwards", {{{0, put("/a", "x")}, {0, put("/a", "y")}, {0, put("/a", "z")}}}},
       {"not-found-403", {{{0, get("/missing")}}}},
+      {"host-unchecked", {{{0, get("/a", {{"host", "a@b"}})}}}},
+      {"absolute-form-path",
+       {{{0, put("/a", "x")},
+         {0, std::string("GET http://localhost/a HTTP/1.1\r\n\r\n")}}}},
       {"create-204", {{{0, put("/a", "x")}}}},
       {"deep-404", {{{0, put("/a/b/c", "x")}, {0, get("/a/b/c")}}}},
       {"tombstone-200",
@@ -470,9 +493,9 @@ TEST(PlantedBugs, AreListedWithCategoriesAndDescriptions) {
     EXPECT_FALSE(b.description.empty());
     EXPECT_TRUE(bug_inputs().count(b.name)) << "no input for " << b.name;
   }
-  EXPECT_EQ(categories,
-            (std::set<std::string>{"framing", "conditional", "range", "method", "storage",
-                                   "etag", "status", "connection", "concurrency"}));
+  EXPECT_EQ(categories, (std::set<std::string>{"framing", "conditional", "range",
+                                               "method", "storage", "etag", "status",
+                                               "connection", "concurrency", "syntax"}));
 }
 
 TEST(PlantedBugs, EachBehavesDifferentlyFromTheCorrectServer) {

@@ -7,6 +7,7 @@
 #include "dualfuzz/http/byte_range.h"
 #include "dualfuzz/http/date.h"
 #include "dualfuzz/http/detail/field_text.h"
+#include "dualfuzz/http/host.h"
 
 namespace dualfuzz::http {
 namespace {
@@ -167,6 +168,11 @@ const std::vector<BugInfo>& planted_bugs() {
        "the strong ETag of a body longer than 4 bytes is derived from its length"},
       {"lm-backwards", "etag",
        "Last-Modified goes back in time on the third modification"},
+      // message syntax
+      {"host-unchecked", "syntax",
+       "a request without a Host field, with two, or with an invalid one is served"},
+      {"absolute-form-path", "syntax",
+       "an absolute-form request-target (http://host/p) is taken as the path as sent"},
       // status codes
       {"not-found-403", "status", "GET of a missing resource answers 403"},
       {"create-204", "status", "creating a resource answers 204 instead of 201"},
@@ -405,6 +411,20 @@ HttpServerCore::Reply HttpServerCore::range(const Json& q, const Resource& r,
 std::optional<HttpServerCore::Reply> HttpServerCore::handle(const Json& q, Conn& c) {
   const std::string& method = q["method"].get_ref<const std::string&>();
   const bool get = method == "GET", head = method == "HEAD";
+  std::string path = q["path"].get<std::string>();
+  // RFC 9112 §3.2.2: an absolute-form target's authority replaces the Host
+  // field, which is then ignored; otherwise an HTTP/1.1 request needs
+  // exactly one valid Host (§3.2: two lines arrive joined, so invalid).
+  const bool absolute = path.size() > 7 && lower(path.substr(0, 7)) == "http://" &&
+                        !bug("absolute-form-path");
+  if (absolute) {
+    const std::size_t slash = path.find('/', 7);
+    path = slash == std::string::npos ? "/" : path.substr(slash);
+  } else if (!bug("host-unchecked")) {
+    const std::string* host = header(q, "host");
+    if (host ? !valid_host(*host) : q["version"] == "HTTP/1.1")
+      return Reply{400, {}, "", false};
+  }
   if (!get && !head && method != "PUT" && method != "DELETE") {
     static const char* kAllow = "GET, HEAD, PUT, DELETE, OPTIONS";
     if (method == "OPTIONS") return Reply{204, {{"Allow", kAllow}}, "", false};
@@ -416,7 +436,6 @@ std::optional<HttpServerCore::Reply> HttpServerCore::handle(const Json& q, Conn&
     if (bug("allow-missing")) return Reply{405, {}, "", false};
     return Reply{405, {{"Allow", kAllow}}, "", false};
   }
-  std::string path = q["path"].get<std::string>();
   if (bug("wrong-path") && method == "PUT") {
     auto second = path.find('/', 1);
     if (second != std::string::npos && second + 1 < path.size()) path.resize(second);

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "dualfuzz/http/detail/field_text.h"
+#include "dualfuzz/http/malformation.h"
 
 namespace dualfuzz::http {
 namespace {
@@ -82,6 +83,9 @@ bool print_fields(const Json& ir, std::string& out) {
     std::erase_if(name, [](char c) { return !tchar(c); });
     std::string n = lower(name);
     if (name.empty() || n == "content-length" || n == "transfer-encoding") continue;
+    // One Host line: a second one is a defect sent only when named
+    // (malformation.h: two-hosts), "host" and "Host" in the IR are one.
+    if (n == "host" && host) continue;
     host = host || n == "host";
     out += name + ": " + clean_value(text_of(v)) + "\r\n";
   }
@@ -100,9 +104,27 @@ void append_chunk(std::string& out, std::string_view data, std::string_view ext)
   out += data;
   out += "\r\n";
 }
+// The defect the IR names ("malformed", malformation.h), if any.
+const Malformation* malformation_of(const Json& ir) {
+  if (!ir.is_object()) return nullptr;
+  auto it = ir.find("malformed");
+  return it != ir.end() && it->is_string() ? find_malformation(it->get<std::string>())
+                                           : nullptr;
+}
+
+std::string print_well_formed(const Json& ir);
+
 }  // namespace
 
 std::string print_request(const Json& ir) {
+  std::string out = print_well_formed(ir);
+  if (const Malformation* m = malformation_of(ir))
+    if (auto broken = malform(out, *m)) return std::move(*broken);
+  return out;
+}
+
+namespace {
+std::string print_well_formed(const Json& ir) {
   std::string method = str_field(ir, "method", "GET");
   std::erase_if(method, [](char c) { return !tchar(c); });
   if (method.empty()) method = "GET";
@@ -125,8 +147,8 @@ std::string print_request(const Json& ir) {
     for (const Json& n : ir["chunks"]) {
       if (rest.empty()) break;
       if (!n.is_number_integer() || n.get<long long>() <= 0) continue;
-      const std::size_t size =
-          std::min<std::size_t>(static_cast<std::size_t>(n.get<long long>()), rest.size());
+      const std::size_t size = std::min<std::size_t>(
+          static_cast<std::size_t>(n.get<long long>()), rest.size());
       append_chunk(out, rest.substr(0, size), ext);
       rest.remove_prefix(size);
     }
@@ -139,6 +161,7 @@ std::string print_request(const Json& ir) {
   out += body;
   return out;
 }
+}  // namespace
 
 std::string print_response(const Json& ir, ResponseFraming framing) {
   int status = 200;
@@ -169,6 +192,17 @@ Json canonical_request(const Json& ir) {
 }
 
 Json canonical_request(const Json& ir, std::string_view printed) {
+  // A request sent with a defect: the request it breaks, named with the
+  // defect (when the defect applied: the bytes differ from the well-formed
+  // ones).
+  if (const Malformation* m = malformation_of(ir)) {
+    Json rest = ir;
+    rest.erase("malformed");
+    const std::string well_formed = print_well_formed(rest);
+    Json q = canonical_request(rest, well_formed);
+    if (printed != well_formed) q["malformed"] = std::string(m->name);
+    return q;
+  }
   RequestParser p;
   p.feed(printed);
   auto q = p.next();
@@ -316,6 +350,12 @@ bool MessageReader::header_line(std::string_view line) {
   // Repeated fields combine into one list (RFC 9110 §5.3); empty members are
   // dropped (§5.6.1 says to ignore them), so the IR prints back to itself.
   auto it = h.find(name);
+  // RFC 9112 §3.2: a request with more than one Host line is refused (its
+  // values joined could even read as one valid Host: "" twice).
+  if (it != h.end() && role_ == Role::kRequest && name == "host") {
+    fail("more than one Host field line", line_at_, raw_line_);
+    return false;
+  }
   if (it == h.end()) {
     h[name] = std::string(value);
   } else if (!value.empty()) {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <optional>
 
+#include "dualfuzz/http/malformation.h"
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/http/xml_mutation.h"
 
@@ -236,6 +237,57 @@ Fields edit_one_header(std::mt19937_64& rng, const Jexp* old,
   return h;
 }
 
+// The Host field edited (host.h): one of a few starting points, valid and
+// invalid, or one character of the present value inserted, replaced or
+// removed, so a coverage-guided engine can walk a server's host parser a
+// step at a time; or dropped (back to the tester's default).
+Fields edit_host(std::mt19937_64& rng, const Jexp* old) {
+  Fields h;
+  std::string value;
+  bool had = false;
+  if (old && old->kind() == Jexp::Kind::Object)
+    for (std::size_t i = 0; i < old->keys().size(); ++i) {
+      if (old->keys()[i] != "host") {
+        h.emplace_back(old->keys()[i], old->items()[i]);
+        continue;
+      }
+      had = old->items()[i].kind() == Jexp::Kind::Scalar &&
+            old->items()[i].value().is_string();
+      if (had) value = old->items()[i].value().get<std::string>();
+    }
+  static const char* kStarts[] = {"localhost",
+                                  "LocalHost",
+                                  "localhost:80",
+                                  "127.0.0.1",
+                                  "[::1]",
+                                  "[::1]:80",
+                                  "[::ffff:127.0.0.1]",
+                                  "example.com",
+                                  "local host",
+                                  "localhost/",
+                                  "a@localhost",
+                                  "[::1",
+                                  "%6cocalhost",
+                                  "localhost:8o",
+                                  "[v1.x]",
+                                  ""};
+  static constexpr std::string_view kChars = "az09.:-_~%[]@/ ?#!$&'()*+,;=vF\t\"";
+  const std::size_t what = had ? pick(rng, 8) : 0;
+  if (what == 0) {
+    value = kStarts[pick(rng, std::size(kStarts))];
+  } else if (what == 7) {
+    return h;
+  } else if (what <= 2 || value.empty()) {
+    value.insert(pick(rng, value.size() + 1), 1, kChars[pick(rng, kChars.size())]);
+  } else if (what <= 4) {
+    value[pick(rng, value.size())] = kChars[pick(rng, kChars.size())];
+  } else {
+    value.erase(pick(rng, value.size()), 1);
+  }
+  h.emplace_back("host", Jexp::scalar(value));
+  return h;
+}
+
 // ---- WebDAV (RFC 4918): the methods a DAV server spends most of its code
 // on, with the headers and XML bodies that steer it.
 const char* kDavMethods[] = {"PROPFIND", "PROPFIND", "PROPPATCH", "MKCOL", "COPY",
@@ -404,8 +456,9 @@ Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ct
   return Jexp::object(std::move(f));
 }
 
-Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
-                    const harness::Protocol::Context& ctx) {
+namespace {
+Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Context& ctx,
+            bool syntax) {
   if (req.kind() != Jexp::Kind::Object) return generate_request(rng, ctx);
   std::vector<std::pair<std::string, Jexp>> f;
   for (std::size_t i = 0; i < req.keys().size(); ++i)
@@ -445,9 +498,21 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
     }
     return Jexp::object(std::move(f));
   }
-  switch (pick(rng, 10)) {
+  switch (pick(rng, syntax ? 12 : 10)) {
     case 0:
       set("method", Jexp::scalar(random_method(rng)));
+      break;
+    case 10: {  // a defect of its syntax (malformation.h), or none again
+      const bool had = req.find("malformed") != nullptr;
+      std::erase_if(f, [](const auto& kv) { return kv.first == "malformed"; });
+      if (had && pick(rng, 2) == 0) break;
+      const auto all = malformations();
+      f.emplace_back("malformed",
+                     Jexp::scalar(std::string(all[pick(rng, all.size())].name)));
+      break;
+    }
+    case 11:
+      set("headers", Jexp::object(edit_host(rng, req.find("headers"))));
       break;
     case 7:
     case 8:
@@ -490,6 +555,16 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
       break;
   }
   return Jexp::object(std::move(f));
+}
+}  // namespace
+
+Jexp mutate_request(std::mt19937_64& rng, const Jexp& req,
+                    const harness::Protocol::Context& ctx) {
+  return mutate(rng, req, ctx, /*syntax=*/true);
+}
+Jexp mutate_well_formed(std::mt19937_64& rng, const Jexp& req,
+                        const harness::Protocol::Context& ctx) {
+  return mutate(rng, req, ctx, /*syntax=*/false);
 }
 
 std::optional<harness::Protocol::Retarget> retarget(const Json& request_ir,

@@ -6,9 +6,11 @@
 #include <string_view>
 
 #include "dualfuzz/http/byte_range.h"
-#include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/destination.h"
+#include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/entity_tag.h"
+#include "dualfuzz/http/host.h"
+#include "dualfuzz/http/malformation.h"
 #include "dualfuzz/oracle/partition_router.h"
 #include "dualfuzz/specs/detail/sym_state.h"
 
@@ -400,6 +402,11 @@ struct HttpRequest final : oracle::DecodedRequest {
   // COPY, MOVE: the path is the Destination or below it (the request may
   // overwrite its own source).
   bool within_destination = false;
+  // The defect its syntax was sent with (malformation.h), if any.
+  const Malformation* malformed = nullptr;
+  // The Host field: absent or the tester's default (the site whose state
+  // the model tracks), another valid one, or an invalid one (host.h).
+  enum class Host { kDefault, kOther, kInvalid } host = Host::kDefault;
 };
 
 // One pass over an object's members, pointing the slot of each wanted one
@@ -452,8 +459,13 @@ bool odd_depth(Method m, const Json* depth, const Json* overwrite) {
 std::shared_ptr<const HttpRequest> decode(const Json& r) {
   using namespace std::string_view_literals;
   auto d = std::make_shared<HttpRequest>();
-  const Json *method = nullptr, *path = nullptr, *body = nullptr, *headers = nullptr;
-  pick(r, {{"method", &method}, {"path", &path}, {"body", &body}, {"headers", &headers}});
+  const Json *method = nullptr, *path = nullptr, *body = nullptr, *headers = nullptr,
+             *malformed = nullptr;
+  pick(r, {{"method", &method},
+           {"path", &path},
+           {"body", &body},
+           {"headers", &headers},
+           {"malformed", &malformed}});
   auto text = [](const Json* v) -> std::string_view {
     return v && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
                                : std::string_view();
@@ -479,6 +491,7 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                                    : Method::Other;
   d->path = std::string(text(path));
   d->plain = plain_path(d->path);
+  if (malformed) d->malformed = find_malformation(text(malformed));
   d->safe = d->method == Method::Get || d->method == Method::Head;
   d->has_content = body && !body->is_null() &&
                    !(body->is_string() && body->get_ref<const std::string&>().empty());
@@ -488,7 +501,7 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   if (headers) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr,
                *range = nullptr, *if_range = nullptr, *if_ = nullptr, *dest = nullptr,
-               *depth = nullptr, *overwrite = nullptr, *te = nullptr;
+               *depth = nullptr, *overwrite = nullptr, *te = nullptr, *host = nullptr;
     pick(*headers, {{"if-match", &im},
                     {"if-none-match", &inm},
                     {"if-unmodified-since", &ius},
@@ -499,7 +512,14 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                     {"destination", &dest},
                     {"depth", &depth},
                     {"overwrite", &overwrite},
-                    {"transfer-encoding", &te}});
+                    {"transfer-encoding", &te},
+                    {"host", &host}});
+    if (host) {
+      const std::string_view h = text(host);
+      d->host = !host->is_string() || !valid_host(h) ? HttpRequest::Host::kInvalid
+                : default_host(h)                    ? HttpRequest::Host::kDefault
+                                                     : HttpRequest::Host::kOther;
+    }
     d->chunked = te != nullptr;
     // "The presence of a message body in a request is signaled by a
     // Content-Length or Transfer-Encoding header field" (RFC 9112 §6.3):
@@ -632,8 +652,9 @@ Tree ranges(const Ev& e, const RangeField& f) {
     Tree t = oracle::choose(full(e, kRange), respond(e, status_only({400, 416}), kRange));
     // ... or serve its well-formed specs alone (RangeField::well_formed).
     if (!f.well_formed.empty())
-      t = oracle::choose(std::move(t),
-                         ranges(e, RangeField{RangeField::Kind::Bytes, f.well_formed, {}}));
+      t = oracle::choose(
+          std::move(t),
+          ranges(e, RangeField{RangeField::Kind::Bytes, f.well_formed, {}}));
     return t;
   }
   const std::vector<ByteInterval> parts = satisfiable(f, n);
@@ -931,6 +952,7 @@ DUALFUZZ_STATUSES(not_404, {404})
 DUALFUZZ_STATUSES(not_deleted, {200, 204})
 DUALFUZZ_STATUSES(not_stored, {200, 201, 204})
 DUALFUZZ_STATUSES(client_error, {}, 400, 499)
+DUALFUZZ_STATUSES(error_status, {}, 400, 599)
 #undef DUALFUZZ_STATUSES
 // MOVE's answers that leave the source in a state the model does not know:
 // neither 201/204 (moved) nor 4xx (nothing moved).
@@ -1093,7 +1115,8 @@ Tree serve_dav(const Ev& e) {
     t = oracle::choose(respond(e, status_only({400, 412}), kIfHeader), std::move(t));
   // A Depth or Overwrite the method does not define may be refused, and
   // the refusal changes nothing.
-  if (q.odd_depth) t = oracle::choose(respond(e, status_only({400}), kDepth), std::move(t));
+  if (q.odd_depth)
+    t = oracle::choose(respond(e, status_only({400}), kDepth), std::move(t));
   // "The 411 (Length Required) status code indicates that the server refuses
   // to accept the request without a defined Content-Length" (RFC 9110
   // §15.5.12): chunked content may be refused so, and nothing changes.
@@ -1112,11 +1135,39 @@ Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state));
 // So any answer, and a state the model does not know, never pinned again
 // (its writes reach every path: reach()). Judging it as a resource of its
 // own rejected a correct server's 200 for "/%61" after a PUT of "/a".
-Tree serve_request(const Ev& e) {
+Tree serve_parsed(const Ev& e) {
   if (!e->req().plain)
     // (No clause: the model's own leniency, not one the RFC names.)
     return respond(e, anything(), unknown_state(e), nullptr);
   return serve_dav(e);
+}
+
+// Before the request's meaning, its syntax (malformation.h) and its Host.
+// A defect the RFC says a server MUST refuse gets only 400; one it may
+// refuse, any error that changes nothing, or the request served as if it
+// were well-formed (its defect touches nothing the request means). An
+// invalid Host MUST be refused (RFC 9112 §3.2) — unless the target is in
+// absolute-form, whose authority replaces the Host field (§3.2.2): both
+// say MUST, so both answers are taken. A valid Host other than the
+// tester's may name another site, whose state the model does not know.
+constexpr Clause kHost = "RFC 9112 §3.2";
+Tree serve_request(const Ev& e) {
+  const HttpRequest& q = e->req();
+  const Malformation* m = q.malformed;
+  const bool absolute = m && m->latitude == Latitude::kMustServe;
+  if (q.host == HttpRequest::Host::kInvalid) {
+    Tree refuse = respond(e, status_only({400}), kHost);
+    return absolute ? oracle::choose(std::move(refuse), serve_parsed(e)) : refuse;
+  }
+  if (m && m->latitude == Latitude::kMustReject)
+    return respond(e, status_only({400}), m->clause.data());
+  Tree served = q.host == HttpRequest::Host::kOther && !absolute
+                    ? respond(e, anything(), unknown_state(e), kHost)
+                    : serve_parsed(e);
+  if (m && m->latitude == Latitude::kMayReject)
+    return oracle::choose(respond(e, error_status(), m->clause.data()),
+                          std::move(served));
+  return served;
 }
 
 Tree serve_in(const oracle::ModelState& ms) {

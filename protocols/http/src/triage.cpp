@@ -5,6 +5,7 @@
 
 #include "dualfuzz/http/destination.h"
 #include "dualfuzz/http/detail/field_text.h"
+#include "dualfuzz/http/host.h"
 #include "dualfuzz/http/model.h"
 
 namespace dualfuzz::http {
@@ -117,7 +118,10 @@ std::string response_label(const Json& r) {
 std::string describe_request(const Json& q) {
   std::string m = str_field(q, "method"), p = str_field(q, "path");
   if (m.empty() && p.empty()) return harness::Protocol::default_describe(q);
-  return m + " " + p + headers_and_body(q);
+  std::string defect;
+  if (q.is_object() && q.contains("malformed") && q["malformed"].is_string())
+    defect = " (sent with " + q["malformed"].get<std::string>() + ")";
+  return m + " " + p + defect + headers_and_body(q);
 }
 
 std::string describe_response(const Json& r) {
@@ -132,8 +136,17 @@ std::string request_shape(const Json& q) {
   std::string s = q.is_object() && q.contains("method") && q["method"].is_string()
                       ? q["method"].get<std::string>()
                       : "?";
-  if (!q.is_object() || !q.contains("headers") || !q["headers"].is_object()) return s;
+  if (!q.is_object()) return s;
+  // A defect of its syntax, and a Host field, name different bugs than
+  // the request's meaning (malformation.h, host.h).
+  if (q.contains("malformed") && q["malformed"].is_string())
+    s += " malformed(" + q["malformed"].get<std::string>() + ")";
+  if (!q.contains("headers") || !q["headers"].is_object()) return s;
   const Json& h = q["headers"];
+  if (h.contains("host") && h["host"].is_string()) {
+    const std::string& v = h["host"].get_ref<const std::string&>();
+    s += valid_host(v) ? (default_host(v) ? "" : " host(other)") : " host(invalid)";
+  }
   for (const char* name : kPreconditions) {
     if (!h.contains(name)) continue;
     const std::string v = h[name].is_string() ? h[name].get<std::string>() : "";

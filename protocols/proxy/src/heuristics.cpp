@@ -82,7 +82,7 @@ Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ct
 Jexp mutate_request(std::mt19937_64& rng, const Jexp& request,
                     const harness::Protocol::Context& ctx) {
   if (pick(rng, 2)) return proxy_twist(rng, request);
-  return http::mutate_request(rng, request, ctx);
+  return http::mutate_well_formed(rng, request, ctx);
 }
 
 Jexp generate_answer(std::mt19937_64& rng, harness::Label forwarded) {

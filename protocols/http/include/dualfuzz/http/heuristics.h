@@ -11,6 +11,10 @@ harness::Jexp generate_request(std::mt19937_64& rng,
                                const harness::Protocol::Context& ctx);
 harness::Jexp mutate_request(std::mt19937_64& rng, const harness::Jexp& request,
                              const harness::Protocol::Context& ctx);
+// The same mutations but never a defect of the syntax (malformation.h) or a
+// Host edit: for plug-ins whose model does not judge those (the proxy's).
+harness::Jexp mutate_well_formed(std::mt19937_64& rng, const harness::Jexp& request,
+                                 const harness::Protocol::Context& ctx);
 // Targeted mutation: the precondition field of `request_ir` that carried
 // `old_value` (an entity tag in If-Match / If-None-Match, a date in seconds
 // in If-Modified-Since / If-Unmodified-Since), rewritten to `new_value`.

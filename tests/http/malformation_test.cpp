@@ -1,0 +1,153 @@
+// Requests sent with one defect of their syntax (malformation.h): what goes
+// on the wire, what the trace records, and how the model judges the
+// answers a server may give, both directions.
+#include "dualfuzz/http/malformation.h"
+
+#include <gtest/gtest.h>
+
+#include "dualfuzz/http/codec.h"
+#include "dualfuzz/oracle/oracle.h"
+#include "messages.h"
+
+namespace dualfuzz::http {
+namespace {
+using oracle::Event;
+using test::req;
+using test::resp;
+
+Json with(Json q, std::string_view defect) {
+  q["malformed"] = std::string(defect);
+  return q;
+}
+Json chunked_put() {
+  Json q = req("PUT", "/a", Json::object(), "hello");
+  q["chunks"] = {2};
+  return q;
+}
+
+TEST(Malformation, EachDefectChangesTheBytesAndTheTraceNamesIt) {
+  for (const Malformation& m : malformations()) {
+    const Json q = m.name == "chunked-with-content-length"
+                       ? chunked_put()
+                       : req("PUT", "/a", {}, "hello");
+    const std::string well = print_request(q), broken = print_request(with(q, m.name));
+    EXPECT_NE(well, broken) << m.name;
+    const Json c = canonical_request(with(q, m.name), broken);
+    EXPECT_EQ(c.value("malformed", ""), m.name);
+    Json rest = c;
+    rest.erase("malformed");
+    EXPECT_EQ(rest, canonical_request(q)) << m.name;
+    // The content is untouched: the defect is in the head.
+    EXPECT_TRUE(broken.ends_with(well.substr(well.find("\r\n\r\n") + 4))) << m.name;
+  }
+}
+
+TEST(Malformation, ADefectThatDoesNotApplyIsNotSentNorRecorded) {
+  const Json get = req("GET", "/a");
+  EXPECT_EQ(print_request(with(get, "chunked-with-content-length")), print_request(get));
+  EXPECT_FALSE(
+      canonical_request(with(get, "chunked-with-content-length")).contains("malformed"));
+  EXPECT_EQ(print_request(with(chunked_put(), "content-length-sign")),
+            print_request(chunked_put()));
+  EXPECT_EQ(print_request(with(get, "no-such-defect")), print_request(get));
+  EXPECT_FALSE(canonical_request(with(get, "no-such-defect")).contains("malformed"));
+}
+
+TEST(Malformation, BytesAsSent) {
+  const Json put = req("PUT", "/a", {}, "hello");
+  EXPECT_EQ(print_request(with(put, "content-length-sign")),
+            "PUT /a HTTP/1.1\r\nHost: localhost\r\nContent-Length: +5\r\n\r\nhello");
+  EXPECT_EQ(print_request(with(put, "content-length-list")),
+            "PUT /a HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5, 5\r\n\r\nhello");
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "content-length-sign")),
+            "GET /a HTTP/1.1\r\nHost: localhost\r\nContent-Length: +0\r\n\r\n");
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "absolute-form")),
+            "GET http://localhost/a HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "two-hosts")),
+            "GET /a HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\n\r\n");
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "no-host")), "GET /a HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "lf-line-ends")),
+            "GET /a HTTP/1.1\nHost: localhost\n\n");
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "obs-fold")),
+            "GET /a HTTP/1.1\r\nX-Dualfuzz: a\r\n b\r\nHost: localhost\r\n\r\n");
+}
+
+// The strict parser (the reference server's) refuses what the RFC says a
+// server MUST refuse.
+TEST(Malformation, TheStrictParserRefusesEveryMustReject) {
+  for (const Malformation& m : malformations()) {
+    if (m.latitude != Latitude::kMustReject || m.name.find("host") != std::string::npos)
+      continue;
+    RequestParser p;
+    p.feed(print_request(with(req("PUT", "/a", {}, "hello"), m.name)));
+    EXPECT_TRUE(p.failed()) << m.name;
+  }
+}
+
+bool accepted(const std::vector<std::pair<Json, Json>>& exchanges) {
+  oracle::Oracle o(server_model());
+  oracle::Label l = 1;
+  for (const auto& [q, a] : exchanges) {
+    if (!o.observe(Event::request(1, l, q)).accepted()) return false;
+    if (!o.observe(Event::response(1, l + 1, a)).accepted()) return false;
+    l += 2;
+  }
+  return o.verdict().accepted();
+}
+
+TEST(Malformation, ModelMustRejectIsOnly400) {
+  for (const char* d :
+       {"space-before-colon", "two-hosts", "no-host", "content-length-sign"}) {
+    const Json get = with(req("GET", "/a"), d);
+    EXPECT_TRUE(accepted({{get, resp(400)}, {req("GET", "/a"), resp(404)}})) << d;
+    EXPECT_FALSE(accepted({{get, resp(404)}})) << d;
+    EXPECT_FALSE(accepted({{get, resp(200)}})) << d;
+    // Refused, so it changed nothing.
+    EXPECT_FALSE(accepted({{with(req("PUT", "/a", {}, "x"), d), resp(400)},
+                           {req("GET", "/a"), resp(200, {}, "x")}}))
+        << d;
+  }
+}
+
+TEST(Malformation, ModelMayRejectIsAnErrorOrServedAsWellFormed) {
+  const Json put = with(req("PUT", "/a", {}, "x"), "obs-fold");
+  EXPECT_TRUE(accepted({{put, resp(400)}, {req("GET", "/a"), resp(404)}}));
+  EXPECT_TRUE(accepted({{put, resp(501)}, {req("GET", "/a"), resp(404)}}));
+  EXPECT_TRUE(accepted({{put, resp(201)}, {req("GET", "/a"), resp(200, {}, "x")}}));
+  // Served, it is the PUT: it stored x.
+  EXPECT_FALSE(accepted({{put, resp(201)}, {req("GET", "/a"), resp(404)}}));
+  EXPECT_FALSE(accepted({{put, resp(400)}, {req("GET", "/a"), resp(200, {}, "x")}}));
+}
+
+TEST(Malformation, ModelAbsoluteFormMustBeServed) {
+  const Json put = req("PUT", "/a", {}, "x");
+  EXPECT_TRUE(accepted(
+      {{put, resp(201)}, {with(req("GET", "/a"), "absolute-form"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(
+      accepted({{put, resp(201)}, {with(req("GET", "/a"), "absolute-form"), resp(404)}}));
+  EXPECT_FALSE(
+      accepted({{put, resp(201)}, {with(req("GET", "/a"), "absolute-form"), resp(400)}}));
+}
+
+TEST(Malformation, ModelHostField) {
+  const Json put = req("PUT", "/a", {}, "x");
+  auto get = [](const char* host) { return req("GET", "/a", {{"host", host}}); };
+  // Invalid: only 400.
+  EXPECT_TRUE(accepted({{put, resp(201)}, {get("a b"), resp(400)}}));
+  EXPECT_FALSE(accepted({{put, resp(201)}, {get("a b"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted({{put, resp(201)}, {get("[::1"), resp(404)}}));
+  // The default in another case: the same site.
+  EXPECT_TRUE(accepted({{put, resp(201)}, {get("LocalHost"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted({{put, resp(201)}, {get("LocalHost"), resp(404)}}));
+  // Another valid one: perhaps another site, any answer.
+  EXPECT_TRUE(accepted({{put, resp(201)}, {get("example.com"), resp(404)}}));
+  EXPECT_TRUE(accepted({{put, resp(201)}, {get("example.com"), resp(421)}}));
+  // An absolute-form target's authority replaces an invalid Host: either.
+  EXPECT_TRUE(
+      accepted({{put, resp(201)}, {with(get("a b"), "absolute-form"), resp(400)}}));
+  EXPECT_TRUE(accepted(
+      {{put, resp(201)}, {with(get("a b"), "absolute-form"), resp(200, {}, "x")}}));
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
