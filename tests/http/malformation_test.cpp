@@ -95,11 +95,14 @@ bool accepted(const std::vector<std::pair<Json, Json>>& exchanges) {
   return o.verdict().accepted();
 }
 
-TEST(Malformation, ModelMustRejectIsOnly400) {
+TEST(Malformation, ModelMustRejectIsARefusalOfTheMessage) {
   for (const char* d :
        {"space-before-colon", "two-hosts", "no-host", "content-length-sign"}) {
     const Json get = with(req("GET", "/a"), d);
     EXPECT_TRUE(accepted({{get, resp(400)}, {req("GET", "/a"), resp(404)}})) << d;
+    // (A server may look at an unknown method first.)
+    EXPECT_TRUE(accepted({{with(req("FOO", "/a"), d), resp(501)}})) << d;
+    EXPECT_FALSE(accepted({{get, resp(405)}})) << d;
     EXPECT_FALSE(accepted({{get, resp(404)}})) << d;
     EXPECT_FALSE(accepted({{get, resp(200)}})) << d;
     // Refused, so it changed nothing.

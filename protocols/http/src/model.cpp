@@ -1143,7 +1143,10 @@ Tree serve_parsed(const Ev& e) {
 }
 
 // Before the request's meaning, its syntax (malformation.h) and its Host.
-// A defect the RFC says a server MUST refuse gets only 400; one it may
+// A defect the RFC says a server MUST refuse gets 400, or another refusal
+// of the message as a whole that a server may have reached first (501 for
+// an unknown method, 505, 413, 414, 431: lighttpd answers FOO with a bad
+// field line 501), never an answer about the resource; one it may
 // refuse, any error that changes nothing, or the request served as if it
 // were well-formed (its defect touches nothing the request means). An
 // invalid Host MUST be refused (RFC 9112 §3.2) — unless the target is in
@@ -1155,12 +1158,13 @@ Tree serve_request(const Ev& e) {
   const HttpRequest& q = e->req();
   const Malformation* m = q.malformed;
   const bool absolute = m && m->latitude == Latitude::kMustServe;
+  static const Sym message_refused = status_only({400, 413, 414, 431, 501, 505});
   if (q.host == HttpRequest::Host::kInvalid) {
-    Tree refuse = respond(e, status_only({400}), kHost);
+    Tree refuse = respond(e, message_refused, kHost);
     return absolute ? oracle::choose(std::move(refuse), serve_parsed(e)) : refuse;
   }
   if (m && m->latitude == Latitude::kMustReject)
-    return respond(e, status_only({400}), m->clause.data());
+    return respond(e, message_refused, m->clause.data());
   Tree served = q.host == HttpRequest::Host::kOther && !absolute
                     ? respond(e, anything(), unknown_state(e), kHost)
                     : serve_parsed(e);
