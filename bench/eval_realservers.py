@@ -842,6 +842,32 @@ def weak_if_match_performed(v):
 
 
 JUDGEMENTS = [
+    # Message syntax (docs/http-ir.md, "Defects sent on purpose").
+    {
+        "id": "two-host-lines-served",
+        "signature": r"model: [A-Z]+ malformed\(two-hosts\).*",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9112 §3.2",
+        "why": "A request with two Host lines was served. §3.2: \"A server MUST respond with "
+               "a 400 (Bad Request) status code to any HTTP/1.1 request message that lacks a "
+               "Host header field and to any request message that contains more than one "
+               "Host header field line\". (Checked by hand: lighttpd 1.4.69 serves `Host: "
+               "localhost` twice — 403 for `/`, the answer it gives one Host — and refuses "
+               "`Host: a` with `Host: b` with 400.)",
+    },
+    {
+        "id": "absolute-form-host-refused",
+        "signature": r"model: [A-Z]+ malformed\(absolute-form\)[^>]*host\(other\)[^>]* -> 400.*",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9112 §3.2.2",
+        "why": "An absolute-form request (`GET http://localhost/a HTTP/1.1`) with a valid Host "
+               "field naming another host was refused with 400. §3.2.2: \"When an origin "
+               "server receives a request with an absolute-form of request-target, the origin "
+               "server MUST ignore the received Host header field (if any) and instead use "
+               "the host information of the request-target.\" (Checked by hand: lighttpd "
+               "1.4.69 answers `GET http://localhost/` with `Host: example.com` or `Host: "
+               "[::ffff:127.0.0.1]` 400, and with `Host: localhost` as it answers `GET /`.)",
+    },
     # Issue 19's request space: ranges, HEAD, OPTIONS and unknown methods.
     {
         "id": "range-on-non-get",
