@@ -36,8 +36,9 @@ case $t in
     "$dualfuzz" replay --target inprocess:lost-update "$script" > replay.txt
     DUALFUZZ_BUG=lost-update "$fuzzer" "$script" 2> fuzz.txt
     # The report: from the "==dualfuzz==" header to libFuzzer's "==PID== ERROR"
-    # (the "played since start" count before it is not part of the report).
-    awk '/^==dualfuzz== played since start/{next} /^==dualfuzz== /{on=1} /^==[0-9]+== /{on=0} on' \
+    # (the "played since start" count and the violation key line are not part
+    # of the report).
+    awk '/^==dualfuzz== (played since start|violation key)/{next} /^==dualfuzz== /{on=1} /^==[0-9]+== /{on=0} on' \
       fuzz.txt > fuzz-report.txt
     cmp replay.txt fuzz-report.txt || fail "reports differ"
     ;;
