@@ -1,5 +1,5 @@
 // `dualfuzz fuzz --spec http --target inprocess[:BUG] [--seconds N] [--seed S]
-// [--connections K] [--keep-going] [--json] [--chart FILE]`: black-box
+// [--connections K] [--keep-going] [--known FILE] [--json] [--chart FILE]`: black-box
 // generate-and-check (no coverage, the seed paper's mode). On a violation:
 // shrink the script, print it, its trace (one readable line per message; with
 // --json each message's IR) and the explanation, write the chart, exit 1.
@@ -13,6 +13,12 @@
 // `signature_of`), print it if it is new, and go on fuzzing until --seconds;
 // each distinct violation is printed once and its repeats are counted. Exit 1
 // if any violation was found.
+//
+// `--known FILE`: violations already judged (campaign/known_violations.h:
+// one quick-key pattern a line, `*` a wildcard, e.g. `model: GET
+// if-unmodified-since* -> 200`) are counted, not reported: they neither
+// stop the run nor become findings; the end of the run says how often each
+// pattern matched ("known_violations" and "known" in the --json line).
 //
 // `--json` ends stdout with one summary line for scripts
 // (bench/eval_blackbox.py, bench/eval_realservers.py):
@@ -59,6 +65,7 @@ struct Opts {
   bool no_targeted = false;
   std::string chart;   // --chart FILE: the first violation's minimized run
   std::string shrink;  // --shrink FILE
+  std::string known;   // --known FILE
   unsigned shrink_tries = 100;
 };
 
@@ -113,6 +120,8 @@ campaign::FuzzObserver observer(const Opts& o, const harness::Protocol& p) {
   if (!o.quiet)
     obs.on_progress = [](double t, const campaign::FuzzCounters& c, std::size_t distinct,
                          double shrinking) {
+      const std::string known =
+          c.known_violations ? ", " + std::to_string(c.known_violations) + " known" : "";
       std::cerr << "dualfuzz fuzz: " << static_cast<int>(t) << " s, " << c.executions
                 << " executions (" << static_cast<int>(c.executions / t) << "/s), "
                 << c.messages << " messages, "
@@ -120,9 +129,18 @@ campaign::FuzzObserver observer(const Opts& o, const harness::Protocol& p) {
                                   : std::to_string(distinct) + " distinct violations, " +
                                         std::to_string(static_cast<int>(shrinking)) +
                                         " s shrinking")
-                << " (" << c.inconclusive << " inconclusive)\n";
+                << known << " (" << c.inconclusive << " inconclusive)\n";
     };
   return obs;
+}
+
+// How often each --known pattern matched.
+nlohmann::json known_json(const Opts& o, const FuzzSummary& s) {
+  nlohmann::json j = nlohmann::json::array();
+  const auto& entries = o.fuzz.known.entries();
+  for (std::size_t i = 0; i < entries.size() && i < s.known_counts.size(); ++i)
+    j.push_back({{"pattern", entries[i].pattern}, {"count", s.known_counts[i]}});
+  return j;
 }
 
 nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
@@ -142,6 +160,8 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
   j["server_lost"] = s.server_lost();
   j["mutator_replays"] = s.mutator_replays;  // not in "executions"
   j["targeted_rewrites"] = s.targeted_rewrites;
+  j["known_violations"] = c.known_violations;  // matched --known: no findings
+  if (!o.fuzz.known.empty()) j["known"] = known_json(o, s);
   return j;
 }
 
@@ -205,9 +225,21 @@ void print_outages(const FuzzSummary& s) {
   }
 }
 
-void print_end(const FuzzSummary& s) {
+// The --known patterns that matched, with how often.
+void print_known(const Opts& o, const FuzzSummary& s) {
+  if (s.counters.known_violations == 0) return;
+  std::cout << "dualfuzz fuzz: " << s.counters.known_violations
+            << " known violation(s) not reported (--known " << o.known << "):\n";
+  const auto& entries = o.fuzz.known.entries();
+  for (std::size_t i = 0; i < entries.size() && i < s.known_counts.size(); ++i)
+    if (s.known_counts[i])
+      std::cout << "  " << s.known_counts[i] << " x " << entries[i].pattern << "\n";
+}
+
+void print_end(const Opts& o, const FuzzSummary& s) {
   const campaign::FuzzCounters& c = s.counters;
   print_outages(s);
+  print_known(o, s);
   if (s.server_lost())
     std::cout << "dualfuzz fuzz: stopped early: the server stayed unreachable\n";
   if (c.internal_errors)
@@ -279,13 +311,21 @@ int shrink_file(const Opts& o, FuzzCampaign& c) {
   return r.violation() ? kViolation : kNoViolation;
 }
 
-int fuzz(const Opts& o) {
+int fuzz(Opts o) {  // (a copy: --known is read into it)
   const campaign::Registry registry =
       o.origin.empty() ? protocols::builtin() : protocols::builtin(o.origin);
   auto plugin = protocols::find(registry, o.spec);
   if (!plugin) {
     std::cerr << "dualfuzz fuzz: " << plugin.error() << "\n";
     return kTrouble;
+  }
+  if (!o.known.empty()) {
+    auto known = campaign::KnownViolations::load(o.known);
+    if (!known) {
+      std::cerr << "dualfuzz fuzz: " << known.error() << "\n";
+      return kTrouble;
+    }
+    o.fuzz.known = std::move(*known);
   }
   campaign::FuzzOptions fo = o.fuzz;
   fo.targeted = !o.no_targeted;
@@ -309,10 +349,11 @@ int fuzz(const Opts& o) {
   const FuzzSummary s = (*c)->run(rng, observer(o, (*c)->protocol()));
   if (s.first) {
     print_outages(s);
+    print_known(o, s);
     if (o.json) std::cout << "\n" << first_json(o, s).dump() << "\n";
     return kViolation;
   }
-  print_end(s);
+  print_end(o, s);
   if (o.json)
     std::cout << dump(o.fuzz.keep_going ? keep_going_json(o, (*c)->protocol(), s)
                                         : summary_json(o, s))
@@ -358,6 +399,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag(
       "--keep-going", o->fuzz.keep_going,
       "after a violation, go on until --seconds; report each distinct one once");
+  sub->add_option("--known", o->known,
+                  "a file of known violations, one quick-key pattern a line (`*`: any "
+                  "text; see docs/fuzzing.md): counted, never reported or stopped on");
   sub->add_option(
          "--shrink", o->shrink,
          "fuzz nothing: play this script until it shows a violation (at most "

@@ -73,6 +73,10 @@ Shrunk FuzzCampaign::shrink(const Script& s, const RunResult& r) {
   ShrinkOptions so;
   so.same_violation = o_.keep_going;
   so.effort = o_.shrink_effort;
+  if (!o_.known.empty())
+    so.known = [this](const RunResult& x) {
+      return o_.known.match(quick_key(protocol_, x)).has_value();
+    };
   ViolationShrinker shrinker(
       protocol_, [this](const Script& x) { return play(x); }, so);
   return shrinker.shrink(s, r);
@@ -194,6 +198,16 @@ void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
   }
 }
 
+// A violation the known list matches: counted (per entry), nothing else.
+bool FuzzCampaign::known(const RunResult& r, FuzzSummary& sum) const {
+  if (!r.violation() || o_.known.empty()) return false;
+  const auto i = o_.known.match(quick_key(protocol_, r));
+  if (!i) return false;
+  ++sum.counters.known_violations;
+  ++sum.known_counts[*i];
+  return true;
+}
+
 // keep_going: shrink a sample of the occurrences (power_of_four, and the
 // first 8 until settled); the others count as repeats of their quick_key's
 // most frequent signature.
@@ -217,6 +231,7 @@ void FuzzCampaign::keep(const Script& s, const RunResult& r, FuzzSummary& sum,
 
 FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer) {
   FuzzSummary sum;
+  sum.known_counts.assign(o_.known.entries().size(), 0);
   double next_report = kProgressEvery;
   std::optional<Script> last_reached;  // the last script the server took
   std::optional<double> down_since;    // the server refuses connections
@@ -253,7 +268,10 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
         observer.on_internal_error(script, r);
       continue;
     }
-    if (r.violation() && !o_.keep_going) {
+    // (Kept out of the pool as any violating script: mutants of it would
+    // mostly show the known bug again.)
+    const bool is_known = known(r, sum);
+    if (r.violation() && !is_known && !o_.keep_going) {
       const double found = elapsed();
       Shrunk sh = shrink(script, r);
       Classification cls = classify(protocol_, sh.run);
@@ -265,10 +283,11 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
                                sum.first->shrunk, sum.first->classification});
       break;
     }
-    if (r.violation())
-      keep(script, r, sum, observer);
-    else
+    if (r.violation()) {
+      if (!is_known) keep(script, r, sum, observer);
+    } else {
       add_to_pool(text, rng);
+    }
     if (observer.on_progress && elapsed() >= next_report) {
       observer.on_progress(elapsed(), sum.counters, sum.findings.size(),
                            sum.shrink_seconds);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
@@ -29,6 +30,17 @@ bool keep_going() {
 std::string server_coverage_name() {
   const char* n = std::getenv("DUALFUZZ_SERVER_COVERAGE");
   return n ? std::string(n) : std::string();
+}
+
+// The known-violations file: $DUALFUZZ_KNOWN_VIOLATIONS when set (empty:
+// none), else <executable>.known_violations when it exists, else none.
+std::string known_violations_path() {
+  if (const char* k = std::getenv("DUALFUZZ_KNOWN_VIOLATIONS")) return k;
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const std::string beside = exe.string() + ".known_violations";
+  return std::filesystem::exists(beside, ec) ? beside : "";
 }
 
 std::size_t emit(const std::string& s, std::uint8_t* out, std::size_t max) {
@@ -82,6 +94,19 @@ void FuzzTarget::initialize() {
     if (auto hp = harness::parse_host_port(spec_); !hp) why = hp.error();
   } else if (!server_coverage_name().empty()) {
     why = "DUALFUZZ_SERVER_COVERAGE needs an external server (DUALFUZZ_TARGET=HOST:PORT)";
+  }
+  if (const std::string path = known_violations_path(); why.empty() && !path.empty()) {
+    auto known = campaign::KnownViolations::load(path);
+    if (known) {
+      known_ = std::move(*known);
+      known_counts_.assign(known_.entries().size(), 0);
+      std::fprintf(stderr,
+                   "==dualfuzz== known violations: %zu patterns from %s (counted, not "
+                   "aborted on)\n",
+                   known_.entries().size(), path.c_str());
+    } else {
+      why = known.error();
+    }
   }
   if (why.empty()) return;
   std::fprintf(stderr, "==dualfuzz== cannot start the fuzz target: %s\n", why.c_str());
@@ -155,6 +180,16 @@ class Stopwatch {
 }  // namespace
 
 FuzzTarget::~FuzzTarget() {
+  if (known_total_) {
+    std::fprintf(stderr, "==dualfuzz== known violations: %llu in %llu scripts:\n",
+                 static_cast<unsigned long long>(known_total_),
+                 static_cast<unsigned long long>(scripts_));
+    for (std::size_t i = 0; i < known_counts_.size(); ++i)
+      if (known_counts_[i])
+        std::fprintf(stderr, "==dualfuzz==   %llu x %s\n",
+                     static_cast<unsigned long long>(known_counts_[i]),
+                     known_.entries()[i].pattern.c_str());
+  }
   const char* e = std::getenv("DUALFUZZ_TIMING");
   if (!e || std::string(e) != "1") return;
   const double total =
@@ -186,6 +221,23 @@ void FuzzTarget::internal_error(const std::string& what) {
   if (++internal_errors_ <= 3)
     std::fprintf(stderr, "==dualfuzz== internal error (not a finding): %s\n",
                  what.c_str());
+}
+
+bool FuzzTarget::known(const std::string& key) {
+  const auto i = known_.match(key);
+  if (!i) return false;
+  const campaign::KnownViolations::Entry& e = known_.entries()[*i];
+  if (known_counts_[*i]++ == 0)
+    std::fprintf(stderr,
+                 "==dualfuzz== known violation (not a finding): %s, matched by %s:%zu: "
+                 "%s\n",
+                 key.c_str(), known_.origin().c_str(), e.line, e.pattern.c_str());
+  const std::uint64_t n = ++known_total_;
+  if ((n & (n - 1)) == 0)
+    std::fprintf(stderr, "==dualfuzz== known violations: %llu in %llu scripts\n",
+                 static_cast<unsigned long long>(known_total_),
+                 static_cast<unsigned long long>(scripts_));
+  return true;
 }
 
 bool FuzzTarget::server_up() {
@@ -249,6 +301,12 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     campaign::detail::forget_coverage();
     return kReject;
   }
+  const std::string key = campaign::quick_key(p.protocol(), r);
+  if (known(key)) {
+    // Not a finding, and kept out of the corpus as keep-going's are (below).
+    campaign::detail::forget_coverage();
+    return kReject;
+  }
   if (keep_going()) {
     // A campaign that measures (bench/eval_servercov.py) rather than
     // stops: the first report in full, then a count at each power of two.
@@ -275,13 +333,18 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   std::fprintf(stderr,
                "==dualfuzz== played since start: %llu scripts, %llu messages; "
                "mutator replays: %llu (%llu rewritten); kept out of the corpus "
-               "(inconclusive or too costly): %llu\n",
+               "(inconclusive or too costly): %llu; known violations: %llu\n",
                static_cast<unsigned long long>(scripts_),
                static_cast<unsigned long long>(messages_),
                static_cast<unsigned long long>(runs),
                static_cast<unsigned long long>(rewrites),
-               static_cast<unsigned long long>(rejected_));
+               static_cast<unsigned long long>(rejected_),
+               static_cast<unsigned long long>(known_total_));
   std::fputs(p.report(*script, r).c_str(), stderr);
+  std::fprintf(stderr,
+               "==dualfuzz== violation key: %s (a line of DUALFUZZ_KNOWN_VIOLATIONS that "
+               "matches it makes it a known one)\n",
+               key.c_str());
   std::abort();
 }
 

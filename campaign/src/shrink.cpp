@@ -82,7 +82,7 @@ ShrinkCandidate candidate(Kind k, Script s, int plays) {
 }  // namespace
 
 bool ViolationShrinker::same(const RunResult& x, const std::string& key) const {
-  if (!x.violation()) return false;
+  if (!x.violation() || (o_.known && o_.known(x))) return false;
   return (o_.same_violation ? quick_key(p_, x) : std::string(kind_name(x.outcome))) ==
          key;
 }
@@ -205,6 +205,7 @@ mutator::Tested<ShrinkState> ViolationShrinker::test(const ShrinkCandidate& c,
       ok = true;
     }
     if (ok && c.max_messages && x.trace.size() >= c.max_messages) ok = false;
+    if (ok && o_.known && o_.known(x)) ok = false;  // (Lighter, Serialized)
     if (ok) {
       out.state = ShrinkState{c.script, std::move(x), std::move(key)};
       return out;

@@ -2,7 +2,8 @@
 # OSS-Fuzz build script (https://google.github.io/oss-fuzz/getting-started/new-project-guide/):
 # builds every fuzz target of tests/fuzz/ with the environment's compilers,
 # flags and fuzzing engine into $OUT, each with <name>_seed_corpus.zip,
-# <name>.dict and <name>.options. That includes lighttpd_inprocess_fuzzer
+# <name>.dict and <name>.options, and <name>.known_violations when
+# scripts/oss-fuzz/ has one. That includes lighttpd_inprocess_fuzzer
 # (lighttpd 1.4.69 linked into the target, no daemon: docs/real-servers.md)
 # when lighttpd's source is there, $SRC/lighttpd1.4 (the Dockerfile's git
 # clone) unless DUALFUZZ_LIGHTTPD_SRC says otherwise.
@@ -20,6 +21,15 @@
 # $OUT/lib and found through RUNPATH $ORIGIN/lib, as the runner image has
 # no libz3 (as is any other shared library a target needs beyond libc's and
 # the C++ runtime's). scripts/oss-fuzz/check.sh runs this outside Docker.
+#
+# Known violations: a target reads <its executable>.known_violations, next
+# to it in $OUT (OSS-Fuzz runs a target with its options file alone, so no
+# environment variable reaches it): a violation one of its patterns matches
+# is counted, not a crash. lighttpd_inprocess_fuzzer's lists lighttpd
+# 1.4.69's judged RFC violations (If-Match, If-None-Match and
+# If-Unmodified-Since ignored on GET, ...), which would otherwise end every
+# session within seconds; any other violation still aborts. See
+# docs/fuzzing.md, "Known violations".
 #
 # lighttpd: scripts/subjects/build-inprocess.sh builds it from that tree
 # (./autogen.sh first in a git checkout) with $CC and $CFLAGS (--env-flags:
@@ -92,6 +102,12 @@ for f in "$BUILD"/tests/fuzz/*_fuzzer; do
     *) dict=script.dict ;;
   esac
   cp "$HERE/dicts/$dict" "$OUT/$name.dict"
+
+  # The target's known violations (read from next to its executable).
+  rm -f "$OUT/$name.known_violations"
+  if [ -f "$HERE/$name.known_violations" ]; then
+    cp "$HERE/$name.known_violations" "$OUT/$name.known_violations"
+  fi
 
   # 4 KiB inputs, as scripts/run-fuzzers.sh uses: enough for dozens of steps.
   cat >"$OUT/$name.options" <<EOF

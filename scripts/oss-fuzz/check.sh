@@ -28,11 +28,13 @@
 # lighttpd out (no source: build.sh then skips the target). With the source,
 # the check fails unless lighttpd_inprocess_fuzzer was built, and reports its
 # inline counters (libFuzzer; lighttpd's edges make thousands) or edges found
-# (AFL++). It runs with DUALFUZZ_KEEP_GOING=1: lighttpd 1.4.69's known RFC
-# violations are counted (distinct ones, first scripts in
-# run-ENGINE/lighttpd_inprocess_fuzzer/findings/), not crashes, so that the
-# run lasts and a sanitizer report would show; CHECK_KEEP_GOING=0 aborts at
-# the first, as the target does on OSS-Fuzz.
+# (AFL++). lighttpd 1.4.69's known RFC violations are counted, not crashes,
+# as on OSS-Fuzz: build.sh installs lighttpd_inprocess_fuzzer.known_violations
+# next to the target, which reads it from there. Any other violation is
+# counted too (DUALFUZZ_KEEP_GOING=1; distinct ones, first scripts in
+# run-ENGINE/lighttpd_inprocess_fuzzer/findings/), so that the run lasts and
+# a sanitizer report would show; CHECK_KEEP_GOING=0 aborts at the first
+# unknown one, as the target does on OSS-Fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -125,16 +127,21 @@ run() {  # run ENGINE TARGET
     note "$engine" "$name" "FAIL: not from \$OUT/lib: $(echo "$foreign" | tr '\n' ' ')"; fail=1; return
   fi
   # lighttpd 1.4.69's known RFC violations (docs/EVALUATION.md: If-Match and
-  # If-Unmodified-Since ignored on GET, ...) abort the target as findings, on
-  # OSS-Fuzz too, within seconds; here they are counted instead
-  # (DUALFUZZ_KEEP_GOING=1, the first script of each in DIR/findings), so that
-  # the run lasts its SECS and shows whether lighttpd runs clean under the
-  # sanitizer. CHECK_KEEP_GOING=0 aborts at the first, as OSS-Fuzz does.
+  # If-Unmodified-Since ignored on GET, ...) would abort the target within
+  # seconds; the list build.sh installs next to it makes them counted, as on
+  # OSS-Fuzz. Unknown ones are counted too (DUALFUZZ_KEEP_GOING=1, the first
+  # script of each in DIR/findings), so that the run lasts its SECS and shows
+  # whether lighttpd runs clean under the sanitizer. CHECK_KEEP_GOING=0 aborts
+  # at the first unknown one, as OSS-Fuzz does.
   local keep=() violations=""
-  if [ "$name" = lighttpd_inprocess_fuzzer ] && [ "${CHECK_KEEP_GOING:-1}" = 1 ]; then
-    keep=(DUALFUZZ_KEEP_GOING=1 DUALFUZZ_FINDINGS="$dir/findings")
-    mkdir -p "$dir/findings"  # (the target writes into it, never makes it)
-    violations=", violations counted, not aborted on"
+  if [ "$name" = lighttpd_inprocess_fuzzer ]; then
+    [ -s "$TMP/out-$engine/$name.known_violations" ] ||
+      { note "$engine" "$name" "FAIL: no $name.known_violations"; fail=1; return; }
+    if [ "${CHECK_KEEP_GOING:-1}" = 1 ]; then
+      keep=(DUALFUZZ_KEEP_GOING=1 DUALFUZZ_FINDINGS="$dir/findings")
+      mkdir -p "$dir/findings"  # (the target writes into it, never makes it)
+      violations=", violations counted, not aborted on"
+    fi
   fi
   case "$engine" in
     libfuzzer)
@@ -153,7 +160,11 @@ run() {  # run ENGINE TARGET
         elif [ "$name" = lighttpd_inprocess_fuzzer ] && [ "${cov:-0}" -lt 3000 ]; then
           note "$engine" "$name" "FAIL: ${cov:-no} edges reached: lighttpd did not serve? ($dir/log)"; fail=1
         else
-          [ -z "$violations" ] || violations=", $(distinct "$dir") distinct violations"
+          [ -z "$violations" ] || violations=", $(distinct "$dir") distinct unknown violations"
+          # (the target's count at exit of those its known list matched)
+          local known
+          known=$(sed -n 's/^==dualfuzz== known violations: \([0-9]*\) in [0-9]* scripts:$/\1/p' "$dir/log" | tail -1)
+          [ -z "$known" ] || violations="$violations, $known known"
           note "$engine" "$name" "ok: $(awk '/stat::number_of_executed_units/ {print $2}' "$dir/log") execs in ${SECS}s, ${counters:-?} inline counters, cov ${cov:-?}$violations"
         fi
       elif crash=$(find "$dir" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | head -1) && [ -n "$crash" ]; then
@@ -176,7 +187,7 @@ run() {  # run ENGINE TARGET
           (cd "$dir" && "$f" "$crash"; exit $?) >"$dir/replay.log" 2>&1 || true
           finding "$engine" "$name" "$crash" "$dir/replay.log" "$execs execs, $crashes crashes, first:"
         else
-          [ -z "$violations" ] || violations=", $(distinct "$dir") distinct violations"
+          [ -z "$violations" ] || violations=", $(distinct "$dir") distinct unknown violations"
           note "$engine" "$name" "ok: $execs execs in ${SECS}s, $(awk -F: '/^edges_found/ {print $2+0}' "$stats") edges, $hangs hangs$violations"
         fi
       else

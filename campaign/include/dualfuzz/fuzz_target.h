@@ -38,6 +38,18 @@
 // violation (by its unshrunk signature) goes to DIR/finding-N.txt and a line
 // {"index", "seconds", "scripts", "key", "file"} to DIR/findings.jsonl, so a
 // campaign can replay what it found (bench/eval_mutants.py).
+// Known violations (campaign/known_violations.h: one quick-key pattern a
+// line, `*` any text, e.g. `model: GET if-unmodified-since* -> 200`): a
+// violation one of them matches is counted, not aborted on, and kept out of
+// the corpus, as with keep-going; an unknown one still aborts. The list is
+// $DUALFUZZ_KNOWN_VIOLATIONS=FILE, else the file <executable>.known_violations
+// next to the target's executable when there is one (how OSS-Fuzz, which
+// runs a target with its options alone, gets it: scripts/oss-fuzz/build.sh);
+// DUALFUZZ_KNOWN_VIOLATIONS= (empty) reads none. A malformed list stops
+// the target before the first input (exit 2, with the line and why). The
+// abort report names the violation's key, to list it; each pattern's first
+// match is said, a running count at each power of two, and the counts per
+// pattern at exit.
 // $DUALFUZZ_TIMING=1: at exit, where the process's time went (playing
 // inputs, mutating, targeted replays), for bench/engine_throughput.py.
 //
@@ -58,7 +70,9 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "dualfuzz/campaign/known_violations.h"
 #include "dualfuzz/campaign/player.h"
 #include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/campaign/server_coverage.h"
@@ -140,7 +154,8 @@ class FuzzTarget {
   // (e.g. an unknown $DUALFUZZ_PROTOCOL) is reported by initialize().
   FuzzTarget(Result<campaign::Plugin> plugin, std::string spec);
 
-  // Checks the plug-in and the target address (exit 2 with why when bad).
+  // Checks the plug-in and the target address and reads the known
+  // violations (exit 2 with why when bad).
   // The server starts with the first input (after AFL++'s fork server has
   // forked); one that cannot start exits 2 then, never as a crash.
   void initialize();
@@ -168,6 +183,8 @@ class FuzzTarget {
   campaign::Player& player();
   int play_one(const std::uint8_t* data, std::size_t size);
   void internal_error(const std::string& what);
+  // A violation the known list matches (then counted and said).
+  bool known(const std::string& key);
   const mutator::ScriptMutator& the_mutator();
   // With server coverage: false (and said once) when no server is up to play on.
   bool server_up();
@@ -190,6 +207,9 @@ class FuzzTarget {
     return !(e && std::string(e) == "0");
   }();
   std::uint64_t violations_ = 0;  // with $DUALFUZZ_KEEP_GOING=1
+  campaign::KnownViolations known_;
+  std::vector<std::uint64_t> known_counts_;  // per known_ entry
+  std::uint64_t known_total_ = 0;
   void record_finding(const harness::Script& script, const harness::RunResult& r);
   std::set<std::string> finding_keys_;  // with $DUALFUZZ_FINDINGS
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();

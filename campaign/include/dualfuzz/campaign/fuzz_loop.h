@@ -2,8 +2,10 @@
 // mode) for any protocol plug-in: mutate scripts from a pool, play each on a
 // fresh server, shrink a violation (shrink.h). Without keep_going the run
 // stops at the first violation; with it, each distinct violation (by
-// signature_of) is kept once and its repeats are counted. `dualfuzz fuzz`
-// is this loop plus option parsing and rendering.
+// signature_of) is kept once and its repeats are counted. A violation whose
+// quick_key a `known` pattern matches (known_violations.h) does neither: it
+// is counted, per pattern, and its script is not mutated further. `dualfuzz
+// fuzz` is this loop plus option parsing and rendering.
 //
 //   auto c = campaign::FuzzCampaign::make(plugin, {.target = "inprocess:lost-update",
 //                                                   .seconds = 5});
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "dualfuzz/campaign/consistency.h"
+#include "dualfuzz/campaign/known_violations.h"
 #include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/campaign/shrink.h"
 #include "dualfuzz/campaign/target.h"
@@ -48,6 +51,9 @@ struct FuzzOptions {
   // a shorter outage (a supervisor restarted it) is recorded and fuzzing
   // goes on.
   double server_down_seconds = 10;
+  // Violations that are no findings (--known FILE): counted, never shrunk,
+  // and an unknown one is not shrunk into one of them.
+  KnownViolations known;
 };
 
 struct FuzzCounters {
@@ -61,6 +67,7 @@ struct FuzzCounters {
   // the times it went from reachable to unreachable.
   std::uint64_t unreachable = 0;
   std::uint64_t outages = 0;
+  std::uint64_t known_violations = 0;  // matched FuzzOptions::known
 };
 
 // The server stopped accepting connections: it crashed, or was stopped.
@@ -112,6 +119,8 @@ struct FuzzSummary {
   std::optional<FirstViolation> first;
   std::vector<Finding> findings;      // keep_going, in the order found
   std::vector<ServerOutage> outages;  // the first few (counters.outages counts all)
+  // Per FuzzOptions::known entry (same index): the violations it matched.
+  std::vector<std::uint64_t> known_counts;
   // The run ended because the server stayed unreachable (outages.back()).
   bool server_lost() const { return !outages.empty() && !outages.back().recovered; }
   bool violation() const { return first.has_value() || !findings.empty(); }
@@ -166,6 +175,7 @@ class FuzzCampaign {
               double found, double shrunk_before, FuzzSummary& sum,
               const FuzzObserver& observer);
   bool settled(const Quick& q, const FuzzSummary& sum) const;
+  bool known(const harness::RunResult& r, FuzzSummary& sum) const;
   void add_to_pool(std::string text, std::mt19937_64& rng);
   double elapsed() const;
 

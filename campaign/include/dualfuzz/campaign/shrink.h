@@ -69,6 +69,9 @@ struct ShrinkOptions {
   // to spend the time on).
   int effort = 1;
   std::size_t max_replays = 2000;  // per shrinking loop; ×5 with same_violation
+  // Violations that do not count as showing it (a campaign's known ones,
+  // known_violations.h): an unknown bug is not shrunk into a known one.
+  std::function<bool(const harness::RunResult&)> known;
 };
 
 // One candidate of the same-violation loop, and how it is judged.
