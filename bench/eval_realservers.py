@@ -856,6 +856,17 @@ JUDGEMENTS = [
                "`Host: a` with `Host: b` with 400.)",
     },
     {
+        "id": "invalid-host-served",
+        "signature": r"model: [A-Z]+ [^>]*host\(invalid\)[^>]* -> (?!400|413|414|431|501|505)\d+.*",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9112 §3.2",
+        "why": "A request whose Host value does not match RFC 3986's uri-host [\":\" port] was "
+               "served. §3.2: \"A server MUST respond with a 400 (Bad Request) status code to "
+               "any ... request message that contains ... a Host header field with an invalid "
+               "field value.\" (Checked by hand: nginx 1.22.1 serves `[::1`, `localhost:8o`, "
+               "`a@localhost`, `~v1.x]` and `[::1];`, and refuses `local host` and `a/b`.)",
+    },
+    {
         "id": "absolute-form-host-refused",
         "signature": r"model: [A-Z]+ malformed\(absolute-form\)[^>]*host\(other\)[^>]* -> 400.*",
         "verdict": SERVER_BUG,
