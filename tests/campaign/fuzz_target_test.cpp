@@ -14,6 +14,7 @@
 
 #include "dualfuzz/harness/script.h"
 #include "dualfuzz/http/plugin.h"
+#include "race_scripts.h"
 
 namespace dualfuzz {
 namespace {
@@ -55,14 +56,7 @@ TEST(FuzzTarget, KeepGoingWritesEachDistinctFindingOnce) {
   fs::create_directories(dir);
   ::setenv("DUALFUZZ_KEEP_GOING", "1", 1);
   ::setenv("DUALFUZZ_FINDINGS", dir.c_str(), 1);
-  const std::string lost = R"(req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
-wait 1
-req 3 on c0: {"method":"PUT","path":"/a","body":"y"}
-wait 3
-req 5 on c0: {"method":"PUT","path":"/a","body":"z"}
-wait 5
-req 7 on c0: {"method":"GET","path":"/a"}
-)";
+  const std::string lost = campaign::test_scripts::kLostUpdate;
   {
     FuzzTarget t(http::plugin(), "inprocess:lost-update");
     auto one = [&](const std::string& in) {

@@ -15,6 +15,7 @@
 #include "dualfuzz/campaign/fuzz_loop.h"
 #include "dualfuzz/fuzz_target.h"
 #include "dualfuzz/http/plugin.h"
+#include "race_scripts.h"
 
 namespace dualfuzz::campaign {
 namespace {
@@ -188,16 +189,7 @@ fs::path write_list(const std::string& name, const std::string& text) {
   return p;
 }
 
-// lost-update: the third PUT is acknowledged and not stored; the GET shows
-// the second body.
-const std::string kLost = R"(req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
-wait 1
-req 3 on c0: {"method":"PUT","path":"/a","body":"y"}
-wait 3
-req 5 on c0: {"method":"PUT","path":"/a","body":"z"}
-wait 5
-req 7 on c0: {"method":"GET","path":"/a"}
-)";
+const std::string kLost = test_scripts::kLostUpdate;
 
 int play(FuzzTarget& t, const std::string& in) {
   return t.test_one_input(reinterpret_cast<const std::uint8_t*>(in.data()), in.size());

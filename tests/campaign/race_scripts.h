@@ -15,4 +15,15 @@ constexpr const char* kRace =
     "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"c\","
     "\"headers\":{\"if-match\":\"\\\"1\\\"\"}}\n";
 
+// lost-update: the third PUT is acknowledged and not stored; the GET shows
+// the second body.
+constexpr const char* kLostUpdate = R"(req 1 on c0: {"method":"PUT","path":"/a","body":"x"}
+wait 1
+req 3 on c0: {"method":"PUT","path":"/a","body":"y"}
+wait 3
+req 5 on c0: {"method":"PUT","path":"/a","body":"z"}
+wait 5
+req 7 on c0: {"method":"GET","path":"/a"}
+)";
+
 }  // namespace dualfuzz::campaign::test_scripts
