@@ -1629,9 +1629,30 @@ def counterexample_status(key, shortest, shrunk_to=None):
                     f"the shortest reproduced counterexample has {m} messages") + "."
 
 
+# Defects a server may serve as if the request were well-formed
+# (protocols/http/src/malformation.cpp: kMayReject, kMustServe): a violation a
+# served one shows is the class of the same request without the defect.
+SERVABLE_DEFECTS = {
+    "content-length-list", "chunked-with-content-length", "obs-fold", "bare-cr",
+    "nul-in-value", "ctl-in-value", "no-colon", "whitespace-line", "leading-empty-line",
+    "lf-line-ends", "double-space", "tab-separator", "absolute-form",
+}
+
+
 def judge(v, proven=frozenset()):
     """The first entry that applies; `proven`: the ids already judged, without
-    context, for the same server (for entries with "needs")."""
+    context, for the same server (for entries with "needs"). A signature with a
+    defect the server may serve is judged, when nothing names it, as the same
+    request without the defect."""
+    j = judge_signature(v, proven)
+    m = re.search(r" malformed\(([a-z-]+)\)", v["signature"])
+    if j is None and m and m.group(1) in SERVABLE_DEFECTS:
+        j = judge_signature(dict(v, signature=v["signature"].replace(m.group(0), "", 1)),
+                            proven)
+    return j
+
+
+def judge_signature(v, proven):
     for j in JUDGEMENTS:
         if j.get("needs") and not j["needs"] & proven:
             continue
