@@ -13,6 +13,7 @@
 #include <utility>
 #include <boost/asio.hpp>
 // clang-format on
+#include <algorithm>
 #include <atomic>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -146,13 +147,63 @@ bool plain_target(std::string_view t) {
   return true;
 }
 
+// ---- The request's authority (RFC 9112 §3.2) ----
+
+// A Host value this server accepts: a registered name (RFC 3986's reg-name:
+// letters, digits, -._~!$&'()*+,;= and %HH) with an optional port. IP
+// literals in brackets are refused too: stricter than the RFC, which allows
+// refusing a host the server does not serve.
+bool acceptable_host(std::string_view h) {
+  static constexpr std::string_view kNameChars = "-._~!$&'()*+,;=";
+  const std::size_t colon = h.find(':');
+  const std::string_view name = h.substr(0, colon);
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (c == '%' && i + 2 < name.size() &&
+        std::isxdigit(static_cast<unsigned char>(name[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(name[i + 2]))) {
+      i += 2;
+    } else if (!std::isalnum(c) &&
+               kNameChars.find(static_cast<char>(c)) == kNameChars.npos) {
+      return false;
+    }
+  }
+  if (colon == std::string_view::npos) return true;
+  const std::string_view port = h.substr(colon + 1);
+  return std::all_of(port.begin(), port.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// The path of an absolute-form target ("http://host/p" -> "/p"), whose
+// authority replaces the Host field (RFC 9112 §3.2.2); nullopt for any other
+// form.
+std::optional<std::string> absolute_form_path(std::string_view t) {
+  static constexpr std::string_view kScheme = "http://";
+  if (t.size() < kScheme.size()) return std::nullopt;
+  for (std::size_t i = 0; i < kScheme.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(t[i])) != kScheme[i]) return std::nullopt;
+  const std::size_t slash = t.find('/', kScheme.size());
+  return slash == std::string_view::npos ? std::string("/")
+                                         : std::string(t.substr(slash));
+}
+
 class Handler {
  public:
   Handler(std::filesystem::path root, bool fast_etags)
       : root_(std::move(root)), fast_etags_(fast_etags) {}
 
   Response operator()(const Request& req) const {
-    const std::string target(req.target());
+    std::string target(req.target());
+    // One valid Host, or 400 (RFC 9112 §3.2); an absolute-form target names
+    // its own authority instead.
+    if (auto path = absolute_form_path(target)) {
+      target = std::move(*path);
+    } else if (req.count(http::field::host) > 1 ||
+               (req.version() >= 11 && req.count(http::field::host) == 0) ||
+               !acceptable_host(std::string_view(req[http::field::host].data(),
+                                                 req[http::field::host].size()))) {
+      return status(req, http::status::bad_request);
+    }
     if (!plain_target(target)) return status(req, http::status::bad_request);
     const std::filesystem::path path = root_ / target.substr(1);
     const File f = stat_file(path);

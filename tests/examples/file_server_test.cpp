@@ -90,6 +90,33 @@ TEST(FileServer, OddTargetsAndMethodsAreRefusedNotCrashed) {
   EXPECT_EQ(status_of(r, 7), 400);
 }
 
+// RFC 9112 §3.2: one valid Host or 400; §3.2.2: absolute-form served, its
+// authority in place of Host (the generator sends both: malformation.h).
+TEST(FileServer, HostIsCheckedAndAbsoluteFormServed) {
+  auto p = player(false);
+  RunResult r = play(
+      *p,
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\n"
+      "wait 1\n"
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/a\",\"malformed\":\"two-hosts\"}\n"
+      "wait 3\n"
+      "req 5 on c1: {\"method\":\"GET\",\"path\":\"/a\",\"headers\":{\"host\":\"a@b\"}}\n"
+      "wait 5\n"
+      "req 7 on c2: {\"method\":\"GET\",\"path\":\"/a\",\"malformed\":\"no-host\"}\n"
+      "wait 7\n"
+      "req 9 on c3: {\"method\":\"GET\",\"path\":\"/a\",\"malformed\":\"absolute-form\","
+      "\"headers\":{\"host\":\"a b\"}}\n"
+      "wait 9\n"
+      "req 11 on c3: "
+      "{\"method\":\"GET\",\"path\":\"/a\",\"headers\":{\"host\":\"LocalHost:8\"}}\n");
+  EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.detail << r.report();
+  EXPECT_EQ(status_of(r, 3), 400);
+  EXPECT_EQ(status_of(r, 5), 400);
+  EXPECT_EQ(status_of(r, 7), 400);
+  EXPECT_EQ(status_of(r, 9), 200);
+  EXPECT_EQ(status_of(r, 11), 200);
+}
+
 // A PUT sent just before its connection closes may reach the server after
 // the run ended; reset() must wait for it, or it shows in the next run (a
 // GET of a missing file answered 200: a false alarm about a correct server).
