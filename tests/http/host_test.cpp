@@ -76,6 +76,10 @@ TEST(Host, DefaultIsLocalhostInAnyCaseWithoutPort) {
   EXPECT_FALSE(default_host("localhost:80"));
   EXPECT_FALSE(default_host("127.0.0.1"));
   EXPECT_FALSE(default_host(""));
+  EXPECT_EQ(classify_host("LOCALHOST"), HostField::kDefault);
+  EXPECT_EQ(classify_host("example.com"), HostField::kOther);
+  EXPECT_EQ(classify_host(""), HostField::kOther);
+  EXPECT_EQ(classify_host("a@b"), HostField::kInvalid);
 }
 
 }  // namespace

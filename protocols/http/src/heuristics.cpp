@@ -3,6 +3,7 @@
 // earlier responses, as J-expression references), plus a few literals.
 #include "dualfuzz/http/heuristics.h"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 
@@ -175,6 +176,18 @@ std::optional<Jexp> header_value(std::mt19937_64& rng, const std::string& name,
 
 using Fields = std::vector<std::pair<std::string, Jexp>>;
 
+// The fields of a headers object (any other Jexp: none), in order, but
+// those named in `except`.
+Fields fields_of(const Jexp* headers,
+                 std::initializer_list<std::string_view> except = {}) {
+  Fields h;
+  if (!headers || headers->kind() != Jexp::Kind::Object) return h;
+  for (std::size_t i = 0; i < headers->keys().size(); ++i)
+    if (std::find(except.begin(), except.end(), headers->keys()[i]) == except.end())
+      h.emplace_back(headers->keys()[i], headers->items()[i]);
+  return h;
+}
+
 Fields header_fields(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                      const std::string& path) {
   Fields h;
@@ -216,10 +229,7 @@ Jexp headers(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
 // so two-header conditions were found only by drawing both at once.
 Fields edit_one_header(std::mt19937_64& rng, const Jexp* old,
                        const harness::Protocol::Context& ctx, const std::string& path) {
-  Fields h;
-  if (old && old->kind() == Jexp::Kind::Object)
-    for (std::size_t i = 0; i < old->keys().size(); ++i)
-      h.emplace_back(old->keys()[i], old->items()[i]);
+  Fields h = fields_of(old);
   const std::size_t what = h.empty() ? 0 : pick(rng, 3);
   if (what == 0) {  // add one (or replace the field of that name)
     static const char* kNames[] = {
@@ -242,19 +252,12 @@ Fields edit_one_header(std::mt19937_64& rng, const Jexp* old,
 // removed, so a coverage-guided engine can walk a server's host parser a
 // step at a time; or dropped (back to the tester's default).
 Fields edit_host(std::mt19937_64& rng, const Jexp* old) {
-  Fields h;
-  std::string value;
-  bool had = false;
-  if (old && old->kind() == Jexp::Kind::Object)
-    for (std::size_t i = 0; i < old->keys().size(); ++i) {
-      if (old->keys()[i] != "host") {
-        h.emplace_back(old->keys()[i], old->items()[i]);
-        continue;
-      }
-      had = old->items()[i].kind() == Jexp::Kind::Scalar &&
-            old->items()[i].value().is_string();
-      if (had) value = old->items()[i].value().get<std::string>();
-    }
+  Fields h = fields_of(old, {"host"});
+  const Jexp* host =
+      old && old->kind() == Jexp::Kind::Object ? old->find("host") : nullptr;
+  const bool had =
+      host && host->kind() == Jexp::Kind::Scalar && host->value().is_string();
+  std::string value = had ? host->value().get<std::string>() : std::string();
   static const char* kStarts[] = {"localhost",
                                   "LocalHost",
                                   "localhost:80",
@@ -482,11 +485,7 @@ Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Cont
     if (xml && pick(rng, 4) != 0) {
       set("body", Jexp::scalar(mutate_xml(string_field(req, "body"), rng)));
     } else {
-      Fields h;
-      if (const Jexp* old = req.find("headers"); old && old->kind() == Jexp::Kind::Object)
-        for (std::size_t j = 0; j < old->keys().size(); ++j)
-          if (old->keys()[j] != "depth" && old->keys()[j] != "overwrite")
-            h.emplace_back(old->keys()[j], old->items()[j]);
+      Fields h = fields_of(req.find("headers"), {"depth", "overwrite"});
       if (pick(rng, 4) != 0)
         h.emplace_back("depth",
                        Jexp::scalar(kOddDepths[pick(rng, std::size(kOddDepths))]));

@@ -118,4 +118,10 @@ bool default_host(std::string_view value) {
   return detail::lower(detail::trim_ows(value)) == "localhost";
 }
 
+HostField classify_host(std::string_view value) {
+  return !valid_host(value)    ? HostField::kInvalid
+         : default_host(value) ? HostField::kDefault
+                               : HostField::kOther;
+}
+
 }  // namespace dualfuzz::http

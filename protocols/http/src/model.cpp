@@ -406,7 +406,7 @@ struct HttpRequest final : oracle::DecodedRequest {
   const Malformation* malformed = nullptr;
   // The Host field: absent or the tester's default (the site whose state
   // the model tracks), another valid one, or an invalid one (host.h).
-  enum class Host { kDefault, kOther, kInvalid } host = Host::kDefault;
+  HostField host = HostField::kDefault;
 };
 
 // One pass over an object's members, pointing the slot of each wanted one
@@ -514,12 +514,8 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                     {"overwrite", &overwrite},
                     {"transfer-encoding", &te},
                     {"host", &host}});
-    if (host) {
-      const std::string_view h = text(host);
-      d->host = !host->is_string() || !valid_host(h) ? HttpRequest::Host::kInvalid
-                : default_host(h)                    ? HttpRequest::Host::kDefault
-                                                     : HttpRequest::Host::kOther;
-    }
+    if (host)
+      d->host = host->is_string() ? classify_host(text(host)) : HostField::kInvalid;
     d->chunked = te != nullptr;
     // "The presence of a message body in a request is signaled by a
     // Content-Length or Transfer-Encoding header field" (RFC 9112 §6.3):
@@ -1159,13 +1155,13 @@ Tree serve_request(const Ev& e) {
   const Malformation* m = q.malformed;
   const bool absolute = m && m->latitude == Latitude::kMustServe;
   static const Sym message_refused = status_only({400, 413, 414, 431, 501, 505});
-  if (q.host == HttpRequest::Host::kInvalid) {
+  if (q.host == HostField::kInvalid) {
     Tree refuse = respond(e, message_refused, kHost);
     return absolute ? oracle::choose(std::move(refuse), serve_parsed(e)) : refuse;
   }
   if (m && m->latitude == Latitude::kMustReject)
     return respond(e, message_refused, m->clause.data());
-  Tree served = q.host == HttpRequest::Host::kOther && !absolute
+  Tree served = q.host == HostField::kOther && !absolute
                     ? respond(e, anything(), unknown_state(e), kHost)
                     : serve_parsed(e);
   if (m && m->latitude == Latitude::kMayReject)

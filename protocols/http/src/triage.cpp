@@ -145,7 +145,10 @@ std::string request_shape(const Json& q) {
   const Json& h = q["headers"];
   if (h.contains("host") && h["host"].is_string()) {
     const std::string& v = h["host"].get_ref<const std::string&>();
-    s += valid_host(v) ? (default_host(v) ? "" : " host(other)") : " host(invalid)";
+    const HostField f = classify_host(v);
+    s += f == HostField::kInvalid ? " host(invalid)"
+         : f == HostField::kOther ? " host(other)"
+                                  : "";
   }
   for (const char* name : kPreconditions) {
     if (!h.contains(name)) continue;

@@ -10,6 +10,7 @@
 //   valid_host("local host")         // false: SP is not
 //   valid_host("localhost:80:80")    // false: a port is digits only
 //   default_host(" LocalHost ")      // true: the name the tester sends
+//   classify_host("a@b")             // HostField::kInvalid
 #pragma once
 
 #include <string_view>
@@ -25,5 +26,9 @@ bool valid_host(std::string_view value);
 // port): the one every server under test serves, where the model's state
 // applies? A valid other one may be another site, or refused (421).
 bool default_host(std::string_view value);
+
+// Both at once, as the model and the signatures read a Host value.
+enum class HostField { kDefault, kOther, kInvalid };
+HostField classify_host(std::string_view value);
 
 }  // namespace dualfuzz::http
