@@ -154,6 +154,7 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
                       {"messages", c.messages},
                       {"requests_sent", c.requests_sent},
                       {"inconclusive", c.inconclusive}};
+  j["pooled"] = c.pooled;  // passing, conclusive plays whose scripts are mutated
   j["internal_errors"] = c.internal_errors;
   j["unreachable"] = c.unreachable;  // plays the server refused, not in "executions"
   j["outages"] = c.outages;
@@ -387,6 +388,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
          [o](int ms) { o->fuzz.message_timeout = std::chrono::milliseconds(ms); },
          "per-message timeout (default 2000)")
       ->check(CLI::Range(1, 600000));
+  sub->add_option("--oracle-budget", o->fuzz.oracle_budget,
+                  "configurations the oracle may explore per play before it gives up "
+                  "(inconclusive, never a violation; 0: no limit; default 5000)");
   sub->add_flag("-q,--quiet", o->quiet, "no progress lines");
   sub->add_flag("--json", o->json,
                 "each message of a trace as its JSON IR, and end with a one-line JSON "

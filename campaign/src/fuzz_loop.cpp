@@ -65,6 +65,7 @@ RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
   opts.message_timeout = o_.message_timeout;
   opts.run_namespace = target_->reset();
   opts.oracle_options.limits.record_decisions = record_decisions;
+  opts.oracle_options.limits.max_explored = o_.oracle_budget;
   harness::Executor ex(protocol_, target_->transport(), opts, solver_);
   return ex.run(s);
 }
@@ -285,8 +286,9 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
     }
     if (r.violation()) {
       if (!is_known) keep(script, r, sum, observer);
-    } else {
+    } else if (!r.inconclusive()) {
       add_to_pool(text, rng);
+      ++sum.counters.pooled;
     }
     if (observer.on_progress && elapsed() >= next_report) {
       observer.on_progress(elapsed(), sum.counters, sum.findings.size(),

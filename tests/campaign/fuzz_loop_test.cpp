@@ -55,6 +55,16 @@ TEST(FuzzLoop, TheCorrectServerShowsNone) {
   EXPECT_GE(s.seconds, 3);
 }
 
+// A script the oracle gave up on is not mutated further: its mutants would
+// mostly be as costly, and one heavy script could take over the pool.
+TEST(FuzzLoop, InconclusivePlaysStayOutOfThePool) {
+  const FuzzSummary s = fuzz({.target = "inprocess", .seconds = 3, .oracle_budget = 2}, 7);
+  EXPECT_FALSE(s.violation());
+  EXPECT_GT(s.counters.inconclusive, 0u);
+  EXPECT_GT(s.counters.pooled, 0u);  // (a one-request play fits in the budget)
+  EXPECT_EQ(s.counters.pooled + s.counters.inconclusive, s.counters.executions);
+}
+
 TEST(FuzzLoop, KeepGoingCountsEachSignatureOnce) {
   std::size_t reported = 0;
   FuzzObserver obs;

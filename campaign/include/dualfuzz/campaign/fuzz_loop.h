@@ -53,7 +53,10 @@ struct FuzzOptions {
   double server_down_seconds = 10;
   // Violations that are no findings (--known FILE): counted, never shrunk,
   // and an unknown one is not shrunk into one of them.
-  KnownViolations known;
+  KnownViolations known{};
+  // Configurations the oracle may explore per play before it gives up
+  // (RunOptions::oracle_options.limits.max_explored; 0: no limit).
+  std::size_t oracle_budget = harness::RunOptions::kMaxExploredPerRun;
 };
 
 struct FuzzCounters {
@@ -68,6 +71,9 @@ struct FuzzCounters {
   std::uint64_t unreachable = 0;
   std::uint64_t outages = 0;
   std::uint64_t known_violations = 0;  // matched FuzzOptions::known
+  // Passing plays whose scripts joined the pool. An inconclusive play's
+  // script does not: its mutants would mostly be as costly and as blind.
+  std::uint64_t pooled = 0;
 };
 
 // The server stopped accepting connections: it crashed, or was stopped.
