@@ -35,6 +35,11 @@
 set -euo pipefail
 ACTION=${1:?start|stop|version}; NAME=${2:?apache2|nginx|lighttpd|gowebdav|rclone}
 PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
+# (`stop NAME WORKDIR` would otherwise stop nothing, silently.)
+if ! [[ $PORT =~ ^[0-9]+$ ]]; then
+  echo "subject.sh: PORT must be a number, not '$PORT' (usage: $ACTION NAME PORT WORKDIR)" >&2
+  exit 2
+fi
 
 # shellcheck source=lib.sh
 . "$(dirname "$(realpath "$0")")/lib.sh"
