@@ -24,17 +24,21 @@ PartitionRouter::Route PartitionRouter::route(const ServerModel& model,
                   [&](const std::string& p) { return within(r.key, p); }))
     reach.changes.push_back(r.key);
   for (const std::string& k : existing)
-    if (k != r.key && std::any_of(reach.changes.begin(), reach.changes.end(),
-                                  [&](const std::string& c) { return within(k, c); }))
+    if (k != r.key && (std::any_of(reach.changes.begin(), reach.changes.end(),
+                                   [&](const std::string& c) { return within(k, c); }) ||
+                       std::find(reach.touches.begin(), reach.touches.end(), k) !=
+                           reach.touches.end()))
       r.foreign.push_back(k);
   unsettled_.insert(unsettled_.end(), reach.changes.begin(), reach.changes.end());
+  touched_.insert(touched_.end(), reach.touches.begin(), reach.touches.end());
   parents_.insert(parents_.end(), reach.parents.begin(), reach.parents.end());
   return r;
 }
 
 bool PartitionRouter::unsettled(const std::string& key) const {
   return std::any_of(unsettled_.begin(), unsettled_.end(),
-                     [&](const std::string& p) { return within(key, p); });
+                     [&](const std::string& p) { return within(key, p); }) ||
+         std::find(touched_.begin(), touched_.end(), key) != touched_.end();
 }
 
 }  // namespace dualfuzz::oracle

@@ -109,9 +109,9 @@ TEST(Executor, WellBehavedServerPasses) {
   EXPECT_EQ(r.trace.size(), 2u);
 }
 
-// On an external server each run gets a namespace, and every script path
-// becomes one top-level name there (the model has no collections).
-TEST(Executor, PathPrefixGivesEachPathOneTopLevelName) {
+// On an external server each run gets a namespace: a script path's first
+// segment gets the run's prefix, the rest keeps its hierarchy.
+TEST(Executor, PathPrefixNamesEachRunsTopLevelSegments) {
   std::vector<std::string> seen;
   FakeTransport t([&](ConnId c, const std::string& bytes) {
     seen.push_back(bytes.substr(0, bytes.find(" HTTP/1.1")));
@@ -127,7 +127,7 @@ TEST(Executor, PathPrefixGivesEachPathOneTopLevelName) {
                            "req 5 on c0: {\"method\":\"GET\",\"path\":\"x\"}\n",
                            http().functions));
   EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
-  EXPECT_EQ(seen, (std::vector<std::string>{"GET /run-7-a~b~c", "GET /run-7-a",
+  EXPECT_EQ(seen, (std::vector<std::string>{"GET /run-7-a/b/c", "GET /run-7-a",
                                             "GET /run-7-x"}));
 }
 

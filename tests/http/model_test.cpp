@@ -632,6 +632,36 @@ TEST(HttpModelDav, DeleteOfACollectionRemovesItsMembers) {
                          {req("GET", "/c/d"), resp(404)}}));
 }
 
+// Paths keep their hierarchy on real servers, and the RFCs give a server
+// latitude below a file and above a write: a file may serve the paths below
+// it as path info (lighttpd answers GET /f/g with /f's content), and a PUT
+// may make its missing parent collections (nginx's create_full_put_path:
+// GET /m is then a 301 to the directory). A write refused with a 4xx
+// changed neither.
+TEST(HttpModelDav, PathsBelowAFileAndAboveAWriteAreTheServers) {
+  EXPECT_TRUE(accepted({{req("PUT", "/f", {}, "x"), resp(201)},
+                        {req("GET", "/f/g"), resp(200, {}, "x")},
+                        {req("PUT", "/f/g", {}, "y"), resp(500)},
+                        {req("DELETE", "/f/g"), resp(403)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/m/n", {}, "x"), resp(201)},
+                        {req("GET", "/m"), resp(301, {{"location", "/m/"}})},
+                        {req("PUT", "/m", {}, "y"), resp(409)},
+                        {req("GET", "/m/n"), resp(200, {}, "x")}}));
+  // ...but only there: a sibling of the write is still missing, the write's
+  // own path is still exact, and a refused write leaves the paths it might
+  // have reached as they were.
+  EXPECT_FALSE(accepted({{req("PUT", "/m/n", {}, "x"), resp(201)},
+                         {req("GET", "/m/o"), resp(200, {}, "")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/m/n", {}, "x"), resp(201)},
+                         {req("GET", "/m/n"), resp(200, {}, "y")}}));
+  EXPECT_FALSE(accepted({{req("GET", "/m"), resp(404)},
+                         {req("PUT", "/m/n", {}, "x"), resp(409)},
+                         {req("GET", "/m"), resp(200, {}, "")}}));
+  EXPECT_FALSE(accepted({{req("GET", "/f/g"), resp(404)},
+                         {req("PUT", "/f", {{"if-match", "\"1\""}}, "x"), resp(412)},
+                         {req("GET", "/f/g"), resp(200, {}, "x")}}));
+}
+
 TEST(HttpModelDav, CopyAndMoveWriteTheDestination) {
   // §9.8: the destination gets the source's content, existing or not.
   EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},

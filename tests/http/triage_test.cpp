@@ -57,8 +57,8 @@ TEST(Namespace, DestinationFollowsThePath) {
                   {"path", "/a/b"},
                   {"headers", {{"destination", "http://localhost/c/d"}}}};
   const Json n = namespace_request(q, "r7-");
-  EXPECT_EQ(n["path"], "/r7-a~b");
-  EXPECT_EQ(n["headers"]["destination"], "http://localhost/r7-c~d");
+  EXPECT_EQ(n["path"], "/r7-a/b");
+  EXPECT_EQ(n["headers"]["destination"], "http://localhost/r7-c/d");
   const Json p = namespace_request(
       {{"method", "MOVE"}, {"path", "/a"}, {"headers", {{"destination", "/e"}}}}, "r7-");
   EXPECT_EQ(p["headers"]["destination"], "/r7-e");

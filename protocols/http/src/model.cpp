@@ -961,6 +961,16 @@ const Sym& not_moved() {
   }();
   return s;
 }
+// Any answer but a 4xx (a request refused so changed nothing).
+const Sym& not_client_error() {
+  static const Sym s = [] {
+    std::vector<int> codes;
+    for (int c = 100; c <= 599; ++c)
+      if (c < 400 || c > 499) codes.push_back(c);
+    return Sym::object({{"status", status(std::move(codes))}});
+  }();
+  return s;
+}
 const Sym& anything() {
   static const Sym any = Sym::object(std::vector<std::pair<std::string, Sym>>{});
   return any;
@@ -1093,8 +1103,10 @@ Tree serve_dav(const Ev& e) {
   const HttpRequest& q = e->req();
   // Another path's COPY or MOVE (or a collection's DELETE, LOCK...) may
   // have written this one: its answer is judged on its own path.
+  // A 4xx answer to it changed nothing (as a refused MOVE moved nothing).
   if (q.method == Method::Foreign)
-    return respond(e, anything(), unknown_state(e), kUnknownState);
+    return oracle::choose(respond(e, client_error(), kUnknownState),
+                          respond(e, not_client_error(), unknown_state(e), kUnknownState));
   if (e->st().unknown) return unknown_answer(e);
   Tree t = dav(e);
   // "A successful request for a write lock MUST result in the creation of a
@@ -1368,8 +1380,32 @@ oracle::ServerModel server_model(Consistency consistency) {
       if (m == "MOVE") out.changes.push_back(p);
     } else if (m == "MKCOL") {
       out.parents.push_back(p);
-    } else if (m == "DELETE" || m == "LOCK" || m == "PUT") {
+    } else if (m == "DELETE") {
       out.own_subtree = true;
+    } else if (m == "PUT" || m == "LOCK") {
+      // A file made here may serve the paths below it as path info
+      // (lighttpd answers GET /f/g with /f), and a collection's PUT or
+      // LOCK reaches its members: everything below may change.
+      out.changes.push_back(p);
+    }
+    // A write may make the missing collections above its path (nginx's
+    // create_full_put_path; RFC 4918 §9.7.1 asks a WebDAV server for 409
+    // instead, RFC 9110 leaves it open): each may now be a collection, so
+    // its own state is unknown. Not one whose DELETE reaches its members:
+    // only a MKCOL makes that link (`parents`), which keeps a server whose
+    // paths are independent (the reference server) checked exactly; nginx,
+    // the one subject that makes parents so, refuses a DELETE of one (409:
+    // a collection's URI ends in a slash there).
+    if (m == "PUT" || m == "MKCOL" || m == "COPY" || m == "MOVE" || m == "LOCK") {
+      std::string to = p;
+      if (m == "COPY" || m == "MOVE")
+        if (const Json* h = field(r, "headers"))
+          if (const Json* d = field(*h, "destination"))
+            to = destination_path(d->is_string() ? d->get<std::string>() : "");
+      for (std::size_t slash = to.find('/', 1); slash != std::string::npos && !to.empty();
+           slash = to.find('/', slash + 1)) {
+        out.touches.push_back(to.substr(0, slash));
+      }
     }
     if (!plain_path(p) && m != "GET" && m != "HEAD" && m != "OPTIONS" && m != "PROPFIND")
       out.changes.push_back("");

@@ -172,18 +172,20 @@ std::string race_key(const Json& q) { return str_field(q, "path"); }
 Json namespace_request(Json q, std::string_view prefix) {
   if (prefix.empty() || !q.is_object() || !q.contains("path") || !q["path"].is_string())
     return q;
-  auto flat = [prefix](std::string path) {
+  // The first segment gets the prefix, the rest keeps its hierarchy, so a
+  // server's collections are collections (PROPFIND of a directory, COPY of
+  // a tree) and a path's parent is its parent's image.
+  auto rebase = [prefix](std::string path) {
     if (path.starts_with('/')) path.erase(0, 1);
-    std::replace(path.begin(), path.end(), '/', '~');
     return "/" + std::string(prefix) + path;
   };
-  q["path"] = flat(q["path"].get<std::string>());
+  q["path"] = rebase(q["path"].get<std::string>());
   // WebDAV's Destination names a path too (RFC 4918 §10.3): the same run's
   // namespace, so COPY and MOVE stay within it.
   if (q.contains("headers") && q["headers"].is_object())
     for (auto& [k, v] : q["headers"].items())
       if (v.is_string() && (k == "destination" || k == "Destination"))
-        v = rebase_destination(v.get<std::string>(), flat);
+        v = rebase_destination(v.get<std::string>(), rebase);
   return q;
 }
 

@@ -28,6 +28,7 @@ class PartitionRouter {
 
  private:
   std::vector<std::string> unsettled_;  // keys reached so far (with their subtrees)
+  std::vector<std::string> touched_;    // keys reached so far (alone)
   std::vector<std::string> parents_;
   bool unsettled(const std::string& key) const;
 };

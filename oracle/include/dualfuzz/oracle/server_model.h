@@ -149,6 +149,10 @@ struct ServerModel {
     // Keys whose partition, or any partition below them (key + "/"), the
     // request may change; "" reaches every key that starts with "/".
     std::vector<std::string> changes;
+    // Keys whose own partition the request may change, but nothing below
+    // them (a PUT that makes its missing parent collections: nginx's
+    // create_full_put_path).
+    std::vector<std::string> touches;
     // Keys that may now have partitions below them (a collection made).
     std::vector<std::string> parents;
     // The request changes the partitions below its own key when that key
