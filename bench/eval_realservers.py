@@ -2171,7 +2171,7 @@ def render(m, args, runs, lf_runs=(), follow_ups=()):
                 out.append("```")
                 out.append(f["script"].rstrip("\n"))
                 out.append("--- trace (the run's namespace prefix removed; the harness sends "
-                           "/a/b as /a~b)")
+                           "/a/b as /a~b before 2026-11-26, as /a/b since)")
                 out.extend(lines)
                 if why:
                     out.append("--- why no explanation survived (first reasons)")

@@ -155,7 +155,7 @@ Verdict Oracle::observe(const Event& e) {
         auto wrapped =
             std::make_shared<const Json>(PartitionRouter::foreign(e.payload()));
         for (const std::string& k : r.foreign) {
-          HypothesisSearch* other = &partition_for(k);
+          HypothesisSearch* other = &partition_for(k, r.starts_unknown(k));
           a.parts.push_back(other);
           StepOutcome o = other->request_sent(e.conn, e.label, wrapped);
           if (out.status == StepOutcome::Status::Alive) out = std::move(o);
@@ -291,7 +291,7 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
           auto wrapped =
               std::make_shared<const Json>(PartitionRouter::foreign(e.payload()));
           for (const std::string& k : r.foreign) {
-            Part& o = part(k);
+            Part& o = part(k, r.starts_unknown(k));
             o.obs.push_back({Observation::Kind::Request, e.conn, e.label, wrapped});
             o.event_of.push_back(i);
             to.push_back(k);

@@ -58,7 +58,8 @@ TEST(FuzzLoop, TheCorrectServerShowsNone) {
 // A script the oracle gave up on is not mutated further: its mutants would
 // mostly be as costly, and one heavy script could take over the pool.
 TEST(FuzzLoop, InconclusivePlaysStayOutOfThePool) {
-  const FuzzSummary s = fuzz({.target = "inprocess", .seconds = 3, .oracle_budget = 2}, 7);
+  const FuzzSummary s =
+      fuzz({.target = "inprocess", .seconds = 3, .oracle_budget = 2}, 7);
   EXPECT_FALSE(s.violation());
   EXPECT_GT(s.counters.inconclusive, 0u);
   EXPECT_GT(s.counters.pooled, 0u);  // (a one-request play fits in the budget)
@@ -85,7 +86,8 @@ TEST(FuzzLoop, KeepGoingCountsEachSignatureOnce) {
   // first finding had none before it; a later one, the first's at least.
   EXPECT_DOUBLE_EQ(s.findings[0].first_fuzzing_seconds, s.findings[0].first_seconds);
   for (std::size_t i = 1; i < s.findings.size(); ++i) {
-    EXPECT_GE(s.findings[i].first_fuzzing_seconds, s.findings[i - 1].first_fuzzing_seconds);
+    EXPECT_GE(s.findings[i].first_fuzzing_seconds,
+              s.findings[i - 1].first_fuzzing_seconds);
     EXPECT_LT(s.findings[i].first_fuzzing_seconds, s.findings[i].first_seconds);
   }
   EXPECT_LE(s.findings.back().first_fuzzing_seconds, s.seconds - s.shrink_seconds);

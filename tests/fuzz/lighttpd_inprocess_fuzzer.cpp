@@ -244,11 +244,9 @@ class LighttpdServer {
   LighttpdServer() : l_(Lighttpd::instance()) {}
   std::uint16_t port() const { return l_.port(); }
   void reset() { l_.reset(); }
-  // Paths flattened as on an external lighttpd (`/a/b` -> `/dualfuzz-N-a~b`):
-  // the model's paths are independent resources, lighttpd's are files in
-  // directories (a PUT under a missing parent is 409). A namespace per
-  // execution, fixed width: a request of the previous execution that
-  // lighttpd serves after reset() (a LOCK behind a closed connection)
+  // Paths under a namespace as on an external lighttpd (`/a/b` ->
+  // `/dualfuzz-N-a/b`). A namespace per execution, fixed width: a request of the previous
+  // execution that lighttpd serves after reset() (a LOCK behind a closed connection)
   // cannot reach this one's resources. With one namespace for all, such a
   // late LOCK made a later PUT of the same path 423 (a false alarm).
   std::string path_namespace() const {

@@ -203,8 +203,9 @@ TEST(Executor, ACloseOptionClosesTheConnection) {
     const char* answer =
         req.rfind("PUT", 0) == 0
             ? "HTTP/1.1 201 Created\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
-        : req.rfind("GET", 0) == 0 ? "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz"
-                                   : "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+        : req.rfind("GET", 0) == 0
+            ? "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nz"
+            : "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
     return std::vector<Transport::Incoming>{{c, answer, false, {}}};
   });
   RunOptions o;

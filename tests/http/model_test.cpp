@@ -650,6 +650,12 @@ TEST(HttpModelDav, PathsBelowAFileAndAboveAWriteAreTheServers) {
   // ...but only there: a sibling of the write is still missing, the write's
   // own path is still exact, and a refused write leaves the paths it might
   // have reached as they were.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("PUT", "/a/b", {}, "y"), resp(400)},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_TRUE(accepted({{req("GET", "/m"), resp(404)},
+                        {req("PUT", "/m/n", {}, "x"), resp(409)},
+                        {req("GET", "/m"), resp(404)}}));
   EXPECT_FALSE(accepted({{req("PUT", "/m/n", {}, "x"), resp(201)},
                          {req("GET", "/m/o"), resp(200, {}, "")}}));
   EXPECT_FALSE(accepted({{req("PUT", "/m/n", {}, "x"), resp(201)},
@@ -657,9 +663,31 @@ TEST(HttpModelDav, PathsBelowAFileAndAboveAWriteAreTheServers) {
   EXPECT_FALSE(accepted({{req("GET", "/m"), resp(404)},
                          {req("PUT", "/m/n", {}, "x"), resp(409)},
                          {req("GET", "/m"), resp(200, {}, "")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/m/n", {}, "x"), resp(409)},
+                         {req("GET", "/m"), resp(200, {}, "")}}));
   EXPECT_FALSE(accepted({{req("GET", "/f/g"), resp(404)},
                          {req("PUT", "/f", {{"if-match", "\"1\""}}, "x"), resp(412)},
                          {req("GET", "/f/g"), resp(200, {}, "x")}}));
+}
+
+// A write below a file, refused with a 4xx, reaches the file's partition,
+// where it changed nothing: the file's other writes are judged as before.
+// (Against Apache 2.4: two concurrent PUTs of a new file both answered 201,
+// its known concurrent-creates class, and a PUT below it answered 400.)
+TEST(HttpModelDav, AWriteBelowAFileRefusedConcurrently) {
+  std::vector<Event> t = {Event::request(2, 93, req("PUT", "/a")),
+                          Event::request(2, 95, req("PUT", "/a/b")),
+                          Event::request(1, 27, req("PUT", "/a")),
+                          Event::response(1, 28, resp(204)),
+                          Event::response(2, 94, resp(201)),
+                          Event::response(2, 96, resp(400))};
+  const Verdict v = oracle::check(server_model(), t);
+  EXPECT_TRUE(v.accepted()) << v.explanation;
+  oracle::Oracle o(server_model());
+  for (const Event& e : t) o.observe(e);
+  EXPECT_TRUE(o.verdict().accepted()) << o.verdict().explanation;
+  t[3] = Event::response(1, 28, resp(201));  // both created it
+  EXPECT_EQ(oracle::check(server_model(), t).status, Verdict::Status::Reject);
 }
 
 TEST(HttpModelDav, CopyAndMoveWriteTheDestination) {
@@ -749,10 +777,10 @@ TEST(HttpModelDav, UndefinedDepthMayBeRefused) {
   // A method that defines no Depth ignores it.
   EXPECT_FALSE(accepted({{req("PUT", "/a", {{"depth", "2"}}, "x"), resp(400)}}));
   // Overwrite is T or F (§10.6): "X" may be refused, "t" is "T".
-  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
-                        {req("MOVE", "/a", {{"destination", "/b"}, {"overwrite", "X"}}),
-                         resp(400)},
-                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_TRUE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)},
+       {req("MOVE", "/a", {{"destination", "/b"}, {"overwrite", "X"}}), resp(400)},
+       {req("GET", "/a"), resp(200, {}, "x")}}));
 }
 
 // Chunked content may be refused with 411 (RFC 9110 §15.5.12), changing
@@ -867,10 +895,14 @@ TEST(HttpModelRange, FieldsToIgnoreOrReject) {
   }
   // A set invalid only by a backward range may be served for its other
   // specs (nginx 1.22: "bytes=5-4,1-1" -> 206 "bytes 1-1/N"), and only them.
-  EXPECT_TRUE(accepted({put_ten(), {range_get("bytes=5-4,1-1"), part("bytes 1-1/10", "1")}}));
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=5-4,1-1"), part("bytes 4-5/10", "45")}}));
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=5-4,1-1"), part("bytes 1-2/10", "12")}}));
-  EXPECT_FALSE(accepted({put_ten(), {range_get("bytes=5-4"), part("bytes 4-5/10", "45")}}));
+  EXPECT_TRUE(
+      accepted({put_ten(), {range_get("bytes=5-4,1-1"), part("bytes 1-1/10", "1")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=5-4,1-1"), part("bytes 4-5/10", "45")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=5-4,1-1"), part("bytes 1-2/10", "12")}}));
+  EXPECT_FALSE(
+      accepted({put_ten(), {range_get("bytes=5-4"), part("bytes 4-5/10", "45")}}));
   // Range on a method other than GET MUST be ignored (§14.2): HEAD too.
   Json head = req("HEAD", "/a", {{"range", "bytes=0-1"}});
   EXPECT_TRUE(accepted({put_ten(), {head, resp(200, tagged("\"1\""))}}));

@@ -122,9 +122,10 @@ class LoopbackServer final : public campaign::InProcessServer {
 
 // `Server(args...)` listening on 127.0.0.1, with `std::uint16_t port()` and
 // `void reset()`: back to the initial state, before each execution.
-// Optionally `std::string path_namespace() const`: a prefix under which each
-// execution's paths are flattened (InProcessServer::path_namespace), for a
-// server with collections (a real web server's directories). By then
+// Optionally `std::string path_namespace() const`: a prefix each
+// execution's paths are sent under (InProcessServer::path_namespace), for a
+// server whose state outlives reset() in part (a real web server's late
+// requests). By then
 // the server has closed every connection of the previous execution (the
 // harness half-closes each and waits for the server's close, at most 2 s):
 // a server that keeps a half-closed connection open makes each reset wait.

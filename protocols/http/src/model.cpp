@@ -1105,8 +1105,9 @@ Tree serve_dav(const Ev& e) {
   // have written this one: its answer is judged on its own path.
   // A 4xx answer to it changed nothing (as a refused MOVE moved nothing).
   if (q.method == Method::Foreign)
-    return oracle::choose(respond(e, client_error(), kUnknownState),
-                          respond(e, not_client_error(), unknown_state(e), kUnknownState));
+    return oracle::choose(
+        respond(e, client_error(), kUnknownState),
+        respond(e, not_client_error(), unknown_state(e), kUnknownState));
   if (e->st().unknown) return unknown_answer(e);
   Tree t = dav(e);
   // "A successful request for a write lock MUST result in the creation of a

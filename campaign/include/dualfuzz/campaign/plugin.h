@@ -30,10 +30,9 @@ class InProcessServer {
   virtual harness::Transport& transport() = 0;
   // Back to the initial state: called before every execution.
   virtual void reset() = 0;
-  // Non-empty: every execution's paths are flattened under this prefix, as
-  // on an external server (Protocol::namespace_request: `/a/b` is sent as
-  // `/PREFIX a~b`), for a real server whose paths are not the model's
-  // independent resources (collections: a PUT under a missing parent is 409).
+  // Non-empty: every execution's paths are sent under this prefix, as on
+  // an external server (Protocol::namespace_request: HTTP sends `/a/b` as
+  // `/PREFIXa/b`).
   // Constant keeps the bytes sent the same from run to run; a server that
   // may still serve the previous execution's requests after reset() (a
   // real server's late requests) gives each execution its own instead.

@@ -4,6 +4,7 @@
 // Oracle::observe and check() so both route alike.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,15 @@ class PartitionRouter {
  public:
   struct Route {
     std::string key;                   // the request's own partition
-    std::vector<std::string> foreign;  // existing partitions it reaches
+    // The partitions it reaches: existing ones, and those of its `touches`
+    // keys (made now, so that its answer decides what it did to them).
+    std::vector<std::string> foreign;
+    // Those of `foreign` made now that start from ServerModel::unknown.
+    std::vector<std::string> foreign_unknown;
+    bool starts_unknown(const std::string& k) const {
+      return std::find(foreign_unknown.begin(), foreign_unknown.end(), k) !=
+             foreign_unknown.end();
+    }
     // Made now, the own partition starts from ServerModel::unknown (an
     // earlier request reached its key).
     bool unknown = false;
@@ -28,7 +37,6 @@ class PartitionRouter {
 
  private:
   std::vector<std::string> unsettled_;  // keys reached so far (with their subtrees)
-  std::vector<std::string> touched_;    // keys reached so far (alone)
   std::vector<std::string> parents_;
   bool unsettled(const std::string& key) const;
 };

@@ -43,12 +43,12 @@ std::string response_shape(const Json& r);  // the status code
 // The target resource: requests on different paths never race (the model
 // keeps one independent server per path).
 std::string race_key(const Json& q);
-// One flat name per script path: "/a/b" -> "/<prefix>a~b". The model treats
-// paths as independent resources, while a real server's namespace is a tree
-// (a PUT needs the parent collection, RFC 4918 §9.7.1; /a may be a
-// directory that answers 301, or a file that serves /a/b as path info):
-// those links are outside the model, so on an external server every path is
-// top-level and stands alone.
+// A script path under the run's namespace: "/a/b" -> "/<prefix>a/b" (and
+// the Destination likewise). The first segment gets the prefix, the rest
+// keeps its hierarchy, so a real server's collections are exercised: a
+// PROPFIND of a directory, a COPY of a tree. The model's reach (model.cpp)
+// holds what a tree allows that independent paths do not: a file may serve
+// the paths below it as path info, a write may make its missing parents.
 Json namespace_request(Json q, std::string_view prefix);
 // The request without one of its precondition headers, for each it has.
 std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
