@@ -735,6 +735,27 @@ def kill_method(v):
     return kill[2].get("method") if kill else None
 
 
+def trace_has_405_without_allow(v):
+    """The counterexample's trace holds a 405 answer without an Allow field."""
+    return any(m.get("ir", {}).get("status") == 405 and
+               "allow" not in m.get("ir", {}).get("headers", {})
+               for m in v.get("trace", []))
+
+
+def empty_put_below(v):
+    """The killing request is a PUT without content to a path below another
+    (a parent collection the fresh namespace does not have)."""
+    kill = kill_of(path_requests(v), v)
+    return (kill is not None and kill[2].get("method") == "PUT" and
+            not kill[2].get("body") and kill[2].get("path", "").count("/") >= 2)
+
+
+def unknown_state_reason(r):
+    """An oracle reason from a path another request may have changed (the
+    model's clause for a state it does not know)."""
+    return "a path whose state the model does not know" in r.get("clause", "")
+
+
 def allow_missing(r):
     """An oracle reason saying the 405 it allowed needed an Allow field."""
     return "response.allow" in r.get("text", "") and "missing" in r.get("text", "")
@@ -1549,6 +1570,38 @@ JUDGEMENTS = [
                "a file within the same second, GET answers with the old file's "
                "Content-Length and closes without a body.)",
     },
+    {
+        "id": "empty-put-missing-parent-500",
+        "signature": r"model: PUT -> 500",
+        "evidence": empty_put_below,
+        "shows": "the killing PUT has no content and its path's parent does not exist",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 4918 §9.7.1",
+        "why": "A PUT below a missing parent collection answered 500. RFC 4918 §9.7.1: "
+               "\"A PUT that would result in the creation of a resource without an "
+               "appropriately scoped parent collection MUST fail with a 409 (Conflict).\" "
+               "(Checked by hand with curl: lighttpd 1.4.69 answers `PUT /nodir/f` with "
+               "Content-Length: 0 with 500, and the same PUT with one byte of content "
+               "with 409. Found once paths kept their hierarchy on external servers.)",
+    },
+    {
+        # Paths keep their hierarchy since 2026-11-26: a write that may have
+        # changed a 405's path (one above or below it) explains that 405
+        # without Allow only if it took effect; when its own answer says it
+        # did not (a 4xx), the violation shows at that answer, under its
+        # signature.
+        "id": "405-without-allow-shown-later",
+        "signature": r"model: .*",
+        "reason": unknown_state_reason,
+        "evidence": trace_has_405_without_allow,
+        "shows": "a 405 without Allow earlier in the trace",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §15.5.6",
+        "why": "The 405-without-allow class, seen at a later answer: the counterexample "
+               "has a 405 without Allow on a path that another request (a write above "
+               "or below it) could have changed, and that request's 4xx answer says it "
+               "changed nothing, so the 405 stands unexplained.",
+    },
 ]
 
 KILL_RE = re.compile(r"response (\d+) received")
@@ -1562,8 +1615,9 @@ def short_version(v):
 
 
 # Refusals the model allows instead of performing a request (content on a
-# GET or DELETE: 400/413/415; POST: 405/501; a missing resource: 404).
-REFUSALS = {400, 404, 405, 413, 415, 501}
+# GET or DELETE: 400/413/415; POST: 405/501; a missing resource: 404; a PUT
+# below a path, whose parent collection may be missing: 409).
+REFUSALS = {400, 404, 405, 409, 413, 415, 501}
 
 
 def expected_statuses(v):
