@@ -931,13 +931,21 @@ constexpr Clause kDepth = "RFC 4918 §10.2, §10.6";
 constexpr Clause kLengthRequired = "RFC 9110 §15.5.12";
 constexpr Clause kUnknownState = "RFC 4918 (a path whose state the model does not know)";
 
-// Every status from `from` to `to` but `except`, as one pattern. Each set is
-// built once, in a function-local static below (oracles may run in threads).
-Sym statuses_except(std::initializer_list<int> except, int from = 100, int to = 599) {
+// The statuses 100-599 that `keep` keeps, as one pattern. Each set is built
+// once, in a function-local static below (oracles may run in threads).
+template <class Keep>
+Sym statuses_if(Keep keep) {
   std::vector<int> codes;
-  for (int c = from; c <= to; ++c)
-    if (std::find(except.begin(), except.end(), c) == except.end()) codes.push_back(c);
+  for (int c = 100; c <= 599; ++c)
+    if (keep(c)) codes.push_back(c);
   return Sym::object({{"status", status(std::move(codes))}});
+}
+// Every status from `from` to `to` but `except`.
+Sym statuses_except(std::initializer_list<int> except, int from = 100, int to = 599) {
+  return statuses_if([&](int c) {
+    return c >= from && c <= to &&
+           std::find(except.begin(), except.end(), c) == except.end();
+  });
 }
 #define DUALFUZZ_STATUSES(name, ...)                   \
   const Sym& name() {                                  \
@@ -953,22 +961,13 @@ DUALFUZZ_STATUSES(error_status, {}, 400, 599)
 // MOVE's answers that leave the source in a state the model does not know:
 // neither 201/204 (moved) nor 4xx (nothing moved).
 const Sym& not_moved() {
-  static const Sym s = [] {
-    std::vector<int> codes;
-    for (int c = 100; c <= 599; ++c)
-      if (c != 201 && c != 204 && (c < 400 || c > 499)) codes.push_back(c);
-    return Sym::object({{"status", status(std::move(codes))}});
-  }();
+  static const Sym s =
+      statuses_if([](int c) { return c != 201 && c != 204 && (c < 400 || c > 499); });
   return s;
 }
 // Any answer but a 4xx (a request refused so changed nothing).
 const Sym& not_client_error() {
-  static const Sym s = [] {
-    std::vector<int> codes;
-    for (int c = 100; c <= 599; ++c)
-      if (c < 400 || c > 499) codes.push_back(c);
-    return Sym::object({{"status", status(std::move(codes))}});
-  }();
+  static const Sym s = statuses_if([](int c) { return c < 400 || c > 499; });
   return s;
 }
 const Sym& anything() {
@@ -1371,12 +1370,14 @@ oracle::ServerModel server_model(Consistency consistency) {
     if (!method || !method->is_string() || !path || !path->is_string()) return out;
     const std::string& m = method->get_ref<const std::string&>();
     const std::string& p = path->get_ref<const std::string&>();
+    // The path a write creates (its Destination for COPY and MOVE).
+    std::string written = p;
     if (m == "COPY" || m == "MOVE") {
       const Json* h = field(r, "headers");
       if (const Json* d = h ? field(*h, "destination") : nullptr) {
-        std::string to = destination_path(d->is_string() ? d->get<std::string>() : "");
-        out.changes.push_back(to);
-        out.parents.push_back(to);
+        written = destination_path(d->is_string() ? d->get<std::string>() : "");
+        out.changes.push_back(written);
+        out.parents.push_back(written);
       }
       if (m == "MOVE") out.changes.push_back(p);
     } else if (m == "MKCOL") {
@@ -1397,17 +1398,10 @@ oracle::ServerModel server_model(Consistency consistency) {
     // paths are independent (the reference server) checked exactly; nginx,
     // the one subject that makes parents so, refuses a DELETE of one (409:
     // a collection's URI ends in a slash there).
-    if (m == "PUT" || m == "MKCOL" || m == "COPY" || m == "MOVE" || m == "LOCK") {
-      std::string to = p;
-      if (m == "COPY" || m == "MOVE")
-        if (const Json* h = field(r, "headers"))
-          if (const Json* d = field(*h, "destination"))
-            to = destination_path(d->is_string() ? d->get<std::string>() : "");
-      for (std::size_t slash = to.find('/', 1); slash != std::string::npos && !to.empty();
-           slash = to.find('/', slash + 1)) {
-        out.touches.push_back(to.substr(0, slash));
-      }
-    }
+    if (m == "PUT" || m == "MKCOL" || m == "COPY" || m == "MOVE" || m == "LOCK")
+      for (std::size_t slash = written.find('/', 1); slash != std::string::npos;
+           slash = written.find('/', slash + 1))
+        out.touches.push_back(written.substr(0, slash));
     if (!plain_path(p) && m != "GET" && m != "HEAD" && m != "OPTIONS" && m != "PROPFIND")
       out.changes.push_back("");
     return out;
