@@ -57,6 +57,39 @@ TEST(HttpHeuristics, MutationAddsAHeaderAndKeepsTheOthers) {
   EXPECT_GT(dropped, 20);
 }
 
+TEST(HttpHeuristics, DeepWritesMakeTheirParentsFirst) {
+  // A PUT below a collection the script never made is refused by a server
+  // with a hierarchy (409), so the generator makes the missing ancestors
+  // first, shallowest first: after a PUT of /c/d/e, MKCOL /c; once /c is
+  // made, MKCOL /c/d.
+  const harness::Protocol p = protocol();
+  auto req = [](const char* method, const char* path) {
+    return Jexp::object({{"method", Jexp::scalar(method)}, {"path", Jexp::scalar(path)}});
+  };
+  auto mkcols = [&](std::vector<Jexp> earlier, const std::string& path) {
+    harness::Protocol::Context ctx;
+    for (auto& e : earlier) {
+      ctx.earlier.push_back(std::move(e));
+      ctx.earlier_labels.push_back(2 * ctx.earlier_labels.size() + 1);
+    }
+    std::mt19937_64 rng(5);
+    int n = 0;
+    for (int i = 0; i < 3000; ++i) {
+      const Jexp g = p.generate_request(rng, ctx);
+      n += harness::print_jexp(g) == harness::print_jexp(req("MKCOL", path.c_str()));
+    }
+    return n;
+  };
+  const int c_fresh = mkcols({req("PUT", "/c/d/e")}, "/c");
+  const int cd_fresh = mkcols({req("PUT", "/c/d/e")}, "/c/d");
+  const int c_made = mkcols({req("MKCOL", "/c"), req("PUT", "/c/d/e")}, "/c");
+  const int cd_made = mkcols({req("MKCOL", "/c"), req("PUT", "/c/d/e")}, "/c/d");
+  EXPECT_GT(c_fresh, 100);
+  EXPECT_GT(cd_made, 50);
+  EXPECT_LT(cd_fresh * 4, cd_made);  // not before its parent
+  EXPECT_LT(c_made * 4, c_fresh);    // not again
+}
+
 TEST(HttpHeuristics, MutationSendsDefectsAndWalksTheHostField) {
   // A defect of the syntax comes and goes (malformation.h), and the Host
   // value changes a character at a time from where it was, so a guided

@@ -442,6 +442,31 @@ Jexp locked_write(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
 }
 }  // namespace
 
+namespace {
+// State-based: a server with a hierarchy refuses a write below a collection
+// that does not exist (409, RFC 4918 §9.7.1), so half the time a deep write
+// the script has not prepared becomes a MKCOL of its shallowest ancestor
+// the script never made (a later draw makes the next level). Without it,
+// deep resources hardly ever existed on a real server.
+std::optional<Jexp> parent_first(std::mt19937_64& rng,
+                                 const harness::Protocol::Context& ctx,
+                                 const std::string& path) {
+  if (pick(rng, 2) != 0) return std::nullopt;
+  for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    const std::string ancestor = path.substr(0, slash);
+    const bool made =
+        std::any_of(ctx.earlier.begin(), ctx.earlier.end(), [&](const Jexp& e) {
+          return path_of(e) == ancestor && string_field(e, "method") == "MKCOL";
+        });
+    if (!made)
+      return Jexp::object(
+          {{"method", Jexp::scalar("MKCOL")}, {"path", Jexp::scalar(ancestor)}});
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
   std::string path = choose_path(rng, ctx);
   // One request in five is WebDAV's (the rest keeps RFC 9110's mix, which
@@ -451,6 +476,8 @@ Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ct
     return dav_request(rng, ctx, path, kDavMethods[pick(rng, std::size(kDavMethods))]);
   }
   std::string method = random_method(rng);
+  if (method == "PUT")
+    if (auto mkcol = parent_first(rng, ctx, path)) return std::move(*mkcol);
   std::vector<std::pair<std::string, Jexp>> f = {{"method", Jexp::scalar(method)},
                                                  {"path", Jexp::scalar(path)}};
   if (method == "PUT" || method == "POST")
