@@ -122,6 +122,36 @@ TEST(HttpHeuristics, MutationSendsDefectsAndWalksTheHostField) {
   EXPECT_GT(one_char_away, 20);
 }
 
+TEST(HttpHeuristics, MutationSendsExpectationsButNotToProxies) {
+  // An Expect field comes (100-continue and others a server may refuse
+  // with 417) and goes; the well-formed mutation the proxy plug-in uses
+  // never adds one.
+  const harness::Protocol p = protocol();
+  harness::Protocol::Context ctx;
+  const Jexp put = Jexp::object({{"method", Jexp::scalar("PUT")},
+                                 {"path", Jexp::scalar("/a")},
+                                 {"body", Jexp::scalar("x")}});
+  std::mt19937_64 rng(7);
+  std::set<std::string> values;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string v = header(p.mutate_request(rng, put, ctx), "expect");
+    if (!v.empty()) values.insert(v);
+    EXPECT_EQ(header(mutate_well_formed(rng, put, ctx), "expect"), "");
+  }
+  EXPECT_TRUE(values.count("\"100-continue\""));
+  EXPECT_TRUE(values.count("\"foo\""));
+  const Jexp with = Jexp::object({{"method", Jexp::scalar("PUT")},
+                                  {"path", Jexp::scalar("/a")},
+                                  {"headers", Jexp::object({{"expect", Jexp::scalar("foo")}})}});
+  int dropped = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const Jexp m = p.mutate_request(rng, with, ctx);
+    dropped += harness::string_field(m, "method") == "PUT" && header(m, "expect").empty() &&
+               m.find("headers") != nullptr;
+  }
+  EXPECT_GT(dropped, 20);
+}
+
 TEST(HttpHeuristics, DatesOneSecondOff) {
   const harness::Protocol p = protocol();
   const auto* earlier = p.functions.find("earlier");

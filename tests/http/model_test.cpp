@@ -803,6 +803,35 @@ TEST(HttpModel, ChunkedContentMayNeedALength) {
   EXPECT_FALSE(accepted({{req("GET", "/a"), resp(400)}}));
 }
 
+// An expectation other than 100-continue may be refused with 417 (RFC 9110
+// §10.1.1), changing nothing, or ignored; 100-continue itself (in any case,
+// listed once or twice) may not be refused so.
+TEST(HttpModel, UnknownExpectationMayBe417) {
+  for (const char* v : {"foo", "100-continue, x=1", ""}) {
+    const Json expect = {{"expect", v}};
+    EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                          {req("PUT", "/a", expect, "y"), resp(417)},
+                          {req("GET", "/a"), resp(200, {}, "x")}}))
+        << v;
+    EXPECT_TRUE(accepted({{req("PUT", "/a", expect, "y"), resp(201)},
+                          {req("GET", "/a"), resp(200, {}, "y")}}))
+        << v;
+    // The refusal stored nothing.
+    EXPECT_FALSE(accepted({{req("PUT", "/a", expect, "y"), resp(417)},
+                           {req("GET", "/a"), resp(200, {}, "y")}}))
+        << v;
+  }
+  for (const char* v : {"100-continue", "100-Continue", " 100-continue ,100-continue"}) {
+    const Json expect = {{"expect", v}};
+    EXPECT_FALSE(accepted({{req("PUT", "/a", expect, "y"), resp(417)}})) << v;
+    EXPECT_TRUE(accepted({{req("PUT", "/a", expect, "y"), resp(201)},
+                          {req("GET", "/a"), resp(200, {}, "y")}}))
+        << v;
+  }
+  // Without an Expect, 417 is no answer.
+  EXPECT_FALSE(accepted({{req("GET", "/a"), resp(417)}}));
+}
+
 TEST(HttpModelDav, UnknownStateIsPinnedByPut) {
   EXPECT_TRUE(accepted({{req("MKCOL", "/c"), resp(201)},
                         {req("PUT", "/c", {}, "x"), resp(204)},

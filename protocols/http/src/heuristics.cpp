@@ -45,6 +45,11 @@ const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\"", "\"9\",
 const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT",  "Fri, 01 Jan 2100 00:00:00 GMT",
                         "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
                         "Thu Dec 31 23:59:59 2099",       "not a date"};
+// Expectations (RFC 9110 §10.1.1): the one HTTP defines, in both cases,
+// and others a server may refuse with 417 (kept out of the proxy's
+// requests: a message-level edit like the Host's and the defects).
+const char* kExpects[] = {"100-continue", "100-Continue", "100-continue", "foo",
+                          "100-continue, x=1", ""};
 // How a date an answer carried is sent back: as it was, in an obsolete
 // format, or a second off (protocol.cpp's functions).
 const char* kDateFormats[] = {"id", "id", "rfc850", "asctime", "earlier", "later"};
@@ -524,7 +529,7 @@ Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Cont
     }
     return Jexp::object(std::move(f));
   }
-  switch (pick(rng, syntax ? 12 : 10)) {
+  switch (pick(rng, syntax ? 13 : 10)) {
     case 0:
       set("method", Jexp::scalar(random_method(rng)));
       break;
@@ -540,6 +545,14 @@ Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Cont
     case 11:
       set("headers", Jexp::object(edit_host(rng, req.find("headers"))));
       break;
+    case 12: {  // an Expect field (RFC 9110 §10.1.1), or none again
+      Fields h = fields_of(req.find("headers"), {"expect"});
+      const bool had = h.size() != fields_of(req.find("headers")).size();
+      if (!had || pick(rng, 2) == 0)
+        h.emplace_back("expect", Jexp::scalar(kExpects[pick(rng, std::size(kExpects))]));
+      set("headers", Jexp::object(std::move(h)));
+      break;
+    }
     case 7:
     case 8:
     case 9:  // one header field added, changed or removed

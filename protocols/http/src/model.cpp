@@ -407,6 +407,9 @@ struct HttpRequest final : oracle::DecodedRequest {
   // The Host field: absent or the tester's default (the site whose state
   // the model tracks), another valid one, or an invalid one (host.h).
   HostField host = HostField::kDefault;
+  // An Expect field with a member other than 100-continue (or none): the
+  // server may refuse it with 417 (RFC 9110 §10.1.1).
+  bool odd_expect = false;
 };
 
 // One pass over an object's members, pointing the slot of each wanted one
@@ -456,6 +459,28 @@ bool odd_depth(Method m, const Json* depth, const Json* overwrite) {
   }
 }
 
+// Expect = #expectation (RFC 9110 §10.1.1); the only one defined is
+// "100-continue", case-insensitive. A value that is not a string, or an
+// empty list, is not that.
+bool expects_only_continue(const Json* v) {
+  if (!v->is_string()) return false;
+  const std::string s = detail::lower(v->get_ref<const std::string&>());
+  bool any = false;
+  for (std::size_t at = 0; at <= s.size();) {
+    std::size_t comma = s.find(',', at);
+    if (comma == std::string::npos) comma = s.size();
+    std::string_view m(s.data() + at, comma - at);
+    while (!m.empty() && (m.front() == ' ' || m.front() == '\t')) m.remove_prefix(1);
+    while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
+    if (!m.empty()) {
+      if (m != "100-continue") return false;
+      any = true;
+    }
+    at = comma + 1;
+  }
+  return any;
+}
+
 std::shared_ptr<const HttpRequest> decode(const Json& r) {
   using namespace std::string_view_literals;
   auto d = std::make_shared<HttpRequest>();
@@ -501,7 +526,8 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   if (headers) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr,
                *range = nullptr, *if_range = nullptr, *if_ = nullptr, *dest = nullptr,
-               *depth = nullptr, *overwrite = nullptr, *te = nullptr, *host = nullptr;
+               *depth = nullptr, *overwrite = nullptr, *te = nullptr, *host = nullptr,
+               *expect = nullptr;
     pick(*headers, {{"if-match", &im},
                     {"if-none-match", &inm},
                     {"if-unmodified-since", &ius},
@@ -513,7 +539,9 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                     {"depth", &depth},
                     {"overwrite", &overwrite},
                     {"transfer-encoding", &te},
-                    {"host", &host}});
+                    {"host", &host},
+                    {"expect", &expect}});
+    if (expect) d->odd_expect = !expects_only_continue(expect);
     if (host)
       d->host = host->is_string() ? classify_host(text(host)) : HostField::kInvalid;
     d->chunked = te != nullptr;
@@ -1162,7 +1190,16 @@ Tree serve_parsed(const Ev& e) {
 // say MUST, so both answers are taken. A valid Host other than the
 // tester's may name another site, whose state the model does not know.
 constexpr Clause kHost = "RFC 9112 §3.2";
+constexpr Clause kExpect = "RFC 9110 §10.1.1";
+Tree serve_message(const Ev& e);
+// An expectation other than 100-continue: the server may refuse it (417,
+// changing nothing) before anything else, or go on as if it were absent.
 Tree serve_request(const Ev& e) {
+  if (!e->req().odd_expect) return serve_message(e);
+  static const Sym expectation_failed = status_only({417});
+  return oracle::choose(respond(e, expectation_failed, kExpect), serve_message(e));
+}
+Tree serve_message(const Ev& e) {
   const HttpRequest& q = e->req();
   const Malformation* m = q.malformed;
   const bool absolute = m && m->latitude == Latitude::kMustServe;
