@@ -19,7 +19,7 @@ class Run {
  public:
   Run(const Protocol& p, Transport& t, const RunOptions& o,
       std::shared_ptr<oracle::Solver> s, const oracle::ServerModel& m)
-      : p_(p), t_(t), o_(o), oracle_(m, o.oracle_options, std::move(s)) {}
+      : p_(p), t_(t), o_(o), model_(m), solver_(s), oracle_(m, o.oracle_options, s) {}
 
   RunResult go(const Script& script) {
     try {
@@ -82,6 +82,7 @@ class Run {
     for (const auto& [o, side] : origins_)
       if (side.open) t_.close(o);
     if (o_.oracle && o_.check_at_end) judge_at_end();
+    if (o_.oracle && res_.outcome == RunResult::Outcome::ModelViolation) find_culprit();
     if (o_.oracle) res_.explored = oracle_.stats().explored;
     if (o_.oracle && o_.oracle_options.limits.record_decisions)
       res_.explanations = oracle_.explanations();
@@ -111,6 +112,46 @@ class Run {
       return;  // (later events leave a rejection as it is)
     }
   }
+  // A violation shown late (RunResult::culprit_event): the rejected answer
+  // is to a request on another resource (Protocol::race_key) whose answer
+  // says what it did not do, and some earlier answer was explained only by
+  // its doing it. Judged again without that request: the first answer no
+  // explanation then gets past, if it is on another resource, is the one
+  // the violation is about. (Without the request the rest was accepted
+  // only if the request explained nothing, so this names no culprit for a
+  // violation that is the rejected answer's own.)
+  void find_culprit() {
+    const std::size_t k = res_.verdict.event_index;
+    if (k >= res_.events.size()) return;
+    const oracle::Event& shown = res_.events[k];
+    if (shown.kind != oracle::Event::Kind::Response) return;
+    const Label late = request_of(shown.label);
+    const Json* late_request = res_.trace.find(late);
+    if (!late_request) return;
+    oracle::Oracle again(model_, o_.oracle_options, solver_);
+    for (std::size_t i = 0; i < k; ++i) {
+      const oracle::Event& e = res_.events[i];
+      if ((e.kind == oracle::Event::Kind::Request ||
+           e.kind == oracle::Event::Kind::Response) &&
+          request_of(e.label) == late)
+        continue;
+      const oracle::Verdict v = again.observe(e);
+      if (v.status == oracle::Verdict::Status::Accept) continue;
+      if (v.status != oracle::Verdict::Status::Reject ||
+          e.kind != oracle::Event::Kind::Response)
+        return;
+      const Json* q = res_.trace.find(request_of(e.label));
+      if (!q || p_.race_key(*q) == p_.race_key(*late_request)) return;
+      res_.culprit_event = i;
+      res_.culprit_reasons = v.reasons;
+      res_.detail += "\nShown late: without request " + std::to_string(late) +
+                     " (whose answer above says what it did not do), no explanation of "
+                     "the answer to request " +
+                     std::to_string(request_of(e.label)) + " survives:\n" + v.explanation;
+      return;
+    }
+  }
+
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::size_t harness_stop_ = kNone;
   std::size_t outstanding() const {
@@ -382,6 +423,8 @@ class Run {
   const Protocol& p_;
   Transport& t_;
   const RunOptions& o_;
+  const oracle::ServerModel& model_;
+  std::shared_ptr<oracle::Solver> solver_;
   oracle::Oracle oracle_;
   RunResult res_;
   std::set<ConnId> open_;

@@ -242,6 +242,69 @@ TEST(Executor, WrongAnswerIsAModelViolation) {
   EXPECT_NE(r.report().find("VIOLATION"), std::string::npos);
 }
 
+// A violation shown late (RunResult::culprit_event): two PUTs of a new /a
+// both answered 201 (the second should say it replaced: Apache's
+// concurrent creations), while a PUT of /a/b was in flight. The model
+// explains the second 201 by /a/b's PUT having made /a (a collection, in a
+// tree of paths); that PUT's 409 says it made nothing, so the oracle
+// rejects at the 409. The violation is about the second 201, and without
+// /a/b's PUT the model rejects it there: that is the culprit.
+TEST(Executor, AViolationShownLateNamesTheAnswerItIsAbout) {
+  auto server = [](ConnId c, const std::string& req) {
+    const auto ok = [](ConnId to, int status) {
+      return Transport::Incoming{
+          to,
+          "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 0\r\n\r\n",
+          false,
+          {}};
+    };
+    if (req.find(" /a/b ") != std::string::npos)
+      return std::vector<Transport::Incoming>{};
+    if (c == 0) return std::vector{ok(0, 201)};
+    return std::vector{ok(1, 201), ok(2, 409)};  // /a/b's answer comes last
+  };
+  for (bool at_end : {false, true}) {
+    RunResult r =
+        play(server,
+             "req 5 on c2: {\"method\":\"PUT\",\"path\":\"/a/b\",\"body\":\"z\"}\n"
+             "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\n"
+             "wait 1\n"
+             "req 3 on c1: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"y\"}\n",
+             false, at_end);
+    ASSERT_EQ(r.outcome, RunResult::Outcome::ModelViolation) << r.report();
+    EXPECT_EQ(r.events[r.verdict.event_index].label, 6u) << r.report();
+    ASSERT_LT(r.culprit_event, r.events.size()) << r.report();
+    EXPECT_EQ(r.events[r.culprit_event].label, 4u);
+    EXPECT_EQ(r.blamed_event(), r.culprit_event);
+    EXPECT_FALSE(r.culprit_reasons.empty());
+    EXPECT_NE(r.detail.find("Shown late"), std::string::npos);
+  }
+  // Without the second 201 (a 204: it replaced), the 409 is no violation.
+  auto correct = [&](ConnId c, const std::string& req) {
+    auto out = server(c, req);
+    for (auto& in : out)
+      if (in.conn == 1) in.bytes.replace(9, 3, "204");
+    return out;
+  };
+  EXPECT_EQ(play(correct,
+                 "req 5 on c2: {\"method\":\"PUT\",\"path\":\"/a/b\",\"body\":\"z\"}\n"
+                 "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\n"
+                 "wait 1\n"
+                 "req 3 on c1: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"y\"}\n")
+                .outcome,
+            RunResult::Outcome::Pass);
+  // A wrong answer that is its own violation names no culprit.
+  RunResult own = play(
+      [](ConnId c, const std::string&) {
+        return std::vector<Transport::Incoming>{
+            {c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", false, {}}};
+      },
+      kGet);
+  ASSERT_EQ(own.outcome, RunResult::Outcome::ModelViolation);
+  EXPECT_EQ(own.culprit_event, RunResult::kNoCulprit);
+  EXPECT_EQ(own.blamed_event(), own.verdict.event_index);
+}
+
 // RunOptions::check_at_end judges the run when it ends, and the result is
 // the one an online check gives: a run cut back to the violating event,
 // the same outcome when the harness found something first.

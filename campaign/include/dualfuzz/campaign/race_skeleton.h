@@ -20,11 +20,13 @@
 
 namespace dualfuzz::campaign {
 
-// The request (in the trace) whose response killed the last explanation, or
-// nullptr (a protocol or liveness violation, or a kill at a request).
+// The request (in the trace) whose response killed the last explanation —
+// for a violation shown late, the one whose answer it is about
+// (RunResult::culprit_event) — or nullptr (a protocol or liveness
+// violation, or a kill at a request).
 inline const harness::Json* killing_request(const harness::RunResult& r) {
-  if (r.verdict.event_index >= r.events.size()) return nullptr;
-  const oracle::Event& e = r.events[r.verdict.event_index];
+  if (r.blamed_event() >= r.events.size()) return nullptr;
+  const oracle::Event& e = r.events[r.blamed_event()];
   if (e.kind != oracle::Event::Kind::Response) return nullptr;
   return r.trace.find(harness::request_of(e.label));
 }

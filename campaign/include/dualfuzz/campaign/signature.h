@@ -43,7 +43,7 @@ inline const char* kind_name(harness::RunResult::Outcome o) {
 // and liveness violations: violation_key (what was malformed).
 inline std::string model_key(const harness::Protocol& p, const std::string& shape,
                              const harness::RunResult& r) {
-  const std::string answer = p.response_shape(r.events[r.verdict.event_index].payload());
+  const std::string answer = p.response_shape(r.events[r.blamed_event()].payload());
   return std::string(kind_name(r.outcome)) + ": " + shape + " -> " +
          (answer.empty() ? "?" : answer);
 }
@@ -66,7 +66,10 @@ inline bool concurrent(const harness::Protocol& p, const harness::RunResult& r) 
 // A bug is a wrong answer to a kind of interaction, so the signature is:
 //  - the outcome kind (model / protocol / liveness);
 //  - the request whose answer no explanation survived, by its shape (method
-//    + which preconditions, see request_shape), and that answer's status;
+//    + which preconditions, see request_shape), and that answer's status —
+//    for a violation shown late (RunResult::culprit_event: a refusal on
+//    another path that only says what it did not do), the earlier answer
+//    it is about, so an old bug keeps its name;
 //  - the shapes of the other requests on its path, in the order the server
 //    saw them, before it ("after ...") and sent while it was in flight
 //    ("then ..."): the model treats paths as independent, so these are the
@@ -129,6 +132,14 @@ inline harness::Json trace_json(const harness::RunResult& r) {
   return out;
 }
 
+inline harness::Json shown_late_json(const harness::RunResult& r) {
+  if (r.culprit_event >= r.events.size() || r.verdict.event_index >= r.events.size())
+    return nullptr;
+  return {{"at", harness::request_of(r.events[r.verdict.event_index].label)},
+          {"about", harness::request_of(r.events[r.culprit_event].label)},
+          {"reasons", harness::Json(r.culprit_reasons)}};
+}
+
 // A (minimized) violating run as bench/eval_realservers.py reads it.
 // `known`: its classification if already made (else made here).
 inline harness::Json finding_json(const harness::Protocol& p, const harness::Script& s,
@@ -154,6 +165,10 @@ inline harness::Json finding_json(const harness::Protocol& p, const harness::Scr
           // response went wrong, what was expected there, what was seen, and
           // the clause the model named for the expected answer.
           {"reasons", harness::Json(r.reasons())},
+          // A violation shown late (RunResult::culprit_event): the request
+          // whose answer the oracle rejected, and why the earlier answer
+          // the signature names has no explanation without it; else null.
+          {"shown_late", shown_late_json(r)},
           {"trace", trace_json(r)}};
 }
 

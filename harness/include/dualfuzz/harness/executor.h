@@ -73,6 +73,18 @@ struct RunResult {
   // The oracle's live explanations at the end, when
   // oracle_options.limits.record_decisions is set (targeted mutation).
   std::vector<oracle::Explanation> explanations;
+  // A violation shown late: the answer the oracle rejected
+  // (verdict.event_index) is to a request on another resource, and only
+  // says what that request did not do; without the request, no explanation
+  // of an earlier answer survives. That earlier answer's index in `events`
+  // (what signatures name, see blamed_event) and why it has no explanation;
+  // kNoCulprit when the rejected answer is the violation's own.
+  static constexpr std::size_t kNoCulprit = static_cast<std::size_t>(-1);
+  std::size_t culprit_event = kNoCulprit;
+  std::vector<oracle::Reason> culprit_reasons;
+  std::size_t blamed_event() const {
+    return culprit_event < events.size() ? culprit_event : verdict.event_index;
+  }
   // Configurations the oracle explored (its cost, deterministic: what a
   // fuzz target weighs before keeping an input for coverage).
   std::size_t explored = 0;
