@@ -753,7 +753,15 @@ def empty_put_below(v):
 def unknown_state_reason(r):
     """An oracle reason from a path another request may have changed (the
     model's clause for a state it does not know)."""
-    return "a path whose state the model does not know" in r.get("clause", "")
+    return ("a path whose state the model does not know" in r.get("clause", "")
+            or '(server state {"unknown":true})' in r.get("text", ""))
+
+
+def kill_is_405_without_allow(v):
+    """The killing request's own answer is a 405 without an Allow field."""
+    kill = kill_of(path_requests(v), v)
+    return (kill is not None and kill[3] is not None and kill[3].get("status") == 405
+            and "allow" not in response_headers(kill))
 
 
 def allow_missing(r):
@@ -1583,6 +1591,18 @@ JUDGEMENTS = [
                "(Checked by hand with curl: lighttpd 1.4.69 answers `PUT /nodir/f` with "
                "Content-Length: 0 with 500, and the same PUT with one byte of content "
                "with 409. Found once paths kept their hierarchy on external servers.)",
+    },
+    {
+        "id": "405-without-allow-raced",
+        "signature": r"model: [A-Z]+[^>]* -> 405 \(concurrent\)",
+        "evidence": kill_is_405_without_allow,
+        "shows": "the killing request's own answer is a 405 without Allow",
+        "verdict": SERVER_BUG,
+        "clause": "RFC 9110 §15.5.6",
+        "why": "The 405-without-allow class while another request of the path was in "
+               "flight: the model could explain the 405 only with an Allow field, and the "
+               "order of the racing requests changed which of its other answers the "
+               "reasons name.",
     },
     {
         # Paths keep their hierarchy since 2026-11-26: a write that may have
