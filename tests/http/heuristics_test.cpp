@@ -61,7 +61,7 @@ TEST(HttpHeuristics, DeepWritesMakeTheirParentsFirst) {
   // A PUT below a collection the script never made is refused by a server
   // with a hierarchy (409), so the generator makes the missing ancestors
   // first, shallowest first: after a PUT of /c/d/e, MKCOL /c; once /c is
-  // made, MKCOL /c/d.
+  // made, MKCOL /c/d; never over a file the script PUT.
   const harness::Protocol p = protocol();
   auto req = [](const char* method, const char* path) {
     return Jexp::object({{"method", Jexp::scalar(method)}, {"path", Jexp::scalar(path)}});
@@ -88,6 +88,8 @@ TEST(HttpHeuristics, DeepWritesMakeTheirParentsFirst) {
   EXPECT_GT(cd_made, 50);
   EXPECT_LT(cd_fresh * 4, cd_made);  // not before its parent
   EXPECT_LT(c_made * 4, c_fresh);    // not again
+  // Nor over a file the script PUT: the write below it stays a write.
+  EXPECT_LT(mkcols({req("PUT", "/c"), req("PUT", "/c/d/e")}, "/c") * 4, c_fresh);
 }
 
 TEST(HttpHeuristics, MutationSendsDefectsAndWalksTheHostField) {
@@ -140,14 +142,15 @@ TEST(HttpHeuristics, MutationSendsExpectationsButNotToProxies) {
   }
   EXPECT_TRUE(values.count("\"100-continue\""));
   EXPECT_TRUE(values.count("\"foo\""));
-  const Jexp with = Jexp::object({{"method", Jexp::scalar("PUT")},
-                                  {"path", Jexp::scalar("/a")},
-                                  {"headers", Jexp::object({{"expect", Jexp::scalar("foo")}})}});
+  const Jexp with =
+      Jexp::object({{"method", Jexp::scalar("PUT")},
+                    {"path", Jexp::scalar("/a")},
+                    {"headers", Jexp::object({{"expect", Jexp::scalar("foo")}})}});
   int dropped = 0;
   for (int i = 0; i < 3000; ++i) {
     const Jexp m = p.mutate_request(rng, with, ctx);
-    dropped += harness::string_field(m, "method") == "PUT" && header(m, "expect").empty() &&
-               m.find("headers") != nullptr;
+    dropped += harness::string_field(m, "method") == "PUT" &&
+               header(m, "expect").empty() && m.find("headers") != nullptr;
   }
   EXPECT_GT(dropped, 20);
 }

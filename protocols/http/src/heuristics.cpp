@@ -48,8 +48,8 @@ const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT",  "Fri, 01 Jan 2100 00:0
 // Expectations (RFC 9110 §10.1.1): the one HTTP defines, in both cases,
 // and others a server may refuse with 417 (kept out of the proxy's
 // requests: a message-level edit like the Host's and the defects).
-const char* kExpects[] = {"100-continue", "100-Continue", "100-continue", "foo",
-                          "100-continue, x=1", ""};
+const char* kExpects[] = {"100-continue", "100-Continue",      "100-continue",
+                          "foo",          "100-continue, x=1", ""};
 // How a date an answer carried is sent back: as it was, in an obsolete
 // format, or a second off (protocol.cpp's functions).
 const char* kDateFormats[] = {"id", "id", "rfc850", "asctime", "earlier", "later"};
@@ -449,22 +449,28 @@ Jexp locked_write(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
 
 namespace {
 // State-based: a server with a hierarchy refuses a write below a collection
-// that does not exist (409, RFC 4918 §9.7.1), so half the time a deep write
+// that does not exist (409, RFC 4918 §9.7.1), so one time in four a deep write
 // the script has not prepared becomes a MKCOL of its shallowest ancestor
 // the script never made (a later draw makes the next level). Without it,
 // deep resources hardly ever existed on a real server.
 std::optional<Jexp> parent_first(std::mt19937_64& rng,
                                  const harness::Protocol::Context& ctx,
                                  const std::string& path) {
-  if (pick(rng, 2) != 0) return std::nullopt;
+  if (pick(rng, 4) != 0) return std::nullopt;
+  auto made_by = [&](const std::string& p, const char* method) {
+    return std::any_of(ctx.earlier.begin(), ctx.earlier.end(), [&](const Jexp& e) {
+      return path_of(e) == p && string_field(e, "method") == method;
+    });
+  };
   for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
        slash = path.find('/', slash + 1)) {
     const std::string ancestor = path.substr(0, slash);
-    const bool made =
-        std::any_of(ctx.earlier.begin(), ctx.earlier.end(), [&](const Jexp& e) {
-          return path_of(e) == ancestor && string_field(e, "method") == "MKCOL";
-        });
-    if (!made)
+    // An ancestor the script PUT is a file: the write below it stays as it
+    // is (a server with independent paths takes it — the planted bug
+    // delete-prefix needs a file below a file — one with a hierarchy
+    // refuses it, and a MKCOL there would be refused too).
+    if (made_by(ancestor, "PUT")) return std::nullopt;
+    if (!made_by(ancestor, "MKCOL"))
       return Jexp::object(
           {{"method", Jexp::scalar("MKCOL")}, {"path", Jexp::scalar(ancestor)}});
   }
