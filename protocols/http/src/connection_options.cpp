@@ -1,7 +1,5 @@
 #include "dualfuzz/http/connection_options.h"
 
-#include <string_view>
-
 #include "dualfuzz/http/detail/field_text.h"
 
 namespace dualfuzz::http {
@@ -13,14 +11,8 @@ std::set<std::string> connection_options(const harness::Json& message) {
   if (h == message.end() || !h->is_object()) return out;
   auto it = h->find("connection");
   if (it == h->end() || !it->is_string()) return out;
-  std::string_view v = it->get_ref<const std::string&>();
-  while (!v.empty()) {
-    const auto comma = v.find(',');
-    const std::string_view tok = detail::trim_ows(v.substr(0, comma));
-    if (!tok.empty()) out.insert(detail::lower(tok));
-    if (comma == std::string_view::npos) break;
-    v.remove_prefix(comma + 1);
-  }
+  for (std::string& m : detail::list_members(it->get_ref<const std::string&>()))
+    out.insert(std::move(m));
   return out;
 }
 

@@ -464,21 +464,10 @@ bool odd_depth(Method m, const Json* depth, const Json* overwrite) {
 // empty list, is not that.
 bool expects_only_continue(const Json* v) {
   if (!v->is_string()) return false;
-  const std::string s = detail::lower(v->get_ref<const std::string&>());
-  bool any = false;
-  for (std::size_t at = 0; at <= s.size();) {
-    std::size_t comma = s.find(',', at);
-    if (comma == std::string::npos) comma = s.size();
-    std::string_view m(s.data() + at, comma - at);
-    while (!m.empty() && (m.front() == ' ' || m.front() == '\t')) m.remove_prefix(1);
-    while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
-    if (!m.empty()) {
-      if (m != "100-continue") return false;
-      any = true;
-    }
-    at = comma + 1;
-  }
-  return any;
+  const auto members = detail::list_members(v->get_ref<const std::string&>());
+  return !members.empty() &&
+         std::all_of(members.begin(), members.end(),
+                     [](const auto& m) { return m == "100-continue"; });
 }
 
 std::shared_ptr<const HttpRequest> decode(const Json& r) {

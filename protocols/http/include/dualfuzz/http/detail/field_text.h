@@ -3,10 +3,12 @@
 // optional whitespace around a value or list member (OWS, §5.6.3).
 //
 //   lower("Keep-Alive") == "keep-alive";  trim_ows(" \tclose ") == "close"
+//   list_members("a, ,B") == {"a", "b"}
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dualfuzz::http::detail {
 
@@ -21,6 +23,19 @@ inline std::string_view trim_ows(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
+}
+
+// The members of a comma-separated list field (#token, RFC 9110 §5.6.1),
+// lower-cased, without OWS; empty members (allowed there) are left out.
+inline std::vector<std::string> list_members(std::string_view v) {
+  std::vector<std::string> out;
+  while (true) {
+    const auto comma = v.find(',');
+    const std::string_view m = trim_ows(v.substr(0, comma));
+    if (!m.empty()) out.push_back(lower(m));
+    if (comma == std::string_view::npos) return out;
+    v.remove_prefix(comma + 1);
+  }
 }
 
 }  // namespace dualfuzz::http::detail
