@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dualfuzz/http/date.h"
+#include "dualfuzz/http/model.h"
 #include "dualfuzz/http/protocol.h"
 
 namespace dualfuzz::http {
@@ -153,6 +154,54 @@ TEST(HttpHeuristics, MutationSendsExpectationsButNotToProxies) {
                header(m, "expect").empty() && m.find("headers") != nullptr;
   }
   EXPECT_GT(dropped, 20);
+}
+
+// Byte-level edits: a field sent blind, or a target that is not plain; a
+// request that has a blind field gets it edited further. The well-formed
+// mutation (the proxy plug-in's) never makes either.
+TEST(HttpHeuristics, MutationSendsFieldsBlindButNotToProxies) {
+  const harness::Protocol p = protocol();
+  harness::Protocol::Context ctx;
+  const Jexp get =
+      Jexp::object({{"method", Jexp::scalar("GET")},
+                    {"path", Jexp::scalar("/a")},
+                    {"headers", Jexp::object({{"range", Jexp::scalar("bytes=0-1")}})}});
+  std::mt19937_64 rng(13);
+  std::set<std::string> names;
+  int odd_targets = 0, from_own = 0;
+  for (int i = 0; i < 4000; ++i) {
+    const Jexp m = p.mutate_request(rng, get, ctx);
+    if (const Jexp* h = m.find("havoc")) {
+      const std::string name = harness::string_field(*h, "name");
+      names.insert(name);
+      // The request's own value is where a blind edit of its field starts.
+      if (name == "range" &&
+          harness::string_field(*h, "value").find("bytes=") != std::string::npos)
+        ++from_own;
+    }
+    odd_targets += !plain_path(harness::string_field(m, "path"));
+    const Jexp w = mutate_well_formed(rng, get, ctx);
+    EXPECT_EQ(w.find("havoc"), nullptr);
+    EXPECT_TRUE(plain_path(harness::string_field(w, "path")) ||
+                harness::string_field(w, "path").empty());
+  }
+  EXPECT_GT(names.size(), 10u);
+  EXPECT_GT(odd_targets, 20);
+  EXPECT_GT(from_own, 0);
+  // Stacked: most mutants of a blind request edit its value again.
+  const Jexp blind = Jexp::object(
+      {{"method", Jexp::scalar("GET")},
+       {"path", Jexp::scalar("/a")},
+       {"havoc",
+        Jexp::object({{"name", Jexp::scalar("if")}, {"value", Jexp::scalar("(<a>)")}})}});
+  int edited = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const Jexp m = p.mutate_request(rng, blind, ctx);
+    const Jexp* h = m.find("havoc");
+    edited += h && harness::string_field(*h, "name") == "if" &&
+              harness::string_field(*h, "value") != "(<a>)";
+  }
+  EXPECT_GT(edited, 450);
 }
 
 TEST(HttpHeuristics, DatesOneSecondOff) {

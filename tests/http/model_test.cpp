@@ -663,8 +663,8 @@ TEST(HttpModelDav, PathsBelowAFileAndAboveAWriteAreTheServers) {
   EXPECT_FALSE(accepted({{req("GET", "/m"), resp(404)},
                          {req("PUT", "/m/n", {}, "x"), resp(409)},
                          {req("GET", "/m"), resp(200, {}, "")}}));
-  EXPECT_FALSE(accepted({{req("PUT", "/m/n", {}, "x"), resp(409)},
-                         {req("GET", "/m"), resp(200, {}, "")}}));
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/m/n", {}, "x"), resp(409)}, {req("GET", "/m"), resp(200, {}, "")}}));
   EXPECT_FALSE(accepted({{req("GET", "/f/g"), resp(404)},
                          {req("PUT", "/f", {{"if-match", "\"1\""}}, "x"), resp(412)},
                          {req("GET", "/f/g"), resp(200, {}, "x")}}));
@@ -675,12 +675,10 @@ TEST(HttpModelDav, PathsBelowAFileAndAboveAWriteAreTheServers) {
 // (Against Apache 2.4: two concurrent PUTs of a new file both answered 201,
 // its known concurrent-creates class, and a PUT below it answered 400.)
 TEST(HttpModelDav, AWriteBelowAFileRefusedConcurrently) {
-  std::vector<Event> t = {Event::request(2, 93, req("PUT", "/a")),
-                          Event::request(2, 95, req("PUT", "/a/b")),
-                          Event::request(1, 27, req("PUT", "/a")),
-                          Event::response(1, 28, resp(204)),
-                          Event::response(2, 94, resp(201)),
-                          Event::response(2, 96, resp(400))};
+  std::vector<Event> t = {
+      Event::request(2, 93, req("PUT", "/a")), Event::request(2, 95, req("PUT", "/a/b")),
+      Event::request(1, 27, req("PUT", "/a")), Event::response(1, 28, resp(204)),
+      Event::response(2, 94, resp(201)),       Event::response(2, 96, resp(400))};
   const Verdict v = oracle::check(server_model(), t);
   EXPECT_TRUE(v.accepted()) << v.explanation;
   oracle::Oracle o(server_model());
@@ -830,6 +828,40 @@ TEST(HttpModel, UnknownExpectationMayBe417) {
   }
   // Without an Expect, 417 is no answer.
   EXPECT_FALSE(accepted({{req("GET", "/a"), resp(417)}}));
+}
+
+// A field sent blind (field_havoc.h): any answer, and a write so may have
+// reached any path; a safe method's did not. What came before is judged.
+TEST(HttpModel, AFieldSentBlindJudgesNothingOfItsRequest) {
+  auto blind = [](Json q) {
+    q["havoc"] = {{"name", "range"}, {"value", "bytes=0-1,,"}};
+    return q;
+  };
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {blind(req("GET", "/a")), resp(200, {}, "garbage")},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("GET", "/a"), resp(200, {}, "garbage")}}));
+  // A blind GET wrote nothing: /b is still known.
+  EXPECT_FALSE(accepted({{req("PUT", "/b", {}, "x"), resp(201)},
+                         {blind(req("GET", "/a")), resp(200)},
+                         {req("GET", "/b"), resp(200, {}, "zzz")}}));
+  // A blind write may have landed anywhere; until pinned again.
+  EXPECT_TRUE(accepted({{req("PUT", "/b", {}, "x"), resp(201)},
+                        {blind(req("PUT", "/a", {}, "y")), resp(204)},
+                        {req("GET", "/b"), resp(200, {}, "zzz")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/b", {}, "x"), resp(201)},
+                         {blind(req("PUT", "/a", {}, "y")), resp(204)},
+                         {req("PUT", "/b", {}, "w"), resp(204)},
+                         {req("GET", "/b"), resp(200, {}, "zzz")}}));
+  // Before the blind request, everything is judged.
+  EXPECT_FALSE(accepted({{req("GET", "/a"), resp(200, {}, "x")},
+                         {blind(req("PUT", "/a", {}, "y")), resp(204)}}));
+  // Even a syntax the RFC says MUST be refused: the blind field may have
+  // been what the server refused, or read first.
+  Json must_reject = blind(req("GET", "/a"));
+  must_reject["malformed"] = "space-before-colon";
+  EXPECT_TRUE(accepted({{must_reject, resp(416)}}));
 }
 
 TEST(HttpModelDav, UnknownStateIsPinnedByPut) {

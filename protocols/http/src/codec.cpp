@@ -4,16 +4,14 @@
 #include <charconv>
 
 #include "dualfuzz/http/detail/field_text.h"
+#include "dualfuzz/http/field_havoc.h"
 #include "dualfuzz/http/malformation.h"
 
 namespace dualfuzz::http {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool tchar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
+using detail::tchar;
 bool is_token(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), tchar);
 }
@@ -74,15 +72,24 @@ namespace {
 // values to one line; true when one is Host. The printer owns framing: the
 // IR cannot smuggle a second message through Content-Length or
 // Transfer-Encoding.
+// A field the IR sends blind (field_havoc.h) replaces the one of its name.
 bool print_fields(const Json& ir, std::string& out) {
   bool host = false;
+  const std::optional<FieldLine> blind = havoc_line(ir);
+  const std::string blind_name = blind ? lower(blind->name) : std::string();
+  if (blind) {
+    out += blind->name + ": " + blind->value + "\r\n";
+    host = blind_name == "host";
+  }
   if (!ir.is_object() || !ir.contains("headers") || !ir["headers"].is_object())
     return host;
   for (const auto& [k, v] : ir["headers"].items()) {
     std::string name = k;
     std::erase_if(name, [](char c) { return !tchar(c); });
     std::string n = lower(name);
-    if (name.empty() || n == "content-length" || n == "transfer-encoding") continue;
+    if (name.empty() || n == "content-length" || n == "transfer-encoding" ||
+        n == blind_name)
+      continue;
     // One Host line: a second one is a defect sent only when named
     // (malformation.h: two-hosts), "host" and "Host" in the IR are one.
     if (n == "host" && host) continue;
@@ -201,6 +208,18 @@ Json canonical_request(const Json& ir, std::string_view printed) {
     const std::string well_formed = print_well_formed(rest);
     Json q = canonical_request(rest, well_formed);
     if (printed != well_formed) q["malformed"] = std::string(m->name);
+    return q;
+  }
+  // A field sent blind: the request without it, and the field as sent
+  // (its bytes mean what the server's parser made of them).
+  if (ir.is_object() && ir.contains("havoc")) {
+    Json rest = ir;
+    rest.erase("havoc");
+    Json q = canonical_request(rest, print_well_formed(rest));
+    if (auto line = havoc_line(ir))
+      q["havoc"] = {{"name", lower(line->name)}, {"value", line->value}};
+    else
+      q["havoc"] = Json::object();
     return q;
   }
   RequestParser p;

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <optional>
 
+#include "dualfuzz/http/field_havoc.h"
 #include "dualfuzz/http/malformation.h"
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/http/xml_mutation.h"
@@ -496,20 +497,55 @@ Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ct
 }
 
 namespace {
+// `f` with member `k` set to `v` (added at the end when it is missing).
+void set_field(Fields& f, const std::string& k, Jexp v) {
+  for (auto& [key, val] : f)
+    if (key == k) {
+      val = std::move(v);
+      return;
+    }
+  f.emplace_back(k, std::move(v));
+}
+
+// Byte-level edits (field_havoc.h): of the request target one time in
+// three (a path that is not plain, which the model judges as any resource),
+// else of a field sent blind: the one the request has, or a new one
+// starting from the request's own value of that field or a well-formed one.
+Jexp blind_edit(std::mt19937_64& rng, const Jexp& req, Fields f) {
+  const Jexp* old = req.find("havoc");
+  if (!old && pick(rng, 3) == 0) {
+    set_field(f, "path", Jexp::scalar(havoc_bytes(path_of(req), "", rng)));
+    return Jexp::object(std::move(f));
+  }
+  std::string name, value;
+  if (old && old->kind() == Jexp::Kind::Object) {
+    name = string_field(*old, "name");
+    value = string_field(*old, "value");
+  }
+  if (name.empty()) {
+    const auto all = havoc_fields();
+    const HavocField& h = all[pick(rng, all.size())];
+    name = std::string(h.name);
+    const Jexp* headers = req.find("headers");
+    const Jexp* own =
+        headers && headers->kind() == Jexp::Kind::Object ? headers->find(name) : nullptr;
+    value = own && own->kind() == Jexp::Kind::Scalar && own->value().is_string()
+                ? own->value().get<std::string>()
+                : std::string(h.seed);
+  }
+  value = havoc_bytes(std::move(value), name, rng);
+  set_field(f, "havoc",
+            Jexp::object({{"name", Jexp::scalar(name)}, {"value", Jexp::scalar(value)}}));
+  return Jexp::object(std::move(f));
+}
+
 Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Context& ctx,
             bool syntax) {
   if (req.kind() != Jexp::Kind::Object) return generate_request(rng, ctx);
   std::vector<std::pair<std::string, Jexp>> f;
   for (std::size_t i = 0; i < req.keys().size(); ++i)
     f.emplace_back(req.keys()[i], req.items()[i]);
-  auto set = [&](const std::string& k, Jexp v) {
-    for (auto& [key, val] : f)
-      if (key == k) {
-        val = std::move(v);
-        return;
-      }
-    f.emplace_back(k, std::move(v));
-  };
+  auto set = [&f](const std::string& k, Jexp v) { set_field(f, k, std::move(v)); };
   // A WebDAV request keeps its method and path and changes what only the
   // server reads (model.cpp: bodies, Depth and Overwrite are the
   // server's): its XML body, most often, or one of those headers.
@@ -533,7 +569,12 @@ Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Cont
     }
     return Jexp::object(std::move(f));
   }
-  switch (pick(rng, syntax ? 13 : 10)) {
+  // A field sent blind is edited further half the time: the stacks of edits
+  // a coverage-guided engine keeps are where it gets past a parser's checks.
+  if (syntax && req.find("havoc") && pick(rng, 2) == 0) return blind_edit(rng, req, f);
+  switch (pick(rng, syntax ? 14 : 10)) {
+    case 13:
+      return blind_edit(rng, req, f);
     case 0:
       set("method", Jexp::scalar(random_method(rng)));
       break;

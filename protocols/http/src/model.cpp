@@ -410,6 +410,9 @@ struct HttpRequest final : oracle::DecodedRequest {
   // An Expect field with a member other than 100-continue (or none): the
   // server may refuse it with 417 (RFC 9110 §10.1.1).
   bool odd_expect = false;
+  // A field sent blind (field_havoc.h): what the server made of its bytes
+  // is its own, so nothing of the request is judged.
+  bool blind = false;
 };
 
 // One pass over an object's members, pointing the slot of each wanted one
@@ -505,6 +508,7 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                                    : Method::Other;
   d->path = std::string(text(path));
   d->plain = plain_path(d->path);
+  d->blind = field(r, "havoc") != nullptr;
   if (malformed) d->malformed = find_malformation(text(malformed));
   d->safe = d->method == Method::Get || d->method == Method::Head;
   d->has_content = body && !body->is_null() &&
@@ -1184,6 +1188,9 @@ Tree serve_message(const Ev& e);
 // An expectation other than 100-continue: the server may refuse it (417,
 // changing nothing) before anything else, or go on as if it were absent.
 Tree serve_request(const Ev& e) {
+  // A blind field's request: any answer, like a path that is not plain (its
+  // bytes may name another resource, refuse the message, or mean nothing).
+  if (e->req().blind) return respond(e, anything(), unknown_state(e), nullptr);
   if (!e->req().odd_expect) return serve_message(e);
   static const Sym expectation_failed = status_only({417});
   return oracle::choose(respond(e, expectation_failed, kExpect), serve_message(e));
@@ -1428,7 +1435,9 @@ oracle::ServerModel server_model(Consistency consistency) {
       for (std::size_t slash = written.find('/', 1); slash != std::string::npos;
            slash = written.find('/', slash + 1))
         out.touches.push_back(written.substr(0, slash));
-    if (!plain_path(p) && m != "GET" && m != "HEAD" && m != "OPTIONS" && m != "PROPFIND")
+    // So may any write with a field sent blind (a Destination, a Host...).
+    if ((!plain_path(p) || field(r, "havoc")) && m != "GET" && m != "HEAD" &&
+        m != "OPTIONS" && m != "PROPFIND")
       out.changes.push_back("");
     return out;
   };

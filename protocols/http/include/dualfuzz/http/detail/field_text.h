@@ -12,6 +12,12 @@
 
 namespace dualfuzz::http::detail {
 
+// A token character (RFC 9110 §5.6.2): what field names and methods are made of.
+inline bool tchar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
 inline std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out)
