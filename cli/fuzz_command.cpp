@@ -159,6 +159,8 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
   j["unreachable"] = c.unreachable;  // plays the server refused, not in "executions"
   j["outages"] = c.outages;
   j["server_lost"] = s.server_lost();
+  j["hangs"] = std::count_if(s.outages.begin(), s.outages.end(),
+                             [](const campaign::ServerOutage& o) { return o.hung; });
   j["mutator_replays"] = s.mutator_replays;  // not in "executions"
   j["targeted_rewrites"] = s.targeted_rewrites;
   j["known_violations"] = c.known_violations;  // matched --known: no findings
@@ -209,16 +211,17 @@ nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
 void print_outages(const FuzzSummary& s) {
   const campaign::FuzzCounters& c = s.counters;
   if (c.outages == 0) return;
-  std::cout << "dualfuzz fuzz: the server refused connections " << c.outages
+  std::cout << "dualfuzz fuzz: the server refused connections or hung " << c.outages
             << " time(s) (" << c.unreachable
             << " plays could not reach it; not counted as executions)";
   std::cout << (s.outages.size() < c.outages ? "; the first and the last:\n" : ":\n");
   for (const campaign::ServerOutage& o : s.outages) {
     std::cout << "  at " << o.seconds << " s, after " << o.after_executions
-              << " executions: " << o.detail << "; "
-              << (o.recovered ? "it came back (restarted?)" : "it did not come back")
-              << ". If it crashed, the likely cause is the script it took last (replay "
-                 "it on a fresh server with `dualfuzz run`):\n";
+              << " executions: " << (o.hung ? "HANG: " : "") << o.detail << "; "
+              << (o.recovered ? "it came back" : "it did not come back")
+              << (o.hung ? ". The likely cause is the script during which it went silent"
+                         : ". If it crashed, the likely cause is the script it took last")
+              << " (replay it on a fresh server with `dualfuzz run`):\n";
     if (o.before)
       std::cout << harness::print_script(*o.before);
     else
@@ -242,7 +245,8 @@ void print_end(const Opts& o, const FuzzSummary& s) {
   print_outages(s);
   print_known(o, s);
   if (s.server_lost())
-    std::cout << "dualfuzz fuzz: stopped early: the server stayed unreachable\n";
+    std::cout << "dualfuzz fuzz: stopped early: the server stayed "
+              << (s.outages.back().hung ? "silent (hung)" : "unreachable") << "\n";
   if (c.internal_errors)
     std::cout << "dualfuzz fuzz: " << c.internal_errors
               << " execution(s) ended in an internal error (a dualfuzz or plug-in "

@@ -70,6 +70,24 @@ RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
   return ex.run(s);
 }
 
+bool FuzzCampaign::answers_probe() {
+  if (!protocol_.liveness_probe || protocol_.origin) return true;
+  Script probe;
+  probe.steps.push_back(
+      harness::RequestStep{1, 0, harness::Jexp::from_json(*protocol_.liveness_probe)});
+  harness::RunOptions opts;
+  opts.oracle = false;
+  // Longer than a play's wait: a loaded server is slow, not hung.
+  opts.message_timeout =
+      std::max(3 * o_.message_timeout, std::chrono::milliseconds(1000));
+  opts.run_namespace = target_->reset();
+  harness::Executor ex(protocol_, target_->transport(), opts, solver_);
+  const RunResult r = ex.run(probe);
+  for (const auto& m : r.trace.messages())
+    if (!harness::is_request_label(m.label)) return true;
+  return false;
+}
+
 Shrunk FuzzCampaign::shrink(const Script& s, const RunResult& r) {
   ShrinkOptions so;
   so.same_violation = o_.keep_going;
@@ -241,12 +259,36 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
     if (!next) continue;
     const auto& [text, script] = *next;
     const RunResult r = execute(script, sum);
+    // Silence with requests outstanding: slow, or hung? A hung server gets
+    // no more scripts (each would wait out its timeouts): only the probe,
+    // until it answers or the outage ends the run.
+    if (r.went_silent && !unreachable(r) && !answers_probe()) {
+      ++sum.counters.outages;
+      ServerOutage o{elapsed(),
+                     sum.counters.executions,
+                     "it accepted connections and answered nothing, not even " +
+                         harness::dump_json(*protocol_.liveness_probe) +
+                         " on a fresh connection (a hang)",
+                     script,
+                     false,
+                     true};
+      if (sum.outages.size() >= kOutagesKept) sum.outages.pop_back();
+      sum.outages.push_back(std::move(o));
+      const double since = elapsed();
+      while (elapsed() - since < o_.server_down_seconds && elapsed() < o_.seconds)
+        if (answers_probe()) {
+          sum.outages.back().recovered = true;
+          break;
+        }
+      if (!sum.outages.back().recovered) break;  // server_lost()
+      continue;
+    }
     if (unreachable(r)) {
       if (!down_since) {
         down_since = elapsed();
         ++sum.counters.outages;
-        ServerOutage o{*down_since, sum.counters.executions, r.detail, last_reached,
-                       false};
+        ServerOutage o{
+            *down_since, sum.counters.executions, r.detail, last_reached, false, false};
         // (the last one is always kept: server_lost() reads it)
         if (sum.outages.size() >= kOutagesKept) sum.outages.pop_back();
         sum.outages.push_back(std::move(o));

@@ -239,7 +239,9 @@ class Run {
   void timeout(const std::string& where) {
     // (A forwarded request whose answer step comes later: the tester, not
     // the server, holds the run up.)
-    if (!o_.check_liveness || outstanding() == 0 || !unanswered_.empty()) return;
+    if (outstanding() == 0 || !unanswered_.empty()) return;
+    res_.went_silent = true;
+    if (!o_.check_liveness) return;
     res_.outcome = RunResult::Outcome::LivenessViolation;
     res_.detail = "LIVENESS: at `" + where + "`, " + std::to_string(outstanding()) +
                   " request(s) were still unanswered after " +

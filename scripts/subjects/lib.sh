@@ -31,4 +31,11 @@ await_exit() {
     [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null || return 0
     sleep 0.1
   done
+  # Still there after 5 s: a server that hangs never reads its SIGTERM
+  # (lighttpd 1.4.69 looping on a LOCK Timeout, docs/real-servers.md).
+  kill -9 "$1" 2>/dev/null || true
+  for _ in $(seq 20); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.1
+  done
 }

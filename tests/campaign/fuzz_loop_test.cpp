@@ -151,6 +151,76 @@ TEST(FuzzLoop, AServerThatComesBackIsAnOutageNotTheEnd) {
   EXPECT_FALSE(s.violation());
 }
 
+// A server that accepts connections and answers nothing (lighttpd 1.4.69
+// looping on a LOCK's Timeout): a hang, with the script during which it
+// went silent, not thousands of plays each waiting out its timeouts. One
+// that comes back after a while is an outage like a restart.
+void hang_after(std::stop_token stop, std::atomic<std::uint16_t>& port,
+                std::chrono::milliseconds up, std::chrono::milliseconds silent) {
+  using namespace std::chrono_literals;
+  boost::asio::io_context io;
+  auto core = http::HttpServerCore::make({});
+  http::AsioHttpServer server(io, std::move(*core));
+  auto bound = server.listen(0);
+  ASSERT_TRUE(bound) << bound.error();
+  port = *bound;
+  auto run_for = [&](std::chrono::milliseconds d) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    while (!stop.stop_requested() && std::chrono::steady_clock::now() < until)
+      io.run_for(20ms);
+  };
+  run_for(up);
+  // Listening, so connections are accepted by the kernel, and nothing runs.
+  const auto until = std::chrono::steady_clock::now() + silent;
+  while (!stop.stop_requested() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(20ms);
+  run_for(60'000ms);
+}
+
+TEST(FuzzLoop, AServerThatHangsIsReportedWithItsScript) {
+  using namespace std::chrono_literals;
+  std::atomic<std::uint16_t> port = 0;
+  std::jthread server(hang_after, std::ref(port), 1000ms, 60'000ms);
+  while (port == 0) std::this_thread::sleep_for(10ms);
+  const auto t0 = std::chrono::steady_clock::now();
+  const FuzzSummary s = fuzz({.target = "127.0.0.1:" + std::to_string(port.load()),
+                              .seconds = 60,
+                              .message_timeout = 300ms,
+                              .server_down_seconds = 2},
+                             3);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(s.server_lost());
+  EXPECT_LT(took, 30) << "it stops trying once the wait is over";
+  ASSERT_EQ(s.outages.size(), 1u);
+  EXPECT_TRUE(s.outages[0].hung);
+  EXPECT_TRUE(s.outages[0].before);
+  EXPECT_NE(s.outages[0].detail.find("hang"), std::string::npos) << s.outages[0].detail;
+  EXPECT_EQ(s.counters.unreachable, 0u);
+  EXPECT_FALSE(s.violation());
+}
+
+TEST(FuzzLoop, AServerThatIsSilentAWhileIsAnOutageNotTheEnd) {
+  using namespace std::chrono_literals;
+  std::atomic<std::uint16_t> port = 0;
+  // (Silent longer than a play and its probe take: a shorter silence is a
+  // slow server, and rightly no outage.)
+  std::jthread server(hang_after, std::ref(port), 1000ms, 5000ms);
+  while (port == 0) std::this_thread::sleep_for(10ms);
+  const FuzzSummary s = fuzz({.target = "127.0.0.1:" + std::to_string(port.load()),
+                              .seconds = 10,
+                              .message_timeout = 300ms,
+                              .server_down_seconds = 8},
+                             3);
+  EXPECT_FALSE(s.server_lost());
+  ASSERT_GE(s.outages.size(), 1u);
+  EXPECT_TRUE(s.outages[0].hung);
+  EXPECT_TRUE(s.outages[0].recovered);
+  EXPECT_GT(s.counters.executions, s.outages[0].after_executions) << "fuzzing went on";
+  // (Its requests were answered late or never: no verdict on them.)
+  EXPECT_FALSE(s.violation());
+}
+
 TEST(FuzzLoop, TheSameSeedGivesTheSameScripts) {
   // Only the rng decides what is generated: two runs of one seed against
   // the correct server execute the same first scripts (time aside).

@@ -21,6 +21,17 @@ TEST(Describe, RequestOnOneLine) {
             "GET /a");
 }
 
+// A field sent blind shows as sent (controls escaped), and names a kind of
+// request of its own for behaviour coverage.
+TEST(Describe, AFieldSentBlind) {
+  const Json q = {{"method", "GET"},
+                  {"path", "/a"},
+                  {"havoc", {{"name", "range"}, {"value", "bytes=\x01-"}}}};
+  EXPECT_EQ(describe_request(q), "GET /a (sent blind: range: bytes=\\x01-)");
+  EXPECT_EQ(request_shape(q), "GET blind(range)");
+  EXPECT_EQ(request_shape({{"method", "GET"}, {"path", "/a"}}), "GET");
+}
+
 TEST(Describe, ResponseOnOneLine) {
   const Json r = {{"status", 204},
                   {"reason", "No Content"},

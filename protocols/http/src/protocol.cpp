@@ -60,6 +60,7 @@ harness::Protocol protocol() {
   };
   p.new_response_stream = [] { return new_response_stream(); };
   p.closes_after = closes_connection;
+  p.liveness_probe = Json{{"method", "HEAD"}, {"path", "/"}};
   p.model = [] { return server_model(); };
   p.weaker = {
       {"interval",

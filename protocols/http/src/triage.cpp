@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <iterator>
 
+#include "dualfuzz/http/codec.h"
 #include "dualfuzz/http/destination.h"
 #include "dualfuzz/http/detail/field_text.h"
+#include "dualfuzz/http/field_havoc.h"
 #include "dualfuzz/http/host.h"
 #include "dualfuzz/http/model.h"
 
@@ -121,6 +123,9 @@ std::string describe_request(const Json& q) {
   std::string defect;
   if (q.is_object() && q.contains("malformed") && q["malformed"].is_string())
     defect = " (sent with " + q["malformed"].get<std::string>() + ")";
+  if (auto blind = havoc_line(q))
+    defect +=
+        " (sent blind: " + blind->name + ": " + escape_bytes(blind->value, 60) + ")";
   return m + " " + p + defect + headers_and_body(q);
 }
 
@@ -141,6 +146,9 @@ std::string request_shape(const Json& q) {
   // the request's meaning (malformation.h, host.h).
   if (q.contains("malformed") && q["malformed"].is_string())
     s += " malformed(" + q["malformed"].get<std::string>() + ")";
+  // A field sent blind (field_havoc.h): its name, so that each field's
+  // answers (416, 400, 200...) count as kinds of their own.
+  if (auto blind = havoc_line(q)) s += " blind(" + detail::lower(blind->name) + ")";
   if (!q.contains("headers") || !q["headers"].is_object()) return s;
   const Json& h = q["headers"];
   if (h.contains("host") && h["host"].is_string()) {

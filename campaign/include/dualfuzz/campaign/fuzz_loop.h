@@ -47,9 +47,9 @@ struct FuzzOptions {
   bool keep_going = false;
   bool targeted = true;   // Z3-targeted mutation besides the structural one
   int shrink_effort = 1;  // ShrinkOptions::effort
-  // A server that refuses connections this long ends the run (server_lost);
-  // a shorter outage (a supervisor restarted it) is recorded and fuzzing
-  // goes on.
+  // A server that refuses connections (or hangs) this long ends the run
+  // (server_lost); a shorter outage (a supervisor restarted it) is recorded
+  // and fuzzing goes on.
   double server_down_seconds = 10;
   // Violations that are no findings (--known FILE): counted, never shrunk,
   // and an unknown one is not shrunk into one of them.
@@ -76,16 +76,20 @@ struct FuzzCounters {
   std::uint64_t pooled = 0;
 };
 
-// The server stopped accepting connections: it crashed, or was stopped.
-// A server that dies on a request is no functional verdict (a server may
-// close a connection with requests unanswered, RFC 9112 §9.6), but a user
-// wants to know, and the script played just before is the likely cause.
+// The server stopped accepting connections (it crashed, or was stopped), or
+// accepted them and answered nothing, not even Protocol::liveness_probe on a
+// fresh connection (it hangs: a loop, a deadlock). Neither is a functional
+// verdict (a server may close a connection with requests unanswered, RFC
+// 9112 §9.6, and no RFC bounds its time), but a user wants to know, and the
+// script played just before is the likely cause: for a hang, the script
+// during which it went silent.
 struct ServerOutage {
-  double seconds = 0;  // when a connection was first refused
+  double seconds = 0;  // when a connection was first refused, or the probe unanswered
   std::uint64_t after_executions = 0;
-  std::string detail;                     // the connection error
+  std::string detail;                     // the connection error, or the silence
   std::optional<harness::Script> before;  // the last script the server took
   bool recovered = false;                 // it answered again within the wait
+  bool hung = false;                      // it accepted, and answered nothing
 };
 
 // One distinct violation (keep_going).
@@ -175,6 +179,9 @@ class FuzzCampaign {
   std::optional<std::pair<std::string, harness::Script>> next_script(
       std::mt19937_64& rng) const;
   harness::RunResult execute(const harness::Script& s, FuzzSummary& sum);
+  // The protocol's liveness probe, alone on a fresh connection, gets an
+  // answer (true when the protocol has none: nothing to tell).
+  bool answers_probe();
   void keep(const harness::Script& s, const harness::RunResult& r, FuzzSummary& sum,
             const FuzzObserver& observer);
   void record(const harness::Script& s, const harness::RunResult& r, const Shrunk& sh,

@@ -85,6 +85,11 @@ struct RunResult {
   std::size_t blamed_event() const {
     return culprit_event < events.size() ? culprit_event : verdict.event_index;
   }
+  // The server stayed silent for a whole message timeout while requests
+  // were outstanding (with or without check_liveness): a slow answer, a
+  // request it will never answer, or a server that hangs; the fuzz loop
+  // tells them apart with Protocol::liveness_probe.
+  bool went_silent = false;
   // Configurations the oracle explored (its cost, deterministic: what a
   // fuzz target weighs before keeping an input for coverage).
   std::size_t explored = 0;

@@ -131,6 +131,12 @@ struct Protocol {
   };
   std::optional<Origin> origin;
 
+  // A request any live server answers at once, whatever its state (HTTP:
+  // HEAD /): after a play in which the server went silent, the fuzz loop
+  // sends it on a fresh connection, and no answer means the server hangs
+  // (campaign/fuzz_loop.h, ServerOutage). nullopt: no such probe.
+  std::optional<Json> liveness_probe;
+
   // Presentation and triage.
   // A message in a few words, for charts: "PUT /a", "412".
   std::function<std::string(const Json& request_ir)> request_label = default_label;
