@@ -29,7 +29,9 @@ with every finding's check) go to --raw.
 
 The subject is lighttpd with --fix patches applied first (default: the fix
 of its unfinished OPTIONS answer on a missing path, which made every script
-with one wait out the message timeout), the "unpatched" build included.
+with one wait out the message timeout, and of its endless loop on a LOCK
+Timeout list, which hangs the server for good: a field sent blind finds it
+in seconds), the "unpatched" build included.
 
   bench/eval_mutants.py --seconds 60
   bench/eval_mutants.py --seconds 60 --engines blackbox,libfuzzer,afl --parallel
@@ -294,7 +296,8 @@ def main():
                          "judged again by this kill check, one JSON line each")
     args = ap.parse_args()
     if args.fix is None:
-        args.fix = [os.path.join(ROOT, "scripts/subjects/patches/lighttpd-options-missing-path.patch")]
+        args.fix = [os.path.join(ROOT, "scripts/subjects/patches", p) for p in (
+            "lighttpd-options-missing-path.patch", "lighttpd-lock-timeout-loop.patch")]
     patches = args.patches or sorted(
         glob.glob(os.path.join(ROOT, "scripts/subjects/mutants/lighttpd/*.patch")))
     b = subprocess.run([BUILD, "lighttpd"] + fix_args(args), capture_output=True, text=True,

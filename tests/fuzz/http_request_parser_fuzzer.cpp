@@ -2,7 +2,8 @@
 // input: the request parser never crashes and its result does not depend on
 // the cuts; every request it yields survives print_request -> parse; and
 // print_request of an IR built from the input always frames exactly one
-// well-formed request (no smuggling) unless the IR names a defect to send.
+// well-formed request (no smuggling) unless the IR names a defect to send,
+// a field sent blind included.
 // Traps on any failure.
 //   ./http_request_parser_fuzzer corpora/fuzz/http_request_parser_fuzzer
 #include <cstddef>
@@ -96,5 +97,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   check_printed(
       {{"method", f[0]}, {"path", f[1]}, {"headers", {{f[2], f[3]}}}, {"body", f[4]}});
+  // The same field sent blind (field_havoc.h): still one request.
+  check_printed({{"method", f[0]},
+                 {"path", f[1]},
+                 {"havoc", {{"name", f[2]}, {"value", f[3]}}},
+                 {"body", f[4]}});
   return 0;
 }
