@@ -854,6 +854,12 @@ TEST(HttpModel, AFieldSentBlindJudgesNothingOfItsRequest) {
                          {blind(req("PUT", "/a", {}, "y")), resp(204)},
                          {req("PUT", "/b", {}, "w"), resp(204)},
                          {req("GET", "/b"), resp(200, {}, "zzz")}}));
+  // Its refusal does not say it changed nothing elsewhere (what it meant is
+  // the server's reading of its bytes): Apache's two 201s for one new file
+  // were reported at a blind MKCOL's 415, under the MKCOL's name.
+  EXPECT_TRUE(accepted({{req("PUT", "/b", {}, "x"), resp(201)},
+                        {blind(req("MKCOL", "/a")), resp(415)},
+                        {req("GET", "/b"), resp(200, {}, "zzz")}}));
   // Before the blind request, everything is judged.
   EXPECT_FALSE(accepted({{req("GET", "/a"), resp(200, {}, "x")},
                          {blind(req("PUT", "/a", {}, "y")), resp(204)}}));

@@ -487,9 +487,12 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     return v && v->is_string() ? std::string_view(v->get_ref<const std::string&>())
                                : std::string_view();
   };
-  if (field(r, "foreign")) {
+  if (const Json* other = field(r, "foreign")) {
     d->method = Method::Foreign;
     d->plain = true;
+    // Nor does a blind request's answer say what it did to this path (a 4xx
+    // changed nothing is a reading of its bytes).
+    d->blind = other->is_object() && field(*other, "havoc") != nullptr;
     return d;
   }
   const std::string_view m = text(method);
