@@ -59,15 +59,19 @@ double FuzzCampaign::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
+RunResult FuzzCampaign::run_on_target(const Script& s, harness::RunOptions opts) {
+  opts.run_namespace = target_->reset();
+  harness::Executor ex(protocol_, target_->transport(), opts, solver_);
+  return ex.run(s);
+}
+
 RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
   harness::RunOptions opts;
   opts.check_liveness = o_.liveness;
   opts.message_timeout = o_.message_timeout;
-  opts.run_namespace = target_->reset();
   opts.oracle_options.limits.record_decisions = record_decisions;
   opts.oracle_options.limits.max_explored = o_.oracle_budget;
-  harness::Executor ex(protocol_, target_->transport(), opts, solver_);
-  return ex.run(s);
+  return run_on_target(s, opts);
 }
 
 bool FuzzCampaign::answers_probe() {
@@ -80,9 +84,7 @@ bool FuzzCampaign::answers_probe() {
   // Longer than a play's wait: a loaded server is slow, not hung.
   opts.message_timeout =
       std::max(3 * o_.message_timeout, std::chrono::milliseconds(1000));
-  opts.run_namespace = target_->reset();
-  harness::Executor ex(protocol_, target_->transport(), opts, solver_);
-  const RunResult r = ex.run(probe);
+  const RunResult r = run_on_target(probe, opts);
   for (const auto& m : r.trace.messages())
     if (!harness::is_request_label(m.label)) return true;
   return false;
@@ -130,6 +132,13 @@ bool unreachable(const RunResult& r) {
          r.detail.rfind("cannot open connection", 0) == 0 && r.trace.size() == 0;
 }
 constexpr std::size_t kOutagesKept = 8;
+// Counts `o` and keeps it in place of the one before the last when the list
+// is full (the last one is always kept: server_lost() reads it).
+void add_outage(FuzzSummary& sum, ServerOutage o) {
+  ++sum.counters.outages;
+  if (sum.outages.size() >= kOutagesKept) sum.outages.pop_back();
+  sum.outages.push_back(std::move(o));
+}
 }  // namespace
 
 RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
@@ -263,17 +272,12 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
     // no more scripts (each would wait out its timeouts): only the probe,
     // until it answers or the outage ends the run.
     if (r.went_silent && !unreachable(r) && !answers_probe()) {
-      ++sum.counters.outages;
-      ServerOutage o{elapsed(),
-                     sum.counters.executions,
-                     "it accepted connections and answered nothing, not even " +
-                         harness::dump_json(*protocol_.liveness_probe) +
-                         " on a fresh connection (a hang)",
-                     script,
-                     false,
-                     true};
-      if (sum.outages.size() >= kOutagesKept) sum.outages.pop_back();
-      sum.outages.push_back(std::move(o));
+      add_outage(sum, ServerOutage{elapsed(), sum.counters.executions,
+                                   "it accepted connections and answered nothing, not "
+                                   "even " +
+                                       harness::dump_json(*protocol_.liveness_probe) +
+                                       " on a fresh connection (a hang)",
+                                   script, false, true});
       const double since = elapsed();
       while (elapsed() - since < o_.server_down_seconds && elapsed() < o_.seconds)
         if (answers_probe()) {
@@ -286,12 +290,8 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
     if (unreachable(r)) {
       if (!down_since) {
         down_since = elapsed();
-        ++sum.counters.outages;
-        ServerOutage o{
-            *down_since, sum.counters.executions, r.detail, last_reached, false, false};
-        // (the last one is always kept: server_lost() reads it)
-        if (sum.outages.size() >= kOutagesKept) sum.outages.pop_back();
-        sum.outages.push_back(std::move(o));
+        add_outage(sum, ServerOutage{*down_since, sum.counters.executions, r.detail,
+                                     last_reached, false, false});
       }
       if (elapsed() - *down_since >= o_.server_down_seconds) break;  // server_lost()
       // (no spinning through scripts while it is down)

@@ -179,6 +179,8 @@ class FuzzCampaign {
   std::optional<std::pair<std::string, harness::Script>> next_script(
       std::mt19937_64& rng) const;
   harness::RunResult execute(const harness::Script& s, FuzzSummary& sum);
+  // `s` played with `opts` on a fresh server (or namespace).
+  harness::RunResult run_on_target(const harness::Script& s, harness::RunOptions opts);
   // The protocol's liveness probe, alone on a fresh connection, gets an
   // answer (true when the protocol has none: nothing to tell).
   bool answers_probe();
