@@ -13,6 +13,12 @@
 #   NGINX_BIN=DIR/sbin/nginx scripts/subjects/subject.sh start nginx 18080 /tmp/s
 #   scripts/subjects/build-instrumented.sh apache2                   # -> ~/.cache/dualfuzz/apache2-<id>
 #   APACHE2_BIN=DIR/sbin/apache2 scripts/subjects/subject.sh start apache2 18080 /tmp/s
+#   scripts/subjects/build-instrumented.sh lighttpd --profile        # source-based coverage instead
+#
+# --profile builds with clang's source-based coverage (-fprofile-instr-generate
+# -fcoverage-mapping) instead of the edge map: a build for reading which lines
+# a campaign reached (scripts/subjects/source-coverage.sh), not for steering
+# an engine. It writes LLVM_PROFILE_FILE when the server exits.
 #
 # Servers: lighttpd (mod_webdav and Debian's default modules, as DIR/lib/*.so)
 # and nginx (Debian's static configure options without the dynamic modules
@@ -44,9 +50,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 usage() { awk 'NR > 1 && /^set /{exit} NR > 1' "$0" >&2; exit 2; }
 NAME=${1:-}; [ -n "$NAME" ] || usage; shift
-PATCHES=() OUT=""
+PATCHES=() OUT="" MODE=edges
 while (($#)); do
   case $1 in
+    --profile) MODE=profile; shift ;;
     --patch)
       [ -f "${2:?--patch FILE}" ] || { echo "build-instrumented: no patch $2" >&2; exit 2; }
       PATCHES+=("$(realpath "$2")"); shift 2 ;;
@@ -64,6 +71,7 @@ RUNTIME=$ROOT/harness/coverage/sancov_shm.c
 ID=$(cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h" "$0" \
   "$ROOT/scripts/subjects/debsrc.sh" \
   ${PATCHES[@]+"${PATCHES[@]}"} | sha256sum | cut -c1-12)
+[ "$MODE" = edges ] || ID=$(echo "$MODE-$ID" | sha256sum | cut -c1-12)
 OUT=$(realpath -m "${OUT:-$CACHE/$NAME-$ID}")
 if [ -x "$OUT/sbin/$NAME" ] && [ "$(cat "$OUT/.dualfuzz-build-id" 2>/dev/null)" = "$ID" ]; then
   echo "$OUT"; exit 0
@@ -90,6 +98,10 @@ fi
 # --no-as-needed: nothing names the runtime's symbols at link time but the
 # instrumentation's calls.
 RT_LDFLAGS="-fno-sanitize-link-runtime -L$RT_DIR -Wl,-rpath,$RT_DIR -Wl,--no-as-needed -ldualfuzz_sancov"
+INSTR=-fsanitize-coverage=trace-pc-guard
+if [ "$MODE" = profile ]; then
+  INSTR="-fprofile-instr-generate -fcoverage-mapping" RT_LDFLAGS=-fprofile-instr-generate
+fi
 configure_lighttpd() {
   # Debian's options for mod_webdav (properties and locks: sqlite,
   # libxml2); the other modules are not loaded by subject.sh. The runtime
@@ -98,7 +110,7 @@ configure_lighttpd() {
   # install's (make install prefix=DIR); subject.sh gives the module
   # directory with -m.
   ./configure --prefix="$CACHE/$NAME-unused-prefix" --with-webdav-props --with-webdav-locks \
-    --with-pcre2 CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" \
+    --with-pcre2 CC="ccache clang" CFLAGS="-O2 -g $INSTR" \
     LDFLAGS="$RT_LDFLAGS"
   nice -n 5 make -j"$JOBS" -C src
 }
@@ -111,7 +123,7 @@ configure_nginx() {
   # configuration is read goes to stderr, as Debian's. clang's -Werror
   # (auto/cc/clang) stays: nginx 1.22 builds warning-free with clang 14.
   ./configure --with-cc="ccache clang" \
-    --with-cc-opt="-g -O2 -fsanitize-coverage=trace-pc-guard -fPIC" \
+    --with-cc-opt="-g -O2 $INSTR -fPIC" \
     --with-ld-opt="-fPIC $RT_LDFLAGS" \
     --prefix=/usr/share/nginx --error-log-path=stderr \
     --with-compat --with-debug --with-pcre-jit --with-http_ssl_module \
@@ -131,7 +143,7 @@ configure_apache2() {
     --with-apr-util=/usr/bin/apu-1-config --with-pcre=/usr/bin/pcre2-config --enable-so \
     --enable-modules=none --enable-mods-static="watchdog log_config logio version unixd" \
     --enable-mods-shared="authz_core dav dav_fs" --enable-mpms-shared=event --with-mpm=event \
-    CC="ccache clang" CFLAGS="-O2 -g -fsanitize-coverage=trace-pc-guard" LDFLAGS="$RT_LDFLAGS" \
+    CC="ccache clang" CFLAGS="-O2 -g $INSTR" LDFLAGS="$RT_LDFLAGS" \
     CPPFLAGS="-DBUILD_DATETIME=\\\"$(date -u --date="$(dpkg-parsechangelog -S Date)" +%FT%T)\\\" -DPLATFORM=\\\"Debian\\\""
   # (Debian's buildmark.c wants BUILD_DATETIME, which debian/rules defines.)
   nice -n 5 make -j"$JOBS"
@@ -143,7 +155,7 @@ configure_apache2() {
 # configure function, not the whole script: an edit elsewhere does not
 # rebuild it.
 BASE=$CACHE/build/$NAME-base-$( (cat "$RUNTIME" "$ROOT/harness/include/dualfuzz/harness/coverage_map.h"
-  declare -f "configure_$NAME"; echo "$RT_LDFLAGS") | sha256sum | cut -c1-12)
+  declare -f "configure_$NAME"; echo "$INSTR $RT_LDFLAGS") | sha256sum | cut -c1-12)
 build_base "$BASE" "configure_$NAME"
 WORK=$CACHE/build/$NAME-$ID
 patched_copy "$BASE" "$WORK"
@@ -170,5 +182,14 @@ else
   (cd "$WORK" && nice -n 5 make -j"$JOBS" -C src && make -C src install prefix="$OUT") >"$LOG" 2>&1 ||
     { tail -40 "$LOG" >&2; echo "build-instrumented: build failed ($LOG)" >&2; exit 1; }
   [ -f "$OUT/lib/mod_webdav.so" ] || { echo "build-instrumented: no mod_webdav.so in $OUT/lib" >&2; exit 1; }
+fi
+if [ "$MODE" = profile ]; then
+  # llvm-cov reads the sources the coverage mapping names, which are WORK's
+  # (removed next): kept in DIR/source, WORK's path in .dualfuzz-build-dir
+  # (llvm-cov -path-equivalence=WORK,DIR/source).
+  mkdir -p "$OUT/source"
+  (cd "$WORK" && find . \( -name '*.c' -o -name '*.h' \) -print0 | tar --null -T - -cf -) |
+    tar -C "$OUT/source" -xf -
+  echo "$WORK" >"$OUT/.dualfuzz-build-dir"
 fi
 finish_build "$OUT" "$ID" "$WORK"
