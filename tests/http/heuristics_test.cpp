@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "dualfuzz/http/date.h"
 #include "dualfuzz/http/model.h"
@@ -202,6 +205,32 @@ TEST(HttpHeuristics, MutationSendsFieldsBlindButNotToProxies) {
               harness::string_field(*h, "value") != "(<a>)";
   }
   EXPECT_GT(edited, 450);
+}
+
+// Long bodies and ranges far apart in them: what a server's multipart
+// byteranges need (lighttpd coalesces parts closer than 80 bytes).
+TEST(HttpHeuristics, GeneratesLongBodiesAndRangesFarApart) {
+  harness::Protocol::Context ctx;
+  std::mt19937_64 rng(5);
+  int long_bodies = 0, far_ranges = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const Jexp q = generate_request(rng, ctx);
+    long_bodies += harness::string_field(q, "body").size() >= 100;
+    const std::string range = header(q, "range");
+    // Two specs whose first offsets are more than 80 apart.
+    std::vector<long> firsts;
+    for (std::size_t at = range.find('='); at != std::string::npos;
+         at = range.find(',', at + 1))
+      if (at + 1 < range.size() &&
+          std::isdigit(static_cast<unsigned char>(range[at + 1])))
+        firsts.push_back(std::stol(range.substr(at + 1)));
+    if (firsts.size() >= 2 && *std::max_element(firsts.begin(), firsts.end()) -
+                                      *std::min_element(firsts.begin(), firsts.end()) >
+                                  80)
+      ++far_ranges;
+  }
+  EXPECT_GT(long_bodies, 20);
+  EXPECT_GT(far_ranges, 5);
 }
 
 TEST(HttpHeuristics, DatesOneSecondOff) {
