@@ -249,5 +249,34 @@ TEST(HttpHeuristics, DatesOneSecondOff) {
   EXPECT_EQ((*later)(harness::Json(7)).value(), 7);
 }
 
+// If state lists that test an entity tag (RFC 4918 §10.4.2): the functions,
+// and writes that send them built from an earlier answer's ETag.
+TEST(HttpHeuristics, IfListsTestEntityTags) {
+  const harness::Protocol p = protocol();
+  const auto* ifetag = p.functions.find("ifetag");
+  const auto* ifnotetag = p.functions.find("ifnotetag");
+  ASSERT_TRUE(ifetag && ifnotetag);
+  EXPECT_EQ((*ifetag)(harness::Json("\"abc\"")).value(), "([\"abc\"])");
+  EXPECT_EQ((*ifnotetag)(harness::Json("W/\"1\"")).value(), "(Not [W/\"1\"])");
+  EXPECT_EQ((*ifetag)(harness::Json(nullptr)).value(), nullptr);  // no tag: unchanged
+  harness::Protocol::Context ctx;
+  ctx.earlier.push_back(
+      Jexp::object({{"method", Jexp::scalar("PUT")}, {"path", Jexp::scalar("/a")}}));
+  ctx.earlier_labels.push_back(1);
+  std::mt19937_64 rng(3);
+  std::set<std::string> fns;
+  int tokens = 0;
+  for (int i = 0; i < 6000; ++i) {
+    const Jexp q = generate_request(rng, ctx);
+    const std::string h = header(q, "if");
+    for (const char* fn : {"ifetag", "ifnotetag"})
+      if (h.find(std::string(").") + fn) != std::string::npos) fns.insert(fn);
+    // (no LOCK in the script yet: a made-up lock token)
+    tokens += h.find("opaquelocktoken") != std::string::npos;
+  }
+  EXPECT_EQ(fns, (std::set<std::string>{"ifetag", "ifnotetag"}));
+  EXPECT_GT(tokens, 0);
+}
+
 }  // namespace
 }  // namespace dualfuzz::http

@@ -443,14 +443,20 @@ Jexp dav_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
   return Jexp::object(std::move(f));
 }
 
-// A write that submits a lock's token (§10.4): PUT or DELETE with If.
+// A write that submits a lock's token (§10.4): PUT or DELETE with If; one
+// time in three its state list tests the resource's entity tag instead
+// ("([etag])", "(Not [etag])", §10.4.2), the tag an earlier answer carried.
 Jexp locked_write(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                   const std::string& path) {
   const bool put = pick(rng, 3) != 0;
   Fields f = {{"method", Jexp::scalar(put ? "PUT" : "DELETE")},
               {"path", Jexp::scalar(path)}};
   if (put) f.emplace_back("body", Jexp::scalar(random_body(rng)));
-  f.emplace_back("headers", Jexp::object({{"if", lock_token(rng, ctx, path, "lockif")}}));
+  Jexp cond =
+      !ctx.earlier.empty() && pick(rng, 3) == 0
+          ? header_ref(rng, ctx, path, "etag", pick(rng, 2) ? "ifetag" : "ifnotetag")
+          : lock_token(rng, ctx, path, "lockif");
+  f.emplace_back("headers", Jexp::object({{"if", std::move(cond)}}));
   return Jexp::object(std::move(f));
 }
 

@@ -28,6 +28,14 @@ void add_functions(harness::FunctionRegistry& f) {
     if (!j.is_string()) return j;
     return harness::Json("(" + j.get<std::string>() + ")");
   });
+  // An entity tag an answer carried, as the If header's state list that
+  // tests it (RFC 4918 §10.4.2: "([etag])"), or its negation ("(Not [etag])").
+  for (const auto& named : {std::pair{"ifetag", "(["}, std::pair{"ifnotetag", "(Not ["}})
+    f.add(named.first,
+          [open = named.second](const harness::Json& j) -> Result<harness::Json> {
+            if (!j.is_string()) return j;
+            return harness::Json(open + j.get<std::string>() + "])");
+          });
   // A date an answer carried, sent back in one of the obsolete formats a
   // recipient MUST still accept (RFC 9110 §5.6.7); anything else unchanged.
   for (const auto& named : {std::pair{"rfc850", DateFormat::Rfc850},
