@@ -249,6 +249,26 @@ TEST(HttpHeuristics, DatesOneSecondOff) {
   EXPECT_EQ((*later)(harness::Json(7)).value(), 7);
 }
 
+// COPY, MOVE and PROPFIND are now and then sent naming a collection with its
+// trailing slash (RFC 4918 §5.2), the only form a server copies a collection
+// by; never in the well-formed mutations a proxy gets.
+TEST(HttpHeuristics, CollectionsAreSometimesNamedWithTheirSlash) {
+  const harness::Protocol p = protocol();
+  harness::Protocol::Context ctx;
+  std::mt19937_64 rng(11);
+  std::set<std::string> slashed;
+  for (const char* m : {"COPY", "MOVE", "PROPFIND", "PUT"}) {
+    const Jexp q =
+        Jexp::object({{"method", Jexp::scalar(m)}, {"path", Jexp::scalar("/a")}});
+    for (int i = 0; i < 400; ++i) {
+      if (harness::string_field(p.mutate_request(rng, q, ctx), "path") == "/a/")
+        slashed.insert(m);
+      EXPECT_NE(harness::string_field(mutate_well_formed(rng, q, ctx), "path"), "/a/");
+    }
+  }
+  EXPECT_EQ(slashed, (std::set<std::string>{"COPY", "MOVE", "PROPFIND"}));
+}
+
 // If state lists that test an entity tag (RFC 4918 §10.4.2): the functions,
 // and writes that send them built from an earlier answer's ETag.
 TEST(HttpHeuristics, IfListsTestEntityTags) {

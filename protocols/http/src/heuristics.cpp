@@ -563,6 +563,19 @@ Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Cont
   // server reads (model.cpp: bodies, Depth and Overwrite are the
   // server's): its XML body, most often, or one of those headers.
   const std::string method = string_field(req, "method");
+  // Now and then a COPY, MOVE or PROPFIND names its resource with a trailing
+  // slash, as a collection's URI is written (RFC 4918 §5.2): a server copies
+  // or moves a collection only so (lighttpd answers 308 to "/a" when /a is a
+  // directory, and its collection copy was never reached). The model judges
+  // nothing of such a path (not plain): rare, and never for a proxy.
+  if (syntax && (method == "COPY" || method == "MOVE" || method == "PROPFIND") &&
+      pick(rng, 8) == 0) {
+    const std::string path = path_of(req);
+    if (!path.empty() && path.back() != '/') {
+      set("path", Jexp::scalar(path + "/"));
+      return Jexp::object(std::move(f));
+    }
+  }
   if ((method == "PROPFIND" || method == "PROPPATCH" || method == "LOCK" ||
        method == "COPY" || method == "MOVE") &&
       pick(rng, 2) == 0) {
