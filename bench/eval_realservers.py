@@ -1709,7 +1709,8 @@ def counterexample_status(key, shortest, shrunk_to=None):
 SERVABLE_DEFECTS = {
     "content-length-list", "chunked-with-content-length", "obs-fold", "bare-cr",
     "nul-in-value", "ctl-in-value", "no-colon", "whitespace-line", "leading-empty-line",
-    "lf-line-ends", "double-space", "tab-separator", "absolute-form",
+    "lf-line-ends", "double-space", "tab-separator", "absolute-form", "minor-version",
+    "lowercase-version",
 }
 
 

@@ -68,6 +68,10 @@ TEST(Malformation, BytesAsSent) {
   EXPECT_EQ(print_request(with(req("GET", "/a"), "no-host")), "GET /a HTTP/1.1\r\n\r\n");
   EXPECT_EQ(print_request(with(req("GET", "/a"), "lf-line-ends")),
             "GET /a HTTP/1.1\nHost: localhost\n\n");
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "minor-version")),
+            "GET /a HTTP/1.2\r\nHost: localhost\r\n\r\n");
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "lowercase-version")),
+            "GET /a http/1.1\r\nHost: localhost\r\n\r\n");
   EXPECT_EQ(print_request(with(req("GET", "/a"), "obs-fold")),
             "GET /a HTTP/1.1\r\nX-Dualfuzz: a\r\n b\r\nHost: localhost\r\n\r\n");
 }
@@ -93,6 +97,31 @@ bool accepted(const std::vector<std::pair<Json, Json>>& exchanges) {
     l += 2;
   }
   return o.verdict().accepted();
+}
+
+// HTTP/1.2 SHOULD be served as HTTP/1.1 (RFC 9112 §2.6), and an invalid
+// request line SHOULD be refused (§3): the model takes either, and a refusal
+// changed nothing.
+TEST(Malformation, OtherVersionsMayBeServedOrRefused) {
+  const Json put = req("PUT", "/a", {}, "x");
+  for (const char* d : {"minor-version", "lowercase-version"}) {
+    EXPECT_TRUE(
+        accepted({{put, resp(201)}, {with(req("GET", "/a"), d), resp(200, {}, "x")}}))
+        << d;
+    EXPECT_TRUE(accepted({{put, resp(201)}, {with(req("GET", "/a"), d), resp(505)}}))
+        << d;
+    EXPECT_TRUE(accepted({{put, resp(201)}, {with(req("GET", "/a"), d), resp(400)}}))
+        << d;
+    // Served, it is judged as the request: not another body.
+    EXPECT_FALSE(
+        accepted({{put, resp(201)}, {with(req("GET", "/a"), d), resp(200, {}, "y")}}))
+        << d;
+    // Refused, nothing changed: a DELETE refused so leaves /a in place.
+    EXPECT_FALSE(accepted({{put, resp(201)},
+                           {with(req("DELETE", "/a"), d), resp(400)},
+                           {req("GET", "/a"), resp(404)}}))
+        << d;
+  }
 }
 
 TEST(Malformation, ModelMustRejectIsARefusalOfTheMessage) {

@@ -27,6 +27,11 @@ constexpr std::array kVocabulary{
     Malformation{"lf-line-ends", Latitude::kMayReject, "RFC 9112 §2.2"},
     Malformation{"double-space", Latitude::kMayReject, "RFC 9112 §3"},
     Malformation{"tab-separator", Latitude::kMayReject, "RFC 9112 §3"},
+    // A higher minor version SHOULD be served as the highest one the server
+    // knows (RFC 9112 §2.6); a lowercase HTTP-name is an invalid request line,
+    // which SHOULD get 400 or 301 (§3): neither is a MUST either way.
+    Malformation{"minor-version", Latitude::kMayReject, "RFC 9112 §2.6"},
+    Malformation{"lowercase-version", Latitude::kMayReject, "RFC 9112 §2.3, §3"},
     Malformation{"absolute-form", Latitude::kMustServe, "RFC 9112 §3.2.2"},
 };
 
@@ -110,6 +115,14 @@ std::optional<std::string> malform(std::string_view printed, const Malformation&
     lead = "\r\n";
   } else if (n == "lf-line-ends") {
     eol = "\n";
+  } else if (n == "minor-version" || n == "lowercase-version") {
+    std::string& start = lines.front();
+    const std::string v = " HTTP/1.1";
+    if (start.size() < v.size() ||
+        start.compare(start.size() - v.size(), v.size(), v) != 0)
+      return std::nullopt;
+    start.replace(start.size() - v.size(), v.size(),
+                  n == "minor-version" ? " HTTP/1.2" : " http/1.1");
   } else if (n == "double-space" || n == "tab-separator" || n == "absolute-form") {
     std::string& start = lines.front();
     const std::size_t sp = start.find(' ');
