@@ -231,6 +231,26 @@ TEST(HttpHeuristics, GeneratesLongBodiesAndRangesFarApart) {
   }
   EXPECT_GT(long_bodies, 20);
   EXPECT_GT(far_ranges, 5);
+  // After a PUT of a long body, ranges of that path reach past byte 100.
+  const std::string body(300, 'a');
+  ctx.earlier.push_back(Jexp::object({{"method", Jexp::scalar("PUT")},
+                                      {"path", Jexp::scalar("/a")},
+                                      {"body", Jexp::scalar(body)}}));
+  ctx.earlier_labels.push_back(1);
+  int past_100 = 0, ranges = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const Jexp q = generate_request(rng, ctx);
+    if (harness::string_field(q, "path") != "/a") continue;
+    const std::string range = header(q, "range");
+    ranges += !range.empty();
+    const std::size_t comma = range.find(',');
+    past_100 += comma != std::string::npos && comma + 1 < range.size() &&
+                std::isdigit(static_cast<unsigned char>(range[comma + 1])) &&
+                std::stol(range.substr(comma + 1)) >= 100;
+  }
+  // (a quarter at least: random ranges alone reach past 100 a few percent)
+  EXPECT_GT(past_100 * 4, ranges);
+  EXPECT_GT(ranges, 20);
 }
 
 TEST(HttpHeuristics, DatesOneSecondOff) {

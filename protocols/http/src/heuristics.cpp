@@ -174,6 +174,25 @@ Jexp date_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
   return Jexp::scalar(kDates[pick(rng, std::size(kDates))]);
 }
 
+// State-based: a Range for `path`. When the script's latest PUT there sent a
+// long body, half the time two parts far apart in it (a byte near the start,
+// another past byte 100): what a server answers with multipart/byteranges,
+// which parts closer than its overhead (lighttpd: 80 bytes) never get.
+std::string range_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+                        const std::string& path) {
+  std::size_t len = 0;
+  for (std::size_t i = ctx.earlier.size(); i-- > 0;)
+    if (path_of(ctx.earlier[i]) == path &&
+        string_field(ctx.earlier[i], "method") == "PUT") {
+      len = string_field(ctx.earlier[i], "body").size();
+      break;
+    }
+  if (len < 100 || pick(rng, 2) != 0) return random_range(rng);
+  const std::size_t a = pick(rng, 10), b = 100 + pick(rng, len - 99);
+  return "bytes=" + std::to_string(a) + "-" + std::to_string(a + pick(rng, 8)) + "," +
+         std::to_string(b) + "-" + (pick(rng, 2) ? std::to_string(b + pick(rng, 8)) : "");
+}
+
 // A fresh value for header `name` (of those header_fields makes), or nullopt.
 std::optional<Jexp> header_value(std::mt19937_64& rng, const std::string& name,
                                  const harness::Protocol::Context& ctx,
@@ -183,7 +202,7 @@ std::optional<Jexp> header_value(std::mt19937_64& rng, const std::string& name,
     return date_value(rng, ctx, path);
   if (name == "if-range")
     return pick(rng, 2) ? tag_value(rng, ctx, path) : date_value(rng, ctx, path);
-  if (name == "range") return Jexp::scalar(random_range(rng));
+  if (name == "range") return Jexp::scalar(range_value(rng, ctx, path));
   return std::nullopt;
 }
 
@@ -213,7 +232,7 @@ Fields header_fields(std::mt19937_64& rng, const harness::Protocol::Context& ctx
   // A Range, sometimes conditional on a validator (If-Range: a tag or a
   // date, most often the resource's latest ones).
   if (pick(rng, 3) == 0) {
-    h.emplace_back("range", Jexp::scalar(random_range(rng)));
+    h.emplace_back("range", Jexp::scalar(range_value(rng, ctx, path)));
     // If-Range compares strongly: the resource's latest tag as sent (true),
     // made weak (false, though a weak comparison would say true), or a
     // literal or date.
