@@ -870,6 +870,30 @@ TEST(HttpModel, AFieldSentBlindJudgesNothingOfItsRequest) {
   EXPECT_TRUE(accepted({{must_reject, resp(416)}}));
 }
 
+// A COPY or MOVE naming a collection with its trailing slash (RFC 4918
+// §5.2): any answer (the model does not follow "/a/" to "/a"), but it writes
+// only its Destination, and MOVE "/a" too; other paths stay judged.
+TEST(HttpModelDav, ACopyNamedWithItsSlashWritesItsDestinationOnly) {
+  const Json to_b = {{"destination", "http://localhost/b"}};
+  for (const char* m : {"COPY", "MOVE"}) {
+    EXPECT_TRUE(accepted({{req("PUT", "/b", {}, "x"), resp(201)},
+                          {req(m, "/a/", to_b), resp(201)},
+                          {req("GET", "/b"), resp(200, {}, "anything")}}))
+        << m;
+    EXPECT_FALSE(accepted({{req("PUT", "/c", {}, "x"), resp(201)},
+                           {req(m, "/a/", to_b), resp(201)},
+                           {req("GET", "/c"), resp(200, {}, "zzz")}}))
+        << m;
+  }
+  // MOVE takes "/a" away; COPY leaves it.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("MOVE", "/a/", to_b), resp(201)},
+                        {req("GET", "/a"), resp(404)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("COPY", "/a/", to_b), resp(201)},
+                         {req("GET", "/a"), resp(404)}}));
+}
+
 TEST(HttpModelDav, UnknownStateIsPinnedByPut) {
   EXPECT_TRUE(accepted({{req("MKCOL", "/c"), resp(201)},
                         {req("PUT", "/c", {}, "x"), resp(204)},

@@ -1406,6 +1406,10 @@ oracle::ServerModel server_model(Consistency consistency) {
     if (!method || !method->is_string() || !path || !path->is_string()) return out;
     const std::string& m = method->get_ref<const std::string&>();
     const std::string& p = path->get_ref<const std::string&>();
+    // A collection's URI with its trailing slash (RFC 4918 §5.2): "/a/" is
+    // "/a" to a server that copies or moves it (lighttpd does so only then).
+    const bool slash_only = p.size() > 1 && p.back() == '/' &&
+                            plain_path(std::string_view(p).substr(0, p.size() - 1));
     // The path a write creates (its Destination for COPY and MOVE).
     std::string written = p;
     if (m == "COPY" || m == "MOVE") {
@@ -1415,7 +1419,7 @@ oracle::ServerModel server_model(Consistency consistency) {
         out.changes.push_back(written);
         out.parents.push_back(written);
       }
-      if (m == "MOVE") out.changes.push_back(p);
+      if (m == "MOVE") out.changes.push_back(slash_only ? p.substr(0, p.size() - 1) : p);
     } else if (m == "MKCOL") {
       out.parents.push_back(p);
     } else if (m == "DELETE") {
@@ -1438,9 +1442,16 @@ oracle::ServerModel server_model(Consistency consistency) {
       for (std::size_t slash = written.find('/', 1); slash != std::string::npos;
            slash = written.find('/', slash + 1))
         out.touches.push_back(written.substr(0, slash));
-    // So may any write with a field sent blind (a Destination, a Host...).
-    if ((!plain_path(p) || field(r, "havoc")) && m != "GET" && m != "HEAD" &&
-        m != "OPTIONS" && m != "PROPFIND")
+    // So may any write with a field sent blind (a Destination, a Host...) or
+    // to a path that is not plain; not a COPY or MOVE whose source is only
+    // written with its slash: it writes its Destination (and MOVE "/a", as
+    // above) like any COPY or MOVE. (Else every such script would judge
+    // nothing after it, and pass, and fill the black-box pool with mutants
+    // that judge nothing either: the planted delete-prefix went from 3 s
+    // to 29 s.)
+    const bool slash_copy = slash_only && (m == "COPY" || m == "MOVE");
+    if (((!plain_path(p) && !slash_copy) || field(r, "havoc")) && m != "GET" &&
+        m != "HEAD" && m != "OPTIONS" && m != "PROPFIND")
       out.changes.push_back("");
     return out;
   };
