@@ -18,7 +18,10 @@
 # Why: the engines' edge counts (bench/eval_servercov.py) say how much, not
 # what; this says which parsing and WebDAV code no engine's scripts reach,
 # i.e. where the request space ends (docs/EVALUATION.md, "What no engine
-# reaches"). Options: --seed (1), --connections (4), --port (18400),
+# reaches"). Known limit: only lighttpd's report is whole. nginx and Apache
+# serve from forked workers whose profiles do not reach the report (checked
+# on nginx 1.22.1: its request-handling files show 0 regions, and making the
+# profile directory and files writable by all did not change that). Options: --seed (1), --connections (4), --port (18400),
 # --dualfuzz BIN (default build/cli/dualfuzz). Environment: as
 # build-instrumented.sh (JOBS, DUALFUZZ_CACHE).
 set -euo pipefail
