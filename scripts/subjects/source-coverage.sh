@@ -13,7 +13,6 @@
 #   scripts/subjects/source-coverage.sh lighttpd --seconds 600 --out /tmp/cov-l
 #   scripts/subjects/source-coverage.sh lighttpd --patch fix.patch --seconds 60 \
 #       --replay /tmp/corpus --file mod_webdav.c --file request.c --out /tmp/cov-l
-#   scripts/subjects/source-coverage.sh nginx --seconds 600 --out /tmp/cov-n
 #
 # Why: the engines' edge counts (bench/eval_servercov.py) say how much, not
 # what; this says which parsing and WebDAV code no engine's scripts reach,
@@ -21,8 +20,9 @@
 # reaches"). Known limit: only lighttpd's report is whole. nginx and Apache
 # serve from forked workers whose profiles do not reach the report (checked
 # on nginx 1.22.1: its request-handling files show 0 regions, and making the
-# profile directory and files writable by all did not change that). Options: --seed (1), --connections (4), --port (18400),
-# --dualfuzz BIN (default build/cli/dualfuzz). Environment: as
+# profile directory and files writable by all did not change that).
+# Options: --seed (1), --connections (4), --port (18400), --dualfuzz BIN
+# (default build/cli/dualfuzz). Environment: as
 # build-instrumented.sh (JOBS, DUALFUZZ_CACHE).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
