@@ -53,9 +53,13 @@ esac
 [ -n "$OUT" ] || usage
 [ "$SECONDS_" != 0 ] || [ -n "$REPLAY" ] || { echo "source-coverage: --seconds N and/or --replay DIR" >&2; exit 2; }
 [ -x "$DUALFUZZ" ] || { echo "source-coverage: no dualfuzz at $DUALFUZZ (build it, or --dualfuzz)" >&2; exit 2; }
-PROFDATA=$(command -v llvm-profdata-14 || command -v llvm-profdata || true)
-COV=$(command -v llvm-cov-14 || command -v llvm-cov || true)
-[ -n "$PROFDATA" ] && [ -n "$COV" ] || { echo "source-coverage: needs llvm-profdata and llvm-cov (apt-get install llvm-14)" >&2; exit 2; }
+if ! command -v llvm-profdata-14 >/dev/null || ! command -v llvm-cov-14 >/dev/null; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends llvm-14 >/dev/null
+fi
+# (clang 14 builds the server: its llvm-profdata and llvm-cov read the profile)
+PROFDATA=llvm-profdata-14 COV=llvm-cov-14
 
 DIR=$("$ROOT/scripts/subjects/build-instrumented.sh" "$NAME" --profile ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"})
 BIN=$DIR/sbin/$NAME
