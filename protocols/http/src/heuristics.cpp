@@ -585,8 +585,10 @@ Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Cont
   // Now and then a COPY, MOVE or PROPFIND names its resource with a trailing
   // slash, as a collection's URI is written (RFC 4918 §5.2): a server copies
   // or moves a collection only so (lighttpd answers 308 to "/a" when /a is a
-  // directory, and its collection copy was never reached). The model judges
-  // nothing of such a path (not plain): rare, and never for a proxy.
+  // directory, and its collection copy was never reached). Any answer is
+  // right for a path that is not plain, but such a COPY or MOVE writes only
+  // its Destination (model.cpp's reach), so the rest stays judged. Syntax
+  // mutations only: never for a proxy.
   if (syntax && (method == "COPY" || method == "MOVE" || method == "PROPFIND") &&
       pick(rng, 8) == 0) {
     const std::string path = path_of(req);
