@@ -17,6 +17,8 @@ if [ -z "$bin" ]; then  # the newest unpatched build in the cache (a mutant may 
   for d in $(ls -dt "$cache/$name"-*/ 2>/dev/null); do
     d=${d%/}
     case ${d##*/} in "$name"-*-*) continue ;; esac  # another kind of build (NAME-inprocess-ID)
+    # (nor a source-coverage build, build-instrumented.sh --profile: no edge map)
+    [ ! -f "$d/.dualfuzz-build-dir" ] || continue
     if [ -f "$d/.dualfuzz-patches" ] && [ ! -s "$d/.dualfuzz-patches" ] && [ -x "$d/sbin/$name" ]; then
       bin=$d/sbin/$name; break
     fi
