@@ -53,24 +53,22 @@ esac
 [ -n "$OUT" ] || usage
 [ "$SECONDS_" != 0 ] || [ -n "$REPLAY" ] || { echo "source-coverage: --seconds N and/or --replay DIR" >&2; exit 2; }
 [ -x "$DUALFUZZ" ] || { echo "source-coverage: no dualfuzz at $DUALFUZZ (build it, or --dualfuzz)" >&2; exit 2; }
-if ! command -v llvm-profdata-14 >/dev/null || ! command -v llvm-cov-14 >/dev/null; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends llvm-14 >/dev/null
-fi
+# shellcheck source=lib.sh
+. "$ROOT/scripts/subjects/lib.sh"
 # (clang 14 builds the server: its llvm-profdata and llvm-cov read the profile)
+install_pkg llvm-14
 PROFDATA=llvm-profdata-14 COV=llvm-cov-14
 
 DIR=$("$ROOT/scripts/subjects/build-instrumented.sh" "$NAME" --profile ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"})
 BIN=$DIR/sbin/$NAME
 OUT=$(realpath -m "$OUT"); rm -rf "$OUT"; mkdir -p "$OUT/profraw"
 WORK=$OUT/subject
-# %m: one file per instrumented module (lighttpd's and httpd's modules each
-# carry their own profile runtime); %p: per process (restarts, nginx's worker).
+# %m: one file per instrumented module (lighttpd's modules each carry their
+# own profile runtime); %p: per process (a server the supervisor restarted).
 export LLVM_PROFILE_FILE="$OUT/profraw/%p-%m.profraw"
-stop() { "$ROOT/scripts/subjects/subject.sh" stop "$NAME" "$PORT" "$WORK" >/dev/null 2>&1 || true; }
-trap stop EXIT
-env "$VAR=$BIN" "$ROOT/scripts/subjects/subject.sh" start "$NAME" "$PORT" "$WORK" >&2
+subject() { env "$VAR=$BIN" "$ROOT/scripts/subjects/subject.sh" "$1" "$NAME" "$PORT" "$WORK"; }
+trap 'subject stop >/dev/null 2>&1 || true' EXIT
+subject start >&2
 if [ "$SECONDS_" != 0 ]; then
   # (exit 1: violations found, the usual against a real server)
   rc=0
@@ -88,7 +86,7 @@ if [ -n "$REPLAY" ]; then
   done
   echo "source-coverage: replayed $n inputs from $REPLAY" >&2
 fi
-env "$VAR=$BIN" "$ROOT/scripts/subjects/subject.sh" stop "$NAME" "$PORT" "$WORK" >&2
+subject stop >&2
 trap - EXIT
 compgen -G "$OUT/profraw/*.profraw" >/dev/null ||
   { echo "source-coverage: the server wrote no profile (killed rather than stopped?)" >&2; exit 1; }
