@@ -17,10 +17,8 @@
 # Why: the engines' edge counts (bench/eval_servercov.py) say how much, not
 # what; this says which parsing and WebDAV code no engine's scripts reach,
 # i.e. where the request space ends (docs/EVALUATION.md, "What no engine
-# reaches"). Known limit: only lighttpd's report is whole. nginx and Apache
-# serve from forked workers whose profiles do not reach the report (checked
-# on nginx 1.22.1: its request-handling files show 0 regions, and making the
-# profile directory and files writable by all did not change that).
+# reaches"). nginx's and Apache's workers (users nobody, www-data) merge
+# their counts into the profile their root parent created (see umask below).
 # Options: --seed (1), --connections (4), --port (18400), --dualfuzz BIN
 # (default build/cli/dualfuzz). Environment: as
 # build-instrumented.sh (JOBS, DUALFUZZ_CACHE).
@@ -61,12 +59,16 @@ PROFDATA=llvm-profdata-14 COV=llvm-cov-14
 
 DIR=$("$ROOT/scripts/subjects/build-instrumented.sh" "$NAME" --profile ${BUILD_ARGS[@]+"${BUILD_ARGS[@]}"})
 BIN=$DIR/sbin/$NAME
-OUT=$(realpath -m "$OUT"); rm -rf "$OUT"; mkdir -p "$OUT/profraw"
+OUT=$(realpath -m "$OUT"); rm -rf "$OUT"; mkdir -p "$OUT/profraw"; chmod 777 "$OUT/profraw"
 WORK=$OUT/subject
 # %m: one file per instrumented module (lighttpd's modules each carry their
 # own profile runtime); %p: per process (a server the supervisor restarted).
 export LLVM_PROFILE_FILE="$OUT/profraw/%p-%m.profraw"
-subject() { env "$VAR=$BIN" "$ROOT/scripts/subjects/subject.sh" "$1" "$NAME" "$PORT" "$WORK"; }
+# umask 0: clang 14's runtime expands %p once, at start-up, so nginx's and
+# Apache's daemon parent, master and workers all merge into the file the
+# parent creates; the workers (nobody, www-data) can only if it is writable
+# by all (LLVM Profile Error: Failed to write file ... Permission denied).
+subject() { (umask 0; env "$VAR=$BIN" "$ROOT/scripts/subjects/subject.sh" "$1" "$NAME" "$PORT" "$WORK"); }
 trap 'subject stop >/dev/null 2>&1 || true' EXIT
 subject start >&2
 if [ "$SECONDS_" != 0 ]; then
