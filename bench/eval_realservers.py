@@ -1703,15 +1703,20 @@ def counterexample_status(key, shortest, shrunk_to=None):
                     f"the shortest reproduced counterexample has {m} messages") + "."
 
 
-# Defects a server may serve as if the request were well-formed
-# (protocols/http/src/malformation.cpp: kMayReject, kMustServe): a violation a
-# served one shows is the class of the same request without the defect.
-SERVABLE_DEFECTS = {
-    "content-length-list", "chunked-with-content-length", "obs-fold", "bare-cr",
-    "nul-in-value", "ctl-in-value", "no-colon", "whitespace-line", "leading-empty-line",
-    "lf-line-ends", "double-space", "tab-separator", "absolute-form", "minor-version",
-    "lowercase-version",
-}
+def servable_defects():
+    """Defects a server may serve as if the request were well-formed: a
+    violation a served one shows is the class of the same request without the
+    defect. Read from the vocabulary itself (kMayReject, kMustServe in
+    protocols/http/src/malformation.cpp), so that a new defect needs no entry
+    here."""
+    src = open(os.path.join(ROOT, "protocols/http/src/malformation.cpp")).read()
+    found = re.findall(r'Malformation\{"([a-z0-9-]+)",\s*Latitude::(k[A-Za-z]+)', src)
+    if not found:
+        sys.exit("eval_realservers: no Malformation{...} entry in malformation.cpp")
+    return {name for name, lat in found if lat in ("kMayReject", "kMustServe")}
+
+
+SERVABLE_DEFECTS = servable_defects()
 
 
 def judge(v, proven=frozenset()):
