@@ -146,6 +146,14 @@ configure_apache2() {
     CC="ccache clang" CFLAGS="-O2 -g $INSTR" LDFLAGS="$RT_LDFLAGS" \
     CPPFLAGS="-DBUILD_DATETIME=\\\"$(date -u --date="$(dpkg-parsechangelog -S Date)" +%FT%T)\\\" -DPLATFORM=\\\"Debian\\\""
   # (Debian's buildmark.c wants BUILD_DATETIME, which debian/rules defines.)
+  if [ "$MODE" = profile ]; then
+    # APR's libtool links the shared modules with gcc (its CC), handing it
+    # the compile flags, and gcc has no -fprofile-instr-generate: a copy of
+    # it that links with clang.
+    sed -E 's/^(LT)?CC="[^"]*"/\1CC="clang"/' /usr/share/apr-1.0/build/libtool >libtool-clang
+    sed -i "s|^LIBTOOL = /usr/share/apr-1.0/build/libtool|LIBTOOL = /bin/bash $PWD/libtool-clang|" \
+      build/config_vars.mk
+  fi
   nice -n 5 make -j"$JOBS"
 }
 
