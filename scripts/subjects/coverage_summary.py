@@ -2,7 +2,7 @@
 """Per-function summary of an `llvm-cov export` (source-based coverage) for
 the files named, for reading where a campaign's request space ends: the
 functions never entered, then those entered, each with its code regions
-reached of all and the lines of the regions never reached (runs of lines).
+reached of all and its lines llvm-cov shows as run 0 times (runs of lines).
 
   llvm-cov export BIN -object MOD.so -instr-profile=P > export.json
   scripts/subjects/coverage_summary.py export.json --file mod_webdav.c --file dav/main/util.c
@@ -39,11 +39,42 @@ def matches(path, tail):
     return path == tail or path.endswith("/" + tail)
 
 
+def line_counts(segments):
+    """{line: execution count} of the mapped lines of one file, computed from
+    its segments ([line, col, count, has count, region entry, gap]) as
+    llvm-cov does for its line view (LineCoverageStats): a line's count is the
+    largest of the regions starting on it, else the one it is inside of."""
+    by_line = {}
+    for seg in segments:
+        by_line.setdefault(seg[0], []).append(seg)
+    counts, wrapped = {}, None
+    first = segments[0][0] if segments else 0
+    last = segments[-1][0] if segments else -1
+    for line in range(first, last + 1):
+        segs = by_line.get(line, [])
+        starts = [g for g in segs if g[3] and g[4] and not g[5]]
+        skipped = bool(segs) and not segs[0][3] and segs[0][4]
+        if not skipped and ((wrapped and wrapped[3]) or starts):
+            n = wrapped[2] if wrapped else 0
+            if starts:
+                n = max([n] + [g[2] for g in starts])
+            counts[line] = n
+        if segs:
+            wrapped = segs[-1]
+    return counts
+
+
 def summarize(export, wanted):
     """{(path, function): row} for the functions of the files a tail in
     wanted names."""
-    rows = {}
+    rows, lines = {}, {}
     for data in export["data"]:
+        for f in data.get("files", []):
+            if any(matches(f["filename"], w) for w in wanted):
+                # (the same file in several modules: a line reached in any)
+                for n, c in line_counts(f["segments"]).items():
+                    lines.setdefault(f["filename"], {})[n] = \
+                        lines.get(f["filename"], {}).get(n, 0) + c
         for fn in data["functions"]:
             path = fn["filenames"][0]
             if not any(matches(path, w) for w in wanted):
@@ -58,7 +89,7 @@ def summarize(export, wanted):
                     continue
                 pos = tuple(r[0:4])
                 row["regions"][pos] = row["regions"].get(pos, 0) + r[4]
-    return rows
+    return rows, lines
 
 
 def main():
@@ -70,16 +101,18 @@ def main():
     a = ap.parse_args()
     if not a.file:
         ap.error("--file NAME, at least one")
-    rows = summarize(json.load(open(a.export)), set(a.file))
+    rows, lines = summarize(json.load(open(a.export)), set(a.file))
     for tail in a.file:
         paths = sorted({p for p, _ in rows if matches(p, tail)})
         if not paths:
             print(f"== {tail}: no function in the export", file=sys.stderr)
         for path in paths:
-            report(path, [(name, r) for (p, name), r in rows.items() if p == path])
+            report(path, [(name, r) for (p, name), r in rows.items() if p == path],
+                   lines.get(path, {}))
 
 
-def report(path, fns):
+def report(path, fns, lines):
+    """lines: {line: count} of the file's mapped lines (line_counts)."""
     reached = sum(1 for _, r in fns if r["entered"])
     total_regions = sum(len(r["regions"]) for _, r in fns)
     hit_regions = sum(1 for _, r in fns for c in r["regions"].values() if c)
@@ -94,15 +127,10 @@ def report(path, fns):
         if not r["entered"]:
             print(f"  never  {name} (line {first}, {len(regs)} regions)")
             continue
-        missed = set()
-        for (l0, _, l1, _), c in regs.items():
-            if not c:
-                missed.update(range(l0, l1 + 1))
-        # (a line also inside a reached region that starts or ends there
-        # is still partly reached: only lines no reached region covers)
-        for (l0, _, l1, _), c in regs.items():
-            if c and l1 - l0 < 3:
-                missed.difference_update(range(l0, l1 + 1))
+        # (the lines of the function's extent that llvm-cov shows as run 0 times)
+        lo = min(p[0] for p in regs)
+        hi = max(p[2] for p in regs)
+        missed = {n for n in range(lo, hi + 1) if lines.get(n) == 0}
         print(f"  {hit:4d}/{len(regs):<4d} {name} (entered {r['entered']}×)"
               + (f"; unreached lines {runs(missed)}" if missed else ""))
 
