@@ -74,6 +74,14 @@ TEST(Malformation, BytesAsSent) {
             "GET /a http/1.1\r\nHost: localhost\r\n\r\n");
   EXPECT_EQ(print_request(with(req("GET", "/a"), "obs-fold")),
             "GET /a HTTP/1.1\r\nX-Dualfuzz: a\r\n b\r\nHost: localhost\r\n\r\n");
+  // Past the 8 KB line and 100-field limits of common servers.
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "long-field")),
+            "GET /a HTTP/1.1\r\nX-Dualfuzz: " + std::string(10000, 'a') +
+                "\r\nHost: localhost\r\n\r\n");
+  std::string many = "GET /a HTTP/1.1\r\n";
+  for (int i = 1; i <= 120; ++i) many += "X-Dualfuzz-" + std::to_string(i) + ": 1\r\n";
+  EXPECT_EQ(print_request(with(req("GET", "/a"), "many-fields")),
+            many + "Host: localhost\r\n\r\n");
 }
 
 // The strict parser (the reference server's) refuses what the RFC says a
@@ -120,6 +128,36 @@ TEST(Malformation, OtherVersionsMayBeServedOrRefused) {
     EXPECT_FALSE(accepted({{put, resp(201)},
                            {with(req("DELETE", "/a"), d), resp(400)},
                            {req("GET", "/a"), resp(404)}}))
+        << d;
+  }
+}
+
+// A request larger than a server wishes to process gets a 4xx (RFC 9110
+// §5.4; 431 is RFC 6585's, 414 and 413 also name a size): the model takes
+// that or the request served, and a refusal changed nothing.
+TEST(Malformation, LargeRequestsMayBeServedOrRefused) {
+  const Json put = req("PUT", "/a", {}, "x");
+  for (const char* d : {"long-field", "many-fields"}) {
+    EXPECT_TRUE(
+        accepted({{put, resp(201)}, {with(req("GET", "/a"), d), resp(200, {}, "x")}}))
+        << d;
+    for (int refusal : {400, 413, 431})
+      EXPECT_TRUE(
+          accepted({{put, resp(201)}, {with(req("GET", "/a"), d), resp(refusal)}}))
+          << d << " " << refusal;
+    EXPECT_FALSE(
+        accepted({{put, resp(201)}, {with(req("GET", "/a"), d), resp(200, {}, "y")}}))
+        << d;
+    EXPECT_FALSE(accepted({{put, resp(201)},
+                           {with(req("DELETE", "/a"), d), resp(431)},
+                           {req("GET", "/a"), resp(404)}}))
+        << d;
+    // A refused PUT stored nothing; a served one did.
+    EXPECT_FALSE(accepted({{with(req("PUT", "/b", {}, "y"), d), resp(431)},
+                           {req("GET", "/b"), resp(200, {}, "y")}}))
+        << d;
+    EXPECT_TRUE(accepted({{with(req("PUT", "/b", {}, "y"), d), resp(201)},
+                          {req("GET", "/b"), resp(200, {}, "y")}}))
         << d;
   }
 }

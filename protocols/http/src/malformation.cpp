@@ -32,8 +32,17 @@ constexpr std::array kVocabulary{
     // which SHOULD get 400 or 301 (§3): neither is a MUST either way.
     Malformation{"minor-version", Latitude::kMayReject, "RFC 9112 §2.6"},
     Malformation{"lowercase-version", Latitude::kMayReject, "RFC 9112 §2.3, §3"},
+    // Larger than the usual 8 KB line and 100-field limits (Apache's
+    // LimitRequestFieldSize and LimitRequestFields, nginx's header buffers,
+    // lighttpd's max-request-field-size): a server refuses a request larger
+    // than it wishes to process with a 4xx (RFC 9110 §5.4), or serves it.
+    Malformation{"long-field", Latitude::kMayReject, "RFC 9110 §5.4"},
+    Malformation{"many-fields", Latitude::kMayReject, "RFC 9110 §5.4"},
     Malformation{"absolute-form", Latitude::kMustServe, "RFC 9112 §3.2.2"},
 };
+
+constexpr std::size_t kLongField = 10000;  // value bytes of long-field
+constexpr int kManyFields = 120;            // fields of many-fields
 
 // A header line's name, lowercase ("" for the request line or a broken one).
 std::string line_name(std::string_view line) {
@@ -111,6 +120,11 @@ std::optional<std::string> malform(std::string_view printed, const Malformation&
     after_start("X-Dualfuzz 1");
   } else if (n == "whitespace-line") {
     after_start(" X-Dualfuzz: 1");
+  } else if (n == "long-field") {
+    after_start("X-Dualfuzz: " + std::string(kLongField, 'a'));
+  } else if (n == "many-fields") {
+    for (int i = kManyFields; i > 0; --i)
+      after_start("X-Dualfuzz-" + std::to_string(i) + ": 1");
   } else if (n == "leading-empty-line") {
     lead = "\r\n";
   } else if (n == "lf-line-ends") {
