@@ -72,9 +72,9 @@ def summarize(export, wanted):
         for f in data.get("files", []):
             if any(matches(f["filename"], w) for w in wanted):
                 # (the same file in several modules: a line reached in any)
+                counts = lines.setdefault(f["filename"], {})
                 for n, c in line_counts(f["segments"]).items():
-                    lines.setdefault(f["filename"], {})[n] = \
-                        lines.get(f["filename"], {}).get(n, 0) + c
+                    counts[n] = counts.get(n, 0) + c
         for fn in data["functions"]:
             path = fn["filenames"][0]
             if not any(matches(path, w) for w in wanted):
@@ -128,9 +128,8 @@ def report(path, fns, lines):
             print(f"  never  {name} (line {first}, {len(regs)} regions)")
             continue
         # (the lines of the function's extent that llvm-cov shows as run 0 times)
-        lo = min(p[0] for p in regs)
-        hi = max(p[2] for p in regs)
-        missed = {n for n in range(lo, hi + 1) if lines.get(n) == 0}
+        last = max(p[2] for p in regs)
+        missed = {n for n in range(first, last + 1) if lines.get(n) == 0}
         print(f"  {hit:4d}/{len(regs):<4d} {name} (entered {r['entered']}×)"
               + (f"; unreached lines {runs(missed)}" if missed else ""))
 
