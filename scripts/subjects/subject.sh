@@ -11,6 +11,21 @@
 # ~/.cache/dualfuzz), rclone (`rclone serve webdav`). Installs the Debian
 # packages when they are missing.
 #
+# Servers configured the way people run them (issue 40), read-only, over one
+# generated document root (make_docroot: index.html linking every file, files
+# of 0 B, 1 B, ~100 B, 10 KB and 200 KB, sub/inner.txt, sitemap.xml):
+#   pyhttp          python3 -m http.server
+#   nginx-static    nginx like Debian's default site, no dav_methods (PUT: 405)
+#   nginx-limit     the same with `limit_except GET { deny all; }`
+#   nginx-auth      the same with auth_basic (user dualfuzz, password dualfuzz)
+#   apache2-static  Debian's default modules, no mod_dav, a plain DocumentRoot
+#   lighttpd-static Debian's lighttpd.conf modules, no mod_webdav
+# and webdav-node: npm webdav-server 2.6.3 (installed once into
+# ~/.cache/dualfuzz/webdav-server-2.6.3) run by scripts/subjects/webdav-node/
+# server.js, no authentication, a physical file system at WORKDIR/root.
+# The -static/-limit/-auth variants take NGINX_BIN, APACHE2_BIN, LIGHTTPD as
+# their base server does.
+#
 # LIGHTTPD=DIR/sbin/lighttpd runs a build of its own instead (e.g. one from
 # scripts/subjects/build-instrumented.sh: its modules from DIR/lib), in the
 # foreground of a supervisor that restarts it when it dies (a crash is a
@@ -33,7 +48,8 @@
 # replaced for idleness would look like a crash. The parent respawns a child
 # that dies (a finding), as nginx's master does.
 set -euo pipefail
-ACTION=${1:?start|stop|version}; NAME=${2:?apache2|nginx|lighttpd|gowebdav|rclone}
+ACTION=${1:?start|stop|version}
+NAME=${2:?apache2|nginx|lighttpd|gowebdav|rclone|pyhttp|nginx-static|nginx-limit|nginx-auth|apache2-static|lighttpd-static|webdav-node}
 PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
 # (`stop NAME WORKDIR` would otherwise stop nothing, silently.)
 if ! [[ $PORT =~ ^[0-9]+$ ]]; then
@@ -44,22 +60,54 @@ fi
 # shellcheck source=lib.sh
 . "$(dirname "$(realpath "$0")")/lib.sh"
 
+# The server program behind NAME (SERVER), and whether NAME serves the
+# generated read-only document root (STATIC) instead of a writable store.
+STATIC=1
 case $NAME in
-  apache2) [ -n "${APACHE2_BIN:-}" ] || install_pkg apache2 ;;
-  nginx) [ -n "${NGINX_BIN:-}" ] || install_pkg nginx ;;
-  lighttpd) [ -n "${LIGHTTPD:-}" ] || install_pkg lighttpd lighttpd-mod-webdav ;;
-  gowebdav) install_pkg golang-go golang-golang-x-net-dev ;;
-  rclone) install_pkg rclone ;;
+  apache2 | nginx | lighttpd) SERVER=$NAME; STATIC= ;;
+  apache2-static) SERVER=apache2 ;;
+  nginx-static | nginx-limit | nginx-auth) SERVER=nginx ;;
+  lighttpd-static) SERVER=lighttpd ;;
+  pyhttp) SERVER=pyhttp ;;
+  gowebdav | rclone | webdav-node) SERVER=$NAME; STATIC= ;;
   *) echo "subject.sh: unknown subject $NAME" >&2; exit 2 ;;
 esac
 
+case $NAME in
+  apache2 | apache2-static) [ -n "${APACHE2_BIN:-}" ] || install_pkg apache2 ;;
+  nginx*) [ -n "${NGINX_BIN:-}" ] || install_pkg nginx ;;
+  lighttpd) [ -n "${LIGHTTPD:-}" ] || install_pkg lighttpd lighttpd-mod-webdav ;;
+  lighttpd-static) [ -n "${LIGHTTPD:-}" ] || install_pkg lighttpd ;;
+  gowebdav) install_pkg golang-go golang-golang-x-net-dev ;;
+  rclone) install_pkg rclone ;;
+  pyhttp) install_pkg python3 ;;
+  webdav-node) command -v npm >/dev/null || install_pkg nodejs npm ;;
+esac
+
+# npm's webdav-server, installed once (no other version: its answers are
+# what the evaluation records).
+WEBDAV_NODE_VERSION=2.6.3
+webdav_node_modules() {
+  local dir=${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz/webdav-server-$WEBDAV_NODE_VERSION
+  if [ ! -f "$dir/node_modules/webdav-server/package.json" ]; then
+    mkdir -p "$dir"
+    (cd "$dir" && npm install --no-audit --no-fund --silent "webdav-server@$WEBDAV_NODE_VERSION") >&2
+  fi
+  echo "$dir/node_modules"
+}
+
 version() {
-  case $NAME in
+  case $SERVER in
     apache2) env -u DUALFUZZ_COVERAGE_SHM "${APACHE2_BIN:-apache2}" -v | head -1 ;;
     nginx) env -u DUALFUZZ_COVERAGE_SHM "${NGINX_BIN:-nginx}" -v 2>&1 ;;
     lighttpd) env -u DUALFUZZ_COVERAGE_SHM "${LIGHTTPD:-lighttpd}" -v | head -1 ;;
     gowebdav) echo "golang.org/x/net/webdav $(dpkg-query -W -f='${Version}' golang-golang-x-net-dev) ($(go version | cut -d' ' -f3))" ;;
     rclone) rclone version | head -1 ;;
+    pyhttp) echo "http.server of $(python3 --version)" ;;
+    webdav-node)
+      local pkg
+      pkg=$(webdav_node_modules)/webdav-server/package.json
+      echo "webdav-server $(node -p "require('$pkg').version") (node $(node --version))" ;;
   esac
 }
 
@@ -84,6 +132,173 @@ background() {
   echo $! >"$WORK/$NAME.pid"
 }
 
+# The document root of the static subjects, the same for all of them and on
+# every run: index.html links every file; the bytes are fixed (the 200 KB
+# file is SHA-256 of a counter, not /dev/urandom). sitemap.xml's URLs name
+# this PORT. Directories 755, files 644: readable by the workers, writable
+# by nobody but root.
+make_docroot() {
+  local root=$1 base=http://127.0.0.1:$PORT
+  mkdir -p "$root/sub"
+  : >"$root/empty.txt"
+  printf x >"$root/one-byte.txt"
+  printf 'A small text file of about a hundred bytes, served by a static subject of dualfuzz.\n' \
+    >"$root/small.txt"
+  local i
+  for i in $(seq 1 128); do
+    printf 'line %03d of a ten-kilobyte text file: abcdefghijklmnopqrstuvwxyz 0123456789 ...\n' "$i"
+  done >"$root/medium.txt"
+  python3 -c 'import hashlib, sys
+sys.stdout.buffer.write(b"".join(hashlib.sha256(b"dualfuzz-%d" % i).digest() for i in range(6400)))' \
+    >"$root/large.bin"
+  printf 'The one file of a subfolder.\n' >"$root/sub/inner.txt"
+  local files=(empty.txt one-byte.txt small.txt medium.txt large.bin sub/inner.txt sitemap.xml)
+  {
+    printf '<!DOCTYPE html>\n<html><head><title>dualfuzz static subject</title></head><body>\n<ul>\n'
+    for f in "${files[@]}"; do printf '<li><a href="/%s">%s</a></li>\n' "$f" "$f"; done
+    printf '</ul>\n</body></html>\n'
+  } >"$root/index.html"
+  {
+    printf '<?xml version="1.0" encoding="UTF-8"?>\n'
+    printf '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    for f in "" "${files[@]}"; do
+      [ "$f" = sitemap.xml ] || printf '  <url><loc>%s/%s</loc></url>\n' "$base" "$f"
+    done
+    printf '</urlset>\n'
+  } >"$root/sitemap.xml"
+  find "$root" -type d -exec chmod 755 {} +
+  find "$root" -type f -exec chmod 644 {} +
+}
+
+# nginx-static, nginx-limit, nginx-auth: Debian's nginx.conf and default
+# site (sendfile, gzip, the MIME types, try_files), loopback only, one
+# worker; what the location adds is the variant's.
+nginx_static_conf() {
+  local types="include /etc/nginx/mime.types;" extra=
+  [ -f /etc/nginx/mime.types ] ||
+    types="types { text/html html; text/plain txt; application/xml xml; }"
+  case $NAME in
+    nginx-limit) extra="limit_except GET { deny all; }" ;;
+    nginx-auth) extra="auth_basic \"x\"; auth_basic_user_file $WORK/htpasswd;" ;;
+  esac
+  cat <<CONF
+daemon on;
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/logs/error.log;
+events { worker_connections 768; }
+http {
+  sendfile on;
+  tcp_nopush on;
+  types_hash_max_size 2048;
+  $types
+  default_type application/octet-stream;
+  access_log off;
+  client_body_temp_path $WORK/tmp;
+  gzip on;
+  server {
+    listen 127.0.0.1:$PORT;
+    root $WORK/root;
+    index index.html index.htm;
+    server_name _;
+    location / {
+      try_files \$uri \$uri/ =404;
+      $extra
+    }
+  }
+}
+CONF
+}
+
+# apache2-static: the modules Debian enables by default (less mod_status,
+# and those of them a build of its own lacks) and what their .conf files
+# and apache2.conf say that matters here; no mod_dav.
+apache2_static_conf() {
+  local mods=$1 m
+  cat <<CONF
+ServerRoot "$WORK"
+Listen 127.0.0.1:$PORT
+PidFile "$WORK/httpd.pid"
+ErrorLog "$WORK/logs/error.log"
+LogLevel warn
+CONF
+  for m in mpm_event access_compat alias auth_basic authn_core authn_file authz_core \
+    authz_host authz_user autoindex deflate dir env filter mime negotiation reqtimeout setenvif; do
+    [ ! -f "$mods/mod_$m.so" ] || echo "LoadModule ${m}_module $mods/mod_$m.so"
+  done
+  cat <<CONF
+User www-data
+Group www-data
+ServerName localhost
+Timeout 300
+KeepAlive On
+MaxKeepAliveRequests 100
+KeepAliveTimeout 5
+HostnameLookups Off
+<IfModule mod_mime.c>
+  TypesConfig /etc/mime.types
+</IfModule>
+<IfModule mod_dir.c>
+  DirectoryIndex index.html index.cgi index.pl index.php index.xhtml index.htm
+</IfModule>
+<IfModule mod_filter.c>
+  AddOutputFilterByType DEFLATE text/html text/plain text/xml text/css text/javascript
+  AddOutputFilterByType DEFLATE application/x-javascript application/javascript application/ecmascript
+  AddOutputFilterByType DEFLATE application/rss+xml application/wasm application/xml
+</IfModule>
+<Directory />
+  Options FollowSymLinks
+  AllowOverride None
+  Require all denied
+</Directory>
+DocumentRoot "$WORK/root"
+<Directory "$WORK/root">
+  Options Indexes FollowSymLinks
+  AllowOverride None
+  Require all granted
+</Directory>
+AccessFileName .htaccess
+<FilesMatch "^\\.ht">
+  Require all denied
+</FilesMatch>
+CONF
+}
+
+# lighttpd-static: Debian's lighttpd.conf (its modules, parse options, index
+# files, access rules and MIME types), without mod_webdav.
+lighttpd_static_conf() {
+  local mime='mimetype.assign = ("" => "application/octet-stream")'
+  [ ! -x /usr/share/lighttpd/create-mime.conf.pl ] ||
+    mime='include_shell "/usr/share/lighttpd/create-mime.conf.pl"'
+  cat <<CONF
+server.modules = ("mod_indexfile", "mod_access", "mod_alias", "mod_redirect",
+                  "mod_dirlisting", "mod_staticfile")
+server.document-root = "$WORK/root"
+server.bind = "127.0.0.1"
+server.port = $PORT
+server.pid-file = "$WORK/lighttpd.pid"
+server.errorlog = "$WORK/logs/error.log"
+server.upload-dirs = ("$WORK/tmp")
+server.feature-flags += ("server.h2proto" => "enable")
+server.feature-flags += ("server.h2c" => "enable")
+server.feature-flags += ("server.graceful-shutdown-timeout" => 5)
+server.http-parseopts = (
+  "header-strict" => "enable",
+  "host-strict" => "enable",
+  "host-normalize" => "enable",
+  "url-normalize-unreserved" => "enable",
+  "url-normalize-required" => "enable",
+  "url-ctrls-reject" => "enable",
+  "url-path-2f-decode" => "enable",
+  "url-path-dotseg-remove" => "enable",
+)
+index-file.names = ("index.php", "index.html")
+url.access-deny = ("~", ".inc")
+static-file.exclude-extensions = (".php", ".pl", ".fcgi")
+$mime
+CONF
+}
+
 start() {
   mkdir -p "$WORK/root" "$WORK/logs" "$WORK/tmp"
   # The servers run as root here only because the session is root; their
@@ -100,10 +315,12 @@ start() {
       exit 2
     fi
   done
+  [ -z "$STATIC" ] || make_docroot "$WORK/root"
+  local mods=/usr/lib/apache2/modules
+  [ -z "${APACHE2_BIN:-}" ] || mods=$(dirname "$(dirname "$(realpath "$APACHE2_BIN")")")/modules
+  # The configuration: NAME's.
   case $NAME in
     apache2)
-      local mods=/usr/lib/apache2/modules
-      [ -z "${APACHE2_BIN:-}" ] || mods=$(dirname "$(dirname "$(realpath "$APACHE2_BIN")")")/modules
       cat >"$WORK/httpd.conf" <<CONF
 ServerRoot "$WORK"
 Listen 127.0.0.1:$PORT
@@ -124,16 +341,8 @@ MaxKeepAliveRequests 0
   Require all granted
 </Directory>
 CONF
-      [ -z "${APACHE2_BIN:-}" ] || cat >>"$WORK/httpd.conf" <<CONF
-StartServers 1
-ServerLimit 1
-ThreadsPerChild 25
-MaxRequestWorkers 25
-MinSpareThreads 1
-MaxSpareThreads 25
-MaxConnectionsPerChild 0
-CONF
-      "${APACHE2_BIN:-apache2}" -f "$WORK/httpd.conf" -k start ;;
+      ;;
+    apache2-static) apache2_static_conf "$mods" >"$WORK/httpd.conf" ;;
     nginx)
       cat >"$WORK/nginx.conf" <<CONF
 daemon on;
@@ -154,7 +363,12 @@ http {
   }
 }
 CONF
-      "${NGINX_BIN:-nginx}" -c "$WORK/nginx.conf" -p "$WORK" ;;
+      ;;
+    nginx-static | nginx-limit | nginx-auth)
+      # user dualfuzz, password dualfuzz (apr1, fixed salt: the same file every run)
+      printf 'dualfuzz:%s\n' "$(openssl passwd -apr1 -salt dualfuzz dualfuzz)" >"$WORK/htpasswd"
+      chmod 644 "$WORK/htpasswd"
+      nginx_static_conf >"$WORK/nginx.conf" ;;
     lighttpd)
       cat >"$WORK/lighttpd.conf" <<CONF
 server.modules = ("mod_webdav")
@@ -175,6 +389,24 @@ webdav.sqlite-db-name = "$WORK/webdav.db"
 # implicit application/octet-stream (http-header-glue.c, allow_caching).
 mimetype.assign = ("" => "application/octet-stream")
 CONF
+      ;;
+    lighttpd-static) lighttpd_static_conf >"$WORK/lighttpd.conf" ;;
+  esac
+  # The server: SERVER's.
+  case $SERVER in
+    apache2)
+      [ -z "${APACHE2_BIN:-}" ] || cat >>"$WORK/httpd.conf" <<CONF
+StartServers 1
+ServerLimit 1
+ThreadsPerChild 25
+MaxRequestWorkers 25
+MinSpareThreads 1
+MaxSpareThreads 25
+MaxConnectionsPerChild 0
+CONF
+      "${APACHE2_BIN:-apache2}" -f "$WORK/httpd.conf" -k start ;;
+    nginx) "${NGINX_BIN:-nginx}" -c "$WORK/nginx.conf" -p "$WORK" ;;
+    lighttpd)
       if [ -z "${LIGHTTPD:-}" ]; then
         lighttpd -f "$WORK/lighttpd.conf"
       else
@@ -191,6 +423,13 @@ CONF
     rclone)
       background rclone serve webdav "$WORK/root" --addr "127.0.0.1:$PORT" \
         --config /dev/null --cache-dir "$WORK/tmp" ;;
+    pyhttp)
+      background python3 -m http.server "$PORT" --bind 127.0.0.1 --directory "$WORK/root" ;;
+    webdav-node)
+      local node_modules
+      node_modules=$(webdav_node_modules)
+      background env NODE_PATH="$node_modules" \
+        node "$(dirname "$(realpath "$0")")/webdav-node/server.js" "$WORK/root" "$PORT" ;;
   esac
   if ! wait_for_port "$PORT"; then
     echo "subject.sh: $NAME did not answer on port $PORT" >&2
@@ -198,16 +437,35 @@ CONF
     exit 2
   fi
   # Answering is not enough: a misconfigured subject (unwritable docroot)
-  # would make every finding an artefact. PUT, GET back, DELETE.
+  # would make every finding an artefact. PUT, GET back, DELETE; a static
+  # subject: GET of a file back as written (nginx-auth: 401 without the
+  # password, the file with it).
   local base="http://127.0.0.1:$PORT/dualfuzz-smoke-$$" put get del
-  put=$(curl -s -o /dev/null -w '%{http_code}' -X PUT --data-binary smoke "$base")
-  get=$(curl -s "$base")
-  del=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$base")
-  if [[ $put != 2?? || $get != smoke || $del != 2?? ]]; then
-    echo "subject.sh: $NAME failed the smoke test (PUT $put, GET '$get', DELETE $del)" >&2
-    cat "$WORK/logs/error.log" >&2 || true
-    stop
-    exit 2
+  if [ -n "$STATIC" ]; then
+    local auth=() want
+    want=$(cat "$WORK/root/small.txt")
+    if [ "$NAME" = nginx-auth ]; then
+      put=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/small.txt")
+      [ "$put" = 401 ] || want="401 without the password, not $put"
+      auth=(-u dualfuzz:dualfuzz)
+    fi
+    get=$(curl -s "${auth[@]}" "http://127.0.0.1:$PORT/small.txt")
+    if [ "$get" != "$want" ]; then
+      echo "subject.sh: $NAME failed the smoke test (GET /small.txt: '$get', expected '$want')" >&2
+      cat "$WORK/logs/error.log" >&2 || true
+      stop
+      exit 2
+    fi
+  else
+    put=$(curl -s -o /dev/null -w '%{http_code}' -X PUT --data-binary smoke "$base")
+    get=$(curl -s "$base")
+    del=$(curl -s -o /dev/null -w '%{http_code}' -X DELETE "$base")
+    if [[ $put != 2?? || $get != smoke || $del != 2?? ]]; then
+      echo "subject.sh: $NAME failed the smoke test (PUT $put, GET '$get', DELETE $del)" >&2
+      cat "$WORK/logs/error.log" >&2 || true
+      stop
+      exit 2
+    fi
   fi
   echo "$NAME: $(version) on 127.0.0.1:$PORT, root $WORK/root"
 }
@@ -217,13 +475,13 @@ stop() {
   # The supervisor first, or it restarts the server it sees die.
   sup=$(cat "$WORK/supervisor.pid" 2>/dev/null || true)
   [ -z "$sup" ] || kill "$sup" 2>/dev/null || true
-  pid=$(cat "$WORK"/{httpd,nginx,lighttpd,gowebdav,rclone}.pid 2>/dev/null || true)
-  case $NAME in
+  pid=$(cat "$WORK"/{httpd,nginx,lighttpd,gowebdav,rclone,pyhttp,webdav-node}.pid 2>/dev/null || true)
+  case $SERVER in
     apache2) [ -f "$WORK/httpd.conf" ] && env -u DUALFUZZ_COVERAGE_SHM "${APACHE2_BIN:-apache2}" \
       -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;
     nginx) [ -f "$WORK/nginx.conf" ] && env -u DUALFUZZ_COVERAGE_SHM "${NGINX_BIN:-nginx}" \
       -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true ;;
-    lighttpd | gowebdav | rclone) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
+    *) [ -n "$pid" ] && kill "$pid" 2>/dev/null || true ;;
   esac
   await_exit "$pid"
   rm -rf "$WORK"
