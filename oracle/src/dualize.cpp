@@ -1,6 +1,9 @@
 #include "dualfuzz/oracle/dualize.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <utility>
+#include <vector>
 
 namespace dualfuzz::oracle {
 namespace {
@@ -11,27 +14,214 @@ std::string brief(const Json& v) {
   return s;
 }
 
-// A mismatch at `at`: the expected pattern and the observed value as text.
-void mismatch(Reason* why, const std::string& at, std::string expected,
+// Why a pattern did not match, as the explaining match builds it: what was
+// expected at each place where it went wrong. A plain pattern goes wrong at
+// one place; alternatives may go wrong at several (one wrong status,
+// another with the right status but a field missing), and all that went
+// wrong at one place is one expectation there, however many alternatives
+// it comes from (a status any of 500 codes is one set of codes).
+struct Expectation {
+  std::string location;  // a path into the response ("response.status")
+  std::string observed;  // the value there, as text ("missing": absent)
+  std::vector<Json> values;         // constants expected there (any order, repeats)
+  std::vector<std::string> others;  // other expectations there, as text (distinct)
+};
+struct Why {
+  std::vector<Expectation> places;  // in the order first met
+  // With several places: the alternatives' own place (in or above each of
+  // them) and the value there, as text.
+  std::string at, observed;
+};
+
+// A mismatch at `at` against the constant `value`.
+void mismatch_value(Why* why, const std::string& at, Json value, std::string observed) {
+  why->places.assign(1, Expectation{at, std::move(observed), {std::move(value)}, {}});
+}
+// A mismatch at `at` against a pattern described by `expected`.
+void mismatch(Why* why, const std::string& at, std::string expected,
               std::string observed) {
-  why->kind = Reason::Kind::Mismatch;
-  why->location = at;
-  why->text = at + ": expected " + expected + ", observed " + observed;
-  why->expected = std::move(expected);
-  why->observed = std::move(observed);
+  why->places.assign(1, Expectation{at, std::move(observed), {}, {std::move(expected)}});
+}
+
+// Adds what one alternative expected to what the others did: one
+// expectation per place.
+void merge(std::vector<Expectation>& into, std::vector<Expectation>&& from) {
+  for (Expectation& e : from) {
+    auto same = std::find_if(into.begin(), into.end(), [&](const Expectation& x) {
+      return x.location == e.location && x.observed == e.observed;
+    });
+    if (same == into.end()) {
+      into.push_back(std::move(e));
+      continue;
+    }
+    for (Json& v : e.values) same->values.push_back(std::move(v));
+    for (std::string& t : e.others)
+      if (std::find(same->others.begin(), same->others.end(), t) == same->others.end())
+        same->others.push_back(std::move(t));
+  }
+}
+
+// How many items of a list a sentence shows; the rest are counted.
+constexpr std::size_t kShown = 6;
+
+// "a, b or c" (`last`: "or", "and"); beyond kShown items, "a, b, ... and N more".
+std::string listed(const std::vector<std::string>& items, const char* last) {
+  std::string s;
+  const std::size_t shown = std::min(items.size(), kShown);
+  for (std::size_t i = 0; i < shown; ++i) {
+    if (i > 0) s += (i + 1 == items.size()) ? std::string(" ") + last + " " : ", ";
+    s += items[i];
+  }
+  if (items.size() > shown) s += " ... and " + std::to_string(items.size() - shown) + " more";
+  return s;
+}
+
+// Integers as ranges: runs of three or more as "lo-hi" ("lo..hi" when a
+// bound is negative, where a dash would read as a sign), shorter runs as
+// their numbers.
+using Run = std::pair<std::int64_t, std::int64_t>;
+void add_run(std::vector<std::string>& out, Run r) {
+  if (r.second - r.first >= 2) {
+    const char* dash = r.first < 0 || r.second < 0 ? ".." : "-";
+    out.push_back(std::to_string(r.first) + dash + std::to_string(r.second));
+    return;
+  }
+  for (std::int64_t i = r.first; i <= r.second; ++i) out.push_back(std::to_string(i));
+}
+
+// Sorted distinct integers as runs.
+std::vector<Run> runs_of(const std::vector<std::int64_t>& sorted) {
+  std::vector<Run> runs;
+  for (std::int64_t x : sorted) {
+    if (!runs.empty() && runs.back().second + 1 == x)
+      runs.back().second = x;
+    else
+      runs.emplace_back(x, x);
+  }
+  return runs;
+}
+
+// An expectation as words: `items` is what the machine-readable `expected`
+// field lists (all of it, joined by " or "), `phrase` what the sentence says
+// ("412", "one of 200-299 or 304", "any of 100-599 except 405 and 501").
+struct Described {
+  std::vector<std::string> items;
+  std::string phrase;
+};
+Described describe(const Expectation& e) {
+  Described d;
+  std::vector<std::int64_t> ints;
+  std::vector<std::string> rest;  // other constants, as text
+  std::vector<Json> seen;         // (the other constants met, for repeats)
+  for (const Json& v : e.values) {
+    if (v.is_number_integer()) {
+      ints.push_back(v.get<std::int64_t>());
+    } else if (std::find(seen.begin(), seen.end(), v) == seen.end()) {
+      seen.push_back(v);
+      rest.push_back(brief(v));
+    }
+  }
+  std::sort(ints.begin(), ints.end());
+  ints.erase(std::unique(ints.begin(), ints.end()), ints.end());
+  const std::vector<Run> runs = runs_of(ints);
+  for (const Run& r : runs) add_run(d.items, r);
+  for (std::string& t : rest) d.items.push_back(std::move(t));
+  for (const std::string& t : e.others)
+    if (std::find(d.items.begin(), d.items.end(), t) == d.items.end()) d.items.push_back(t);
+  const std::size_t distinct = ints.size() + seen.size() + e.others.size();
+  if (distinct <= 1) {
+    d.phrase = d.items.empty() ? std::string("something else") : d.items.front();
+    return d;
+  }
+  // ("200 or 204"; "one of" where a list or a range would read as a
+  // difference: "one of 200-299 or 304".)
+  const bool ranged = std::any_of(runs.begin(), runs.end(),
+                                  [](const Run& r) { return r.second - r.first >= 2; });
+  d.phrase = (d.items.size() > 2 || ranged ? "one of " : "") + listed(d.items, "or");
+  // Integers only, with gaps: the whole span but the gaps may be shorter
+  // ("any of 100-599 except 405" for all of them but one; as long, it is
+  // still the clearer).
+  if (runs.size() > 1 && rest.empty() && e.others.empty()) {
+    std::vector<std::string> gaps;
+    for (std::size_t i = 1; i < runs.size(); ++i)
+      add_run(gaps, Run{runs[i - 1].second + 1, runs[i].first - 1});
+    std::vector<std::string> span;
+    add_run(span, Run{runs.front().first, runs.back().second});
+    std::string complement = "any of " + listed(span, "or") + " except " + listed(gaps, "and");
+    if (complement.size() <= d.phrase.size()) d.phrase = std::move(complement);
+  }
+  return d;
+}
+
+// `location` relative to `at` (which it is in or below): "" for `at`
+// itself, "status" for at + ".status", "[2]" for at + "[2]".
+std::string relative(const std::string& location, const std::string& at) {
+  if (location.size() <= at.size() || location.compare(0, at.size(), at) != 0)
+    return location == at ? std::string() : location;
+  std::string rest = location.substr(at.size());
+  if (rest.front() == '.') rest.erase(0, 1);
+  return rest;
+}
+
+// The reason of a failed match: one sentence per place where it went wrong.
+// Its fields name the place when there is one; with several, the place of
+// the alternatives that went wrong there, and what each expected below it.
+Reason explain_mismatch(const Why& why) {
+  Reason r;
+  r.kind = Reason::Kind::Mismatch;
+  const std::vector<Expectation>& places = why.places;
+  std::string expected;
+  for (const Expectation& e : places) {
+    Described d = describe(e);
+    std::string sentence = e.location + ": expected " + d.phrase;
+    sentence += e.observed == "missing" ? ", but it is missing" : ", observed " + e.observed;
+    r.text += (r.text.empty() ? "" : "; or ") + sentence;
+    std::string all;
+    for (const std::string& i : d.items) all += (all.empty() ? "" : " or ") + i;
+    if (places.size() == 1) {
+      expected = std::move(all);
+    } else {
+      const std::string place = relative(e.location, why.at);
+      expected += (expected.empty() ? "" : "; or ") + (place.empty() ? all : place + " " + all);
+    }
+  }
+  if (places.size() == 1) {
+    r.location = places.front().location;
+    r.observed = places.front().observed;
+  } else {
+    r.location = why.at;
+    r.observed = why.observed;
+  }
+  r.expected = std::move(expected);
+  return r;
+}
+
+// What a missing field's pattern expected: its constants when it is one, or
+// alternatives that are all constants; else the pattern as text.
+void expect_missing(Why* why, const std::string& at, const Sym& pattern) {
+  Expectation e{at, "missing", {}, {}};
+  if (pattern.is_const()) {
+    e.values.push_back(pattern.value());
+  } else if (pattern.op() == Op::Alt &&
+             std::all_of(pattern.args().begin(), pattern.args().end(),
+                         [](const Sym& a) { return a.is_const(); })) {
+    for (const Sym& a : pattern.args()) e.values.push_back(a.value());
+  } else {
+    e.others.push_back(pattern.to_string());
+  }
+  why->places.assign(1, std::move(e));
 }
 
 // `why` null: the same verdict without building reasons (hot path).
 // `store`: the hypothesis's knowledge; the pattern is read as if resolved
 // by it, but only the leaves that need a constraint are resolved (a whole
 // resolved copy of every response pattern cost more than the match).
-bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Reason* why,
+bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Why* why,
            const ConstraintStore* store, ConstraintStore::Bindings* bindings) {
-  auto shown = [&](const Sym& s) { return (store ? store->resolve(s) : s).to_string(); };
   switch (p.op()) {
     case Op::Const:
       if (p.value() == v) return true;
-      if (why) mismatch(why, at, brief(p.value()), brief(v));
+      if (why) mismatch_value(why, at, p.value(), brief(v));
       return false;
     case Op::Absent:
       if (why) mismatch(why, at, "no value", brief(v));
@@ -53,10 +243,7 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Reason*
             for (const Sym& a : sub.args()) optional = optional || a.op() == Op::Absent;
             if (optional) continue;
           }
-          if (why) {
-            mismatch(why, here, shown(sub), "missing");
-            why->text = here + ": expected " + why->expected + ", but it is missing";
-          }
+          if (why) expect_missing(why, here, store ? store->resolve(sub) : sub);
           return false;
         }
         if (!match(sub, *it, here, acc, why, store, bindings)) return false;
@@ -87,10 +274,11 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Reason*
         }
       }
       Sym any = Sym::lit(false);
-      // Explaining: the alternatives' own reasons, combined into one at `at`
-      // (each alternative is a pattern for the value found there).
-      std::string texts, expected;
-      Reason w;  // (explaining only)
+      // Explaining: what the alternatives expected, one expectation per
+      // place where they went wrong (each alternative is a pattern for the
+      // value found at `at`).
+      std::vector<Expectation> places;
+      Why w;  // (explaining only)
       for (const Sym& alt : p.args()) {
         Sym c = Sym::lit(true);
         // (An alternative's equations stay in its disjunct.)
@@ -98,18 +286,15 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Reason*
           any = or_(any, c);
           if (any.is_true()) break;
         } else if (why) {
-          texts += (texts.empty() ? "" : "; or ") + w.text;
-          // A deeper mismatch names its place relative to `at`.
-          std::string e = w.location.size() > at.size()
-                              ? w.location.substr(at.size() + 1) + " " + w.expected
-                              : w.expected;
-          expected += (expected.empty() ? "" : " or ") + e;
+          merge(places, std::move(w.places));
+          w.places.clear();
         }
       }
       if (any.is_false()) {
         if (why) {
-          mismatch(why, at, std::move(expected), brief(v));
-          why->text = std::move(texts);
+          why->places = std::move(places);
+          why->at = at;
+          why->observed = brief(v);
         }
         return false;
       }
@@ -134,7 +319,7 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Reason*
       const Sym q = store && !p.ground() ? store->resolve(p) : p;
       if (q.is_const()) {  // (a bound variable: no constraint to build)
         if (q.value() == v) return true;
-        if (why) mismatch(why, at, brief(q.value()), brief(v));
+        if (why) mismatch_value(why, at, q.value(), brief(v));
         return false;
       }
       if (bindings && q.is_var()) {  // (eq(var, const) never folds)
@@ -242,18 +427,21 @@ Guard guard(const Sym& pattern, const Json& observed, const ConstraintStore* sto
             bool explain) {
   Guard g{Sym::lit(true), false, {}, {}};
   static const std::string kWhole = "response";
-  Reason why;
+  Why why;
   if (!match(pattern, observed, kWhole, g.constraint, explain ? &why : nullptr, store,
              store && !explain ? &g.bindings : nullptr)) {
     g.failed = true;
     g.bindings.clear();
     if (explain) {
-      if (why.text.empty()) {
-        why.kind = Reason::Kind::Mismatch;
-        why.location = kWhole;
-        why.text = "response does not match";
+      if (why.places.empty()) {  // (an alternative of none)
+        Reason r;
+        r.kind = Reason::Kind::Mismatch;
+        r.location = kWhole;
+        r.text = "response does not match";
+        g.mismatch = std::move(r);
+      } else {
+        g.mismatch = explain_mismatch(why);
       }
-      g.mismatch = std::move(why);
     }
     g.constraint = Sym::lit(false);
   }

@@ -28,6 +28,11 @@ struct Guard {
   // Why it failed (only when asked to explain): a Mismatch at a location
   // (no clause: the caller knows which response was expected). Optional:
   // an empty one costs nothing on the hot path, where nothing is explained.
+  // Alternatives that went wrong at one place are one expectation there:
+  //   "response.status: expected any of 100-599 except 405, observed 405"
+  // (expected "100-404 or 406-599": the whole set, integers as ranges);
+  // at several places, one clause each, joined by "; or " (location: the
+  // alternatives' own place; expected: "status 200 or 204; or allow ...").
   std::optional<Reason> mismatch;
   // Variables the match requires to equal observed values, kept apart from
   // `constraint` by the store-aware guard when it does not explain (the
