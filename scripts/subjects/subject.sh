@@ -22,7 +22,8 @@
 #   lighttpd-static Debian's lighttpd.conf modules, no mod_webdav
 # and webdav-node: npm webdav-server 2.6.3 (installed once into
 # ~/.cache/dualfuzz/webdav-server-2.6.3) run by scripts/subjects/webdav-node/
-# server.js, no authentication, a physical file system at WORKDIR/root.
+# server.js, no authentication, a physical file system at WORKDIR/root, under
+# a supervisor that restarts it when it dies.
 # The -static/-limit/-auth variants take NGINX_BIN, APACHE2_BIN, LIGHTTPD as
 # their base server does.
 #
@@ -426,10 +427,17 @@ CONF
     pyhttp)
       background python3 -m http.server "$PORT" --bind 127.0.0.1 --directory "$WORK/root" ;;
     webdav-node)
+      # Under a supervisor, as a lighttpd build of its own: one request can
+      # kill webdav-server 2.6.3 (an unhandled TypeError, docs/eval/everyday);
+      # a crash is a finding (logs/restarts.log), the campaign goes on.
       local node_modules
       node_modules=$(webdav_node_modules)
-      background env NODE_PATH="$node_modules" \
-        node "$(dirname "$(realpath "$0")")/webdav-node/server.js" "$WORK/root" "$PORT" ;;
+      setsid bash -c 'echo $$ >"$1/supervisor.pid"
+        while :; do NODE_PATH=$2 node "$3" "$1/root" "$4" </dev/null >>"$1/logs/error.log" 2>&1 &
+          echo $! >"$1/webdav-node.pid"; wait $!; rc=$?
+          echo "$(date +%T) webdav-server exited: $rc" >>"$1/logs/restarts.log"; sleep 0.2; done' \
+        _ "$WORK" "$node_modules" "$(dirname "$(realpath "$0")")/webdav-node/server.js" "$PORT" \
+        </dev/null >/dev/null 2>&1 & ;;
   esac
   if ! wait_for_port "$PORT"; then
     echo "subject.sh: $NAME did not answer on port $PORT" >&2
