@@ -56,8 +56,10 @@ using harness::RunResult;
 
 struct Opts {
   std::string spec = protocols::kDefault;
-  std::string consistency;  // --consistency NAME: "" = the protocol's own
-  std::string origin;       // --origin HOST:PORT: "" = $DUALFUZZ_ORIGIN
+  std::string consistency;          // --consistency NAME: "" = the protocol's own
+  std::vector<std::string> assume;  // --assume NAME...
+  bool strict = false;              // --strict
+  std::string origin;               // --origin HOST:PORT: "" = $DUALFUZZ_ORIGIN
   campaign::FuzzOptions fuzz;
   std::uint64_t seed = 1;
   bool quiet = false;
@@ -165,6 +167,19 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
   j["targeted_rewrites"] = s.targeted_rewrites;
   j["known_violations"] = c.known_violations;  // matched --known: no findings
   if (!o.fuzz.known.empty()) j["known"] = known_json(o, s);
+  j["assume"] = o.assume;
+  j["strict"] = o.strict;
+  j["advisory_plays"] = c.advisories;  // passing plays that departed from a SHOULD
+  nlohmann::json advisories = nlohmann::json::array();
+  for (const campaign::Advisory& a : s.advisories)
+    advisories.push_back({{"key", a.key},
+                          {"count", a.count},
+                          {"first_seconds", a.first_seconds},
+                          {"script", harness::print_script(a.script)},
+                          {"explanation", a.run.advisory->explanation},
+                          {"reasons", a.run.advisory->reasons},
+                          {"trace", campaign::trace_json(a.run)}});
+  j["advisories"] = std::move(advisories);
   return j;
 }
 
@@ -240,10 +255,25 @@ void print_known(const Opts& o, const FuzzSummary& s) {
       std::cout << "  " << s.known_counts[i] << " x " << entries[i].pattern << "\n";
 }
 
-void print_end(const Opts& o, const FuzzSummary& s) {
+// Departures from a SHOULD: never violations, each once with its first
+// script's report.
+void print_advisories(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) {
+  if (s.advisories.empty()) return;
+  std::cout << "dualfuzz fuzz: " << s.advisories.size()
+            << " advisory(ies): the server departed from a SHOULD, which is no "
+               "violation (--strict judges them as violations):\n";
+  for (std::size_t i = 0; i < s.advisories.size(); ++i) {
+    const campaign::Advisory& a = s.advisories[i];
+    std::cout << "--- advisory " << i + 1 << ": " << a.count << " x " << a.key << "\n"
+              << harness::print_script(a.script) << a.run.report(p, trace_format(o));
+  }
+}
+
+void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) {
   const campaign::FuzzCounters& c = s.counters;
   print_outages(s);
   print_known(o, s);
+  print_advisories(o, p, s);
   if (s.server_lost())
     std::cout << "dualfuzz fuzz: stopped early: the server stayed "
               << (s.outages.back().hung ? "silent (hung)" : "unreachable") << "\n";
@@ -339,7 +369,7 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
     fo.keep_going = true;  // same-violation shrinking
     fo.shrink_effort = 10;
   }
-  auto tested = campaign::with_consistency(**plugin, o.consistency);
+  auto tested = campaign::judged_as(**plugin, o.assume, o.consistency, o.strict);
   if (!tested) {
     std::cerr << "dualfuzz fuzz: " << tested.error() << "\n";
     return kTrouble;
@@ -355,10 +385,11 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   if (s.first) {
     print_outages(s);
     print_known(o, s);
+    print_advisories(o, (*c)->protocol(), s);
     if (o.json) std::cout << "\n" << first_json(o, s).dump() << "\n";
     return kViolation;
   }
-  print_end(o, s);
+  print_end(o, (*c)->protocol(), s);
   if (o.json)
     std::cout << dump(o.fuzz.keep_going ? keep_going_json(o, (*c)->protocol(), s)
                                         : summary_json(o, s))
@@ -381,6 +412,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--consistency", o->consistency,
                   "test against a weaker consistency than atomic requests (HTTP: "
                   "interval, torn; see docs/consistency.md)");
+  sub->add_option("--assume", o->assume, kAssumeHelp);
+  sub->add_flag("--strict", o->strict, kStrictHelp);
   sub->add_option("--seconds", o->fuzz.seconds, "time budget");
   sub->add_option("--seed", o->seed, "random seed (runs are reproducible from it)");
   sub->add_option("--connections", o->fuzz.connections, "connections per script (1-64)")

@@ -32,7 +32,9 @@ namespace {
 struct Opts {
   std::string spec = protocols::kDefault;
   std::string consistency;  // "" = the protocol's own
-  std::string origin;       // "" = $DUALFUZZ_ORIGIN
+  std::vector<std::string> assume;
+  bool strict = false;
+  std::string origin;  // "" = $DUALFUZZ_ORIGIN
   std::string target = "inprocess";
   std::string file;
   bool liveness = false;
@@ -59,7 +61,7 @@ int run_script(const Opts& o) {
     std::cerr << "dualfuzz run: " << plugin.error() << "\n";
     return kTrouble;
   }
-  auto tested = campaign::with_consistency(**plugin, o.consistency);
+  auto tested = campaign::judged_as(**plugin, o.assume, o.consistency, o.strict);
   if (!tested) {
     std::cerr << "dualfuzz run: " << tested.error() << "\n";
     return kTrouble;
@@ -196,6 +198,8 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--consistency", o->consistency,
                   "judge against a weaker consistency than atomic requests (HTTP: "
                   "interval, torn)");
+  sub->add_option("--assume", o->assume, kAssumeHelp);
+  sub->add_flag("--strict", o->strict, kStrictHelp);
   sub->add_option(
       "--target", o->target,
       "inprocess[:BUG] — the reference server in this process, optionally with a "

@@ -85,6 +85,7 @@ Result<harness::Protocol> with_consistency(harness::Protocol p, std::string_view
   for (std::size_t i = 0; i < p.weaker.size(); ++i) {
     if (p.weaker[i].name != name) continue;
     p.model = p.weaker[i].model;
+    p.recommended = p.weaker[i].recommended;
     p.consistency = p.weaker[i].name;
     p.weaker.erase(p.weaker.begin(),
                    p.weaker.begin() + static_cast<std::ptrdiff_t>(i) + 1);
@@ -105,6 +106,62 @@ std::string consistency_names(const harness::Protocol& p) {
   std::string s = p.consistency;
   for (const auto& w : p.weaker) s += ", " + w.name;
   return s;
+}
+
+Result<harness::Protocol> assume(harness::Protocol p, std::string_view name) {
+  for (const harness::Protocol::Assumption& a : p.assumptions) {
+    if (a.name != name) continue;
+    const auto apply = a.apply;  // (it rewrites `p`, its own list included)
+    apply(p);
+    p.assumed += (p.assumed.empty() ? "" : ", ") + std::string(name);
+    return p;
+  }
+  return make_error(
+      "unknown assumption '" + std::string(name) + "' for protocol " + p.name +
+      " (known: " + (p.assumptions.empty() ? std::string("none") : assumption_names(p)) +
+      ")");
+}
+
+Result<Plugin> assume(Plugin plugin, std::string_view name) {
+  auto p = assume(std::move(plugin.protocol), name);
+  if (!p) return make_error(p.error());
+  plugin.protocol = std::move(*p);
+  return plugin;
+}
+
+std::string assumption_names(const harness::Protocol& p) {
+  std::string s;
+  for (const auto& a : p.assumptions) s += (s.empty() ? "" : ", ") + a.name;
+  return s;
+}
+
+harness::Protocol strict(harness::Protocol p) {
+  if (!p.recommended) return p;
+  p.model = p.recommended;
+  p.recommended = nullptr;
+  for (auto& w : p.weaker)
+    if (w.recommended) {
+      w.model = w.recommended;
+      w.recommended = nullptr;
+    }
+  return p;
+}
+
+Plugin strict(Plugin plugin) {
+  plugin.protocol = strict(std::move(plugin.protocol));
+  return plugin;
+}
+
+Result<Plugin> judged_as(Plugin plugin, const std::vector<std::string>& assumptions,
+                         std::string_view consistency, bool strict_reading) {
+  for (const std::string& a : assumptions) {
+    auto assumed = assume(std::move(plugin), a);
+    if (!assumed) return make_error(assumed.error());
+    plugin = std::move(*assumed);
+  }
+  auto tested = with_consistency(std::move(plugin), consistency);
+  if (!tested) return make_error(tested.error());
+  return strict_reading ? strict(std::move(*tested)) : std::move(*tested);
 }
 
 }  // namespace dualfuzz::campaign

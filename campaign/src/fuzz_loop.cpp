@@ -226,6 +226,22 @@ void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
   }
 }
 
+// A passing play with an advisory: counted, and kept once per key.
+void FuzzCampaign::note_advisory(const Script& s, const RunResult& r, FuzzSummary& sum) {
+  ++sum.counters.advisories;
+  RunResult strict = r;  // (the run as the strict model judged it)
+  strict.outcome = RunResult::Outcome::ModelViolation;
+  strict.verdict = *r.advisory;
+  const std::string key = quick_key(protocol_, strict);
+  for (Advisory& a : sum.advisories)
+    if (a.key == key) {
+      ++a.count;
+      return;
+    }
+  if (sum.advisories.size() < FuzzSummary::kMaxAdvisories)
+    sum.advisories.push_back(Advisory{key, elapsed(), 1, s, r});
+}
+
 // A violation the known list matches: counted (per entry), nothing else.
 bool FuzzCampaign::known(const RunResult& r, FuzzSummary& sum) const {
   if (!r.violation() || o_.known.empty()) return false;
@@ -326,6 +342,7 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
                                sum.first->shrunk, sum.first->classification});
       break;
     }
+    if (!r.violation() && r.advisory) note_advisory(script, r, sum);
     if (r.violation()) {
       if (!is_known) keep(script, r, sum, observer);
     } else if (!r.inconclusive()) {

@@ -18,8 +18,15 @@ std::string brief(const Json& v, std::size_t max = 300) {
 class Run {
  public:
   Run(const Protocol& p, Transport& t, const RunOptions& o,
-      std::shared_ptr<oracle::Solver> s, const oracle::ServerModel& m)
-      : p_(p), t_(t), o_(o), model_(m), solver_(s), oracle_(m, o.oracle_options, s) {}
+      std::shared_ptr<oracle::Solver> s, const oracle::ServerModel& m,
+      const oracle::ServerModel* recommended)
+      : p_(p),
+        t_(t),
+        o_(o),
+        model_(m),
+        recommended_(recommended),
+        solver_(s),
+        oracle_(m, o.oracle_options, s) {}
 
   RunResult go(const Script& script) {
     try {
@@ -84,6 +91,7 @@ class Run {
     if (o_.oracle && o_.check_at_end) judge_at_end();
     if (o_.oracle && res_.outcome == RunResult::Outcome::ModelViolation) find_culprit();
     if (o_.oracle) res_.explored = oracle_.stats().explored;
+    if (o_.oracle && o_.check_advisories) judge_advisory();
     if (o_.oracle && o_.oracle_options.limits.record_decisions)
       res_.explanations = oracle_.explanations();
   }
@@ -110,6 +118,23 @@ class Run {
         res_.trace.truncate(messages);
       }
       return;  // (later events leave a rejection as it is)
+    }
+  }
+  // RunResult::advisory: a passing run judged again with every SHOULD a
+  // MUST. (An inconclusive or rejected run is not: only a verdict of
+  // "correct" can be qualified.)
+  void judge_advisory() {
+    if (!recommended_ || res_.outcome != RunResult::Outcome::Pass ||
+        res_.verdict.status != oracle::Verdict::Status::Accept)
+      return;
+    oracle::Oracle strict(*recommended_, o_.oracle_options, solver_);
+    for (const oracle::Event& e : res_.events) {
+      const oracle::Verdict v = strict.observe(e);
+      if (v.status == oracle::Verdict::Status::Reject) {
+        res_.advisory = v;
+        return;
+      }
+      if (v.status != oracle::Verdict::Status::Accept) return;  // (no guess)
     }
   }
   // A violation shown late (RunResult::culprit_event): the rejected answer
@@ -426,6 +451,7 @@ class Run {
   Transport& t_;
   const RunOptions& o_;
   const oracle::ServerModel& model_;
+  const oracle::ServerModel* recommended_;
   std::shared_ptr<oracle::Solver> solver_;
   oracle::Oracle oracle_;
   RunResult res_;
@@ -452,12 +478,15 @@ Executor::Executor(const Protocol& protocol, Transport& transport, RunOptions op
                      : std::make_shared<oracle::Solver>(
                            options.oracle_options.solver_timeout_ms,
                            protocol.model().strings)),
-      model_(protocol.model()) {}
+      model_(protocol.model()),
+      recommended_(protocol.recommended ? std::optional(protocol.recommended())
+                                        : std::nullopt) {}
 
 RunResult Executor::run(const Script& script) {
   std::optional<Run> r;
   try {  // (the oracle starts the model's tree: a model may throw here too)
-    r.emplace(protocol_, transport_, options_, solver_, model_);
+    r.emplace(protocol_, transport_, options_, solver_, model_,
+              recommended_ ? &*recommended_ : nullptr);
   } catch (const std::exception& e) {
     return RunResult::internal_error(e.what());
   } catch (...) {
@@ -517,6 +546,9 @@ std::string report_with(const RunResult& r, const Protocol* p) {
              r.verdict.explanation + (r.verdict.explanation.empty() ? "" : "\n");
       else
         s += "verdict: no violation\n";
+      if (r.advisory)
+        s += "advisory (a SHOULD the server did not follow, no violation): " +
+             r.advisory->explanation + "\n";
       break;
     case Outcome::Trouble:
       s += "verdict: could not run: ";

@@ -12,6 +12,12 @@
 
 namespace dualfuzz::http {
 namespace {
+// These tests judge a store that takes writes (Assumptions::writable, as
+// the evaluation's WebDAV servers): what any server may refuse instead is
+// tested in assumptions_test.cpp.
+oracle::ServerModel store_model(Consistency c = Consistency::Atomic) {
+  return server_model(c, {.writable = true});
+}
 using oracle::Event;
 using oracle::Json;
 using oracle::Verdict;
@@ -36,10 +42,10 @@ struct Trace {
 
 // The verdict under `c`, online and whole-trace (they must agree).
 Verdict verdict(const Trace& t, Consistency c) {
-  oracle::Oracle o(server_model(c));
+  oracle::Oracle o(store_model(c));
   for (const Event& e : t.events)
     if (!o.observe(e).accepted()) break;
-  const Verdict offline = oracle::check(server_model(c), t.events);
+  const Verdict offline = oracle::check(store_model(c), t.events);
   EXPECT_EQ(o.verdict().status, offline.status) << offline.explanation;
   EXPECT_NE(o.verdict().status, Verdict::Status::Inconclusive) << o.verdict().explanation;
   return o.verdict();

@@ -52,6 +52,8 @@ struct PathState {
   // UNLOCK needs the right token, so the model never clears it.
   bool unknown = false;
   bool lockable = false;
+  // What the user let the model assume (the same in every state of a model).
+  Assumptions assume{};
   friend bool operator==(const PathState&, const PathState&) = default;
 };
 void to_json(Json& j, const PathState& s) {
@@ -272,6 +274,87 @@ constexpr Clause kIfRange = "RFC 9110 §13.1.5";
 constexpr Clause kRange = "RFC 9110 §14.2, §15.3.7";
 constexpr Clause kUnsatisfiable = "RFC 9110 §14.1.2, §15.5.17";
 constexpr Clause kHeadLength = "RFC 9110 §9.3.2, §8.6";
+constexpr Clause kPatch = "RFC 5789 §2";
+// A refusal (Assumptions::writable off): the server will not serve the
+// request, and nothing changes.
+constexpr Clause kRefused =
+    "RFC 9110 §15.4-§15.6 (a refusal: 401 with WWW-Authenticate §11.6.1, 403, 405 "
+    "with Allow §15.5.6, 404 where nothing is, 413, 414, 429, 431, 501, 503, a "
+    "redirect)";
+constexpr Clause kUnknownMethod = "RFC 9110 §9.1 (an unknown method: 501 SHOULD)";
+
+// A response with these statuses, and a field whose presence
+// normalize_response marked ({"location": {"present": true}}).
+Sym with_field(std::vector<int> codes, const char* field) {
+  return Sym::object({{"status", status(std::move(codes))},
+                      {field, Sym::object({{"present", Sym::lit(true)}})}});
+}
+
+// What a server may answer a request it will not serve, whatever it is
+// (RFC 9110 §15): each changes nothing, and each is built once per kind of
+// request. Read clause by clause:
+//  - 401 "MUST send a WWW-Authenticate header field" (§11.6.1, §15.5.2);
+//  - 403 for any request (§15.5.4); 404 and 410 only where nothing is stored (a
+//    server that "hides" an existing resource behind 404, §15.5.4, is not
+//    told apart from one that lost it: the model reads 404 as "nothing");
+//  - 405 "MUST generate an Allow header field" (§15.5.6) and 501 (§15.6.2),
+//    never for GET or HEAD: "All general-purpose servers MUST support the
+//    methods GET and HEAD" (§9.1);
+//  - 409, a conflict with the resource's state, for any method but GET and
+//    HEAD (§15.5.10: webdav-server answers a POST below a missing
+//    collection so); 415 for content the resource will not take (§9.3.4,
+//    §15.5.16), 507 when it cannot be stored (RFC 4918 §11.5);
+//  - 413, 414 (§15.5.14-15), 429 and 431 (RFC 6585 §4, §5), 503 (§15.6.4;
+//    Retry-After is a MAY);
+//  - a redirect, 301, 302, 303, 307, 308 (§15.4), which SHOULD carry
+//    Location (§15.4.2-15.4.9): required only when strict.
+const Sym& refusals(bool get_or_head, bool missing, bool content, bool strict) {
+  static const std::vector<Sym> table = [] {
+    std::vector<Sym> t;
+    for (int i = 0; i < 16; ++i) {
+      const bool safe = i & 1, gone = i & 2, body = i & 4, must = i & 8;
+      std::vector<int> plain = {403, 413, 414, 429, 431, 503};
+      if (gone) plain.insert(plain.end(), {404, 410});
+      if (!safe) plain.insert(plain.end(), {409, 501});
+      if (body) plain.insert(plain.end(), {415, 507});
+      std::sort(plain.begin(), plain.end());
+      std::vector<Sym> alts = {Sym::object({{"status", status(plain)}}),
+                               with_field({401}, "www-authenticate")};
+      if (!safe) alts.push_back(with_field({405}, "allow"));
+      const std::vector<int> redirects = {301, 302, 303, 307, 308};
+      alts.push_back(must ? with_field(redirects, "location")
+                          : Sym::object({{"status", status(redirects)}}));
+      t.push_back(Sym::alt(std::move(alts)));
+    }
+    return t;
+  }();
+  return table[(get_or_head ? 1 : 0) + (missing ? 2 : 0) + (content ? 4 : 0) +
+               (strict ? 8 : 0)];
+}
+
+// A successful POST (RFC 9110 §9.3.3) or PATCH (RFC 5789 §2): any 2xx, or a
+// 303 to a resource that shows the result. "If one or more resources has
+// been created ... the origin server SHOULD send a 201 (Created) response
+// containing a Location header field" (§9.3.3), and a 303 names its
+// resource in Location: both required only when strict.
+const Sym& processed_pattern(bool post, bool strict) {
+  static const std::vector<Sym> table = [] {
+    std::vector<Sym> t;
+    for (int i = 0; i < 4; ++i) {
+      const bool is_post = i & 1, must = i & 2;
+      std::vector<int> plain;
+      for (int c = 200; c <= 299; ++c)
+        if (!(must && is_post && c == 201)) plain.push_back(c);
+      std::vector<Sym> alts = {Sym::object({{"status", status(plain)}})};
+      if (must && is_post) alts.push_back(with_field({201}, "location"));
+      alts.push_back(must ? with_field({303}, "location")
+                          : Sym::object({{"status", Sym::lit(303)}}));
+      t.push_back(Sym::alt(std::move(alts)));
+    }
+    return t;
+  }();
+  return table[(post ? 1 : 0) + (strict ? 2 : 0)];
+}
 
 Sym validators(const Sym& etag) {
   // A representation without an ETag has none in any response. One with a
@@ -370,7 +453,9 @@ enum class Method {
   Put,
   Delete,
   Options,
-  Other,
+  Post,   // RFC 9110 §9.3.3
+  Patch,  // RFC 5789
+  Other,  // a method the model does not know
   Propfind,
   Proppatch,
   Mkcol,
@@ -501,6 +586,8 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
               : m == "PUT"sv       ? Method::Put
               : m == "DELETE"sv    ? Method::Delete
               : m == "OPTIONS"sv   ? Method::Options
+              : m == "POST"sv      ? Method::Post
+              : m == "PATCH"sv     ? Method::Patch
               : m == "PROPFIND"sv  ? Method::Propfind
               : m == "PROPPATCH"sv ? Method::Proppatch
               : m == "MKCOL"sv     ? Method::Mkcol
@@ -679,10 +766,12 @@ Tree ranges(const Ev& e, const RangeField& f) {
   }
   const std::vector<ByteInterval> parts = satisfiable(f, n);
   if (parts.empty()) {
-    // 416, with Content-Range `bytes */n` if any (a SHOULD, §14.4).
+    // 416, with Content-Range `bytes */n` (a SHOULD, §15.5.17: required
+    // only when strict).
+    Sym range = Sym::lit(unsatisfied_range(n));
     Sym refused =
         Sym::object({{"status", Sym::lit(416)},
-                     {"content-range", optional(Sym::lit(unsatisfied_range(n)))}});
+                     {"content-range", e->st().assume.strict ? range : optional(range)}});
     return oracle::choose(full(e, kRange),
                           respond(e, std::move(refused), kUnsatisfiable));
   }
@@ -750,7 +839,8 @@ Tree not_modified(const Ev& e, Clause clause) {
 Tree commit(const Ev& e, const Sym& tag, const Sym& m) {
   const bool exists = e->file() != nullptr;
   // (Built afresh: a copy of the old state would copy the old content too.)
-  const PathState next{make_resource(e->req().body, tag, m), m};
+  const PathState next{make_resource(e->req().body, tag, m), m, false, false,
+                       e->st().assume};
   Sym pattern = Sym::object(shown_shape(), {exists ? status_ok() : Sym::lit(201),
                                             next.file->headers, next.file->dates});
   return respond(e, std::move(pattern), next, kPut);
@@ -781,15 +871,28 @@ Tree malformed_or(const TagField& f, const Ev& e, Ignore ignore, Evaluate evalua
       oracle::choose(ignore(), respond(e, status_only({400}), kInvalidField)));
 }
 
+PathState unknown_state(const Ev& e);
+
+// POST or PATCH, processed: what it did is the resource's own business
+// (§9.3.3: create it, change it, or change nothing), so the path's state is
+// one the model does not know until a PUT or DELETE pins it again.
+Tree processed(const Ev& e) {
+  const bool post = e->req().method == Method::Post;
+  return respond(e, processed_pattern(post, e->st().assume.strict), unknown_state(e),
+                 post ? kPost : kPatch);
+}
+
 // The method itself, once the preconditions hold.
 Tree proceed(const Ev& e) {
   if (e->req().safe) return get(e, e->req().method == Method::Head);
   if (e->req().method == Method::Put) return put(e);
-  // POST and other methods: a 2xx that changes nothing (see handle).
+  if (e->req().method == Method::Post || e->req().method == Method::Patch)
+    return processed(e);
+  // Other methods: a 2xx that changes nothing (see handle).
   if (e->req().method != Method::Delete)
     return respond(e, status_only({200, 204}), kPost);
   // DELETE of an existing resource.
-  const PathState gone{std::nullopt, e->st().clock};
+  const PathState gone{std::nullopt, e->st().clock, false, false, e->st().assume};
   return oracle::choose(respond(e, status_only({200, 204}), gone, kDelete),
                         respond(e, status_only({202}), kDelete));
 }
@@ -891,6 +994,17 @@ Tree handle_method(const Ev& e) {
 
 Tree handle(const Ev& e) {
   const Method method = e->req().method;
+  if (method == Method::Post || method == Method::Patch) {
+    // Unsupported or not allowed (§9.1: 405 or 501), nothing to process
+    // (404), or processed once its preconditions hold; without a
+    // representation, If-Match is false (§13.1.1: the method MUST NOT be
+    // performed) and If-Unmodified-Since may be (§13.1.4), as
+    // preconditions() reads them.
+    Tree refuse =
+        respond(e, e->file() ? status_only({405, 501}) : status_only({405, 501, 404}),
+                kUnsupported);
+    return oracle::choose(std::move(refuse), preconditions(e));
+  }
   if (method == Method::Options || method == Method::Other) {
     // No resource to apply the method to is a 404 as much as a 405 (RFC 9110
     // §15.5.5; Apache, nginx and lighttpd all answer POST /missing so).
@@ -920,6 +1034,20 @@ Tree handle(const Ev& e) {
     if (options && e->req().has_content)
       return oracle::choose(respond(e, status_only({400, 413, 415}), kOptionsContent),
                             std::move(answer));
+    // An unknown method "SHOULD" get 501 (§9.1): any client error is no
+    // violation, only an advisory (but a 405 still MUST carry Allow, a 401
+    // WWW-Authenticate: §15.5.6, §11.6.1).
+    if (!options && !e->st().assume.strict) {
+      static const Sym refused = [] {
+        std::vector<int> codes;
+        for (int c = 400; c <= 499; ++c)
+          if (c != 401 && c != 405) codes.push_back(c);
+        return Sym::alt({Sym::object({{"status", status(std::move(codes))}}),
+                         with_field({401}, "www-authenticate"),
+                         with_field({405}, "allow")});
+      }();
+      return oracle::choose(respond(e, refused, kUnknownMethod), std::move(answer));
+    }
     return answer;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
@@ -1010,7 +1138,8 @@ const Sym& success() {
 }
 
 PathState unknown_state(const Ev& e) {
-  return PathState{std::nullopt, e->st().clock, /*unknown=*/true, /*lockable=*/true};
+  return PathState{std::nullopt, e->st().clock, /*unknown=*/true, /*lockable=*/true,
+                   e->st().assume};
 }
 
 // The representation kept, its validators possibly new: RFC 4918 §8.8 says
@@ -1021,7 +1150,7 @@ Tree touch(const Ev& e, Sym pattern, bool lockable, Clause clause) {
   return oracle::fresh(Sort::Int, "last-modified", [=](const Sym& m) {
     Tree tagged = oracle::fresh(Sort::Str, "etag", [=](const Sym& t) {
       PathState next{make_resource(e->file()->body, t, m), m, false,
-                     lockable || e->st().lockable};
+                     lockable || e->st().lockable, e->st().assume};
       return respond(e, pattern, next, clause);
     });
     return oracle::assume(oracle::le(e->st().clock, m), tagged);
@@ -1040,12 +1169,14 @@ Tree unknown_answer(const Ev& e) {
   if (m == Method::Delete)
     return oracle::choose(
         respond(e, not_deleted(), kUnknownState),
-        respond(e, status_ok_only(), PathState{std::nullopt, e->st().clock, false, true},
+        respond(e, status_ok_only(),
+                PathState{std::nullopt, e->st().clock, false, true, e->st().assume},
                 kDelete));
   if (m != Method::Put) return respond(e, anything(), kUnknownState);
   Tree stored = oracle::fresh(Sort::Int, "last-modified", [e](const Sym& mod) {
     Tree tagged = oracle::fresh(Sort::Str, "etag", [e, mod](const Sym& t) {
-      PathState next{make_resource(e->req().body, t, mod), mod, false, true};
+      PathState next{make_resource(e->req().body, t, mod), mod, false, true,
+                     e->st().assume};
       Sym pattern = Sym::object(
           shown_shape(), {status({200, 201, 204}), next.file->headers, next.file->dates});
       return respond(e, std::move(pattern), next, kPut);
@@ -1058,7 +1189,8 @@ Tree unknown_answer(const Ev& e) {
 // A WebDAV method on a path whose state the model knows.
 Tree dav(const Ev& e) {
   const Resource* f = e->file();
-  const PathState gone{std::nullopt, e->st().clock, false, e->st().lockable};
+  const PathState gone{std::nullopt, e->st().clock, false, e->st().lockable,
+                       e->st().assume};
   switch (e->req().method) {
     case Method::Propfind:
       // "This method is both safe and idempotent" (§9.1): it changes
@@ -1069,7 +1201,14 @@ Tree dav(const Ev& e) {
     case Method::Proppatch:
       // Dead properties only: the content stays (§9.2), the validators may
       // change (touch). Nothing to patch on a missing resource.
-      if (!f) return respond(e, refusal(), kProppatch);
+      // Nothing to patch on a missing resource: a refusal, or a 207 whose
+      // property statuses say so (webdav-server 2.6.3); whether such a
+      // server made the resource the model cannot tell, so after a 207 the
+      // path's state is unknown.
+      if (!f)
+        return oracle::choose(
+            respond(e, refusal(), kProppatch),
+            respond(e, status_only({207}), unknown_state(e), kProppatch));
       return oracle::choose(respond(e, refusal(), kProppatch),
                             touch(e, success(), false, kProppatch));
     case Method::Mkcol:
@@ -1118,7 +1257,8 @@ Tree dav(const Ev& e) {
 bool writes(Method m) {
   return m == Method::Put || m == Method::Delete || m == Method::Proppatch ||
          m == Method::Mkcol || m == Method::Move || m == Method::Copy ||
-         m == Method::Lock || m == Method::Other;
+         m == Method::Lock || m == Method::Other || m == Method::Post ||
+         m == Method::Patch;
 }
 
 // Every request, WebDAV's looseness around the model of RFC 9110.
@@ -1133,6 +1273,13 @@ Tree serve_dav(const Ev& e) {
         respond(e, not_client_error(), unknown_state(e), kUnknownState));
   if (e->st().unknown) return unknown_answer(e);
   Tree t = dav(e);
+  // Any request may be refused, changing nothing, unless the user said the
+  // server takes writes (Assumptions::writable).
+  if (!e->st().assume.writable)
+    t = oracle::choose(
+        respond(e, refusals(q.safe, !e->file(), q.has_content, e->st().assume.strict),
+                kRefused),
+        std::move(t));
   // "A successful request for a write lock MUST result in the creation of a
   // lock ... prevents principals without the lock from successfully
   // executing PUT, POST, PROPPATCH, LOCK, UNLOCK, MOVE, DELETE, or MKCOL"
@@ -1362,31 +1509,51 @@ Json normalize_response(Json ir) {
     std::erase_if(type, [](char c) { return c == ' ' || c == '\t'; });
     if (detail::lower(type) == "multipart/byteranges") ir["multipart"] = true;
   }
-  if (h.contains("allow")) ir["allow"] = {{"present", true}};
+  // Fields whose presence a status code requires (a 405's Allow, §15.5.6; a
+  // 401's WWW-Authenticate, §11.6.1) or recommends (a redirect's Location).
+  for (const char* name : {"allow", "www-authenticate", "location"})
+    if (h.contains(name)) ir[name] = {{"present", true}};
   return ir;
 }
 
-oracle::ServerModel server_model(Consistency consistency) {
-  // The initial tree is an immutable value: built once, shared by every
-  // oracle (one per execution when fuzzing).
+oracle::ServerModel server_model(Consistency consistency, Assumptions assume) {
+  // The initial tree is an immutable value: built once per kind of model,
+  // shared by every oracle (one per execution when fuzzing).
   static constexpr const char* kNames[] = {"HTTP/1.1", "HTTP/1.1 (consistency: interval)",
                                            "HTTP/1.1 (consistency: torn)"};
-  const auto index = static_cast<std::size_t>(consistency);
-  auto initial = [index] {
-    static const Tree trees[] = {serve(PathState{}),
-                                 serve_world(World{Consistency::Interval, {}, {}}),
-                                 serve_world(World{Consistency::Torn, {}, {}})};
-    return trees[index];
+  const auto index = static_cast<std::size_t>(consistency) * 4 +
+                     (assume.writable ? 2 : 0) + (assume.strict ? 1 : 0);
+  auto tree = [](std::size_t i, bool unknown) {
+    auto build = [](std::size_t i, bool unknown) {
+      const Assumptions a{.writable = (i & 2) != 0, .strict = (i & 1) != 0};
+      const PathState st{std::nullopt, Sym::lit(0), unknown, unknown, a};
+      switch (static_cast<Consistency>(i / 4)) {
+        case Consistency::Atomic:
+          return serve(st);
+        case Consistency::Interval:
+          return serve_world(World{Consistency::Interval, st, {}});
+        default:
+          return serve_world(World{Consistency::Torn, st, {}});
+      }
+    };
+    static const std::vector<Tree> initial = [&] {
+      std::vector<Tree> v;
+      for (std::size_t k = 0; k < 12; ++k) v.push_back(build(k, false));
+      return v;
+    }();
+    static const std::vector<Tree> unknowns = [&] {
+      std::vector<Tree> v;
+      for (std::size_t k = 0; k < 12; ++k) v.push_back(build(k, true));
+      return v;
+    }();
+    return unknown ? unknowns[i] : initial[i];
   };
-  auto unknown = [index] {
-    static const PathState u{std::nullopt, Sym::lit(0), true, true};
-    static const Tree trees[] = {serve(u),
-                                 serve_world(World{Consistency::Interval, u, {}}),
-                                 serve_world(World{Consistency::Torn, u, {}})};
-    return trees[index];
-  };
-  oracle::ServerModel m{kNames[index], initial, nullptr,
-                        [](const Json& r) { return decode(r); }};
+  auto initial = [index, tree] { return tree(index, false); };
+  auto unknown = [index, tree] { return tree(index, true); };
+  std::string name = kNames[static_cast<std::size_t>(consistency)];
+  if (assume.writable) name += " (assume writable)";
+  if (assume.strict) name += " (strict: SHOULD as MUST)";
+  oracle::ServerModel m{name, initial, nullptr, [](const Json& r) { return decode(r); }};
   m.strings = entity_tags();
   // Resources are independent: one server per path (P-compositionality).
   m.partition = [](const Json& r) -> std::optional<std::string> {
@@ -1424,10 +1591,12 @@ oracle::ServerModel server_model(Consistency consistency) {
       out.parents.push_back(p);
     } else if (m == "DELETE") {
       out.own_subtree = true;
-    } else if (m == "PUT" || m == "LOCK") {
+    } else if (m == "PUT" || m == "LOCK" || m == "POST" || m == "PATCH") {
       // A file made here may serve the paths below it as path info
       // (lighttpd answers GET /f/g with /f), and a collection's PUT or
-      // LOCK reaches its members: everything below may change.
+      // LOCK reaches its members: everything below may change. So may a
+      // POST's or a PATCH's, whose effect is the resource's own (a
+      // collection's POST may add a member, RFC 9110 §9.3.3).
       out.changes.push_back(p);
     }
     // A write may make the missing collections above its path (nginx's

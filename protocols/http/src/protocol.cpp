@@ -59,6 +59,26 @@ void add_functions(harness::FunctionRegistry& f) {
           });
 }
 
+// `p`'s models under assumptions `a` (model.h): the model, its strict
+// reading and the weaker consistencies with theirs.
+void set_models(harness::Protocol& p, Assumptions a) {
+  const Assumptions strict{.writable = a.writable, .strict = true};
+  p.model = [a] { return server_model(Consistency::Atomic, a); };
+  p.recommended = [strict] { return server_model(Consistency::Atomic, strict); };
+  p.weaker = {
+      {"interval",
+       "a PUT or DELETE takes effect over an interval: overlapping requests see the old "
+       "or the new state, may all pass one precondition, or get 409/423/503",
+       [a] { return server_model(Consistency::Interval, a); },
+       [strict] { return server_model(Consistency::Interval, strict); }},
+      {"torn",
+       "interval, and a GET or HEAD overlapping a write may see any intermediate state",
+       [a] { return server_model(Consistency::Torn, a); },
+       [strict] { return server_model(Consistency::Torn, strict); },
+       /*classifies=*/false},
+  };
+}
+
 harness::Protocol protocol() {
   harness::Protocol p;
   p.name = "http";
@@ -69,15 +89,12 @@ harness::Protocol protocol() {
   p.new_response_stream = [] { return new_response_stream(); };
   p.closes_after = closes_connection;
   p.liveness_probe = Json{{"method", "HEAD"}, {"path", "/"}};
-  p.model = [] { return server_model(); };
-  p.weaker = {
-      {"interval",
-       "a PUT or DELETE takes effect over an interval: overlapping requests see the old "
-       "or the new state, may all pass one precondition, or get 409/423/503",
-       [] { return server_model(Consistency::Interval); }},
-      {"torn",
-       "interval, and a GET or HEAD overlapping a write may see any intermediate state",
-       [] { return server_model(Consistency::Torn); }, /*classifies=*/false},
+  set_models(p, {});
+  p.assumptions = {
+      {"writable",
+       "the server implements and allows PUT and DELETE on every path for this client: "
+       "refusing one (401, 403, 405, 501, 503, a redirect...) is a violation",
+       [](harness::Protocol& q) { set_models(q, {.writable = true}); }},
   };
   p.generate_request = generate_request;
   p.mutate_request = mutate_request;

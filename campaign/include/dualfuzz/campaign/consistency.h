@@ -70,4 +70,26 @@ Result<Plugin> with_consistency(Plugin plugin, std::string_view name);
 // texts.
 std::string consistency_names(const harness::Protocol& p);
 
+// What the user tells the tester about the server (harness::Protocol::
+// assumptions, `--assume NAME`): its models replaced by ones that take
+// `name` for granted. Apply before with_consistency. An unknown name is an
+// error that lists the known ones.
+//   auto p = campaign::assume(plugin.protocol, "writable");
+Result<harness::Protocol> assume(harness::Protocol p, std::string_view name);
+Result<Plugin> assume(Plugin plugin, std::string_view name);
+// "writable (...)": the assumptions `p` offers, for help texts.
+std::string assumption_names(const harness::Protocol& p);
+
+// `p` judged by its recommended model (`--strict`): every SHOULD a MUST,
+// so what would be an advisory is a violation. No change for a protocol
+// without one.
+harness::Protocol strict(harness::Protocol p);
+Plugin strict(Plugin plugin);
+
+// The plug-in judged as the user asked (`--assume`, `--consistency`,
+// `--strict`, in that order): assume() each name, with_consistency(), then
+// strict() when asked. The first error stops it.
+Result<Plugin> judged_as(Plugin plugin, const std::vector<std::string>& assumptions,
+                         std::string_view consistency, bool strict_reading);
+
 }  // namespace dualfuzz::campaign

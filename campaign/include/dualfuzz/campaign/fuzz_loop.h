@@ -71,6 +71,8 @@ struct FuzzCounters {
   std::uint64_t unreachable = 0;
   std::uint64_t outages = 0;
   std::uint64_t known_violations = 0;  // matched FuzzOptions::known
+  // Passing plays with a RunResult::advisory (a SHOULD not followed).
+  std::uint64_t advisories = 0;
   // Passing plays whose scripts joined the pool. An inconclusive play's
   // script does not: its mutants would mostly be as costly and as blind.
   std::uint64_t pooled = 0;
@@ -110,6 +112,18 @@ struct Finding {
   Classification classification;  // of `run` (consistency.h)
 };
 
+// A departure from a recommendation (RunResult::advisory): the model
+// accepts the trace, its strict reading (every SHOULD a MUST) does not.
+// Never a violation, never stops the run; one per quick_key of the
+// advisory's verdict, with the first script that showed it (not shrunk).
+struct Advisory {
+  std::string key;  // quick_key of the run judged strictly ("model: FOO -> 400")
+  double first_seconds = 0;
+  std::uint64_t count = 0;
+  harness::Script script;
+  harness::RunResult run;  // its `advisory` says which answer and which SHOULD
+};
+
 // The violation that ended a run without keep_going.
 struct FirstViolation {
   std::string kind;
@@ -129,6 +143,10 @@ struct FuzzSummary {
   std::optional<FirstViolation> first;
   std::vector<Finding> findings;      // keep_going, in the order found
   std::vector<ServerOutage> outages;  // the first few (counters.outages counts all)
+  // Distinct advisories, in the order met (at most kMaxAdvisories; the
+  // counter counts all).
+  std::vector<Advisory> advisories;
+  static constexpr std::size_t kMaxAdvisories = 64;
   // Per FuzzOptions::known entry (same index): the violations it matched.
   std::vector<std::uint64_t> known_counts;
   // The run ended because the server stayed unreachable (outages.back()).
@@ -191,6 +209,8 @@ class FuzzCampaign {
               const FuzzObserver& observer);
   bool settled(const Quick& q, const FuzzSummary& sum) const;
   bool known(const harness::RunResult& r, FuzzSummary& sum) const;
+  void note_advisory(const harness::Script& s, const harness::RunResult& r,
+                     FuzzSummary& sum);
   void add_to_pool(std::string text, std::mt19937_64& rng);
   double elapsed() const;
 

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,9 @@ struct RunOptions {
     return o;
   }();
   static constexpr std::size_t kMaxExploredPerRun = 5'000;
+  // A run the oracle accepts is judged again by Protocol::recommended (every
+  // SHOULD a MUST); a rejection there is RunResult::advisory.
+  bool check_advisories = true;
 };
 
 // How a report shows each message of a trace (the CLI's `--json` picks Json).
@@ -82,6 +86,11 @@ struct RunResult {
   static constexpr std::size_t kNoCulprit = static_cast<std::size_t>(-1);
   std::size_t culprit_event = kNoCulprit;
   std::vector<oracle::Reason> culprit_reasons;
+  // The run passed, but only because the specification recommends rather
+  // than requires: Protocol::recommended rejects the trace (its verdict:
+  // which answer, which SHOULD). Never a violation: reports and the fuzz
+  // loop keep it apart, a fuzz target never aborts on it.
+  std::optional<oracle::Verdict> advisory;
   std::size_t blamed_event() const {
     return culprit_event < events.size() ? culprit_event : verdict.event_index;
   }
@@ -127,6 +136,7 @@ class Executor {
   RunOptions options_;
   std::shared_ptr<oracle::Solver> solver_;
   oracle::ServerModel model_;
+  std::optional<oracle::ServerModel> recommended_;  // Protocol::recommended
 };
 
 }  // namespace dualfuzz::harness

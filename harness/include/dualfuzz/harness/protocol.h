@@ -49,6 +49,11 @@ struct Protocol {
   // name opens a new one. Null: never.
   std::function<bool(const Json& request, const Json& response)> closes_after;
   std::function<oracle::ServerModel()> model;
+  // `model` with every SHOULD of the specification read as a MUST
+  // (optional). A trace `model` accepts and this one rejects departs from a
+  // recommendation only: an advisory (RunResult::advisory), reported apart
+  // and never a violation; `--strict` judges by it (campaign::strict).
+  std::function<oracle::ServerModel()> recommended;
   // Weaker consistencies than `model`'s, strongest first. `model` takes
   // every request as atomic (a trace must be linearizable); a protocol's
   // specification seldom demands that (RFC 9110 does not), so it may offer
@@ -60,6 +65,7 @@ struct Protocol {
     std::string name;     // "interval"
     std::string summary;  // one line, for --help and reports
     std::function<oracle::ServerModel()> model;
+    std::function<oracle::ServerModel()> recommended;  // as Protocol::recommended
     // Whether a trace it explains counts as merely not linearizable. False
     // for a consistency so weak that explaining is no evidence (a user may
     // still test against it): its findings stay the protocol's, with a note.
@@ -68,6 +74,18 @@ struct Protocol {
   std::vector<Consistency> weaker;
   // The name of `model`'s consistency, for reports.
   std::string consistency = "atomic";
+  // What a user may tell the tester about their server (`--assume NAME`,
+  // campaign::assume): each sets the models (`model`, `recommended`,
+  // `weaker`) to ones that take it for granted. HTTP: "writable", a server
+  // that never refuses PUT or DELETE. Applied before a consistency is picked.
+  struct Assumption {
+    std::string name;
+    std::string summary;  // one line, for --help and reports
+    std::function<void(Protocol&)> apply;
+  };
+  std::vector<Assumption> assumptions;
+  // The assumptions applied so far, for reports ("" : none).
+  std::string assumed;
   FunctionRegistry functions = FunctionRegistry::with_builtins();
   // Generation heuristics (thesis §5.2): a new request given the requests
   // before it (state-based: paths already used; trace-based: references to

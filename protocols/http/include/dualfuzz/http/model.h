@@ -53,7 +53,27 @@ namespace dualfuzz::http {
 // all three.
 enum class Consistency { Atomic, Interval, Torn };
 
-oracle::ServerModel server_model(Consistency consistency = Consistency::Atomic);
+// What the tester may take for granted about the server (`dualfuzz fuzz
+// --assume`, `--strict`). The default is any server: one that refuses what
+// it does not support or allow, as RFC 9110 lets it.
+//   server_model(Consistency::Atomic, {.writable = true});  // a WebDAV store
+struct Assumptions {
+  // The server implements and allows PUT and DELETE on every path the
+  // tester uses, for every client: a refusal (401, 403, 405, 501, 503...)
+  // is then a violation. Off, any request may be refused (RFC 9110 §15.4-
+  // §15.6) and the refusal changes nothing; every answer that is not a
+  // refusal is judged as before.
+  bool writable = false;
+  // Every SHOULD read as a MUST: the alternatives only a recommendation
+  // excludes are gone (a 400 for an unknown method, a redirect without
+  // Location, a 416 without Content-Range). A trace the default model
+  // accepts and this one rejects departs from a SHOULD: an advisory.
+  bool strict = false;
+  friend bool operator==(const Assumptions&, const Assumptions&) = default;
+};
+
+oracle::ServerModel server_model(Consistency consistency = Consistency::Atomic,
+                                 Assumptions assume = {});
 
 // Adds the `dates` member to a response IR (seconds since the epoch of each
 // header that is a valid HTTP-date, date.h). The harness calls it on every response.

@@ -1,0 +1,147 @@
+// The HTTP model under what the user assumes of the server (model.h,
+// Assumptions): any server by default, whose refusals are its right and
+// whose POST may create; `writable`, a store that must take PUT and DELETE;
+// `strict`, every SHOULD a MUST. Each allowance is tested both ways: the
+// refusal a correct server may send is accepted, and a refusal that breaks
+// a MUST (or changes something) is still a violation.
+#include <gtest/gtest.h>
+
+#include "dualfuzz/http/model.h"
+#include "dualfuzz/oracle/oracle.h"
+#include "messages.h"
+
+namespace dualfuzz::http {
+namespace {
+using oracle::Event;
+using oracle::Json;
+using test::req;
+using test::resp;
+
+// A trace on one connection, judged online and offline (which must agree).
+bool accepted(const std::vector<std::pair<Json, Json>>& exchanges, Assumptions a = {}) {
+  std::vector<Event> t;
+  oracle::Label l = 1;
+  for (const auto& [q, r] : exchanges) {
+    t.push_back(Event::request(1, l, q));
+    t.push_back(Event::response(1, l + 1, r));
+    l += 2;
+  }
+  oracle::Oracle o(server_model(Consistency::Atomic, a));
+  for (const Event& e : t)
+    if (!o.observe(e).accepted()) break;
+  const oracle::Verdict offline = oracle::check(server_model(Consistency::Atomic, a), t);
+  EXPECT_EQ(o.verdict().status, offline.status) << offline.explanation;
+  return o.verdict().accepted();
+}
+constexpr Assumptions kWritable{.writable = true};
+constexpr Assumptions kStrict{.strict = true};
+
+const Json kAllow = {{"allow", "GET, HEAD"}};
+const Json kChallenge = {{"www-authenticate", "Basic realm=\"x\""}};
+
+TEST(HttpAssumptions, ARefusedWriteIsNoViolationAndChangesNothing) {
+  // python's http.server (501), nginx's static site (405 with Allow), a
+  // location behind `limit_except` (403), `auth_basic` (401 with a challenge).
+  for (const Json& refusal :
+       {resp(501), resp(405, kAllow), resp(403), resp(401, kChallenge), resp(503),
+        resp(429), resp(301, {{"location", "/x"}})}) {
+    EXPECT_TRUE(
+        accepted({{req("PUT", "/a", {}, "x"), refusal}, {req("GET", "/a"), resp(404)}}))
+        << refusal;
+    // The refused PUT stored nothing: a later GET showing it is a violation.
+    EXPECT_FALSE(accepted(
+        {{req("PUT", "/a", {}, "x"), refusal}, {req("GET", "/a"), resp(200, {}, "x")}}))
+        << refusal;
+    // Under --assume writable, the refusal itself is the violation.
+    EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), refusal}}, kWritable)) << refusal;
+  }
+  // A refused DELETE leaves the resource as it was.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("DELETE", "/a"), resp(403)},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("DELETE", "/a"), resp(403)},
+                         {req("GET", "/a"), resp(404)}}));
+}
+
+TEST(HttpAssumptions, RefusalsKeepTheirMusts) {
+  // A 405 MUST carry Allow (RFC 9110 §15.5.6), a 401 WWW-Authenticate (§11.6.1).
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(405)}}));
+  EXPECT_FALSE(accepted({{req("GET", "/a"), resp(401)}}));
+  EXPECT_TRUE(accepted({{req("GET", "/a"), resp(401, kChallenge)}}));
+  // GET and HEAD MUST be supported (§9.1): neither 405 nor 501.
+  EXPECT_FALSE(accepted({{req("GET", "/a"), resp(405, kAllow)}}));
+  EXPECT_FALSE(accepted({{req("HEAD", "/a"), resp(501)}}));
+  // 404 means nothing is there: not for a resource just stored.
+  EXPECT_FALSE(
+      accepted({{req("PUT", "/a", {}, "x"), resp(201)}, {req("GET", "/a"), resp(404)}}));
+  // Not every status is a refusal: a 500, or a 400 for a well-formed PUT.
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(500)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(400)}}));
+}
+
+TEST(HttpAssumptions, ReadsAreJudgedAroundRefusals) {
+  // A server whose writes are all refused is still judged on its reads: a
+  // GET of what was stored, a 304 that must match, a range that must slice.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "xyz"), resp(201, {{"etag", "\"1\""}})},
+                        {req("PUT", "/a", {}, "q"), resp(403)},
+                        {req("GET", "/a", {{"range", "bytes=1-1"}}),
+                         resp(206, {{"content-range", "bytes 1-1/3"}}, "y")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "xyz"), resp(201, {{"etag", "\"1\""}})},
+                         {req("PUT", "/a", {}, "q"), resp(403)},
+                         {req("GET", "/a", {{"range", "bytes=1-1"}}),
+                          resp(206, {{"content-range", "bytes 1-1/3"}}, "q")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "xyz"), resp(201, {{"etag", "\"1\""}})},
+                         {req("GET", "/a", {{"if-none-match", "\"2\""}}), resp(304)}}));
+}
+
+TEST(HttpAssumptions, PostMayCreateChangeOrNothing) {
+  // RFC 9110 §9.3.3: a POST may create its target (201), change it, or not.
+  EXPECT_TRUE(accepted({{req("POST", "/a", {}, "x"), resp(201, {{"location", "/a"}})},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("POST", "/a", {}, "y"), resp(200)},
+                        {req("GET", "/a"), resp(200, {}, "xy")}}));
+  EXPECT_TRUE(
+      accepted({{req("POST", "/a", {}, "y"), resp(204)}, {req("GET", "/a"), resp(404)}}));
+  // Below a missing collection: 409, a refusal.
+  EXPECT_TRUE(accepted({{req("POST", "/a/b", {}, "y"), resp(409)}}));
+  // A PUT pins the state again: what it stored is what a GET shows.
+  EXPECT_FALSE(accepted({{req("POST", "/a", {}, "y"), resp(201)},
+                         {req("PUT", "/a", {}, "z"), resp(200)},
+                         {req("GET", "/a"), resp(200, {}, "y")}}));
+  // A refused POST changed nothing.
+  EXPECT_FALSE(accepted({{req("POST", "/a", {}, "y"), resp(405, kAllow)},
+                         {req("GET", "/a"), resp(200, {}, "y")}}));
+  // If-Match on nothing is false: the POST MUST NOT be performed (§13.1.1).
+  EXPECT_FALSE(accepted({{req("POST", "/a", {{"if-match", "*"}}, "y"), resp(201)}}));
+  EXPECT_TRUE(accepted({{req("POST", "/a", {{"if-match", "*"}}, "y"), resp(412)}}));
+}
+
+TEST(HttpAssumptions, ShouldsAreAdvisoriesOnly) {
+  // §9.1: an unknown method SHOULD get 501; a 400 breaks no MUST.
+  EXPECT_TRUE(accepted({{req("FOO", "/a"), resp(400)}}));
+  EXPECT_FALSE(accepted({{req("FOO", "/a"), resp(400)}}, kStrict));
+  EXPECT_TRUE(accepted({{req("FOO", "/a"), resp(501)}}, kStrict));
+  // A redirect SHOULD carry Location (§15.4.2-15.4.9).
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(302)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(302)}}, kStrict));
+  EXPECT_TRUE(
+      accepted({{req("PUT", "/a", {}, "x"), resp(302, {{"location", "/b"}})}}, kStrict));
+  // A POST that creates SHOULD say where (§9.3.3).
+  EXPECT_TRUE(accepted({{req("POST", "/a", {}, "x"), resp(201)}}));
+  EXPECT_FALSE(accepted({{req("POST", "/a", {}, "x"), resp(201)}}, kStrict));
+  // A 416 SHOULD carry Content-Range (§15.5.17).
+  const std::vector<std::pair<Json, Json>> unsatisfiable = {
+      {req("PUT", "/a", {}, "x"), resp(201)},
+      {req("GET", "/a", {{"range", "bytes=5-9"}}), resp(416)}};
+  EXPECT_TRUE(accepted(unsatisfiable));
+  EXPECT_FALSE(accepted(unsatisfiable, kStrict));
+  // What strictness does not touch stays accepted.
+  EXPECT_TRUE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("GET", "/a"), resp(200, {}, "x")}},
+      kStrict));
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
