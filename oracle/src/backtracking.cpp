@@ -494,6 +494,9 @@ struct HypothesisSearch::Ctx {
   std::size_t max_reasons = 0;
   const std::set<ConnId>* closed = nullptr;  // connections closed at this point
   Label current = 0;                         // the request the server is processing
+  // The state the server received it in (null: none, at the start), which
+  // the responses it sends keep for explanations (Network::InFlight).
+  const ModelState* before = nullptr;
   std::vector<Reason> reasons;
   bool gave_up = false;
   Reason gave_up_why;
@@ -741,7 +744,7 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
             if (ctx.ahead && !(first_foreseen && steps == 1) &&
                 !foreseen(cur, ev.conn, ev.sym, ctx))
               break;  // dies
-            cur.net.push_response(ev.conn, ev.sym, ev.clause);
+            cur.net.push_response(ev.conn, ev.sym, ev.clause, ctx.before);
           }
           cur.server = cur.server.step(std::monostate{});
           continue;
@@ -899,12 +902,23 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
     }
   }
   Guard g = guard(*p, v, &h.store, ctx.wants_reason());
-  // (Read before the response leaves the network.)
-  const Clause clause = ctx.wants_reason() ? h.net.front_clause(c) : nullptr;
+  // (Read before the response leaves the network; only when explaining.)
+  const Network::InFlight* front = ctx.wants_reason() ? h.net.front_in_flight(c) : nullptr;
+  const Clause clause = front ? front->clause : nullptr;
+  // The state the server received the request in: h's own is the state
+  // after it (and after any request absorbed since), the one a server
+  // that answered as expected would be in, not the one it answered from.
+  std::optional<ModelState> before;
+  if (front && front->received) before = front->before;
   auto explained = [&](Reason r) {
     r.clause = clause ? clause : "";
-    r.state = brief(h.model_state());
-    r.text += " (server state " + r.state + ")";
+    if (before) {
+      r.state = brief(before->to_json());
+      r.text += " (server state before the request: " + r.state + ")";
+    } else {  // (a response sent before any request)
+      r.state = brief(h.model_state());
+      r.text += " (server state " + r.state + ")";
+    }
     ctx.reason(std::move(r));
   };
   if (!g.ok()) {
@@ -1011,9 +1025,11 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
   Hypothesis stepped = h;
   stepped.server = std::move(next);
   ctx.current = r.label;
+  ctx.before = &h.server.event().state;
   const std::size_t first = succ.size();
   const std::size_t first_delivered = ctx.delivered ? ctx.delivered->size() : 0;
   settle(std::move(stepped), succ, ctx);
+  ctx.before = nullptr;
   for (std::size_t i = first; i < succ.size(); ++i) succ[i].net.pop_request(d);
   if (ctx.delivered)
     for (std::size_t i = first_delivered; i < ctx.delivered->size(); ++i)

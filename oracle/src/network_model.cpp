@@ -74,8 +74,13 @@ std::optional<Request> Network::pop_request(ConnId c) {
   return r;
 }
 
-void Network::push_response(ConnId c, Sym response, Clause clause) {
-  edit(c).to_client.push_back(InFlight{std::move(response), clause});
+void Network::push_response(ConnId c, Sym response, Clause clause,
+                            const ModelState* before) {
+  ResponseQueue& q = edit(c).to_client;
+  if (before)
+    q.push_back(InFlight{std::move(response), clause, *before, true});
+  else
+    q.push_back(InFlight{std::move(response), clause, {}, false});
 }
 
 const Sym* Network::front_response(ConnId c) const {
@@ -86,6 +91,11 @@ const Sym* Network::front_response(ConnId c) const {
 Clause Network::front_clause(ConnId c) const {
   const Channel* ch = find(c);
   return (ch && !ch->to_client.empty()) ? ch->to_client.front().clause : nullptr;
+}
+
+const Network::InFlight* Network::front_in_flight(ConnId c) const {
+  const Channel* ch = find(c);
+  return (ch && !ch->to_client.empty()) ? &ch->to_client.front() : nullptr;
 }
 
 void Network::pop_response(ConnId c) {

@@ -26,6 +26,35 @@ TEST(NetworkModel, FifoPerConnectionAnyOrderAcross) {
   EXPECT_EQ(n.in_flight_requests(), 1u);
 }
 
+// A response in flight keeps its clause and the state its request was
+// received in, for explanations; neither makes two networks differ.
+TEST(NetworkModel, ResponsesKeepTheStateTheirRequestWasReceivedIn) {
+  const ModelState s1(Json{{"v", 1}}), s2(Json{{"v", 2}});
+  Network a, b;
+  a.push_response(1, Sym::lit("x"), "C §1", &s1);
+  a.push_response(1, Sym::lit("y"), nullptr, &s2);  // (beyond the inline room)
+  a.push_response(1, Sym::lit("z"));                // (before any request)
+  b.push_response(1, Sym::lit("x"));
+  b.push_response(1, Sym::lit("y"), nullptr, &s1);
+  b.push_response(1, Sym::lit("z"), "C §2", &s2);
+  EXPECT_TRUE(a == b);
+  EXPECT_EQ(a.hash(), b.hash());
+  Network c = a;  // (shares the channel until one changes)
+  const Network::InFlight* f = a.front_in_flight(1);
+  ASSERT_TRUE(f);
+  EXPECT_TRUE(f->received);
+  EXPECT_EQ(f->before.to_json(), s1.to_json());
+  EXPECT_STREQ(f->clause, "C §1");
+  a.pop_response(1);
+  EXPECT_EQ(a.front_in_flight(1)->before.to_json(), s2.to_json());
+  a.pop_response(1);
+  EXPECT_FALSE(a.front_in_flight(1)->received);
+  a.pop_response(1);
+  EXPECT_FALSE(a.front_in_flight(1));
+  EXPECT_EQ(c.front_in_flight(1)->before.to_json(), s1.to_json());  // untouched
+  EXPECT_EQ(c.answers_on(1), 3u);
+}
+
 TEST(NetworkModel, AbsorbedQuietlyOnlyWhenNothingElseChanged) {
   Network before;
   before.push_request(req(1, 1));

@@ -3,6 +3,10 @@
 // knowledge (Fig. 1.1 / 4.5), CMP-SET / CMP-RST, swap, many connections.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "dualfuzz/http/etag_put.h"
 #include "dualfuzz/oracle/itree.h"
 #include "dualfuzz/oracle/oracle.h"
@@ -112,6 +116,93 @@ TEST(Reasons, NameTheClauseOfTheExpectedAnswer) {
   EXPECT_TRUE(ok.accepted());
   EXPECT_TRUE(ok.reasons.empty());
   EXPECT_TRUE(ok.explanation.empty());
+}
+
+// The state a reason shows is the one the server received the request in,
+// not the one it would have reached by answering as expected (issue 40: a
+// refused PUT was shown the state the PUT would have made).
+std::set<std::string> states_of(const Verdict& v) {
+  std::set<std::string> out;
+  for (const Reason& r : v.reasons) {
+    out.insert(r.state);
+    EXPECT_NE(r.text.find(" (server state before the request: " + r.state + ")"),
+              std::string::npos)
+        << r.text;
+  }
+  return out;
+}
+
+TEST(Reasons, ShowTheStateTheServerReceivedTheRequestIn) {
+  const std::string empty = "{}", old_value = R"({"\"k\"":"old"})",
+                    a = R"({"\"k\"":"a"})", b = R"({"\"k\"":"b"})";
+  // A PUT refused: the state before it, "old" (a PUT done would make "new").
+  auto t = base_store();
+  t.push_back(Event::request(1, 3, put("new")));
+  t.push_back(Event::response(1, 4, "Refused"));
+  Verdict v = both(specs::getput_model(), t);
+  ASSERT_EQ(v.status, Verdict::Status::Reject);
+  EXPECT_EQ(states_of(v), std::set<std::string>{old_value}) << v.explanation;
+  EXPECT_NE(v.explanation.find("  - response: expected \"Done\", observed \"Refused\" "
+                               "(server state before the request: " +
+                               old_value + ")\n"),
+            std::string::npos)
+      << v.explanation;
+  EXPECT_EQ(check(specs::getput_model(), t).reasons, v.reasons);
+  // Pipelined on one connection: the second PUT was received after the first.
+  Verdict piped = both(specs::getput_model(),
+                       {Event::request(1, 1, put("a")), Event::request(1, 3, put("b")),
+                        Event::response(1, 2, "Done"), Event::response(1, 4, "Refused")});
+  ASSERT_EQ(piped.status, Verdict::Status::Reject);
+  EXPECT_EQ(states_of(piped), std::set<std::string>{a}) << piped.explanation;
+  // A response already in flight when an earlier response was explained:
+  // the explanation that took conn 1's PUT first received it in the empty
+  // store; the one that takes it now, after conn 2's, in "b". (Their
+  // states now: "b" and "a".)
+  std::vector<Event> crossed = {Event::request(1, 1, put("a")),
+                                Event::request(2, 3, put("b")),
+                                Event::response(2, 4, "Done"),
+                                Event::response(1, 2, "Refused")};
+  Verdict x = both(specs::getput_model(), crossed);
+  ASSERT_EQ(x.status, Verdict::Status::Reject);
+  EXPECT_EQ(states_of(x), (std::set<std::string>{empty, b})) << x.explanation;
+  EXPECT_EQ(states_of(check(specs::getput_model(), crossed)), states_of(x));
+}
+
+// Issue 40 end to end: a response that may have any of 500 statuses but
+// one, answered with that one, is one short reason; the verdicts are those
+// of the alternatives.
+Tree any_status_but_405() {
+  return recv(ModelState(0), [](const Request& q) {
+    static const Sym statuses = [] {
+      std::vector<Sym> alts;
+      for (int c = 100; c <= 599; ++c)
+        if (c != 405) alts.push_back(Sym::lit(c));
+      return Sym::object({{"status", Sym::alt(std::move(alts))}});
+    }();
+    return send(q.conn, statuses, any_status_but_405(), "X §1");
+  });
+}
+
+TEST(Reasons, FiveHundredAlternativesAreOneShortReason) {
+  ServerModel m{"statuses", [] { return any_status_but_405(); }};
+  Verdict v = both(m, {Event::request(1, 1, "q"), Event::response(1, 2, {{"status", 405}})});
+  ASSERT_EQ(v.status, Verdict::Status::Reject);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  const Reason& r = v.reasons[0];
+  EXPECT_EQ(r.text,
+            "response.status: expected any of 100-599 except 405, observed 405 (server state "
+            "before the request: 0)");
+  EXPECT_EQ(r.location, "response.status");
+  EXPECT_EQ(r.expected, "100-404 or 406-599");
+  EXPECT_EQ(r.observed, "405");
+  EXPECT_NE(v.explanation.find("  - broke X §1: " + r.text + "\n"), std::string::npos)
+      << v.explanation;
+  for (int ok : {100, 404, 406, 599})
+    EXPECT_TRUE(both(m, {Event::request(1, 1, "q"), Event::response(1, 2, {{"status", ok}})})
+                    .accepted())
+        << ok;
+  EXPECT_FALSE(
+      both(m, {Event::request(1, 1, "q"), Event::response(1, 2, {{"status", 600}})}).accepted());
 }
 
 TEST(Reasons, GenericReasonsHaveAKindAndPlace) {

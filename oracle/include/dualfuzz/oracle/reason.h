@@ -39,7 +39,12 @@ struct Reason {
   std::string expected;  // the explanation's pattern there, as text
   std::string observed;  // the observed value there, as text ("missing": absent)
   std::string clause;    // of the response the explanation expected (may be empty)
-  std::string state;     // the explanation's model state, as JSON text (may be empty)
+  // The explanation's model state, as JSON text (may be empty): the state
+  // the server was in when it received the request whose response is
+  // judged ("server state before the request: ..." in `text`), not the one
+  // it would have reached by answering as expected; the current state for
+  // a response sent before any request ("server state ...").
+  std::string state;
   std::string text;      // the human sentence
   friend bool operator==(const Reason&, const Reason&) = default;
 
