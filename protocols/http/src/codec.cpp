@@ -237,6 +237,8 @@ Json canonical_request(const Json& ir, std::string_view printed) {
       had_host = had_host || lower(name) == "host";
     }
   if (!had_host) h.erase("host");
+  // A resource of the site (model.h: HttpRequest::site) stays one.
+  if (ir.is_object() && ir.contains("site")) (*q)["site"] = ir["site"];
   return *q;
 }
 

@@ -36,8 +36,14 @@ struct Resource {
   Sym head_headers;
   Sym dates;    // {"last-modified": ...}, optional
   Sym content;  // the body as a constant
+  // False for a representation the model has only seen (make_observed): its
+  // content is a variable the first GET binds, `body` is empty, and what
+  // needs the bytes (a range's slice, Content-Length, "the same content")
+  // is left open.
+  bool known = true;
   friend bool operator==(const Resource& a, const Resource& b) {
-    return a.body == b.body && a.etag == b.etag && a.modified == b.modified;
+    return a.body == b.body && a.known == b.known && a.content == b.content &&
+           a.etag == b.etag && a.modified == b.modified;
   }
 };
 struct PathState {
@@ -54,12 +60,26 @@ struct PathState {
   bool lockable = false;
   // What the user let the model assume (the same in every state of a model).
   Assumptions assume{};
+  // Unknown but fixed: a state the model does not know that nobody else
+  // changes (a resource the server held before the run, or what a POST
+  // made of the path): the first answer that shows it binds it
+  // (fixed_answer), and every later answer must agree.
+  bool fixed = false;
+  // The partition's first tree (first()): no request yet. Only to tell its
+  // state from "missing" (the futures differ for a site's resource).
+  bool pristine = false;
   friend bool operator==(const PathState&, const PathState&) = default;
 };
 void to_json(Json& j, const PathState& s) {
   j = Json::object();
   if (s.unknown)
     j = {{"unknown", true}};
+  else if (s.fixed)
+    j = {{"unknown", "fixed: the next answer that shows it binds it"}};
+  else if (s.file && !s.file->known)
+    j = {{"body", "(as first shown)"},
+         {"etag", specs::detail::SymState{s.file->etag}},
+         {"modified", specs::detail::SymState{s.file->modified}}};
   else if (s.file)
     j = {{"body", s.file->body},
          {"etag", specs::detail::SymState{s.file->etag}},
@@ -74,10 +94,10 @@ void to_json(Json& j, const PathState& s) {
 template <>
 struct std::hash<dualfuzz::http::PathState> {
   std::size_t operator()(const dualfuzz::http::PathState& s) const {
-    std::size_t h = s.clock.hash() + 3 * s.unknown + 5 * s.lockable;
+    std::size_t h = s.clock.hash() + 3 * s.unknown + 5 * s.lockable + 7 * s.fixed;
     if (s.file)
-      h ^= std::hash<std::string>{}(s.file->body) + 31 * s.file->etag.hash() +
-           s.file->modified.hash() * 17;
+      h ^= std::hash<std::string>{}(s.file->body) + 13 * s.file->content.hash() +
+           31 * s.file->etag.hash() + s.file->modified.hash() * 17;
     return h;
   }
 };
@@ -248,6 +268,8 @@ Sym list_matches(const std::vector<std::string>& tags, const Resource* r, bool s
 
 Tree serve(const PathState& st);
 Tree serve_in(const oracle::ModelState& ms);
+struct Evaluation;
+Tree serve_dav_stated(const std::shared_ptr<const Evaluation>& e);
 Tree serve_world(World w);
 
 // Every answer names the RFC clause it implements (oracle::send's clause):
@@ -401,6 +423,17 @@ Resource make_resource(std::string body, Sym etag, Sym modified) {
   return r;
 }
 
+// A representation the model has seen but not read: its content, tag and
+// time are variables (bound by the answers that show them).
+Resource make_observed(Sym content, Sym etag, Sym modified) {
+  Resource r{"",   std::move(etag), std::move(modified), {}, {}, {}, std::move(content),
+             false};
+  r.headers = headers_pattern(r.etag);
+  r.head_headers = r.headers;  // (its Content-Length is not known)
+  r.dates = dates_pattern(r.modified);
+  return r;
+}
+
 // A precondition field (If-Match, If-None-Match) as sent: present or not,
 // well-formed or not, and its entity tags.
 struct TagField {
@@ -498,6 +531,10 @@ struct HttpRequest final : oracle::DecodedRequest {
   // A field sent blind (field_havoc.h): what the server made of its bytes
   // is its own, so nothing of the request is judged.
   bool blind = false;
+  // A resource of the site: a path the server held before the run, sent as
+  // it is (no run prefix; Request IR "site": true). Its state is unknown
+  // but fixed until an answer shows it (fixed_answer).
+  bool site = false;
 };
 
 // One pass over an object's members, pointing the slot of each wanted one
@@ -599,6 +636,7 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   d->path = std::string(text(path));
   d->plain = plain_path(d->path);
   d->blind = field(r, "havoc") != nullptr;
+  if (const Json* site = field(r, "site")) d->site = *site == true;
   if (malformed) d->malformed = find_malformation(text(malformed));
   d->safe = d->method == Method::Get || d->method == Method::Head;
   d->has_content = body && !body->is_null() &&
@@ -663,6 +701,8 @@ struct Evaluation {
   // Under a weaker consistency, the world the request came into (owned by
   // `ms`; `state` is the view it is served against); null when atomic.
   const World* world = nullptr;
+  // A state of this evaluation's own that `state` points to (refreshed()).
+  std::optional<PathState> own;
   const PathState& st() const { return *state; }
   const Resource* file() const { return state->file ? &*state->file : nullptr; }
   // q.decoded: the oracle's decoding, or this evaluation's (no decoder).
@@ -753,6 +793,15 @@ Tree ranges(const Ev& e, const RangeField& f);
 Tree ranges(const Ev& e) { return ranges(e, *e->req().range); }
 Tree ranges(const Ev& e, const RangeField& f) {
   const Resource& r = *e->file();
+  if (!r.known) {
+    // Bytes the model has not read: the full 200, or a 206 with this
+    // representation's validators (which part it holds is not checked), or
+    // a refusal of the range (416, or 400 for an invalid one).
+    Sym part = Sym::object(
+        {{"status", Sym::lit(206)}, {"headers", r.headers}, {"dates", r.dates}});
+    return oracle::choose(full(e, kRange),
+                          respond(e, Sym::alt({part, status_only({400, 416})}), kRange));
+  }
   const long long n = static_cast<long long>(r.body.size());
   if (f.kind == RangeField::Kind::OtherUnit) return full(e, kRange);
   if (f.kind == RangeField::Kind::Invalid) {  // MAY ignore or reject (§14.2)
@@ -852,7 +901,7 @@ Tree put(const Ev& e) {
     Tree tagged = oracle::fresh(Sort::Str, "etag", [e, m](const Sym& t) {
       // A strong tag never names two different contents of one resource.
       const Resource* old = e->file();
-      if (old && old->body != e->req().body)
+      if (old && old->known && old->body != e->req().body)
         return oracle::assume(oracle::not_(strong_match(t, old->etag)), commit(e, t, m));
       return commit(e, t, m);
     });
@@ -872,13 +921,15 @@ Tree malformed_or(const TagField& f, const Ev& e, Ignore ignore, Evaluate evalua
 }
 
 PathState unknown_state(const Ev& e);
+PathState fixed_state(const Ev& e);
 
 // POST or PATCH, processed: what it did is the resource's own business
 // (§9.3.3: create it, change it, or change nothing), so the path's state is
-// one the model does not know until a PUT or DELETE pins it again.
+// one the model does not know, but fixed: the next answer that shows it
+// binds it, and later ones must agree (fixed_answer).
 Tree processed(const Ev& e) {
   const bool post = e->req().method == Method::Post;
-  return respond(e, processed_pattern(post, e->st().assume.strict), unknown_state(e),
+  return respond(e, processed_pattern(post, e->st().assume.strict), fixed_state(e),
                  post ? kPost : kPatch);
 }
 
@@ -916,7 +967,8 @@ Tree fail412(const Ev& e, Clause clause) {
 // clause, §13.1.2.)
 Tree fail_precondition(const Ev& e, Clause clause) {
   const Resource* file = e->file();
-  if (e->req().method != Method::Put || !file || file->body != e->req().body)
+  if (e->req().method != Method::Put || !file ||
+      (file->known && file->body != e->req().body))
     return fail412(e, clause);
   Sym applied = Sym::object(shown_shape(), {status_ok(), file->headers, file->dates});
   return oracle::choose(fail412(e, clause), respond(e, std::move(applied), clause));
@@ -1109,6 +1161,7 @@ DUALFUZZ_STATUSES(not_deleted, {200, 204})
 DUALFUZZ_STATUSES(not_stored, {200, 201, 204})
 DUALFUZZ_STATUSES(client_error, {}, 400, 499)
 DUALFUZZ_STATUSES(error_status, {}, 400, 599)
+DUALFUZZ_STATUSES(not_shown, {200, 404, 410})
 #undef DUALFUZZ_STATUSES
 // MOVE's answers that leave the source in a state the model does not know:
 // neither 201/204 (moved) nor 4xx (nothing moved).
@@ -1149,8 +1202,10 @@ PathState unknown_state(const Ev& e) {
 Tree touch(const Ev& e, Sym pattern, bool lockable, Clause clause) {
   return oracle::fresh(Sort::Int, "last-modified", [=](const Sym& m) {
     Tree tagged = oracle::fresh(Sort::Str, "etag", [=](const Sym& t) {
-      PathState next{make_resource(e->file()->body, t, m), m, false,
-                     lockable || e->st().lockable, e->st().assume};
+      const Resource& f = *e->file();
+      PathState next{
+          f.known ? make_resource(f.body, t, m) : make_observed(f.content, t, m), m,
+          false, lockable || e->st().lockable, e->st().assume};
       return respond(e, pattern, next, clause);
     });
     return oracle::assume(oracle::le(e->st().clock, m), tagged);
@@ -1184,6 +1239,66 @@ Tree unknown_answer(const Ev& e) {
     return oracle::assume(oracle::le(e->st().clock, mod), tagged);
   });
   return oracle::choose(respond(e, not_stored(), kUnknownState), std::move(stored));
+}
+
+PathState fixed_state(const Ev& e) {
+  return PathState{std::nullopt,  e->st().clock, false, e->st().lockable, e->st().assume,
+                   /*fixed=*/true};
+}
+
+constexpr Clause kFixed =
+    "RFC 9110 §9.3.1, §8.8 (a resource nobody else changes shows one representation)";
+
+// A path whose state is unknown but fixed (PathState::fixed). GET or HEAD
+// answered 200 shows the representation: its content (a GET's), ETag and
+// Last-Modified become variables that answer binds, and from then on the
+// path is judged as any stored resource (a 304 exactly when the validators
+// match, HEAD as GET, a strong tag for one content). 404 or 410: nothing is
+// there. Any other answer (a refusal, a 304 or 206 the model does not read)
+// leaves it as it was. PUT and DELETE pin it as on an unknown path (an
+// answer that stores nothing keeps it fixed); POST, PATCH and the safe
+// methods keep it fixed, whatever they answer; WebDAV's other writes, and
+// methods the model does not know, make it unknown.
+Tree fixed_answer(const Ev& e) {
+  const HttpRequest& q = e->req();
+  switch (q.method) {
+    case Method::Get:
+    case Method::Head: {
+      const bool head = q.method == Method::Head;
+      Tree shown = oracle::fresh(Sort::Str, "content", [e, head](const Sym& c) {
+        return oracle::fresh(Sort::Str, "etag", [e, head, c](const Sym& t) {
+          return oracle::fresh(Sort::Int, "last-modified", [e, head, c, t](const Sym& m) {
+            PathState next{make_observed(c, t, m), e->st().clock, false, e->st().lockable,
+                           e->st().assume};
+            const Resource& r = *next.file;
+            Sym pattern = head ? Sym::object(shown_shape(),
+                                             {Sym::lit(200), r.head_headers, r.dates})
+                               : Sym::object({{"status", Sym::lit(200)},
+                                              {"headers", r.headers},
+                                              {"dates", r.dates},
+                                              {"body", c}});
+            return respond(e, std::move(pattern), next, kFixed);
+          });
+        });
+      });
+      const PathState gone{std::nullopt, e->st().clock, false, e->st().lockable,
+                           e->st().assume};
+      return oracle::choose(
+          std::move(shown),
+          oracle::choose(respond(e, status_only({404, 410}), gone, kNotFound),
+                         respond(e, not_shown(), kFixed)));
+    }
+    case Method::Put:
+    case Method::Delete:
+      return unknown_answer(e);
+    case Method::Post:
+    case Method::Patch:
+    case Method::Options:
+    case Method::Propfind:
+      return respond(e, anything(), kFixed);
+    default:
+      return respond(e, anything(), unknown_state(e), kUnknownState);
+  }
 }
 
 // A WebDAV method on a path whose state the model knows.
@@ -1272,6 +1387,29 @@ Tree serve_dav(const Ev& e) {
         respond(e, client_error(), kUnknownState),
         respond(e, not_client_error(), unknown_state(e), kUnknownState));
   if (e->st().unknown) return unknown_answer(e);
+  if (e->st().fixed) return fixed_answer(e);
+  // A representation the model has only seen: its content is fixed, its
+  // validators may have changed since (a server may give the same bytes a
+  // new ETag or Last-Modified at any time: a touched file), so each request
+  // is served against validators of its own, which its answer binds. What
+  // is judged is each answer against its own validators (a 304 exactly when
+  // the tags it shows match, §13.1.2) and the content against the first.
+  if (e->file() && !e->file()->known)
+    return oracle::fresh(Sort::Str, "etag", [e](const Sym& t) {
+      return oracle::fresh(Sort::Int, "last-modified", [e, t](const Sym& m) {
+        auto r = std::make_shared<Evaluation>(*e);
+        r->own = e->st();
+        r->own->file = make_observed(e->file()->content, t, m);
+        r->state = &*r->own;
+        return serve_dav_stated(r);
+      });
+    });
+  return serve_dav_stated(e);
+}
+
+// serve_dav, once the state to serve against is settled.
+Tree serve_dav_stated(const Ev& e) {
+  const HttpRequest& q = e->req();
   Tree t = dav(e);
   // Any request may be refused, changing nothing, unless the user said the
   // server takes writes (Assumptions::writable).
@@ -1305,6 +1443,19 @@ Tree serve_dav(const Ev& e) {
 }
 
 Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state)); }
+
+// A partition's first tree: a request for a resource of the site
+// (HttpRequest::site) finds it unknown but fixed (`site`); any other finds
+// nothing there (`missing`). `state`: the first tree's own (pristine).
+Tree first(oracle::ModelState state, Tree missing, Tree site) {
+  return oracle::recv(
+      std::move(state),
+      [missing = std::move(missing), site = std::move(site)](const Request& q) -> Tree {
+        const HttpRequest* d = q.decoded_as<HttpRequest>();
+        const bool of_site = d ? d->site : decode(q.json())->site;
+        return (of_site ? site : missing).step(oracle::Answer(q));
+      });
+}
 
 // The server waiting in `ms` (which holds a PathState). The continuation
 // keeps the state through the ModelState (one shared copy).
@@ -1526,15 +1677,18 @@ oracle::ServerModel server_model(Consistency consistency, Assumptions assume) {
   auto tree = [](std::size_t i, bool unknown) {
     auto build = [](std::size_t i, bool unknown) {
       const Assumptions a{.writable = (i & 2) != 0, .strict = (i & 1) != 0};
+      const auto c = static_cast<Consistency>(i / 4);
+      auto in = [c](const PathState& st) {
+        return c == Consistency::Atomic ? serve(st) : serve_world(World{c, st, {}});
+      };
       const PathState st{std::nullopt, Sym::lit(0), unknown, unknown, a};
-      switch (static_cast<Consistency>(i / 4)) {
-        case Consistency::Atomic:
-          return serve(st);
-        case Consistency::Interval:
-          return serve_world(World{Consistency::Interval, st, {}});
-        default:
-          return serve_world(World{Consistency::Torn, st, {}});
-      }
+      if (unknown) return in(st);
+      PathState site = st, pristine = st;
+      site.fixed = true;
+      pristine.pristine = true;
+      return first(c == Consistency::Atomic ? oracle::ModelState(pristine)
+                                            : oracle::ModelState(World{c, pristine, {}}),
+                   in(st), in(site));
     };
     static const std::vector<Tree> initial = [&] {
       std::vector<Tree> v;

@@ -180,6 +180,14 @@ std::string race_key(const Json& q) { return str_field(q, "path"); }
 Json namespace_request(Json q, std::string_view prefix) {
   if (prefix.empty() || !q.is_object() || !q.contains("path") || !q["path"].is_string())
     return q;
+  // A read of the site's own resources (--paths, discovery) goes to the path
+  // as it is; anything else that names one (a mutant's PUT) goes to the
+  // run's namespace instead, so that a run never writes the user's files.
+  if (q.contains("site")) {
+    const Json& m = q.contains("method") ? q["method"] : Json();
+    if (m == "GET" || m == "HEAD") return q;
+    q.erase("site");
+  }
   // The first segment gets the prefix, the rest keeps its hierarchy, so a
   // server's collections are collections (PROPFIND of a directory, COPY of
   // a tree) and a path's parent is its parent's image.

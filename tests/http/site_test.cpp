@@ -1,0 +1,128 @@
+// Resources the model has not made: the site's own (a path the server held
+// before the run, request IR "site": true) and what a POST made of a path.
+// Unknown but fixed: the first answer that shows one binds its content, and
+// every later answer must agree; its validators may change (a touched file),
+// but each answer must agree with the validators it shows. Both ways.
+#include <gtest/gtest.h>
+
+#include "dualfuzz/http/model.h"
+#include "dualfuzz/oracle/oracle.h"
+#include "messages.h"
+
+namespace dualfuzz::http {
+namespace {
+using oracle::Event;
+using oracle::Json;
+using test::req;
+using test::resp;
+
+Json site(Json q) {
+  q["site"] = true;
+  return q;
+}
+Json tag(const char* t) { return {{"etag", t}}; }
+
+bool accepted(const std::vector<std::pair<Json, Json>>& exchanges) {
+  std::vector<Event> t;
+  oracle::Label l = 1;
+  for (const auto& [q, r] : exchanges) {
+    t.push_back(Event::request(1, l, q));
+    t.push_back(Event::response(1, l + 1, r));
+    l += 2;
+  }
+  bool verdict = true;
+  for (Consistency c : {Consistency::Atomic, Consistency::Interval}) {
+    oracle::Oracle o(server_model(c));
+    for (const Event& e : t)
+      if (!o.observe(e).accepted()) break;
+    const oracle::Verdict offline = oracle::check(server_model(c), t);
+    EXPECT_EQ(o.verdict().status, offline.status) << offline.explanation;
+    // (One connection: the weaker consistency judges it alike.)
+    if (c == Consistency::Atomic) verdict = o.verdict().accepted();
+    EXPECT_EQ(o.verdict().accepted(), verdict) << o.verdict().explanation;
+  }
+  return verdict;
+}
+
+TEST(HttpSite, TheFirstAnswerBindsTheContent) {
+  EXPECT_TRUE(accepted({{site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")},
+                        {site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")}}));
+  // Nobody wrote it: other bytes are a violation.
+  EXPECT_FALSE(accepted({{site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")},
+                         {site(req("GET", "/f")), resp(200, tag("\"1\""), "abd")}}));
+  // HEAD shows the validators only; the GET after it binds the content.
+  EXPECT_TRUE(accepted({{site(req("HEAD", "/f")), resp(200, tag("\"1\""))},
+                        {site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")}}));
+  // Without the site mark, the path is the run's own: nothing is there.
+  EXPECT_FALSE(accepted({{req("GET", "/f"), resp(200, tag("\"1\""), "abc")}}));
+}
+
+TEST(HttpSite, ValidatorsMayChangeButEachAnswerAgreesWithItsOwn) {
+  // A new ETag for the same bytes (the file was touched) is no violation.
+  EXPECT_TRUE(accepted({{site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")},
+                        {site(req("GET", "/f")), resp(200, tag("\"2\""), "abc")}}));
+  const std::pair<Json, Json> shown = {site(req("GET", "/f")),
+                                       resp(200, tag("\"1\""), "abc")};
+  // 304 exactly when the tag it shows matches (RFC 9110 §13.1.2).
+  EXPECT_TRUE(accepted(
+      {shown,
+       {site(req("GET", "/f", {{"if-none-match", "\"1\""}})), resp(304, tag("\"1\""))}}));
+  EXPECT_FALSE(accepted(
+      {shown,
+       {site(req("GET", "/f", {{"if-none-match", "\"0\""}})), resp(304, tag("\"1\""))}}));
+  EXPECT_FALSE(accepted({shown,
+                         {site(req("GET", "/f", {{"if-none-match", "\"1\""}})),
+                          resp(200, tag("\"1\""), "abc")}}));
+  // A changed tag, and the content it shows is still the first one's.
+  EXPECT_TRUE(accepted({shown,
+                        {site(req("GET", "/f", {{"if-none-match", "\"1\""}})),
+                         resp(200, tag("\"2\""), "abc")}}));
+  EXPECT_FALSE(accepted({shown,
+                         {site(req("GET", "/f", {{"if-none-match", "\"1\""}})),
+                          resp(200, tag("\"2\""), "xyz")}}));
+}
+
+TEST(HttpSite, MissingAndRefusedResources) {
+  // 404 binds "nothing there": nobody made it since.
+  EXPECT_TRUE(accepted(
+      {{site(req("GET", "/f")), resp(404)}, {site(req("GET", "/f")), resp(404)}}));
+  EXPECT_FALSE(accepted({{site(req("GET", "/f")), resp(404)},
+                         {site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")}}));
+  // A refusal shows nothing; the next 200 still binds.
+  EXPECT_TRUE(accepted({{site(req("GET", "/f")), resp(403)},
+                        {site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")},
+                        {site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")}}));
+}
+
+TEST(HttpSite, WhatAPostMadeIsFixedOnceShown) {
+  const std::pair<Json, Json> post = {req("POST", "/a", {}, "x"), resp(201)};
+  EXPECT_TRUE(accepted({post,
+                        {req("GET", "/a"), resp(200, tag("\"1\""), "x")},
+                        {req("GET", "/a"), resp(200, tag("\"1\""), "x")}}));
+  // Later answers agree with one another (RFC 9110 §9.3.3 leaves the effect
+  // to the resource, not a change between two reads).
+  EXPECT_FALSE(accepted({post,
+                         {req("GET", "/a"), resp(200, tag("\"1\""), "x")},
+                         {req("GET", "/a"), resp(200, tag("\"1\""), "y")}}));
+  // Another POST may change it again.
+  EXPECT_TRUE(accepted({post,
+                        {req("GET", "/a"), resp(200, tag("\"1\""), "x")},
+                        {req("POST", "/a", {}, "y"), resp(200)},
+                        {req("GET", "/a"), resp(200, tag("\"2\""), "xy")}}));
+}
+
+TEST(HttpSite, RangesOfUnreadBytesAreNotSliced) {
+  // The model holds the content as a variable: a 206's part is not checked
+  // (its validators are), a 200 still must be the whole content.
+  const std::pair<Json, Json> shown = {site(req("GET", "/f")),
+                                       resp(200, tag("\"1\""), "abcdef")};
+  EXPECT_TRUE(accepted({shown,
+                        {site(req("GET", "/f", {{"range", "bytes=1-2"}})),
+                         resp(206, tag("\"1\""), "bc")}}));
+  EXPECT_FALSE(accepted({shown,
+                         {site(req("GET", "/f", {{"range", "bytes=1-2"}})),
+                          resp(200, tag("\"1\""), "bc")}}));
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
