@@ -3,9 +3,13 @@
 // Unknown but fixed: the first answer that shows one binds its content, and
 // every later answer must agree; its validators may change (a touched file),
 // but each answer must agree with the validators it shows. Both ways.
+#include "dualfuzz/http/site.h"
+
 #include <gtest/gtest.h>
 
+#include "dualfuzz/harness/script.h"
 #include "dualfuzz/http/model.h"
+#include "dualfuzz/http/protocol.h"
 #include "dualfuzz/oracle/oracle.h"
 #include "messages.h"
 
@@ -122,6 +126,45 @@ TEST(HttpSite, RangesOfUnreadBytesAreNotSliced) {
   EXPECT_FALSE(accepted({shown,
                          {site(req("GET", "/f", {{"range", "bytes=1-2"}})),
                           resp(200, tag("\"1\""), "bc")}}));
+}
+
+TEST(HttpSiteLinks, PagesSitemapsAndLocation) {
+  const Json page =
+      resp(200, {{"content-type", "text/html"}},
+           "<html><body><a href=\"a.txt?x=1#top\">a</a><img src=\"/img/b.png\">"
+           "<a href=\"https://other.example/c\">c</a><a href=\"mailto:x@y\">m</a>"
+           "<a href=\"//cdn.example/d\">d</a><a href=\"a.txt\">again</a><p>unclosed");
+  EXPECT_EQ(site_links(page, "/dir/index.html"),
+            (std::vector<std::string>{"/dir/a.txt", "/img/b.png", "/c"}));
+  const Json sitemap =
+      resp(200, {},
+           "<?xml version=\"1.0\"?><urlset><url><loc>http://h/x.html</loc></url>"
+           "<url><loc> /y.txt </loc></url></urlset>");
+  EXPECT_EQ(site_links(sitemap), (std::vector<std::string>{"/x.html", "/y.txt"}));
+  EXPECT_EQ(site_links(resp(301, {{"location", "/moved"}})),
+            (std::vector<std::string>{"/moved"}));
+  // Garbage is no link, and never a crash.
+  EXPECT_TRUE(site_links(resp(200, {}, "\x00<<a href=>>\xff")).empty());
+  EXPECT_TRUE(site_links(Json("not a response")).empty());
+  EXPECT_EQ(site_links(page, "/", 1).size(), 1u);
+}
+
+TEST(HttpSiteScript, ParsesAndReadsOnlyTheSite) {
+  const harness::Protocol http = protocol();
+  const std::string text = site_script({"/a.txt", "/b.bin"});
+  auto script = harness::parse_script(text, http.functions);
+  ASSERT_TRUE(script) << script.error() << "\n" << text;
+  std::size_t reads = 0;
+  for (const auto& step : script->steps)
+    if (const auto* r = std::get_if<harness::RequestStep>(&step)) {
+      ++reads;
+      const harness::Jexp* site = r->body.find("site");
+      ASSERT_TRUE(site);
+      EXPECT_EQ(site->value(), true);
+      const std::string m = harness::string_field(r->body, "method");
+      EXPECT_TRUE(m == "GET" || m == "HEAD") << m;
+    }
+  EXPECT_EQ(reads, 12u);
 }
 
 }  // namespace

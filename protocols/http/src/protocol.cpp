@@ -5,6 +5,7 @@
 #include "dualfuzz/http/heuristics.h"
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/http/response_stream.h"
+#include "dualfuzz/http/site.h"
 #include "dualfuzz/http/triage.h"
 
 namespace dualfuzz::http {
@@ -89,6 +90,17 @@ harness::Protocol protocol() {
   p.new_response_stream = [] { return new_response_stream(); };
   p.closes_after = closes_connection;
   p.liveness_probe = Json{{"method", "HEAD"}, {"path", "/"}};
+  p.site = harness::Protocol::Site{
+      {"/", "/sitemap.xml"},
+      site_read,
+      [](const Json& r, const std::string& path) { return site_links(r, path); },
+      site_script,
+      [](const Json& q) -> std::optional<std::string> {
+        if (!q.is_object() || !q.contains("site") || !q.contains("path") ||
+            !q["path"].is_string())
+          return std::nullopt;
+        return q["path"].get<std::string>();
+      }};
   set_models(p, {});
   p.assumptions = {
       {"writable",

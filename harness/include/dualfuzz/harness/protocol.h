@@ -149,6 +149,24 @@ struct Protocol {
   };
   std::optional<Origin> origin;
 
+  // The resources the server held before the run (optional; HTTP: the
+  // site's own paths, http/site.h), read as they are and judged as unknown
+  // but fixed. The fuzz loop's first scripts read them (campaign/site.h):
+  // the paths the user named, or those found by following `links` from
+  // `start`.
+  struct Site {
+    std::vector<std::string> start;                     // where discovery begins
+    std::function<Json(const std::string& path)> read;  // one plain read
+    // The paths an answer to a read of `path` names.
+    std::function<std::vector<std::string>(const Json& response_ir,
+                                           const std::string& path)>
+        links;
+    std::function<std::string(const std::vector<std::string>& paths)> script;
+    // Which resource of the site a request reads (none: not the site's).
+    std::function<std::optional<std::string>(const Json& request_ir)> of;
+  };
+  std::optional<Site> site;
+
   // A request any live server answers at once, whatever its state (HTTP:
   // HEAD /): after a play in which the server went silent, the fuzz loop
   // sends it on a fresh connection, and no answer means the server hangs
