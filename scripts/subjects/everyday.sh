@@ -3,8 +3,9 @@
 # per subject, start it on a free port (scripts/subjects/subject.sh), fuzz it
 # once per connection count, stop it; save each run's --json summary line to
 # OUT/<subject>-c<C>-<LABEL>.json and print one line per run (subject,
-# connections, executions, distinct violations), then each violation's
-# signature and its first reason, indented.
+# connections, executions, wall seconds, distinct violations, advisories),
+# then each violation's signature (each advisory's key) and its first reason,
+# indented.
 #   scripts/subjects/everyday.sh                          # every subject below
 #   scripts/subjects/everyday.sh nginx-static pyhttp -- --timeout-ms 500
 #   scripts/subjects/everyday.sh --curl [SUBJECT...]      # no fuzzing: what each
@@ -75,13 +76,19 @@ if j.get("server_lost"):
     extra.append("server lost")
 if j.get("inconclusive"):
     extra.append(f'{j["inconclusive"]} inconclusive')
-print(f'{subject} c{conns}: {j.get("executions")} executions, {len(vs)} distinct violations'
+advs = j.get("advisories") or []
+if not isinstance(advs, list):
+    advs = []
+print(f'{subject} c{conns}: {j.get("executions")} executions in {j.get("seconds", 0):.0f} s,'
+      f' {len(vs)} distinct violations, {len(advs)} advisories'
       f' (exit {rc}{"; " + ", ".join(extra) if extra else ""})')
 
 def reason(v):
     rs = v.get("reasons") or []
     if rs:
         r = rs[0]
+        if not isinstance(r, dict):
+            return str(r)
         text = (f'{r.get("clause") or "?"}: {r.get("location")}: expected {r.get("expected")},'
                 f' observed {r.get("observed")}') if r.get("location") else r.get("text", "")
         return text + (f" (+{len(rs) - 1} more)" if len(rs) > 1 else "")
@@ -89,7 +96,9 @@ def reason(v):
     return lines[0][:200] if lines else "?"
 
 for v in vs:
-    print(f'  - [{v.get("count")}x] {v.get("signature")} -- {reason(v).splitlines()[0]}')
+    print(f'  - [{v.get("count")}x] {v.get("signature")} -- {(reason(v).splitlines() or ["?"])[0]}')
+for a in advs:
+    print(f'  ~ advisory [{a.get("count")}x] {a.get("key")} -- {(reason(a).splitlines() or ["?"])[0]}')
 PY
 }
 
