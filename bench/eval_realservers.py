@@ -165,10 +165,14 @@ def statuses(r):
     else the empty set."""
     if r.get("location") != "response.status":
         return set()
-    try:
-        return {int(x) for x in r["expected"].split(" or ")}
+    out = set()
+    try:  # items are codes or runs "lo-hi" (oracle/src/dualize.cpp)
+        for x in r["expected"].split(" or "):
+            lo, _, hi = x.partition("-")
+            out.update(range(int(lo), int(hi or lo) + 1))
     except ValueError:
         return set()
+    return out
 
 
 def model_clauses(findings):
@@ -754,6 +758,7 @@ def unknown_state_reason(r):
     """An oracle reason from a path another request may have changed (the
     model's clause for a state it does not know)."""
     return ("a path whose state the model does not know" in r.get("clause", "")
+            or r.get("state") == '{"unknown":true}'
             or '(server state {"unknown":true})' in r.get("text", ""))
 
 

@@ -49,7 +49,7 @@ std::vector<Event> script() {
       Event::request(2, 17, req("GET", "/b")),
       Event::response(2, 18, resp(404)),
       Event::request(1, 19, req("POST", "/a")),
-      Event::response(1, 20, resp(405)),
+      Event::response(1, 20, resp(405, {{"allow", "GET, HEAD, PUT, DELETE"}})),
   };
 }
 }  // namespace

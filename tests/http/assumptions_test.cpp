@@ -118,6 +118,18 @@ TEST(HttpAssumptions, PostMayCreateChangeOrNothing) {
   EXPECT_TRUE(accepted({{req("POST", "/a", {{"if-match", "*"}}, "y"), resp(412)}}));
 }
 
+TEST(HttpAssumptions, AbsoluteFormWithAnotherHostMayBeRefused) {
+  // The tester's Host differs from the target's authority (a client MUST
+  // send them identical, RFC 9112 §3.2): lighttpd answers 400.
+  Json q = req("GET", "/a", {{"host", "example.com"}});
+  q["malformed"] = "absolute-form";
+  EXPECT_TRUE(accepted({{q, resp(400)}}));
+  EXPECT_TRUE(accepted({{q, resp(404)}}));
+  // With the tester's own Host, the request is well-formed: no 400.
+  q["headers"] = Json::object();
+  EXPECT_FALSE(accepted({{q, resp(400)}}));
+}
+
 TEST(HttpAssumptions, ShouldsAreAdvisoriesOnly) {
   // §9.1: an unknown method SHOULD get 501; a 400 breaks no MUST.
   EXPECT_TRUE(accepted({{req("FOO", "/a"), resp(400)}}));

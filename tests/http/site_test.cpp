@@ -115,6 +115,15 @@ TEST(HttpSite, WhatAPostMadeIsFixedOnceShown) {
                         {req("GET", "/a"), resp(200, tag("\"2\""), "xy")}}));
 }
 
+TEST(HttpSite, OptionsOnTheSiteIsJudged) {
+  // nginx serving a static file: OPTIONS -> 405 without Allow (§15.5.6 MUST).
+  const Json allow = {{"allow", "GET, HEAD"}};
+  EXPECT_TRUE(accepted({{site(req("OPTIONS", "/f")), resp(405, allow)}}));
+  EXPECT_FALSE(accepted({{site(req("OPTIONS", "/f")), resp(405)}}));
+  EXPECT_TRUE(accepted({{site(req("OPTIONS", "/f")), resp(200, allow)},
+                        {site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")}}));
+}
+
 TEST(HttpSite, RangesOfUnreadBytesAreNotSliced) {
   // The model holds the content as a variable: a 206's part is not checked
   // (its validators are), a 200 still must be the whole content.
@@ -162,9 +171,9 @@ TEST(HttpSiteScript, ParsesAndReadsOnlyTheSite) {
       ASSERT_TRUE(site);
       EXPECT_EQ(site->value(), true);
       const std::string m = harness::string_field(r->body, "method");
-      EXPECT_TRUE(m == "GET" || m == "HEAD") << m;
+      EXPECT_TRUE(m == "GET" || m == "HEAD" || m == "OPTIONS") << m;
     }
-  EXPECT_EQ(reads, 12u);
+  EXPECT_EQ(reads, 14u);
 }
 
 }  // namespace

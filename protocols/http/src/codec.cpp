@@ -238,7 +238,7 @@ Json canonical_request(const Json& ir, std::string_view printed) {
     }
   if (!had_host) h.erase("host");
   // A resource of the site (model.h: HttpRequest::site) stays one.
-  if (ir.is_object() && ir.contains("site")) (*q)["site"] = ir["site"];
+  if (ir.is_object() && ir.contains("site")) (*q)["site"] = ir["site"];  // (or "shared")
   return *q;
 }
 

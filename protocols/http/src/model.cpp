@@ -299,10 +299,7 @@ constexpr Clause kHeadLength = "RFC 9110 §9.3.2, §8.6";
 constexpr Clause kPatch = "RFC 5789 §2";
 // A refusal (Assumptions::writable off): the server will not serve the
 // request, and nothing changes.
-constexpr Clause kRefused =
-    "RFC 9110 §15.4-§15.6 (a refusal: 401 with WWW-Authenticate §11.6.1, 403, 405 "
-    "with Allow §15.5.6, 404 where nothing is, 413, 414, 429, 431, 501, 503, a "
-    "redirect)";
+constexpr Clause kRefused = "RFC 9110 §15.4-§15.6 (a refusal)";
 constexpr Clause kUnknownMethod = "RFC 9110 §9.1 (an unknown method: 501 SHOULD)";
 
 // A response with these statuses, and a field whose presence
@@ -535,6 +532,9 @@ struct HttpRequest final : oracle::DecodedRequest {
   // it is (no run prefix; Request IR "site": true). Its state is unknown
   // but fixed until an answer shows it (fixed_answer).
   bool site = false;
+  // The same, on a server others may write (--shared-server): judged one
+  // answer at a time (an unknown state), never against an earlier one.
+  bool shared_site = false;
 };
 
 // One pass over an object's members, pointing the slot of each wanted one
@@ -636,7 +636,10 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
   d->path = std::string(text(path));
   d->plain = plain_path(d->path);
   d->blind = field(r, "havoc") != nullptr;
-  if (const Json* site = field(r, "site")) d->site = *site == true;
+  if (const Json* site = field(r, "site")) {
+    d->site = *site == true;
+    d->shared_site = *site == "shared";
+  }
   if (malformed) d->malformed = find_malformation(text(malformed));
   d->safe = d->method == Method::Get || d->method == Method::Head;
   d->has_content = body && !body->is_null() &&
@@ -1291,9 +1294,21 @@ Tree fixed_answer(const Ev& e) {
     case Method::Put:
     case Method::Delete:
       return unknown_answer(e);
+    case Method::Options: {
+      // What OPTIONS may answer does not depend on the state (a 404 for
+      // nothing there): judged as on a known path, a 405 with Allow.
+      Tree t = respond(e, status_only({200, 204, 405, 501, 404}), kOptions);
+      if (q.has_content)
+        t = oracle::choose(std::move(t),
+                           respond(e, status_only({400, 413, 415}), kOptionsContent));
+      if (e->st().assume.writable) return t;
+      return oracle::choose(
+          std::move(t),
+          respond(e, refusals(false, true, q.has_content, e->st().assume.strict),
+                  kRefused));
+    }
     case Method::Post:
     case Method::Patch:
-    case Method::Options:
     case Method::Propfind:
       return respond(e, anything(), kFixed);
     default:
@@ -1413,11 +1428,12 @@ Tree serve_dav_stated(const Ev& e) {
   Tree t = dav(e);
   // Any request may be refused, changing nothing, unless the user said the
   // server takes writes (Assumptions::writable).
+  // (Second: an explanation that dies names the request's own clause first.)
   if (!e->st().assume.writable)
     t = oracle::choose(
+        std::move(t),
         respond(e, refusals(q.safe, !e->file(), q.has_content, e->st().assume.strict),
-                kRefused),
-        std::move(t));
+                kRefused));
   // "A successful request for a write lock MUST result in the creation of a
   // lock ... prevents principals without the lock from successfully
   // executing PUT, POST, PROPPATCH, LOCK, UNLOCK, MOVE, DELETE, or MKCOL"
@@ -1447,14 +1463,16 @@ Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state));
 // A partition's first tree: a request for a resource of the site
 // (HttpRequest::site) finds it unknown but fixed (`site`); any other finds
 // nothing there (`missing`). `state`: the first tree's own (pristine).
-Tree first(oracle::ModelState state, Tree missing, Tree site) {
-  return oracle::recv(
-      std::move(state),
-      [missing = std::move(missing), site = std::move(site)](const Request& q) -> Tree {
-        const HttpRequest* d = q.decoded_as<HttpRequest>();
-        const bool of_site = d ? d->site : decode(q.json())->site;
-        return (of_site ? site : missing).step(oracle::Answer(q));
-      });
+Tree first(oracle::ModelState state, Tree missing, Tree site, Tree shared) {
+  return oracle::recv(std::move(state),
+                      [missing = std::move(missing), site = std::move(site),
+                       shared = std::move(shared)](const Request& q) -> Tree {
+                        std::shared_ptr<const HttpRequest> own;
+                        const HttpRequest* d = q.decoded_as<HttpRequest>();
+                        if (!d) d = (own = decode(q.json())).get();
+                        if (d->shared_site) return shared.step(oracle::Answer(q));
+                        return (d->site ? site : missing).step(oracle::Answer(q));
+                      });
 }
 
 // The server waiting in `ms` (which holds a PathState). The continuation
@@ -1510,6 +1528,13 @@ Tree serve_message(const Ev& e) {
   Tree served = q.host == HostField::kOther && !absolute
                     ? respond(e, anything(), unknown_state(e), kHost)
                     : serve_parsed(e);
+  // Absolute-form with a Host field that is not its authority: the tester
+  // broke the client's MUST ("a client MUST send a field value for Host that
+  // is identical to that authority component", RFC 9112 §3.2), so a server
+  // may take it for a client error (§15.5.1) rather than ignore the Host
+  // (§3.2.2): 400, nothing changed (lighttpd 1.4.69; nginx with an empty Host).
+  if (absolute && q.host != HostField::kDefault)
+    served = oracle::choose(std::move(served), respond(e, status_only({400}), kHost));
   if (m && m->latitude == Latitude::kMayReject)
     return oracle::choose(respond(e, error_status(), m->clause.data()),
                           std::move(served));
@@ -1683,12 +1708,13 @@ oracle::ServerModel server_model(Consistency consistency, Assumptions assume) {
       };
       const PathState st{std::nullopt, Sym::lit(0), unknown, unknown, a};
       if (unknown) return in(st);
-      PathState site = st, pristine = st;
+      PathState site = st, pristine = st, shared = st;
       site.fixed = true;
       pristine.pristine = true;
+      shared.unknown = shared.lockable = true;
       return first(c == Consistency::Atomic ? oracle::ModelState(pristine)
                                             : oracle::ModelState(World{c, pristine, {}}),
-                   in(st), in(site));
+                   in(st), in(site), in(shared));
     };
     static const std::vector<Tree> initial = [&] {
       std::vector<Tree> v;

@@ -93,6 +93,8 @@ std::string site_script(const std::vector<std::string>& paths) {
     std::string if_range = req(p, "GET", {{"range", "bytes=1-"}, {"if-range", "@IR@"}});
     if_range.replace(if_range.find("\"@IR@\""), 6, ref + "\"etag\").id");
     s += inm + ims + req(p, "GET", {{"range", "bytes=0-0"}}) + if_range;
+    // (Safe: what the server allows on it, a 405 with Allow if it refuses.)
+    s += req(p, "OPTIONS", Json::object());
   }
   return s;
 }

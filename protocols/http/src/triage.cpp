@@ -8,6 +8,7 @@
 #include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/field_havoc.h"
 #include "dualfuzz/http/host.h"
+#include "dualfuzz/http/malformation.h"
 #include "dualfuzz/http/model.h"
 
 namespace dualfuzz::http {
@@ -142,6 +143,19 @@ std::string request_shape(const Json& q) {
                       ? q["method"].get<std::string>()
                       : "?";
   if (!q.is_object()) return s;
+  // A message a server MUST refuse whatever it asks (an invalid Host, RFC
+  // 9112 §3.2; a defect of kMustReject): one root cause, whatever the
+  // method and the fields: "* host(invalid)". (Seven methods of one nginx
+  // gave seven findings of one missing check.)
+  const Malformation* m = q.contains("malformed") && q["malformed"].is_string()
+                              ? find_malformation(q["malformed"].get<std::string>())
+                              : nullptr;
+  if (m && m->latitude == Latitude::kMustReject)
+    return "* malformed(" + q["malformed"].get<std::string>() + ")";
+  if (!m && q.contains("headers") && q["headers"].is_object() &&
+      q["headers"].contains("host") && q["headers"]["host"].is_string() &&
+      classify_host(q["headers"]["host"].get<std::string>()) == HostField::kInvalid)
+    return "* host(invalid)";
   // A defect of its syntax, and a Host field, name different bugs than
   // the request's meaning (malformation.h, host.h).
   if (q.contains("malformed") && q["malformed"].is_string())
@@ -183,9 +197,9 @@ Json namespace_request(Json q, std::string_view prefix) {
   // A read of the site's own resources (--paths, discovery) goes to the path
   // as it is; anything else that names one (a mutant's PUT) goes to the
   // run's namespace instead, so that a run never writes the user's files.
-  if (q.contains("site")) {
+  if (q.contains("site")) {  // (true, or "shared": --shared-server)
     const Json& m = q.contains("method") ? q["method"] : Json();
-    if (m == "GET" || m == "HEAD") return q;
+    if (m == "GET" || m == "HEAD" || m == "OPTIONS") return q;
     q.erase("site");
   }
   // The first segment gets the prefix, the rest keeps its hierarchy, so a

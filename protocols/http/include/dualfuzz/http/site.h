@@ -20,7 +20,8 @@ harness::Json site_read(const std::string& path);
 
 // A script that exercises each path on connection c0: GET (then waits), HEAD,
 // GET with If-None-Match and If-Modified-Since naming the first answer's
-// validators, a one-byte Range, and a Range with If-Range. Labels from 1.
+// validators, a one-byte Range, a Range with If-Range, and OPTIONS. Labels
+// from 1.
 std::string site_script(const std::vector<std::string>& paths);
 
 // The site paths an answer names: href/src links of an HTML page, <loc>
