@@ -345,3 +345,44 @@ TEST(Executor, CheckAtEndGivesTheOnlineResult) {
 
 }  // namespace
 }  // namespace dualfuzz::harness
+
+namespace dualfuzz::harness {
+namespace {
+
+// A departure from a SHOULD (an unknown method answered 400, RFC 9110 §9.1's
+// "SHOULD respond with 501") is an advisory: the run passes, never a
+// violation (so no fuzz target aborts on it), and says which answer.
+TEST(Executor, AnAdvisoryIsNoViolation) {
+  auto bad_request = [](ConnId c,
+                        const std::string&) -> std::vector<Transport::Incoming> {
+    return {{c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", false, {}}};
+  };
+  const char* foo = R"(req 1 on c0: {"method":"FOO","path":"/a"})";
+  for (bool at_end : {false, true}) {
+    const RunResult r = play(bad_request, foo, /*liveness=*/true, at_end);
+    EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
+    EXPECT_FALSE(r.violation());
+    ASSERT_TRUE(r.advisory) << r.report();
+    EXPECT_EQ(r.advisory->status, oracle::Verdict::Status::Reject);
+    EXPECT_NE(r.report(http()).find("advisory"), std::string::npos) << r.report(http());
+  }
+  // 501 is what the SHOULD asks: no advisory.
+  auto not_implemented = [](ConnId c,
+                            const std::string&) -> std::vector<Transport::Incoming> {
+    return {{c, "HTTP/1.1 501 Not Implemented\r\nContent-Length: 0\r\n\r\n", false, {}}};
+  };
+  EXPECT_FALSE(play(not_implemented, foo, true).advisory);
+  // Judged strictly (--strict), the 400 is the violation.
+  Protocol strict = http();
+  strict.model = strict.recommended;
+  strict.recommended = nullptr;
+  FakeTransport t(bad_request);
+  RunOptions o;
+  o.message_timeout = std::chrono::milliseconds(10);
+  Executor ex(strict, t, o);
+  EXPECT_EQ(ex.run(*parse_script(foo, strict.functions)).outcome,
+            RunResult::Outcome::ModelViolation);
+}
+
+}  // namespace
+}  // namespace dualfuzz::harness

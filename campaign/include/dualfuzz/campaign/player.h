@@ -55,6 +55,10 @@ class Player {
     harness::RunOptions o;
     o.check_liveness = true;
     o.check_at_end = true;  // (the same results; the oracle runs cache-hot)
+    // An advisory never decides anything in a fuzz target, and its re-check
+    // costs about a fifth of an in-process execution (bench/throughput_bench:
+    // 65 of 310 us): off here (Player::set_advisories turns it on).
+    o.check_advisories = false;
     if (const char* b = std::getenv("DUALFUZZ_ORACLE_BUDGET"); b && *b)
       o.oracle_options.limits.max_explored = std::strtoull(b, nullptr, 10);
     return o;
@@ -67,6 +71,7 @@ class Player {
                           bool record_decisions = false) {
     harness::RunOptions o = fuzz_options();
     o.oracle = oracle;
+    o.check_advisories = advisories_;
     o.oracle_options.limits.record_decisions = record_decisions;
     try {  // (a plug-in's reset() or model() may throw: never a finding)
       o.run_namespace = target_->reset();
@@ -95,6 +100,9 @@ class Player {
   // For a server the plug-in does not describe (a fuzz target's own).
   void set_description(std::string d) { description_ = std::move(d); }
   const harness::Protocol& protocol() const { return protocol_; }
+  // Whether plays judge advisories too (RunResult::advisory): for reports
+  // (replay), not for fuzzing (fuzz_options).
+  void set_advisories(bool on) { advisories_ = on; }
   // Runs before each execution, once the server has answered and closed
   // every connection of the previous one (an external server's transport
   // then waits for that, at most 2 s): where a fuzz target zeroes the
@@ -132,6 +140,7 @@ class Player {
   std::unique_ptr<Target> target_;
   std::string description_;
   std::function<void()> before_run_;
+  bool advisories_ = false;
 };
 
 }  // namespace dualfuzz::campaign
