@@ -33,8 +33,20 @@
 //                  "min_messages":..,"explanation":..,"reasons":[{"kind":..,"location":..,"expected":..,"observed":..,"clause":..},...],"trace":[{"conn":..,
 //                  "label":..,"wire_conn":..,"ir":{..}},...]},...]
 //
+// A server that dies (refuses connections after it had answered) or hangs
+// (answers nothing, not even a probe on a fresh connection) is a finding of
+// kind "crash" or "hang" (campaign/server_death.h), printed with the script
+// that did it, shrunk on a server that comes back: `--restart CMD` (a shell
+// command that brings it back; the campaign then waits until it answers) or
+// a supervisor of the user's. One that does not come back within
+// --server-down-seconds ends the run with that finding (exit 1). Every
+// --json line has "findings": the deaths, and with --keep-going the
+// violations too, each as "violations" shows one (kind "crash"/"hang",
+// "signature", "script", "count", "first_seconds", "reproduced", "detail",
+// "note", "trace"...).
+//
 // The loop and the shrinking are dualfuzz::campaign's (fuzz_loop.h,
-// shrink.h); this file parses options and renders.
+// shrink.h, server_death.h); this file parses options and renders.
 #include <iostream>
 #include <map>
 #include <memory>
@@ -43,6 +55,7 @@
 
 #include "commands.h"
 #include "dualfuzz/campaign/fuzz_loop.h"
+#include "dualfuzz/campaign/server_death.h"
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/protocols/builtin.h"
 #include "io.h"
@@ -88,10 +101,14 @@ void print_finding(const Opts& o, const harness::Protocol& p,
   if (s.reproduced)
     std::cout << "--- minimized script (" << s.script.steps.size() << " steps, from "
               << v.original.steps.size() << ")\n";
+  else if (!s.note.empty())
+    std::cout << "--- original script (" << v.original.steps.size()
+              << " steps; NOT minimized: " << s.note << ")\n";
   else
     std::cout << "--- original script (" << v.original.steps.size()
               << " steps; NOT minimized: the violation did not re-occur in 3 "
                  "replays (8 for a race))\n";
+  if (s.reproduced && !s.note.empty()) std::cout << "(" << s.note << ")\n";
   std::cout << harness::print_script(s.script) << "--- "
             << s.run.report(p, trace_format(o));
   if (v.classification.kind != campaign::Classification::Kind::None)
@@ -108,8 +125,34 @@ void print_finding(const Opts& o, const harness::Protocol& p,
   }
 }
 
+// A death of the server (a crash or hang finding), as it is found.
+void print_death(const Opts& o, const harness::Protocol& p,
+                 const campaign::FuzzObserver::Death& d) {
+  const campaign::Finding& f = d.finding;
+  const auto kind =
+      f.kind == "hang" ? campaign::DeathKind::Hang : campaign::DeathKind::Crash;
+  std::cout << "=== " << f.kind << " " << d.index << ": " << f.signature << "\n"
+            << "dualfuzz fuzz: " << campaign::death_headline(kind) << " after "
+            << f.first_seconds << " s, " << d.counters.executions << " executions, "
+            << d.counters.messages << " messages (seed " << o.seed << ")\n";
+  if (f.reproduced)
+    std::cout << "--- minimized script (" << f.script.steps.size() << " steps, from "
+              << d.original.steps.size() << "): played alone on the restarted server, it "
+              << (f.kind == "hang" ? "hangs" : "kills") << " it again\n";
+  else
+    std::cout << "--- the script the server took last (" << f.script.steps.size()
+              << " steps, of " << d.original.steps.size()
+              << "; NOT minimized: " << f.note << ")\n";
+  std::cout << harness::print_script(f.script) << "--- "
+            << campaign::death_report(p, kind, f.detail, f.run, trace_format(o)) << "\n"
+            << std::flush;
+}
+
 campaign::FuzzObserver observer(const Opts& o, const harness::Protocol& p) {
   campaign::FuzzObserver obs;
+  obs.on_death = [&o, &p](const campaign::FuzzObserver::Death& d) {
+    print_death(o, p, d);
+  };
   obs.on_violation = [&o, &p](const campaign::FuzzObserver::Violation& v) {
     if (v.index) std::cout << "=== violation " << v.index << ": " << v.signature << "\n";
     print_finding(o, p, v);
@@ -128,7 +171,7 @@ campaign::FuzzObserver observer(const Opts& o, const harness::Protocol& p) {
                 << " executions (" << static_cast<int>(c.executions / t) << "/s), "
                 << c.messages << " messages, "
                 << (distinct == 0 ? std::string("no violation")
-                                  : std::to_string(distinct) + " distinct violations, " +
+                                  : std::to_string(distinct) + " distinct findings, " +
                                         std::to_string(static_cast<int>(shrinking)) +
                                         " s shrinking")
                 << known << " (" << c.inconclusive << " inconclusive)\n";
@@ -161,8 +204,8 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
   j["unreachable"] = c.unreachable;  // plays the server refused, not in "executions"
   j["outages"] = c.outages;
   j["server_lost"] = s.server_lost();
-  j["hangs"] = std::count_if(s.outages.begin(), s.outages.end(),
-                             [](const campaign::ServerOutage& o) { return o.hung; });
+  j["crashes"] = c.crashes;  // deaths met (each an occurrence of a finding)
+  j["hangs"] = c.hangs;
   j["mutator_replays"] = s.mutator_replays;  // not in "executions"
   j["targeted_rewrites"] = s.targeted_rewrites;
   j["known_violations"] = c.known_violations;  // matched --known: no findings
@@ -201,47 +244,72 @@ nlohmann::json first_json(const Opts& o, const FuzzSummary& s) {
   return j;
 }
 
+// One finding as --json shows it: a violation as finding_json makes it, a
+// death (crash, hang) in the same shape.
+nlohmann::json one_finding_json(const harness::Protocol& p, const campaign::Finding& f) {
+  harness::Json one;
+  if (f.death()) {
+    const auto kind =
+        f.kind == "hang" ? campaign::DeathKind::Hang : campaign::DeathKind::Crash;
+    one = {{"signature", f.signature},
+           {"min_steps", f.script.steps.size()},
+           {"min_requests", campaign::count_requests(f.script)},
+           {"min_messages", f.run.trace.size()},
+           {"script", harness::print_script(f.script)},
+           {"report", campaign::death_report(p, kind, f.detail, f.run,
+                                             harness::TraceFormat::Json)},
+           {"explanation", std::string(campaign::death_headline(kind)) + ": " + f.detail},
+           {"detail", f.detail},
+           {"note", f.note},
+           {"trace", campaign::trace_json(f.run)}};
+  } else {
+    one = campaign::finding_json(p, f.script, f.run, &f.classification);
+  }
+  one.update({{"kind", f.kind},
+              {"first_seconds", f.first_seconds},
+              {"first_fuzzing_seconds", f.first_fuzzing_seconds},
+              {"first_execution", f.first_execution},
+              {"count", f.count},
+              {"reproduced", f.reproduced},
+              {"steps", f.original_steps}});
+  return one;
+}
+
+// Every summary line: "findings", each finding of the run (deaths; with
+// --keep-going the violations too).
+void add_findings(const harness::Protocol& p, const FuzzSummary& s, nlohmann::json& j) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const campaign::Finding& f : s.findings) list.push_back(one_finding_json(p, f));
+  j["findings"] = std::move(list);
+}
+
 nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
                                const FuzzSummary& s) {
   nlohmann::json j = summary_json(o, s);
   nlohmann::json list = nlohmann::json::array();
-  for (const campaign::Finding& f : s.findings) {
-    harness::Json one = campaign::finding_json(p, f.script, f.run, &f.classification);
-    one.update({{"kind", f.kind},
-                {"first_seconds", f.first_seconds},
-                {"first_fuzzing_seconds", f.first_fuzzing_seconds},
-                {"first_execution", f.first_execution},
-                {"count", f.count},
-                {"reproduced", f.reproduced},
-                {"steps", f.original_steps}});
-    list.push_back(std::move(one));
-  }
+  for (const campaign::Finding& f : s.findings)
+    if (!f.death()) list.push_back(one_finding_json(p, f));
   j["violations"] = list;
   j["shrink_seconds"] = s.shrink_seconds;
   return j;
 }
 
-// Each time the server stopped accepting connections, with the script it
-// took last: a server that crashed on it shows no functional verdict.
+// How often the server went down: the deaths are findings (printed as
+// they came); an outage that is none (a server that never answered, a
+// connect that timed out once) is said here.
 void print_outages(const FuzzSummary& s) {
   const campaign::FuzzCounters& c = s.counters;
   if (c.outages == 0) return;
-  std::cout << "dualfuzz fuzz: the server refused connections or hung " << c.outages
-            << " time(s) (" << c.unreachable
-            << " plays could not reach it; not counted as executions)";
-  std::cout << (s.outages.size() < c.outages ? "; the first and the last:\n" : ":\n");
-  for (const campaign::ServerOutage& o : s.outages) {
-    std::cout << "  at " << o.seconds << " s, after " << o.after_executions
-              << " executions: " << (o.hung ? "HANG: " : "") << o.detail << "; "
-              << (o.recovered ? "it came back" : "it did not come back")
-              << (o.hung ? ". The likely cause is the script during which it went silent"
-                         : ". If it crashed, the likely cause is the script it took last")
-              << " (replay it on a fresh server with `dualfuzz run`):\n";
-    if (o.before)
-      std::cout << harness::print_script(*o.before);
-    else
-      std::cout << "  (none: it refused the first script)\n";
-  }
+  std::cout << "dualfuzz fuzz: the server went down " << c.outages << " time(s): "
+            << c.crashes << " crash(es), " << c.hangs << " hang(s)";
+  if (c.unreachable)
+    std::cout << "; " << c.unreachable
+              << " play(s) could not reach it (not counted as executions)";
+  std::cout << "\n";
+  for (const campaign::ServerOutage& o : s.outages)
+    if (!o.before && o.after_executions == 0 && !o.recovered)
+      std::cout << "  at " << o.seconds << " s: " << o.detail
+                << " (it refused the first script: is it running?)\n";
 }
 
 // The --known patterns that matched, with how often.
@@ -269,14 +337,26 @@ void print_advisories(const Opts& o, const harness::Protocol& p, const FuzzSumma
   }
 }
 
+// Why the run ended early: the server died or hung and did not come back
+// (a finding: exit 1), or never answered (exit 2).
+void print_stop(const FuzzSummary& s) {
+  if (s.lost_on) {
+    const campaign::Finding& f = s.findings[*s.lost_on];
+    std::cout << "dualfuzz fuzz: stopped: "
+              << (f.kind == "hang" ? "the server hung" : "the server died") << " ("
+              << s.outages.back().detail << ") and did not come back; finding " << *s.lost_on + 1 << ": " << f.signature << "\n";
+  } else if (s.server_lost()) {
+    std::cout << "dualfuzz fuzz: stopped early: the server stayed "
+              << (s.outages.back().hung ? "silent (hung)" : "unreachable") << "\n";
+  }
+}
+
 void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) {
   const campaign::FuzzCounters& c = s.counters;
   print_outages(s);
   print_known(o, s);
   print_advisories(o, p, s);
-  if (s.server_lost())
-    std::cout << "dualfuzz fuzz: stopped early: the server stayed "
-              << (s.outages.back().hung ? "silent (hung)" : "unreachable") << "\n";
+  print_stop(s);
   if (c.internal_errors)
     std::cout << "dualfuzz fuzz: " << c.internal_errors
               << " execution(s) ended in an internal error (a dualfuzz or plug-in "
@@ -290,19 +370,20 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
   const std::size_t n = s.findings.size();
   std::map<std::string, std::size_t> classes;
   for (const campaign::Finding& f : s.findings)
-    ++classes[campaign::class_name(f.classification.kind)];
+    ++classes[f.death() ? f.kind : campaign::class_name(f.classification.kind)];
   std::string by_class;
   for (const auto& [name, count] : classes)
     by_class += (by_class.empty() ? "" : ", ") + std::to_string(count) + " " + name;
-  std::cout << "dualfuzz fuzz: " << n << " distinct violation" << (n == 1 ? "" : "s")
+  std::cout << "dualfuzz fuzz: " << n << " distinct finding" << (n == 1 ? "" : "s")
             << " (" << by_class << ") in " << s.seconds << " s, " << c.executions
             << " executions, " << c.messages << " messages, " << c.inconclusive
             << " inconclusive (oracle budget):\n";
   for (std::size_t i = 0; i < n; ++i) {
     const campaign::Finding& f = s.findings[i];
     std::cout << "  " << i + 1 << ". " << f.count << " x " << f.signature
-              << (f.reproduced ? "" : " (not reproduced)") << " ["
-              << campaign::class_name(f.classification.kind) << "]\n";
+              << (f.reproduced ? "" : f.death() ? " (not shrunk)" : " (not reproduced)")
+              << " [" << (f.death() ? f.kind : campaign::class_name(f.classification.kind))
+              << "]\n";
   }
 }
 
@@ -382,18 +463,27 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   if (!o.shrink.empty()) return shrink_file(o, **c);
   std::mt19937_64 rng(o.seed);
   const FuzzSummary s = (*c)->run(rng, observer(o, (*c)->protocol()));
+  const harness::Protocol& p = (*c)->protocol();
   if (s.first) {
     print_outages(s);
     print_known(o, s);
-    print_advisories(o, (*c)->protocol(), s);
-    if (o.json) std::cout << "\n" << first_json(o, s).dump() << "\n";
+    print_advisories(o, p, s);
+    for (std::size_t i = 0; i < s.findings.size(); ++i)
+      std::cout << "dualfuzz fuzz: also " << s.findings[i].count << " x "
+                << s.findings[i].signature << "\n";
+    if (o.json) {
+      nlohmann::json j = first_json(o, s);
+      add_findings(p, s, j);
+      std::cout << "\n" << dump(j) << "\n";
+    }
     return kViolation;
   }
-  print_end(o, (*c)->protocol(), s);
-  if (o.json)
-    std::cout << dump(o.fuzz.keep_going ? keep_going_json(o, (*c)->protocol(), s)
-                                        : summary_json(o, s))
-              << "\n";
+  print_end(o, p, s);
+  if (o.json) {
+    nlohmann::json j = o.fuzz.keep_going ? keep_going_json(o, p, s) : summary_json(o, s);
+    add_findings(p, s, j);
+    std::cout << dump(j) << "\n";
+  }
   if (s.violation()) return kViolation;
   if (s.server_lost()) return kTrouble;
   return s.counters.internal_errors ? kInternalError : kNoViolation;
@@ -440,6 +530,15 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag(
       "--keep-going", o->fuzz.keep_going,
       "after a violation, go on until --seconds; report each distinct one once");
+  sub->add_option("--restart", o->fuzz.restart,
+                  "shell command that brings the server back after it died or hung "
+                  "(run in a process group of its own, which the next restart kills "
+                  "first); the campaign waits until it answers, shrinks the script "
+                  "that killed it and goes on. Without it, a supervisor of yours may "
+                  "restart it; a server that does not come back ends the run");
+  sub->add_option("--server-down-seconds", o->fuzz.server_down_seconds,
+                  "how long a server that died or hung is waited for (default 10)")
+      ->check(CLI::Range(0.0, 3600.0));
   sub->add_option("--known", o->known,
                   "a file of known violations, one quick-key pattern a line (`*`: any "
                   "text; see docs/fuzzing.md): counted, never reported or stopped on");

@@ -8,6 +8,14 @@
 // plays it as the fuzz target does, with the fuzz target's report). `dualfuzz bugs` lists
 // the reference server's planted bugs (`--spec unison`: the reference
 // synchronizer's).
+//
+// Against a server at HOST:PORT, a play whose connections were closed or
+// reset with requests unanswered (or that went silent, or could not open a
+// later connection) is followed by a look at the server
+// (campaign/server_death.h): if it no longer accepts connections, or
+// answers nothing, not even a probe on a fresh connection, the script
+// killed it: "the server died" ("the server hung"), exit 1, and no more
+// --repeat plays.
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -15,6 +23,7 @@
 
 #include "commands.h"
 #include "dualfuzz/campaign/consistency.h"
+#include "dualfuzz/campaign/server_death.h"
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
@@ -89,10 +98,27 @@ int run_script(const Opts& o) {
   std::map<std::string, unsigned> signatures;
   unsigned inconclusive = 0;
   bool shown = false;
-  for (unsigned play = 0; play < o.repeat; ++play) {
+  campaign::Death death;  // the script killed the server
+  unsigned plays = 0;
+  for (; plays < o.repeat && !death; ++plays) {
     opts.run_namespace = (*target)->reset();
     harness::Executor ex(protocol, (*target)->transport(), opts);
     harness::RunResult now = ex.run(*script);
+    // (Waited on longer than a message: a loaded server is slow, not hung.)
+    if ((*target)->external() && !campaign::unreachable(now) &&
+        campaign::lost_answers(now))
+      death = campaign::refused(now)
+                  ? campaign::Death{campaign::DeathKind::Crash,
+                                    "it refused connections after it had answered (" +
+                                        now.detail.substr(now.detail.find(": ") + 2) +
+                                        ")"}
+                  : campaign::confirm_death(
+                        protocol, **target,
+                        std::max(3 * opts.message_timeout, std::chrono::milliseconds(1000)));
+    if (death) {
+      r = std::move(now);
+      break;
+    }
     if (now.violation()) ++signatures[campaign::signature_of(protocol, now)];
     inconclusive += now.inconclusive();
     if (!shown) {
@@ -100,8 +126,18 @@ int run_script(const Opts& o) {
       r = std::move(now);
     }
   }
-  std::cout << r.report(
-      protocol, o.json ? harness::TraceFormat::Json : harness::TraceFormat::Readable);
+  const auto format = o.json ? harness::TraceFormat::Json : harness::TraceFormat::Readable;
+  if (death) {
+    std::cout << campaign::death_report(protocol, death.kind, death.detail, r, format);
+    if (o.repeat > 1)
+      std::cout << "(play " << plays + 1 << " of " << o.repeat << "; no more plays)\n";
+    if (!o.chart.empty() && !write_chart(o.chart, protocol, *script, r,
+                                         "dualfuzz run " + o.file + " (" + o.target +
+                                             "): " + campaign::death_headline(death.kind)))
+      std::cerr << "dualfuzz run: cannot write " << o.chart << "\n";
+    return kViolation;
+  }
+  std::cout << r.report(protocol, format);
   if (r.outcome == harness::RunResult::Outcome::ModelViolation)
     std::cout << "class: " << campaign::classify(protocol, r).text << "\n";
   if (!o.chart.empty() &&

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "dualfuzz/campaign/race_skeleton.h"
@@ -32,6 +33,15 @@ mutator::ScriptMutator make_mutator(const harness::Protocol& p, bool targeted,
 bool power_of_four(std::uint64_t n) {
   return (n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0;
 }
+
+constexpr std::size_t kOutagesKept = 8;
+// Counts `o` and keeps it in place of the one before the last when the list
+// is full (the last one is always kept: server_lost() reads it).
+void add_outage(FuzzSummary& sum, ServerOutage o) {
+  ++sum.counters.outages;
+  if (sum.outages.size() >= kOutagesKept) sum.outages.pop_back();
+  sum.outages.push_back(std::move(o));
+}
 }  // namespace
 
 Result<std::unique_ptr<FuzzCampaign>> FuzzCampaign::make(const Plugin& plugin,
@@ -53,7 +63,9 @@ FuzzCampaign::FuzzCampaign(harness::Protocol p, std::unique_ptr<Target> t, FuzzO
       mutator_(make_mutator(
           protocol_, o_.targeted, [this](const Script& s) { return play(s, true); },
           solver_)),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()),
+      restarter_(o_.restart.empty() ? nullptr
+                                    : std::make_unique<Restarter>(o_.restart)) {}
 
 double FuzzCampaign::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -71,23 +83,18 @@ RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
   opts.message_timeout = o_.message_timeout;
   opts.oracle_options.limits.record_decisions = record_decisions;
   opts.oracle_options.limits.max_explored = o_.oracle_budget;
-  return run_on_target(s, opts);
+  RunResult r = run_on_target(s, opts);
+  if (r.trace.size() > 0) {
+    before_last_ = std::move(last_reached_);
+    last_reached_ = Reached{s, r};
+    ever_reached_ = true;
+  }
+  return r;
 }
 
-bool FuzzCampaign::answers_probe() {
-  if (!protocol_.liveness_probe || protocol_.origin) return true;
-  Script probe;
-  probe.steps.push_back(
-      harness::RequestStep{1, 0, harness::Jexp::from_json(*protocol_.liveness_probe)});
-  harness::RunOptions opts;
-  opts.oracle = false;
-  // Longer than a play's wait: a loaded server is slow, not hung.
-  opts.message_timeout =
-      std::max(3 * o_.message_timeout, std::chrono::milliseconds(1000));
-  const RunResult r = run_on_target(probe, opts);
-  for (const auto& m : r.trace.messages())
-    if (!harness::is_request_label(m.label)) return true;
-  return false;
+// Longer than a play's wait: a loaded server is slow, not hung.
+std::chrono::milliseconds FuzzCampaign::probe_wait() const {
+  return std::max(3 * o_.message_timeout, std::chrono::milliseconds(1000));
 }
 
 Shrunk FuzzCampaign::shrink(const Script& s, const RunResult& r) {
@@ -99,8 +106,298 @@ Shrunk FuzzCampaign::shrink(const Script& s, const RunResult& r) {
       return o_.known.match(quick_key(protocol_, x)).has_value();
     };
   ViolationShrinker shrinker(
-      protocol_, [this](const Script& x) { return play(x); }, so);
-  return shrinker.shrink(s, r);
+      protocol_, [this](const Script& x) { return guarded_play(x); }, so);
+  down_note_.clear();
+  Shrunk out = shrinker.shrink(s, r);
+  out.note = std::move(down_note_);
+  down_note_.clear();
+  return out;
+}
+
+// ---- Deaths (server_death.h) ----
+
+bool FuzzCampaign::bring_back(std::string& note) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto waited = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  if (restarter_)
+    if (auto started = restarter_->start(); !started) {
+      note = started.error();
+      return false;
+    }
+  while (waited() < o_.server_down_seconds) {
+    const Probe pr = probe(protocol_, *target_, probe_wait());
+    if (pr.seen == Probe::Seen::Answered) return true;
+    if (pr.seen != Probe::Seen::Silent)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::ostringstream why;
+  why << "the server did not come back within " << o_.server_down_seconds << " s";
+  if (restarter_) {
+    why << " of `" << restarter_->command() << "`";
+    if (auto st = restarter_->ended(); st && *st != "exit 0")
+      why << " (which ended with " << *st << ")";
+  } else {
+    why << " (no --restart CMD, and no supervisor restarted it)";
+  }
+  note = why.str();
+  return false;
+}
+
+bool FuzzCampaign::notice_death(const Script& s, const RunResult& r) {
+  if (!target_->external() || !server_back_) return false;
+  const bool none = unreachable(r);
+  // (A server that never answered is not dead: nothing to blame.)
+  if (none ? !ever_reached_ : !lost_answers(r)) return false;
+  Death d;
+  if (refused(r))
+    d = {DeathKind::Crash,
+         "it refused connections after it had answered (" +
+             r.detail.substr(r.detail.find(": ") + 2) + ")"};
+  else
+    d = confirm_death(protocol_, *target_, probe_wait());
+  if (!d) return false;
+  Met m;
+  m.death = std::move(d);
+  if (last_reached_) {  // (s itself, unless it reached nothing)
+    m.culprit = last_reached_->script;
+    m.run = last_reached_->run;
+    m.earlier = std::move(before_last_);
+  }
+  m.at = elapsed();
+  m.executions = sum_ ? sum_->counters.executions : 0;
+  last_reached_.reset();
+  before_last_.reset();
+  m.back = server_back_ = bring_back(m.note);
+  met_.push_back(std::move(m));
+  return true;
+}
+
+RunResult FuzzCampaign::guarded_play(const Script& s) {
+  if (!server_back_) {
+    RunResult none;
+    none.outcome = RunResult::Outcome::Trouble;
+    none.detail = "cannot open connection c0: the server is down";
+    return none;
+  }
+  RunResult r = play(s);
+  if (!notice_death(s, r)) return r;
+  const Met& m = met_.back();
+  down_note_ = "the server was down during the shrink: " +
+               std::string(death_headline(m.death.kind)) + ", " + m.death.detail +
+               (m.back ? (restarter_ ? "; restarted" : "; it came back")
+                       : "; " + m.note);
+  // (What a play that killed the server showed says nothing of the
+  // violation being shrunk.)
+  RunResult none;
+  none.outcome = RunResult::Outcome::Trouble;
+  none.detail = "the server died or hung during this play";
+  none.trace = std::move(r.trace);
+  return none;
+}
+
+Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
+  const DeathKind kind = m.death.kind;
+  struct State {
+    Script script;
+    RunResult run;
+  };
+  std::string lost;  // the server did not come back after a candidate
+  // A candidate reproduces when it kills (hangs) the restarted server the
+  // same way, alone.
+  auto kills = [&](const Script& c, RunResult& out) {
+    if (!server_back_) return false;
+    out = play(c);
+    const Death d = unreachable(out) || refused(out)
+                        ? Death{DeathKind::Crash, out.detail}
+                        : confirm_death(protocol_, *target_, probe_wait());
+    if (!d) return false;
+    server_back_ = bring_back(lost);
+    return d.kind == kind;
+  };
+  from = &m.culprit;
+  State start{taken(m.culprit, m.run), m.run};
+  RunResult again;
+  bool shown = false;
+  for (int i = 0; i < 2 && !shown && server_back_; ++i) shown = kills(start.script, again);
+  if (!shown && m.earlier && server_back_) {
+    State before{taken(m.earlier->script, m.earlier->run), m.earlier->run};
+    for (int i = 0; i < 2 && !shown && server_back_; ++i)
+      shown = kills(before.script, again);
+    if (shown) {
+      start = std::move(before);
+      from = &m.earlier->script;
+    }
+  }
+  if (!shown) {
+    Shrunk out{start.script, m.run, false, {}};
+    out.note = !lost.empty()          ? lost
+               : !server_back_        ? "the server is down"
+                                      : "neither it nor the script before it killed the "
+                                        "restarted server again in 2 replays (the server "
+                                        "may die of what many scripts did)";
+    return out;
+  }
+  start.run = again;
+  mutator::Shrinker<State, Script> sh;
+  sh.candidates = [&](const State& st) {
+    return mutator::structural_candidates(st.script, mutator::FailingRun{st.run.trace, {}},
+                                          protocol_.functions,
+                                          protocol_.required_fields);
+  };
+  sh.test = [&](const Script& c) -> mutator::Tested<State> {
+    RunResult x;
+    if (!kills(c, x)) return {std::nullopt, 1};
+    return {State{c, std::move(x)}, 1};
+  };
+  sh.memo_key = [](const Script& c) { return harness::print_script(c); };
+  // (Each reproduction costs a restart, a hang's its probes too: at most
+  // a minute, and no more than the campaign has left unless that is less
+  // than 10 s.)
+  const int effort = std::max(1, o_.shrink_effort);
+  const double seconds =
+      std::min(60.0 * effort, std::max(10.0, o_.seconds - elapsed()));
+  auto best = mutator::shrink_greedy(
+      std::move(start), sh,
+      {.max_replays = static_cast<std::size_t>(200 * effort),
+       .max_time = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+           std::chrono::duration<double>(seconds))});
+  Shrunk out{best.best.script, best.best.run, true, {}};
+  if (!server_back_) out.note = lost;
+  return out;
+}
+
+void FuzzCampaign::record_death(const Met& m, const std::string& quick, const Shrunk& sh,
+                                double shrunk_before, FuzzSummary& sum,
+                                const FuzzObserver& observer) {
+  const std::string sig = death_signature(protocol_, m.death.kind, sh.run);
+  ++quick_[quick].signatures[sig];
+  auto [it, fresh] = by_signature_.try_emplace(sig, sum.findings.size());
+  if (fresh) {
+    Finding f;
+    f.signature = sig;
+    f.kind = death_kind_name(m.death.kind);
+    f.first_seconds = m.at;
+    f.first_fuzzing_seconds = m.at - shrunk_before;
+    f.first_execution = m.executions;
+    f.reproduced = sh.reproduced;
+    f.script = sh.script;
+    f.run = sh.run;
+    f.original_steps = m.culprit.steps.size();
+    f.detail = m.death.detail;
+    f.note = sh.note;
+    sum.findings.push_back(std::move(f));
+  }
+  Finding& f = sum.findings[it->second];
+  ++f.count;
+  if (!m.back) sum.lost_on = it->second;
+  if (fresh) {
+    if (observer.on_death)
+      observer.on_death({sum.findings.size(), f, sum.counters, m.culprit});
+  } else if (sh.reproduced &&
+             (!f.reproduced || sh.run.trace.size() < f.run.trace.size())) {
+    f.reproduced = true;
+    f.script = sh.script;
+    f.run = sh.run;
+    f.original_steps = m.culprit.steps.size();
+    f.note.clear();
+  }
+}
+
+void FuzzCampaign::unpool(const Script& s) {
+  for (auto it = recent_pooled_.begin(); it != recent_pooled_.end(); ++it)
+    if (it->first == s) {
+      std::erase(pool_, it->second);
+      recent_pooled_.erase(it);
+      return;
+    }
+}
+
+namespace {
+std::vector<std::string> request_signatures(const harness::Protocol& p,
+                                            const RunResult& r) {
+  std::vector<std::string> out;
+  for (const auto& m : r.trace.messages())
+    if (harness::is_request_label(m.label) && !harness::is_accepted_conn(m.conn))
+      out.push_back(request_signature(p, m.ir));
+  return out;
+}
+}  // namespace
+
+std::optional<std::size_t> FuzzCampaign::known_killer(const Met& m,
+                                                      const FuzzSummary& sum) const {
+  const std::vector<std::string> sent = request_signatures(protocol_, m.run);
+  for (std::size_t i = 0; i < sum.findings.size(); ++i) {
+    const Finding& f = sum.findings[i];
+    if (f.kind != death_kind_name(m.death.kind) || !f.reproduced) continue;
+    const std::vector<std::string> killer = request_signatures(protocol_, f.run);
+    if (killer.empty()) continue;
+    std::size_t k = 0;
+    for (const std::string& x : sent)
+      if (k < killer.size() && x == killer[k]) ++k;
+    if (k == killer.size()) return i;
+  }
+  return std::nullopt;
+}
+
+void FuzzCampaign::record_deaths(FuzzSummary& sum, const FuzzObserver& observer) {
+  while (!met_.empty()) {
+    Met m = std::move(met_.front());
+    met_.erase(met_.begin());
+    const bool hang = m.death.kind == DeathKind::Hang;
+    ++(hang ? sum.counters.hangs : sum.counters.crashes);
+    add_outage(sum, ServerOutage{m.at, m.executions, m.death.detail, m.culprit, m.back,
+                                 hang});
+    // Never mutated again: its mutants would mostly kill the server again.
+    unpool(m.culprit);
+    const std::string qk = death_quick_key(protocol_, m.death.kind, m.run);
+    Quick& q = quick_[qk];
+    const std::uint64_t n = ++q.seen;
+    // A script that holds the requests of a death already shrunk (in that
+    // order) died of it, most likely: a repeat, not shrunk again (each
+    // reproduction costs a restart).
+    if (auto i = known_killer(m, sum)) {
+      ++sum.findings[*i].count;
+      ++q.signatures[sum.findings[*i].signature];
+      if (!m.back) sum.lost_on = *i;
+      continue;
+    }
+    bool settled = false;  // a finding of this key showed again when replayed
+    for (const auto& [sig, count] : q.signatures)
+      if (auto it = by_signature_.find(sig); it != by_signature_.end())
+        settled = settled || sum.findings[it->second].reproduced;
+    const double found = elapsed();
+    const double shrunk_before = sum.shrink_seconds;
+    if (m.back && server_back_ && (power_of_four(n) || (n <= 3 && !settled))) {
+      const Script* from = nullptr;
+      const Shrunk sh = shrink_death(m, from);
+      sum.shrink_seconds += elapsed() - found;
+      if (from != &m.culprit) {  // the script before it kills it
+        unpool(m.earlier->script);
+        Met earlier = m;
+        earlier.culprit = m.earlier->script;
+        earlier.run = m.earlier->run;
+        record_death(earlier, qk, sh, shrunk_before, sum, observer);
+      } else {
+        record_death(m, qk, sh, shrunk_before, sum, observer);
+      }
+    } else if (q.signatures.empty()) {
+      // Not shrunk: the server is not back (the run ends with it), or went
+      // down again meanwhile.
+      Shrunk sh{taken(m.culprit, m.run), m.run, false,
+                m.back ? "not shrunk: the server went down again" : m.note};
+      record_death(m, qk, sh, shrunk_before, sum, observer);
+    } else {  // a repeat of the key's most frequent name
+      auto best = std::max_element(
+          q.signatures.begin(), q.signatures.end(),
+          [](const auto& a, const auto& b) { return a.second < b.second; });
+      ++best->second;
+      const std::size_t i = by_signature_.at(best->first);
+      ++sum.findings[i].count;
+      if (!m.back) sum.lost_on = i;
+    }
+  }
 }
 
 // A mutant of a pool script (or a fresh one), its requests spread over the
@@ -124,22 +421,6 @@ std::optional<std::pair<std::string, Script>> FuzzCampaign::next_script(
   }
   return std::make_pair(std::move(text), std::move(*script));
 }
-
-namespace {
-// The server could not be reached at all (refused, reset before a byte).
-bool unreachable(const RunResult& r) {
-  return r.outcome == RunResult::Outcome::Trouble &&
-         r.detail.rfind("cannot open connection", 0) == 0 && r.trace.size() == 0;
-}
-constexpr std::size_t kOutagesKept = 8;
-// Counts `o` and keeps it in place of the one before the last when the list
-// is full (the last one is always kept: server_lost() reads it).
-void add_outage(FuzzSummary& sum, ServerOutage o) {
-  ++sum.counters.outages;
-  if (sum.outages.size() >= kOutagesKept) sum.outages.pop_back();
-  sum.outages.push_back(std::move(o));
-}
-}  // namespace
 
 RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
   RunResult r = play(s);
@@ -207,7 +488,9 @@ void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
               sh.script,
               sh.run,
               s.steps.size(),
-              classify(protocol_, sh.run)};
+              classify(protocol_, sh.run),
+              {},
+              {}};
     sum.findings.push_back(std::move(f));
   }
   Finding& f = sum.findings[it->second];
@@ -275,52 +558,42 @@ void FuzzCampaign::keep(const Script& s, const RunResult& r, FuzzSummary& sum,
 
 FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer) {
   FuzzSummary sum;
+  sum_ = &sum;
   sum.known_counts.assign(o_.known.entries().size(), 0);
   double next_report = kProgressEvery;
-  std::optional<Script> last_reached;  // the last script the server took
-  std::optional<double> down_since;    // the server refuses connections
+  std::optional<double> down_since;  // the server refuses connections
   while (elapsed() < o_.seconds) {
     auto next = next_script(rng);
     if (!next) continue;
     const auto& [text, script] = *next;
     const RunResult r = execute(script, sum);
-    // Silence with requests outstanding: slow, or hung? A hung server gets
-    // no more scripts (each would wait out its timeouts): only the probe,
-    // until it answers or the outage ends the run.
-    if (r.went_silent && !unreachable(r) && !answers_probe()) {
-      add_outage(sum, ServerOutage{elapsed(), sum.counters.executions,
-                                   "it accepted connections and answered nothing, not "
-                                   "even " +
-                                       harness::dump_json(*protocol_.liveness_probe) +
-                                       " on a fresh connection (a hang)",
-                                   script, false, true});
-      const double since = elapsed();
-      while (elapsed() - since < o_.server_down_seconds && elapsed() < o_.seconds)
-        if (answers_probe()) {
-          sum.outages.back().recovered = true;
-          break;
-        }
-      if (!sum.outages.back().recovered) break;  // server_lost()
+    // The server died or hung (server_death.h): a finding, whatever the
+    // play showed besides. Brought back, fuzzing goes on; not, the run
+    // ends with it.
+    if (notice_death(script, r)) {
+      down_since.reset();
+      record_deaths(sum, observer);
+      if (!server_back_) break;
       continue;
     }
     if (unreachable(r)) {
+      // (A server that never answered, or a connect that timed out once.)
       if (!down_since) {
         down_since = elapsed();
-        add_outage(sum, ServerOutage{*down_since, sum.counters.executions, r.detail,
-                                     last_reached, false, false});
+        add_outage(sum, ServerOutage{
+                            *down_since, sum.counters.executions, r.detail,
+                            last_reached_ ? std::optional(last_reached_->script)
+                                          : std::nullopt,
+                            false, false});
       }
       if (elapsed() - *down_since >= o_.server_down_seconds) break;  // server_lost()
       // (no spinning through scripts while it is down)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       continue;
     }
-    // (A script that sent nothing, e.g. only a close, tells nothing.)
-    if (r.trace.size() > 0) {
-      if (down_since) {
-        down_since.reset();
-        sum.outages.back().recovered = true;
-      }
-      last_reached = script;
+    if (r.trace.size() > 0 && down_since) {
+      down_since.reset();
+      sum.outages.back().recovered = true;
     }
     if (r.outcome == RunResult::Outcome::InternalError) {
       if (sum.counters.internal_errors == 1 && observer.on_internal_error)
@@ -340,13 +613,18 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
       if (observer.on_violation)
         observer.on_violation({0, "", found, sum.counters, sum.first->original,
                                sum.first->shrunk, sum.first->classification});
+      record_deaths(sum, observer);  // (met while shrinking)
       break;
     }
     if (!r.violation() && r.advisory) note_advisory(script, r, sum);
     if (r.violation()) {
       if (!is_known) keep(script, r, sum, observer);
+      record_deaths(sum, observer);  // (met while shrinking)
+      if (!server_back_) break;
     } else if (!r.inconclusive()) {
       add_to_pool(text, rng);
+      recent_pooled_.emplace_back(script, text);
+      if (recent_pooled_.size() > 4) recent_pooled_.pop_front();
       ++sum.counters.pooled;
     }
     if (observer.on_progress && elapsed() >= next_report) {
@@ -355,6 +633,9 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
       next_report += kProgressEvery;
     }
   }
+  // (Met by the last targeted replays, or the last shrink.)
+  record_deaths(sum, observer);
+  sum_ = nullptr;
   sum.seconds = elapsed();
   sum.mutator_replays = mutator_.targeted_stats().runs;
   sum.targeted_rewrites = mutator_.targeted_stats().rewrites;

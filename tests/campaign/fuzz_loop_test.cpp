@@ -111,9 +111,10 @@ TEST(FuzzLoop, AServerThatRefusesConnectionsEndsTheRun) {
   EXPECT_NE(s.outages[0].detail.find("cannot open connection"), std::string::npos);
 }
 
-// A server that goes away and comes back (a supervisor restarted it): the
-// outage is recorded with the script it took last, and fuzzing goes on.
-TEST(FuzzLoop, AServerThatComesBackIsAnOutageNotTheEnd) {
+// A server that goes away after it had answered and comes back (a
+// supervisor restarted it): a death (a crash finding, issue 42) with the
+// script it took last, and fuzzing goes on.
+TEST(FuzzLoop, AServerThatComesBackIsACrashNotTheEnd) {
   using namespace std::chrono_literals;
   std::atomic<std::uint16_t> port = 0;
   auto serve = [&port](std::stop_token stop, std::chrono::milliseconds up) {
@@ -148,13 +149,20 @@ TEST(FuzzLoop, AServerThatComesBackIsAnOutageNotTheEnd) {
   EXPECT_TRUE(s.outages[0].recovered);
   EXPECT_TRUE(s.outages[0].before) << "the server took scripts before it went";
   EXPECT_GT(s.counters.executions, s.outages[0].after_executions) << "fuzzing went on";
-  EXPECT_FALSE(s.violation());
+  // (Its scripts do not kill it: a death not shrunk, named by what it took.)
+  EXPECT_TRUE(s.violation());
+  EXPECT_GE(s.counters.crashes, 1u);
+  ASSERT_FALSE(s.findings.empty());
+  EXPECT_EQ(s.findings[0].kind, "crash");
+  EXPECT_FALSE(s.findings[0].reproduced);
+  EXPECT_FALSE(s.lost_on);
 }
 
 // A server that accepts connections and answers nothing (lighttpd 1.4.69
-// looping on a LOCK's Timeout): a hang, with the script during which it
-// went silent, not thousands of plays each waiting out its timeouts. One
-// that comes back after a while is an outage like a restart.
+// looping on a LOCK's Timeout): a hang finding, with the script during
+// which it went silent, not thousands of plays each waiting out its
+// timeouts. One that comes back after a while hung too, and fuzzing goes
+// on.
 void hang_after(std::stop_token stop, std::atomic<std::uint16_t>& port,
                 std::chrono::milliseconds up, std::chrono::milliseconds silent) {
   using namespace std::chrono_literals;
@@ -195,12 +203,16 @@ TEST(FuzzLoop, AServerThatHangsIsReportedWithItsScript) {
   ASSERT_EQ(s.outages.size(), 1u);
   EXPECT_TRUE(s.outages[0].hung);
   EXPECT_TRUE(s.outages[0].before);
-  EXPECT_NE(s.outages[0].detail.find("hang"), std::string::npos) << s.outages[0].detail;
+  EXPECT_NE(s.outages[0].detail.find("answered nothing"), std::string::npos)
+      << s.outages[0].detail;
   EXPECT_EQ(s.counters.unreachable, 0u);
-  EXPECT_FALSE(s.violation());
+  EXPECT_TRUE(s.violation()) << "a hang is a finding";
+  ASSERT_EQ(s.findings.size(), 1u);
+  EXPECT_EQ(s.findings[0].kind, "hang");
+  EXPECT_EQ(s.lost_on, 0u) << "the run ended with it";
 }
 
-TEST(FuzzLoop, AServerThatIsSilentAWhileIsAnOutageNotTheEnd) {
+TEST(FuzzLoop, AServerThatIsSilentAWhileIsAHangNotTheEnd) {
   using namespace std::chrono_literals;
   std::atomic<std::uint16_t> port = 0;
   // (Silent longer than a play and its probe take: a shorter silence is a
@@ -217,8 +229,11 @@ TEST(FuzzLoop, AServerThatIsSilentAWhileIsAnOutageNotTheEnd) {
   EXPECT_TRUE(s.outages[0].hung);
   EXPECT_TRUE(s.outages[0].recovered);
   EXPECT_GT(s.counters.executions, s.outages[0].after_executions) << "fuzzing went on";
-  // (Its requests were answered late or never: no verdict on them.)
-  EXPECT_FALSE(s.violation());
+  // (Its requests were answered late or never: no verdict on them; the
+  // silence is the finding.)
+  ASSERT_FALSE(s.findings.empty());
+  EXPECT_EQ(s.findings[0].kind, "hang");
+  EXPECT_FALSE(s.lost_on);
 }
 
 TEST(FuzzLoop, TheSameSeedGivesTheSameScripts) {

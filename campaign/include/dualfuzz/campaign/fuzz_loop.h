@@ -7,6 +7,12 @@
 // is counted, per pattern, and its script is not mutated further. `dualfuzz
 // fuzz` is this loop plus option parsing and rendering.
 //
+// A server that dies or hangs (server_death.h) is a finding too, of kind
+// "crash" or "hang", with the script that did it, shrunk when the server
+// comes back (FuzzOptions::restart, or a supervisor of the user's), named
+// by the shrunk script's shape (death_signature) and counted once per
+// name. One that does not come back ends the run with that finding.
+//
 //   auto c = campaign::FuzzCampaign::make(plugin, {.target = "inprocess:lost-update",
 //                                                   .seconds = 5});
 //   std::mt19937_64 rng(1);
@@ -16,6 +22,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,6 +34,7 @@
 #include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/campaign/known_violations.h"
 #include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/campaign/server_death.h"
 #include "dualfuzz/campaign/shrink.h"
 #include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
@@ -47,10 +55,18 @@ struct FuzzOptions {
   bool keep_going = false;
   bool targeted = true;   // Z3-targeted mutation besides the structural one
   int shrink_effort = 1;  // ShrinkOptions::effort
-  // A server that refuses connections (or hangs) this long ends the run
-  // (server_lost); a shorter outage (a supervisor restarted it) is recorded
-  // and fuzzing goes on.
+  // How long a server that died or hung is waited for (after `restart`,
+  // or for a supervisor of the user's to restart it): one that is not
+  // back ends the run with that finding (server_lost). A server that never
+  // answered ends it after as long, with no finding (nothing to blame).
   double server_down_seconds = 10;
+  // `sh -c` command that brings a dead or hung server back (Restarter,
+  // server_death.h: its own process group, which the next restart kills
+  // first); the campaign then waits until the server answers the probe.
+  // Empty: wait for a supervisor. A death's script is shrunk only on a
+  // server that comes back (a candidate reproduces when it kills or hangs
+  // the restarted server again).
+  std::string restart;
   // Violations that are no findings (--known FILE): counted, never shrunk,
   // and an unknown one is not shrunk into one of them.
   KnownViolations known{};
@@ -70,6 +86,10 @@ struct FuzzCounters {
   // the times it went from reachable to unreachable.
   std::uint64_t unreachable = 0;
   std::uint64_t outages = 0;
+  // Confirmed deaths (server_death.h), each an outage and an occurrence
+  // of a "crash" or "hang" finding.
+  std::uint64_t crashes = 0;
+  std::uint64_t hangs = 0;
   std::uint64_t known_violations = 0;  // matched FuzzOptions::known
   // Passing plays with a RunResult::advisory (a SHOULD not followed).
   std::uint64_t advisories = 0;
@@ -82,9 +102,11 @@ struct FuzzCounters {
 // accepted them and answered nothing, not even Protocol::liveness_probe on a
 // fresh connection (it hangs: a loop, a deadlock). Neither is a functional
 // verdict (a server may close a connection with requests unanswered, RFC
-// 9112 §9.6, and no RFC bounds its time), but a user wants to know, and the
-// script played just before is the likely cause: for a hang, the script
-// during which it went silent.
+// 9112 §9.6, and no RFC bounds its time), but a user wants to know: once
+// the server had answered, each is a death, a finding of kind "crash" or
+// "hang" (Finding::death) whose script is the one the server took last (for
+// a hang, the one during which it went silent). The outages are the log:
+// each death, and a server that never answered.
 struct ServerOutage {
   double seconds = 0;  // when a connection was first refused, or the probe unanswered
   std::uint64_t after_executions = 0;
@@ -94,10 +116,11 @@ struct ServerOutage {
   bool hung = false;                      // it accepted, and answered nothing
 };
 
-// One distinct violation (keep_going).
+// One distinct violation (keep_going), or a distinct death of the server
+// (kind "crash" or "hang", any run: named by death_signature).
 struct Finding {
   std::string signature;
-  std::string kind;
+  std::string kind;  // "model", "protocol", "liveness"; "crash", "hang"
   double first_seconds = 0;
   // first_seconds less the time spent shrinking earlier findings: the
   // fuzzing time to meet it, comparable with an engine that shrinks after
@@ -110,6 +133,11 @@ struct Finding {
   harness::RunResult run;  // of `script`
   std::size_t original_steps = 0;
   Classification classification;  // of `run` (consistency.h)
+  // A death: what the probes saw, and (reproduced false) why the script
+  // is not shrunk ("the server did not come back ...").
+  std::string detail;
+  std::string note;
+  bool death() const { return kind == "crash" || kind == "hang"; }
 };
 
 // A departure from a recommendation (RunResult::advisory): the model
@@ -141,7 +169,9 @@ struct FuzzSummary {
   std::uint64_t targeted_rewrites = 0;
   double shrink_seconds = 0;  // keep_going: time spent shrinking, not fuzzing
   std::optional<FirstViolation> first;
-  std::vector<Finding> findings;      // keep_going, in the order found
+  // In the order found: keep_going's violations, and in any run the
+  // server's deaths (Finding::death()).
+  std::vector<Finding> findings;
   std::vector<ServerOutage> outages;  // the first few (counters.outages counts all)
   // Distinct advisories, in the order met (at most kMaxAdvisories; the
   // counter counts all).
@@ -151,6 +181,8 @@ struct FuzzSummary {
   std::vector<std::uint64_t> known_counts;
   // The run ended because the server stayed unreachable (outages.back()).
   bool server_lost() const { return !outages.empty() && !outages.back().recovered; }
+  // The death that ended the run (the server did not come back), if any.
+  std::optional<std::size_t> lost_on;
   bool violation() const { return first.has_value() || !findings.empty(); }
 };
 
@@ -170,6 +202,15 @@ struct FuzzObserver {
   std::function<void(const Violation&)> on_violation;
   std::function<void(const harness::Script&, const harness::RunResult&)>
       on_internal_error;
+  // A new death (its signature not seen before): `index` is its 1-based
+  // number among the findings, `original` the script it was met with.
+  struct Death {
+    std::size_t index = 0;
+    const Finding& finding;
+    FuzzCounters counters;
+    const harness::Script& original;
+  };
+  std::function<void(const Death&)> on_death;
   // Every 5 s: elapsed seconds, counters, distinct violations so far.
   std::function<void(double, const FuzzCounters&, std::size_t, double)> on_progress;
 };
@@ -184,7 +225,9 @@ class FuzzCampaign {
   FuzzSummary run(std::mt19937_64& rng, const FuzzObserver& observer);
   // One execution on a fresh server (or namespace).
   harness::RunResult play(const harness::Script& s, bool record_decisions = false);
-  // Shrinks a violating run of `s` as the loop does.
+  // Shrinks a violating run of `s` as the loop does. A death of the server
+  // met meanwhile is noticed (the server brought back, or the shrink's
+  // other plays not tried) and said in Shrunk::note.
   Shrunk shrink(const harness::Script& s, const harness::RunResult& r);
   const harness::Protocol& protocol() const { return protocol_; }
 
@@ -194,14 +237,54 @@ class FuzzCampaign {
     std::uint64_t seen = 0;
     std::map<std::string, std::uint64_t> signatures;
   };
+  // A script that reached the server, and its run.
+  struct Reached {
+    harness::Script script;
+    harness::RunResult run;
+  };
+  // A death a play met, not yet recorded as a finding.
+  struct Met {
+    Death death;
+    harness::Script culprit;  // the script the server took last
+    harness::RunResult run;   // its run
+    // The one before: a server may die a little after a play's end (after
+    // the probe that found it up), and the next play is blamed; when the
+    // culprit does not kill it again, this one is tried.
+    std::optional<Reached> earlier;
+    double at = 0;
+    std::uint64_t executions = 0;
+    bool back = false;  // the server answered again (restarted)
+    std::string note;   // when not: why
+  };
   std::optional<std::pair<std::string, harness::Script>> next_script(
       std::mt19937_64& rng) const;
+  // After a play of `s` (which gave `r`): did the server die or hang? If
+  // so the death is queued in met_, the server brought back (server_back_
+  // false when it did not come back) and true returned.
+  bool notice_death(const harness::Script& s, const harness::RunResult& r);
+  // --restart, or a supervisor: until the server answers the probe again
+  // (at most server_down_seconds); `note` says why not.
+  bool bring_back(std::string& note);
+  // A shrink's play: a death it meets is noticed, and the play counts as
+  // one that showed nothing; with the server gone, no play is made.
+  harness::RunResult guarded_play(const harness::Script& s);
+  // met_ as findings: each death shrunk (a sample of each quick key's, on
+  // a server that came back), named, counted.
+  void record_deaths(FuzzSummary& sum, const FuzzObserver& observer);
+  void record_death(const Met& m, const std::string& quick, const Shrunk& sh,
+                    double shrunk_before, FuzzSummary& sum, const FuzzObserver& observer);
+  // The smallest script that still kills (hangs) the restarted server:
+  // from m.culprit, or m.earlier when only that one does (`from` says
+  // which).
+  Shrunk shrink_death(const Met& m, const harness::Script*& from);
+  std::chrono::milliseconds probe_wait() const;
+  void unpool(const harness::Script& s);
+  // The reproduced death finding whose shrunk requests m's run sent (by
+  // request_signature, in order), if any.
+  std::optional<std::size_t> known_killer(const Met& m, const FuzzSummary& sum) const;
   harness::RunResult execute(const harness::Script& s, FuzzSummary& sum);
   // `s` played with `opts` on a fresh server (or namespace).
   harness::RunResult run_on_target(const harness::Script& s, harness::RunOptions opts);
-  // The protocol's liveness probe, alone on a fresh connection, gets an
-  // answer (true when the protocol has none: nothing to tell).
-  bool answers_probe();
   void keep(const harness::Script& s, const harness::RunResult& r, FuzzSummary& sum,
             const FuzzObserver& observer);
   void record(const harness::Script& s, const harness::RunResult& r, const Shrunk& sh,
@@ -223,6 +306,18 @@ class FuzzCampaign {
   std::map<std::string, Quick> quick_;
   std::map<std::string, std::size_t> by_signature_;  // index into findings
   std::chrono::steady_clock::time_point start_;
+  std::unique_ptr<Restarter> restarter_;  // o_.restart
+  // The last script that reached the server (any play: the loop's, a
+  // shrink's, a targeted replay's) and its run; reset by a death.
+  std::optional<Reached> last_reached_, before_last_;
+  bool ever_reached_ = false;
+  bool server_back_ = true;  // false: it died and did not come back
+  std::vector<Met> met_;
+  FuzzSummary* sum_ = nullptr;  // during run()
+  std::string down_note_;       // the shrink in progress met a death
+  // The last scripts pooled, with their texts: a death's script (or the
+  // one before it) is taken out of the pool again.
+  std::deque<std::pair<harness::Script, std::string>> recent_pooled_;
 };
 
 }  // namespace dualfuzz::campaign

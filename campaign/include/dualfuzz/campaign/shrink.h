@@ -35,6 +35,11 @@ struct Shrunk {
   harness::Script script;
   harness::RunResult run;
   bool reproduced = true;
+  // Why it may not have shown again, when the shrinker's caller knows: the
+  // server was down during the shrink ("the server was down during the
+  // shrink: it refused connections ..."), or could not be restarted to
+  // replay a death. Empty otherwise.
+  std::string note;
 };
 
 // What the shrinker learns from a failing run: its trace (to re-point or
