@@ -160,7 +160,11 @@ bool FuzzCampaign::notice_death(const Script& s, const RunResult& r) {
   if (!d) return false;
   Met m;
   m.death = std::move(d);
-  if (last_reached_) {  // (s itself, unless it reached nothing)
+  if (!none) {
+    m.culprit = s;
+    m.run = r;
+    m.earlier = std::move(before_last_);  // (play() made s the last reached)
+  } else if (last_reached_) {
     m.culprit = last_reached_->script;
     m.run = last_reached_->run;
     m.earlier = std::move(before_last_);
@@ -633,7 +637,12 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
       next_report += kProgressEvery;
     }
   }
-  // (Met by the last targeted replays, or the last shrink.)
+  // A death in the last targeted replay (the next play would have met
+  // it), and those met by the last shrink.
+  if (server_back_ && last_reached_ && lost_answers(last_reached_->run)) {
+    const Reached last = *last_reached_;
+    notice_death(last.script, last.run);
+  }
   record_deaths(sum, observer);
   sum_ = nullptr;
   sum.seconds = elapsed();

@@ -273,6 +273,80 @@ assert j["known"] == [{"pattern": "model: PUT* -> 204", "count": j["known_violat
       fail "fuzz: $(cat out.txt)"
     grep -q 'class="msg response kill"' f.html || fail "fuzz: chart"
     ;;
+  fuzz_crash | fuzz_hang | fuzz_restart | run_crash)
+    # A server that dies or hangs is a finding (issue 42): tests/cli/
+    # dying_server.py, a small python server that any DELETE kills (or
+    # hangs). Its other answers are no reference server's: its violations
+    # are judged known, its death is what is looked at.
+    py=$(python3 -c 'import sys; print(sys.executable)')  # (not a slow shim)
+    mode=crash
+    [ "$t" = fuzz_hang ] && mode=hang
+    start_server() {  # PORT (0: any)
+      rm -f port
+      "$py" "$src/tests/cli/dying_server.py" "$work" "$mode" "$1" >/dev/null 2>&1 &
+      i=0
+      while [ ! -s port ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+      [ -s port ] || fail "the server did not start"
+      port=$(cat port)
+    }
+    trap '[ -f "$work/pid" ] && kill -9 "$(cat "$work/pid")" 2>/dev/null' EXIT
+    start_server 0
+    printf 'model: *\nprotocol: *\nliveness*\n' > known.txt
+    case $t in
+      run_crash)
+        printf '%s\n' 'req 1 on c0: {"method":"PUT","path":"/a","body":"x"}' 'wait 1' \
+          'req 3 on c0: {"method":"DELETE","path":"/a"}' > kill.txt
+        [ "$(code "$dualfuzz" run --target 127.0.0.1:$port kill.txt)" = 1 ] ||
+          fail "exit code: $(cat out.txt err.txt)"
+        grep -q '^the server died: it refused connections after it had answered' out.txt ||
+          fail "$(cat out.txt)"
+        grep -q '^  c0 > 3 DELETE /' out.txt || fail "trace: $(cat out.txt)"
+        ;;
+      fuzz_crash | fuzz_hang)
+        # No restart, no supervisor: the run stops with the death, exit 1.
+        [ "$(code "$dualfuzz" fuzz --target 127.0.0.1:$port --seconds 30 --seed 1 \
+             --timeout-ms 300 --server-down-seconds 1 --known known.txt --json -q)" = 1 ] ||
+          fail "exit code: $(cat out.txt err.txt)"
+        if [ $mode = crash ]; then what='the server died'; else what='the server hung'; fi
+        grep -q "^dualfuzz fuzz: $what after " out.txt || fail "$(cat out.txt)"
+        grep -q "^dualfuzz fuzz: stopped: $what " out.txt || fail "$(cat out.txt)"
+        ! grep -q 'no violation' out.txt || fail "no violation: $(cat out.txt)"
+        tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+f = j["findings"]
+assert j["violation"] is True and j["server_lost"] is True, j
+assert len(f) == 1 and f[0]["kind"] == sys.argv[1], f
+assert f[0]["count"] == 1 and f[0]["reproduced"] is False, f
+assert "DELETE" in f[0]["script"] and f[0]["min_messages"] <= 3, f[0]["script"]
+assert f[0]["signature"].startswith(sys.argv[1] + ": "), f[0]["signature"]
+' $mode || fail "summary: $(tail -1 out.txt)"
+        ;;
+      fuzz_restart)
+        # --restart: the campaign restarts it, shrinks the script on the
+        # restarted server and goes on; the death is one finding.
+        printf '%s\n' "[ -f '$work/pid' ] && kill -9 \$(cat '$work/pid') 2>/dev/null" \
+          "exec '$py' '$src/tests/cli/dying_server.py' '$work' crash $port >/dev/null 2>&1" \
+          > restart.sh
+        [ "$(code "$dualfuzz" fuzz --target 127.0.0.1:$port --seconds 6 --seed 1 \
+             --timeout-ms 300 --restart "sh $work/restart.sh" --known known.txt --json -q)" = 1 ] ||
+          fail "exit code: $(cat out.txt err.txt)"
+        [ "$(grep -c '^=== crash ' out.txt)" = 1 ] || fail "reports: $(cat out.txt)"
+        grep -q '^--- minimized script (1 steps, from [0-9]*): played alone on the restarted server, it kills it again$' out.txt ||
+          fail "$(cat out.txt)"
+        tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+f = j["findings"]
+assert j["violation"] is True and j["server_lost"] is False, j
+assert len(f) == 1 and f[0]["kind"] == "crash", f
+assert f[0]["signature"] == "crash: DELETE" and f[0]["reproduced"] is True, f
+assert f[0]["min_messages"] == 1 and f[0]["count"] == j["crashes"] >= 1, f
+assert j["executions"] > f[0]["first_execution"], "it went on"
+' || fail "summary: $(tail -1 out.txt)"
+        ;;
+    esac
+    ;;
   *) fail "unknown test $t" ;;
 esac
 echo "PASS $t"

@@ -66,7 +66,7 @@ struct FuzzOptions {
   // Empty: wait for a supervisor. A death's script is shrunk only on a
   // server that comes back (a candidate reproduces when it kills or hangs
   // the restarted server again).
-  std::string restart;
+  std::string restart{};
   // Violations that are no findings (--known FILE): counted, never shrunk,
   // and an unknown one is not shrunk into one of them.
   KnownViolations known{};
