@@ -33,7 +33,7 @@
 //                  "min_messages":..,"explanation":..,"reasons":[{"kind":..,"location":..,"expected":..,"observed":..,"clause":..},...],"trace":[{"conn":..,
 //                  "label":..,"wire_conn":..,"ir":{..}},...]},...]
 //
-// A server that dies (refuses connections after it had answered) or hangs
+// A server that dies (refuses connections after it took requests) or hangs
 // (answers nothing, not even a probe on a fresh connection) is a finding of
 // kind "crash" or "hang" (campaign/server_death.h), printed with the script
 // that did it, shrunk on a server that comes back: `--restart CMD` (a shell
@@ -141,8 +141,8 @@ void print_death(const Opts& o, const harness::Protocol& p,
               << (f.kind == "hang" ? "hangs" : "kills") << " it again\n";
   else
     std::cout << "--- the script the server took last (" << f.script.steps.size()
-              << " steps, of " << d.original.steps.size()
-              << "; NOT minimized: " << f.note << ")\n";
+              << " steps, of " << d.original.steps.size() << "; NOT minimized: " << f.note
+              << ")\n";
   std::cout << harness::print_script(f.script) << "--- "
             << campaign::death_report(p, kind, f.detail, f.run, trace_format(o)) << "\n"
             << std::flush;
@@ -256,8 +256,8 @@ nlohmann::json one_finding_json(const harness::Protocol& p, const campaign::Find
            {"min_requests", campaign::count_requests(f.script)},
            {"min_messages", f.run.trace.size()},
            {"script", harness::print_script(f.script)},
-           {"report", campaign::death_report(p, kind, f.detail, f.run,
-                                             harness::TraceFormat::Json)},
+           {"report",
+            campaign::death_report(p, kind, f.detail, f.run, harness::TraceFormat::Json)},
            {"explanation", std::string(campaign::death_headline(kind)) + ": " + f.detail},
            {"detail", f.detail},
            {"note", f.note},
@@ -300,8 +300,8 @@ nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
 void print_outages(const FuzzSummary& s) {
   const campaign::FuzzCounters& c = s.counters;
   if (c.outages == 0) return;
-  std::cout << "dualfuzz fuzz: the server went down " << c.outages << " time(s): "
-            << c.crashes << " crash(es), " << c.hangs << " hang(s)";
+  std::cout << "dualfuzz fuzz: the server went down " << c.outages
+            << " time(s): " << c.crashes << " crash(es), " << c.hangs << " hang(s)";
   if (c.unreachable)
     std::cout << "; " << c.unreachable
               << " play(s) could not reach it (not counted as executions)";
@@ -344,7 +344,8 @@ void print_stop(const FuzzSummary& s) {
     const campaign::Finding& f = s.findings[*s.lost_on];
     std::cout << "dualfuzz fuzz: stopped: "
               << (f.kind == "hang" ? "the server hung" : "the server died") << " ("
-              << s.outages.back().detail << ") and did not come back; finding " << *s.lost_on + 1 << ": " << f.signature << "\n";
+              << s.outages.back().detail << ") and did not come back; finding "
+              << *s.lost_on + 1 << ": " << f.signature << "\n";
   } else if (s.server_lost()) {
     std::cout << "dualfuzz fuzz: stopped early: the server stayed "
               << (s.outages.back().hung ? "silent (hung)" : "unreachable") << "\n";
@@ -381,8 +382,11 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
   for (std::size_t i = 0; i < n; ++i) {
     const campaign::Finding& f = s.findings[i];
     std::cout << "  " << i + 1 << ". " << f.count << " x " << f.signature
-              << (f.reproduced ? "" : f.death() ? " (not shrunk)" : " (not reproduced)")
-              << " [" << (f.death() ? f.kind : campaign::class_name(f.classification.kind))
+              << (f.reproduced ? ""
+                  : f.death()  ? " (not shrunk)"
+                               : " (not reproduced)")
+              << " ["
+              << (f.death() ? f.kind : campaign::class_name(f.classification.kind))
               << "]\n";
   }
 }

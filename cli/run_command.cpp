@@ -107,14 +107,12 @@ int run_script(const Opts& o) {
     // (Waited on longer than a message: a loaded server is slow, not hung.)
     if ((*target)->external() && !campaign::unreachable(now) &&
         campaign::lost_answers(now))
-      death = campaign::refused(now)
-                  ? campaign::Death{campaign::DeathKind::Crash,
-                                    "it refused connections after it had answered (" +
-                                        now.detail.substr(now.detail.find(": ") + 2) +
-                                        ")"}
-                  : campaign::confirm_death(
-                        protocol, **target,
-                        std::max(3 * opts.message_timeout, std::chrono::milliseconds(1000)));
+      death =
+          campaign::refused(now)
+              ? campaign::Death{campaign::DeathKind::Crash, campaign::refused_detail(now)}
+              : campaign::confirm_death(
+                    protocol, **target,
+                    std::max(3 * opts.message_timeout, std::chrono::milliseconds(1000)));
     if (death) {
       r = std::move(now);
       break;
@@ -126,14 +124,16 @@ int run_script(const Opts& o) {
       r = std::move(now);
     }
   }
-  const auto format = o.json ? harness::TraceFormat::Json : harness::TraceFormat::Readable;
+  const auto format =
+      o.json ? harness::TraceFormat::Json : harness::TraceFormat::Readable;
   if (death) {
     std::cout << campaign::death_report(protocol, death.kind, death.detail, r, format);
     if (o.repeat > 1)
       std::cout << "(play " << plays + 1 << " of " << o.repeat << "; no more plays)\n";
-    if (!o.chart.empty() && !write_chart(o.chart, protocol, *script, r,
-                                         "dualfuzz run " + o.file + " (" + o.target +
-                                             "): " + campaign::death_headline(death.kind)))
+    if (!o.chart.empty() &&
+        !write_chart(o.chart, protocol, *script, r,
+                     "dualfuzz run " + o.file + " (" + o.target +
+                         "): " + campaign::death_headline(death.kind)))
       std::cerr << "dualfuzz run: cannot write " << o.chart << "\n";
     return kViolation;
   }

@@ -64,8 +64,8 @@ FuzzCampaign::FuzzCampaign(harness::Protocol p, std::unique_ptr<Target> t, FuzzO
           protocol_, o_.targeted, [this](const Script& s) { return play(s, true); },
           solver_)),
       start_(std::chrono::steady_clock::now()),
-      restarter_(o_.restart.empty() ? nullptr
-                                    : std::make_unique<Restarter>(o_.restart)) {}
+      restarter_(o_.restart.empty() ? nullptr : std::make_unique<Restarter>(o_.restart)) {
+}
 
 double FuzzCampaign::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -152,9 +152,7 @@ bool FuzzCampaign::notice_death(const Script& s, const RunResult& r) {
   if (none ? !ever_reached_ : !lost_answers(r)) return false;
   Death d;
   if (refused(r))
-    d = {DeathKind::Crash,
-         "it refused connections after it had answered (" +
-             r.detail.substr(r.detail.find(": ") + 2) + ")"};
+    d = {DeathKind::Crash, refused_detail(r)};
   else
     d = confirm_death(protocol_, *target_, probe_wait());
   if (!d) return false;
@@ -190,8 +188,7 @@ RunResult FuzzCampaign::guarded_play(const Script& s) {
   const Met& m = met_.back();
   down_note_ = "the server was down during the shrink: " +
                std::string(death_headline(m.death.kind)) + ", " + m.death.detail +
-               (m.back ? (restarter_ ? "; restarted" : "; it came back")
-                       : "; " + m.note);
+               (m.back ? (restarter_ ? "; restarted" : "; it came back") : "; " + m.note);
   // (What a play that killed the server showed says nothing of the
   // violation being shrunk.)
   RunResult none;
@@ -200,6 +197,30 @@ RunResult FuzzCampaign::guarded_play(const Script& s) {
   none.trace = std::move(r.trace);
   return none;
 }
+
+namespace {
+// The script's request that the run left unanswered first, alone on c0
+// (nullopt when there is none, or it needs an earlier answer).
+std::optional<Script> first_unanswered_alone(const Script& s, const RunResult& run,
+                                             const harness::FunctionRegistry& fns) {
+  for (const auto& m : run.trace.messages()) {
+    if (!harness::is_request_label(m.label) || harness::is_accepted_conn(m.conn) ||
+        run.trace.contains(harness::response_label(m.label)))
+      continue;
+    for (const auto& st : s.steps)
+      if (const auto* q = std::get_if<harness::RequestStep>(&st);
+          q && q->label == m.label) {
+        if (!harness::references(q->body).empty()) return std::nullopt;
+        Script out;
+        out.steps.push_back(harness::RequestStep{q->label, 0, q->body});
+        if (harness::validate(out, fns)) return std::nullopt;
+        return out;
+      }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+}  // namespace
 
 Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
   const DeathKind kind = m.death.kind;
@@ -224,7 +245,8 @@ Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
   State start{taken(m.culprit, m.run), m.run};
   RunResult again;
   bool shown = false;
-  for (int i = 0; i < 2 && !shown && server_back_; ++i) shown = kills(start.script, again);
+  for (int i = 0; i < 2 && !shown && server_back_; ++i)
+    shown = kills(start.script, again);
   if (!shown && m.earlier && server_back_) {
     State before{taken(m.earlier->script, m.earlier->run), m.earlier->run};
     for (int i = 0; i < 2 && !shown && server_back_; ++i)
@@ -236,19 +258,27 @@ Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
   }
   if (!shown) {
     Shrunk out{start.script, m.run, false, {}};
-    out.note = !lost.empty()          ? lost
-               : !server_back_        ? "the server is down"
-                                      : "neither it nor the script before it killed the "
-                                        "restarted server again in 2 replays (the server "
-                                        "may die of what many scripts did)";
+    out.note = !lost.empty()   ? lost
+               : !server_back_ ? "the server is down"
+                               : "neither it nor the script before it killed the "
+                                 "restarted server again in 2 replays (the server "
+                                 "may die of what many scripts did)";
     return out;
   }
   start.run = again;
   mutator::Shrinker<State, Script> sh;
+  // First the request the server left unanswered first, alone (most
+  // deaths need no more: one reproduction instead of one per step).
   sh.candidates = [&](const State& st) {
-    return mutator::structural_candidates(st.script, mutator::FailingRun{st.run.trace, {}},
-                                          protocol_.functions,
-                                          protocol_.required_fields);
+    std::vector<Script> out;
+    if (auto alone = first_unanswered_alone(st.script, st.run, protocol_.functions);
+        alone && !(*alone == st.script))
+      out.push_back(std::move(*alone));
+    for (Script& c :
+         mutator::structural_candidates(st.script, mutator::FailingRun{st.run.trace, {}},
+                                        protocol_.functions, protocol_.required_fields))
+      out.push_back(std::move(c));
+    return out;
   };
   sh.test = [&](const Script& c) -> mutator::Tested<State> {
     RunResult x;
@@ -260,8 +290,7 @@ Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
   // a minute, and no more than the campaign has left unless that is less
   // than 10 s.)
   const int effort = std::max(1, o_.shrink_effort);
-  const double seconds =
-      std::min(60.0 * effort, std::max(10.0, o_.seconds - elapsed()));
+  const double seconds = std::min(60.0 * effort, std::max(10.0, o_.seconds - elapsed()));
   auto best = mutator::shrink_greedy(
       std::move(start), sh,
       {.max_replays = static_cast<std::size_t>(200 * effort),
@@ -351,8 +380,8 @@ void FuzzCampaign::record_deaths(FuzzSummary& sum, const FuzzObserver& observer)
     met_.erase(met_.begin());
     const bool hang = m.death.kind == DeathKind::Hang;
     ++(hang ? sum.counters.hangs : sum.counters.crashes);
-    add_outage(sum, ServerOutage{m.at, m.executions, m.death.detail, m.culprit, m.back,
-                                 hang});
+    add_outage(sum,
+               ServerOutage{m.at, m.executions, m.death.detail, m.culprit, m.back, hang});
     // Never mutated again: its mutants would mostly kill the server again.
     unpool(m.culprit);
     const std::string qk = death_quick_key(protocol_, m.death.kind, m.run);
@@ -584,11 +613,10 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
       // (A server that never answered, or a connect that timed out once.)
       if (!down_since) {
         down_since = elapsed();
-        add_outage(sum, ServerOutage{
-                            *down_since, sum.counters.executions, r.detail,
-                            last_reached_ ? std::optional(last_reached_->script)
-                                          : std::nullopt,
-                            false, false});
+        add_outage(sum, ServerOutage{*down_since, sum.counters.executions, r.detail,
+                                     last_reached_ ? std::optional(last_reached_->script)
+                                                   : std::nullopt,
+                                     false, false});
       }
       if (elapsed() - *down_since >= o_.server_down_seconds) break;  // server_lost()
       // (no spinning through scripts while it is down)

@@ -73,8 +73,7 @@ Probe probe(const harness::Protocol& p, Target& t, std::chrono::milliseconds wai
   if (!p.liveness_probe || p.origin) {
     // (A proxy's probe would be forwarded to the origin the tester plays.)
     auto ok = t.transport().open(harness::kMaxConn);
-    if (!ok)
-      return {timed_out(ok.error()) ? Seen::Silent : Seen::Refused, ok.error()};
+    if (!ok) return {timed_out(ok.error()) ? Seen::Silent : Seen::Refused, ok.error()};
     t.transport().close(harness::kMaxConn);
     return {Seen::Answered, "it accepted a connection"};
   }
@@ -87,9 +86,8 @@ Probe probe(const harness::Protocol& p, Target& t, std::chrono::milliseconds wai
   opts.run_namespace = t.reset();
   harness::Executor ex(p, t.transport(), opts);
   const RunResult r = ex.run(s);
-  const std::string what = p.describe_request
-                               ? p.describe_request(*p.liveness_probe)
-                               : harness::dump_json(*p.liveness_probe);
+  const std::string what = p.describe_request ? p.describe_request(*p.liveness_probe)
+                                              : harness::dump_json(*p.liveness_probe);
   if (cannot_open(r)) {
     const std::string error = r.detail.substr(r.detail.find(": ") + 2);
     return {timed_out(error) ? Seen::Silent : Seen::Refused, error};
@@ -102,7 +100,18 @@ Probe probe(const harness::Protocol& p, Target& t, std::chrono::milliseconds wai
   return {Seen::Closed, "a fresh connection closed without an answer to " + what};
 }
 
-Death confirm_death(const harness::Protocol& p, Target& t, std::chrono::milliseconds wait) {
+std::string refused_detail(const std::string& error) {
+  return "it refused connections after it had taken requests (" + error + ")";
+}
+
+std::string refused_detail(const RunResult& r) {
+  const auto colon = r.detail.find(": ");
+  return refused_detail(colon == std::string::npos ? r.detail
+                                                   : r.detail.substr(colon + 2));
+}
+
+Death confirm_death(const harness::Protocol& p, Target& t,
+                    std::chrono::milliseconds wait) {
   using Seen = Probe::Seen;
   if (!t.external()) return {};
   int silent = 0;
@@ -113,13 +122,11 @@ Death confirm_death(const harness::Protocol& p, Target& t, std::chrono::millisec
       case Seen::Answered:
         return {};
       case Seen::Refused:
-        return {DeathKind::Crash,
-                "it refused connections after it had answered (" + pr.detail + ")"};
+        return {DeathKind::Crash, refused_detail(pr.detail)};
       case Seen::Silent:
         if (++silent == 2)
-          return {DeathKind::Hang,
-                  "it accepted connections and answered nothing (" + pr.detail +
-                      ", twice)"};
+          return {DeathKind::Hang, "it accepted connections and answered nothing (" +
+                                       pr.detail + ", twice)"};
         break;
       case Seen::Closed:
         // (It may be on its way out: the next look may be refused.)
@@ -153,9 +160,8 @@ std::string request_signature(const harness::Protocol& p, const harness::Json& q
   std::set<std::string> names;
   for (const auto& [k, v] : q["headers"].items()) {
     std::string n = k;
-    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) {
-      return static_cast<char>(std::tolower(c));
-    });
+    std::transform(n.begin(), n.end(), n.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (!named.count(n)) names.insert(n);
   }
   for (const std::string& n : names) s += " " + n;

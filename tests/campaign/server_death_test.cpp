@@ -79,39 +79,38 @@ class PlantedServer {
       return true;
     }
     void accept() {
-      acceptor.async_accept([self = shared_from_this()](boost::system::error_code ec,
-                                                         tcp::socket s) {
-        if (ec || self->dead) return;
-        const ConnId id = self->next++;
-        self->socks[id] = std::make_shared<tcp::socket>(std::move(s));
-        self->core.on_open(id);
-        self->read(id);
-        self->accept();
-      });
+      acceptor.async_accept(
+          [self = shared_from_this()](boost::system::error_code ec, tcp::socket s) {
+            if (ec || self->dead) return;
+            const ConnId id = self->next++;
+            self->socks[id] = std::make_shared<tcp::socket>(std::move(s));
+            self->core.on_open(id);
+            self->read(id);
+            self->accept();
+          });
     }
     void read(ConnId id) {
       auto sock = socks[id];
       auto buf = std::make_shared<std::array<char, 16384>>();
-      sock->async_read_some(
-          asio::buffer(*buf),
-          [self = shared_from_this(), id, sock, buf](boost::system::error_code ec,
-                                                     std::size_t n) {
-            if (self->dead || !self->socks.count(id)) return;
-            if (ec) return self->drop(id);
-            const std::string_view bytes(buf->data(), n);
-            if (bytes.starts_with("DELETE ") ||
-                bytes.find("\r\nDELETE ") != std::string_view::npos)
-              return self->planted();
-            self->core.on_data(id, bytes);
-            for (auto& out : self->core.poll()) {
-              auto it = self->socks.find(out.conn);
-              if (it == self->socks.end()) continue;
-              boost::system::error_code wec;
-              asio::write(*it->second, asio::buffer(out.bytes), wec);
-              if (out.close_after || wec) self->drop(out.conn);
-            }
-            if (self->socks.count(id)) self->read(id);
-          });
+      sock->async_read_some(asio::buffer(*buf),
+                            [self = shared_from_this(), id, sock, buf](
+                                boost::system::error_code ec, std::size_t n) {
+                              if (self->dead || !self->socks.count(id)) return;
+                              if (ec) return self->drop(id);
+                              const std::string_view bytes(buf->data(), n);
+                              if (bytes.starts_with("DELETE ") ||
+                                  bytes.find("\r\nDELETE ") != std::string_view::npos)
+                                return self->planted();
+                              self->core.on_data(id, bytes);
+                              for (auto& out : self->core.poll()) {
+                                auto it = self->socks.find(out.conn);
+                                if (it == self->socks.end()) continue;
+                                boost::system::error_code wec;
+                                asio::write(*it->second, asio::buffer(out.bytes), wec);
+                                if (out.close_after || wec) self->drop(out.conn);
+                              }
+                              if (self->socks.count(id)) self->read(id);
+                            });
     }
     void drop(ConnId id) {
       auto it = socks.find(id);
@@ -171,9 +170,8 @@ class PlantedServer {
         continue;
       }
       if (!down) continue;
-      const bool supervisor =
-          o_.back_after.count() >= 0 &&
-          std::chrono::steady_clock::now() - died >= o_.back_after;
+      const bool supervisor = o_.back_after.count() >= 0 &&
+                              std::chrono::steady_clock::now() - died >= o_.back_after;
       const bool restarted =
           !o_.restart_flag.empty() && std::filesystem::exists(o_.restart_flag);
       if (!supervisor && !restarted) continue;
@@ -303,8 +301,8 @@ TEST(ServerDeath, ASupervisedCrashIsOneShrunkFindingAndTheRunGoesOn) {
 // the server's supervisor-to-be waits for), then the campaign waits until
 // it answers.
 TEST(ServerDeath, ARestartCommandBringsItBack) {
-  const std::string flag = ::testing::TempDir() + "dualfuzz-restart-" +
-                           std::to_string(::getpid());
+  const std::string flag =
+      ::testing::TempDir() + "dualfuzz-restart-" + std::to_string(::getpid());
   std::filesystem::remove(flag);
   PlantedServer server({.mode = PlantedServer::Mode::Crash, .restart_flag = flag});
   const FuzzSummary s = fuzz(
@@ -321,8 +319,8 @@ TEST(ServerDeath, ARestartCommandBringsItBack) {
 }
 
 TEST(ServerDeath, AHangIsShrunkOnARestartedServer) {
-  const std::string flag = ::testing::TempDir() + "dualfuzz-restart-hang-" +
-                           std::to_string(::getpid());
+  const std::string flag =
+      ::testing::TempDir() + "dualfuzz-restart-hang-" + std::to_string(::getpid());
   std::filesystem::remove(flag);
   PlantedServer server({.mode = PlantedServer::Mode::Hang, .restart_flag = flag});
   const auto t0 = std::chrono::steady_clock::now();
@@ -346,10 +344,11 @@ TEST(ServerDeath, AHangIsShrunkOnARestartedServer) {
 // not re-occur".
 TEST(ServerDeath, AShrinkThatMeetsADeadServerSaysSo) {
   PlantedServer server({.mode = PlantedServer::Mode::Crash, .bug = "lost-update"});
-  auto c = FuzzCampaign::make(
-      http::plugin(), {.target = server.target(), .server_down_seconds = 0.5});
+  auto c = FuzzCampaign::make(http::plugin(),
+                              {.target = server.target(), .server_down_seconds = 0.5});
   ASSERT_TRUE(c);
-  std::ifstream in(std::string(DUALFUZZ_SOURCE_DIR) + "/corpora/http/conditional-put.txt");
+  std::ifstream in(std::string(DUALFUZZ_SOURCE_DIR) +
+                   "/corpora/http/conditional-put.txt");
   std::stringstream text;
   text << in.rdbuf();
   auto script = harness::parse_script(text.str(), (*c)->protocol().functions);
@@ -376,17 +375,20 @@ harness::RunResult run_of(std::vector<std::pair<harness::Label, harness::Json>> 
 
 TEST(ServerDeathPieces, ASignatureNamesMethodsAndFieldsNotValues) {
   const harness::Protocol p = http::plugin().protocol;
-  const harness::Json put_if = {
-      {"method", "PUT"}, {"path", "/a/b"}, {"headers", {{"If", "(<opaquelocktoken:x>)"}}}};
+  const harness::Json put_if = {{"method", "PUT"},
+                                {"path", "/a/b"},
+                                {"headers", {{"If", "(<opaquelocktoken:x>)"}}}};
   EXPECT_EQ(request_signature(p, put_if), "PUT if");
-  const harness::Json put_match = {
-      {"method", "PUT"}, {"path", "/x"}, {"headers", {{"if-match", "\"1\""}, {"depth", "0"}}}};
+  const harness::Json put_match = {{"method", "PUT"},
+                                   {"path", "/x"},
+                                   {"headers", {{"if-match", "\"1\""}, {"depth", "0"}}}};
   EXPECT_EQ(request_signature(p, put_match), "PUT if-match depth");
   const harness::Json blind = {
       {"method", "GET"}, {"path", "/a"}, {"havoc", {{"name", "if"}, {"value", "(<"}}}};
   EXPECT_EQ(request_signature(p, blind), "GET blind(if)");
   const auto r = run_of({{1, put_match}, {2, {{"status", 201}}}, {3, put_if}});
-  EXPECT_EQ(death_signature(p, DeathKind::Crash, r), "crash: PUT if-match depth ; PUT if");
+  EXPECT_EQ(death_signature(p, DeathKind::Crash, r),
+            "crash: PUT if-match depth ; PUT if");
   EXPECT_EQ(death_quick_key(p, DeathKind::Hang, r), "hang: PUT if")
       << "the first request left unanswered";
 }
@@ -400,7 +402,8 @@ TEST(ServerDeathPieces, LostAnswersAreWhatCallsForAProbe) {
   EXPECT_TRUE(lost_answers(silent));
   harness::RunResult refused_later = run_of({{1, get}, {2, {{"status", 200}}}});
   refused_later.outcome = harness::RunResult::Outcome::Trouble;
-  refused_later.detail = "cannot open connection c1: connect to 127.0.0.1:9: Connection refused";
+  refused_later.detail =
+      "cannot open connection c1: connect to 127.0.0.1:9: Connection refused";
   EXPECT_TRUE(lost_answers(refused_later));
   EXPECT_TRUE(refused(refused_later));
   EXPECT_FALSE(unreachable(refused_later)) << "it reached the server first";

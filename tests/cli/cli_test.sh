@@ -298,7 +298,7 @@ assert j["known"] == [{"pattern": "model: PUT* -> 204", "count": j["known_violat
           'req 3 on c0: {"method":"DELETE","path":"/a"}' > kill.txt
         [ "$(code "$dualfuzz" run --target 127.0.0.1:$port kill.txt)" = 1 ] ||
           fail "exit code: $(cat out.txt err.txt)"
-        grep -q '^the server died: it refused connections after it had answered' out.txt ||
+        grep -q '^the server died: it refused connections after it had taken requests' out.txt ||
           fail "$(cat out.txt)"
         grep -q '^  c0 > 3 DELETE /' out.txt || fail "trace: $(cat out.txt)"
         ;;

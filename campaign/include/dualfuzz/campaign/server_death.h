@@ -11,7 +11,7 @@
 //       std::cout << "the server " << (d.kind == DeathKind::Crash ? "died" : "hung")
 //                 << ": " << d.detail << "\n";
 //
-// A crash is a server that refuses connections after it had answered (no
+// A crash is a server that refuses connections after it took requests (no
 // process listens: a refusal is never a transient on a host that runs the
 // server, a full backlog drops SYNs instead). A hang is a server that
 // accepts connections and answers nothing, not even the probe, twice (each
@@ -73,10 +73,17 @@ struct Probe {
 };
 Probe probe(const harness::Protocol& p, Target& t, std::chrono::milliseconds wait);
 
+// What a refused connection says of a server that had taken requests
+// ("it refused connections after it had taken requests (ERROR)"); from a
+// play's "cannot open connection cN: ERROR".
+std::string refused_detail(const std::string& error);
+std::string refused_detail(const harness::RunResult& r);
+
 // Is the server gone (refused) or silent (two probes unanswered, or three
 // closed without an answer)? None when a probe is answered. An in-process
 // target never dies (its server is this process).
-Death confirm_death(const harness::Protocol& p, Target& t, std::chrono::milliseconds wait);
+Death confirm_death(const harness::Protocol& p, Target& t,
+                    std::chrono::milliseconds wait);
 
 // A request as a death's signature names it: its shape (request_shape:
 // method, preconditions, a field sent blind, a defect) and the names of
