@@ -57,6 +57,7 @@
 #include "dualfuzz/campaign/fuzz_loop.h"
 #include "dualfuzz/campaign/server_death.h"
 #include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/campaign/site.h"
 #include "dualfuzz/protocols/builtin.h"
 #include "io.h"
 
@@ -72,6 +73,9 @@ struct Opts {
   std::string consistency;          // --consistency NAME: "" = the protocol's own
   std::vector<std::string> assume;  // --assume NAME...
   bool strict = false;              // --strict
+  std::string paths;                // --paths FILE: the server's own resources
+  bool no_site = false;             // --no-site: none of them
+  bool shared_server = false;       // --shared-server: others write them
   std::string origin;               // --origin HOST:PORT: "" = $DUALFUZZ_ORIGIN
   campaign::FuzzOptions fuzz;
   std::uint64_t seed = 1;
@@ -223,6 +227,7 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
                           {"reasons", a.run.advisory->reasons},
                           {"trace", campaign::trace_json(a.run)}});
   j["advisories"] = std::move(advisories);
+  j["site_answers"] = s.site_answers;  // per resource of the site: answers judged
   return j;
 }
 
@@ -357,6 +362,11 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
   print_outages(s);
   print_known(o, s);
   print_advisories(o, p, s);
+  if (!s.site_answers.empty()) {
+    std::cout << "dualfuzz fuzz: answers judged per resource of the server's own:";
+    for (const auto& [path, n] : s.site_answers) std::cout << " " << path << " " << n;
+    std::cout << "\n";
+  }
   print_stop(s);
   if (c.internal_errors)
     std::cout << "dualfuzz fuzz: " << c.internal_errors
@@ -459,6 +469,43 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
     std::cerr << "dualfuzz fuzz: " << tested.error() << "\n";
     return kTrouble;
   }
+  // The server's own resources (campaign/site.h): named, or found from the
+  // start paths; on a server of its own (in-process) there are none.
+  if (!o.no_site && tested->protocol.site && o.shrink.empty() &&
+      o.fuzz.target.rfind("inprocess", 0) != 0) {
+    std::vector<std::string> named;
+    if (!o.paths.empty()) {
+      auto read = campaign::read_site_paths(o.paths);
+      if (!read) {
+        std::cerr << "dualfuzz fuzz: --paths: " << read.error() << "\n";
+        return kTrouble;
+      }
+      named = std::move(*read);
+    }
+    auto t = campaign::Target::make(*tested, o.fuzz.target);
+    auto found = t ? campaign::discover_site(tested->protocol, **t, named)
+                   : Result<std::vector<std::string>>(make_error(t.error()));
+    if (found && !found->empty()) {
+      fo.seeds = campaign::site_seeds(tested->protocol, *found);
+      if (o.shared_server)
+        for (std::string& s : fo.seeds)
+          for (std::size_t at; (at = s.find("\"site\":true")) != std::string::npos;)
+            s.replace(at, 11, "\"site\":\"shared\"");
+      std::cerr << "dualfuzz fuzz: reading " << found->size()
+                << " of the server's own resources with GET, HEAD and OPTIONS only ("
+                << (o.shared_server
+                        ? "each answer judged alone: --shared-server"
+                        : "judged on the assumption that nobody else writes them "
+                          "during the run; --shared-server if someone does")
+                << "):";
+      for (const std::string& p : *found) std::cerr << " " << p;
+      std::cerr << "\n";
+    } else if (!o.paths.empty()) {
+      std::cerr << "dualfuzz fuzz: --paths: "
+                << (found ? "the server answered none of them" : found.error()) << "\n";
+      return kTrouble;
+    }
+  }
   auto c = FuzzCampaign::make(*tested, fo);
   if (!c) {
     std::cerr << "dualfuzz fuzz: " << c.error() << "\n";
@@ -508,6 +555,16 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                   "interval, torn; see docs/consistency.md)");
   sub->add_option("--assume", o->assume, kAssumeHelp);
   sub->add_flag("--strict", o->strict, kStrictHelp);
+  sub->add_option("--paths", o->paths,
+                  "a file of the server's own resources to read (one path a line), "
+                  "judged as unknown but fixed; default: those linked from / and "
+                  "/sitemap.xml")
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--no-site", o->no_site,
+                "read none of the server's own resources (only the run's own paths)");
+  sub->add_flag("--shared-server", o->shared_server,
+                "others write the server's own resources during the run: judge each "
+                "answer to them on its own, never against an earlier one");
   sub->add_option("--seconds", o->fuzz.seconds, "time budget");
   sub->add_option("--seed", o->seed, "random seed (runs are reproducible from it)");
   sub->add_option("--connections", o->fuzz.connections, "connections per script (1-64)")

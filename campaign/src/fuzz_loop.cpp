@@ -467,6 +467,13 @@ RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
   for (const auto& m : r.trace.messages())
     c.requests_sent += harness::is_request_label(m.label);
   c.inconclusive += r.inconclusive();
+  if (protocol_.site && protocol_.site->of && !r.inconclusive())
+    for (const auto& m : r.trace.messages()) {
+      if (harness::is_request_label(m.label)) continue;
+      const harness::Json* q = r.trace.find(harness::request_of(m.label));
+      if (!q) continue;
+      if (auto path = protocol_.site->of(*q)) ++sum.site_answers[*path];
+    }
   // DUALFUZZ_LOG_INCONCLUSIVE=FILE: each script the oracle gave up on is
   // appended there with why (to see which script shapes hit the budget).
   if (r.inconclusive())
@@ -593,6 +600,7 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
   FuzzSummary sum;
   sum_ = &sum;
   sum.known_counts.assign(o_.known.entries().size(), 0);
+  for (const std::string& seed : o_.seeds) add_to_pool(seed, rng);
   double next_report = kProgressEvery;
   std::optional<double> down_since;  // the server refuses connections
   while (elapsed() < o_.seconds) {

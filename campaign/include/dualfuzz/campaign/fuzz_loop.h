@@ -73,6 +73,9 @@ struct FuzzOptions {
   // Configurations the oracle may explore per play before it gives up
   // (RunOptions::oracle_options.limits.max_explored; 0: no limit).
   std::size_t oracle_budget = harness::RunOptions::kMaxExploredPerRun;
+  // Scripts the pool starts with (campaign/site.h: reads of the server's
+  // own resources); mutated like any pool script.
+  std::vector<std::string> seeds{};
 };
 
 struct FuzzCounters {
@@ -179,6 +182,9 @@ struct FuzzSummary {
   static constexpr std::size_t kMaxAdvisories = 64;
   // Per FuzzOptions::known entry (same index): the violations it matched.
   std::vector<std::uint64_t> known_counts;
+  // Answers the oracle judged per resource of the site (Protocol::Site::of),
+  // in passing and violating plays.
+  std::map<std::string, std::uint64_t> site_answers;
   // The run ended because the server stayed unreachable (outages.back()).
   bool server_lost() const { return !outages.empty() && !outages.back().recovered; }
   // The death that ended the run (the server did not come back), if any.
