@@ -12,6 +12,12 @@ dualfuzz_fuzzer(http_xml_mutation_fuzzer
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_xml_mutation_fuzzer.cpp
                         ${PROJECT_SOURCE_DIR}/protocols/http/src/xml_mutation.cpp
                 LIBS dualfuzz::http_codec_instrumented)
+# The site's link extraction (gumbo over any bytes): site.cpp compiled into
+# the target, instrumented, since it lives in the model library.
+dualfuzz_fuzzer(http_site_links_fuzzer
+                SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_site_links_fuzzer.cpp
+                        ${PROJECT_SOURCE_DIR}/protocols/http/src/site.cpp
+                LIBS dualfuzz::http_codec_instrumented PkgConfig::GUMBO)
 # The functional fuzz target (in-process reference server + oracle), with the
 # structure-aware custom mutator.
 if(TARGET dualfuzz_campaign)
