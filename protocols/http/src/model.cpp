@@ -170,20 +170,28 @@ const Sym& status_ok_only() {
   static const Sym ok = Sym::object({{"status", status_ok()}});
   return ok;
 }
+// A response with these statuses, and a field whose presence
+// normalize_response marked ({"location": {"present": true}}).
+Sym with_field(std::vector<int> codes, const char* field) {
+  return Sym::object({{"status", status(std::move(codes))},
+                      {field, Sym::object({{"present", Sym::lit(true)}})}});
+}
+// A response with one of `codes`, carrying the field its status MUST carry:
+// Allow on a 405 (RFC 9110 §15.5.6), WWW-Authenticate on a 401 (§11.6.1).
+Sym answered(std::vector<int> codes) {
+  std::vector<Sym> alts;
+  for (const auto& [code, field] :
+       {std::pair{405, "allow"}, std::pair{401, "www-authenticate"}})
+    if (std::erase(codes, code) > 0) alts.push_back(with_field({code}, field));
+  if (!codes.empty())
+    alts.insert(alts.begin(), Sym::object({{"status", status(std::move(codes))}}));
+  return alts.size() == 1 ? alts.front() : Sym::alt(std::move(alts));
+}
 // A response that only shows its status: one of `codes`. The oracle runs
 // the model for every request in every explanation, so the answers the
 // model gives are built once (an immutable table, filled on first use).
 Sym status_only(std::initializer_list<int> codes) {
-  // A 405 MUST carry Allow (RFC 9110 §15.5.6): normalize_response marks a
-  // response that has one with {"allow": {"present": true}}.
-  auto make = [](std::vector<int> c) {
-    const bool has405 = std::erase(c, 405) > 0;
-    Sym allowed = Sym::object({{"status", Sym::lit(405)},
-                               {"allow", Sym::object({{"present", Sym::lit(true)}})}});
-    if (!has405) return Sym::object({{"status", status(std::move(c))}});
-    if (c.empty()) return allowed;
-    return Sym::alt({Sym::object({{"status", status(std::move(c))}}), allowed});
-  };
+  auto make = [](std::vector<int> c) { return answered(std::move(c)); };
   if (codes.size() == 1 && *codes.begin() >= 100 && *codes.begin() < 600) {
     static const std::vector<Sym> single = [&] {
       std::vector<Sym> v;
@@ -302,13 +310,6 @@ constexpr Clause kPatch = "RFC 5789 §2";
 constexpr Clause kRefused = "RFC 9110 §15.4-§15.6 (a refusal)";
 constexpr Clause kUnknownMethod = "RFC 9110 §9.1 (an unknown method: 501 SHOULD)";
 
-// A response with these statuses, and a field whose presence
-// normalize_response marked ({"location": {"present": true}}).
-Sym with_field(std::vector<int> codes, const char* field) {
-  return Sym::object({{"status", status(std::move(codes))},
-                      {field, Sym::object({{"present", Sym::lit(true)}})}});
-}
-
 // What a server may answer a request it will not serve, whatever it is
 // (RFC 9110 §15): each changes nothing, and each is built once per kind of
 // request. Read clause by clause:
@@ -332,18 +333,15 @@ const Sym& refusals(bool get_or_head, bool missing, bool content, bool strict) {
     std::vector<Sym> t;
     for (int i = 0; i < 16; ++i) {
       const bool safe = i & 1, gone = i & 2, body = i & 4, must = i & 8;
-      std::vector<int> plain = {403, 413, 414, 429, 431, 503};
+      std::vector<int> plain = {401, 403, 413, 414, 429, 431, 503};
       if (gone) plain.insert(plain.end(), {404, 410});
-      if (!safe) plain.insert(plain.end(), {409, 501});
+      if (!safe) plain.insert(plain.end(), {405, 409, 501});
       if (body) plain.insert(plain.end(), {415, 507});
       std::sort(plain.begin(), plain.end());
-      std::vector<Sym> alts = {Sym::object({{"status", status(plain)}}),
-                               with_field({401}, "www-authenticate")};
-      if (!safe) alts.push_back(with_field({405}, "allow"));
       const std::vector<int> redirects = {301, 302, 303, 307, 308};
-      alts.push_back(must ? with_field(redirects, "location")
-                          : Sym::object({{"status", status(redirects)}}));
-      t.push_back(Sym::alt(std::move(alts)));
+      t.push_back(Sym::alt({answered(std::move(plain)),
+                            must ? with_field(redirects, "location")
+                                 : Sym::object({{"status", status(redirects)}})}));
     }
     return t;
   }();
@@ -704,7 +702,8 @@ struct Evaluation {
   // Under a weaker consistency, the world the request came into (owned by
   // `ms`; `state` is the view it is served against); null when atomic.
   const World* world = nullptr;
-  // A state of this evaluation's own that `state` points to (refreshed()).
+  // A state of this evaluation's own that `state` points to (serve_dav: a
+  // seen representation with validators of this request's).
   std::optional<PathState> own;
   const PathState& st() const { return *state; }
   const Resource* file() const { return state->file ? &*state->file : nullptr; }
@@ -1095,11 +1094,8 @@ Tree handle(const Ev& e) {
     if (!options && !e->st().assume.strict) {
       static const Sym refused = [] {
         std::vector<int> codes;
-        for (int c = 400; c <= 499; ++c)
-          if (c != 401 && c != 405) codes.push_back(c);
-        return Sym::alt({Sym::object({{"status", status(std::move(codes))}}),
-                         with_field({401}, "www-authenticate"),
-                         with_field({405}, "allow")});
+        for (int c = 400; c <= 499; ++c) codes.push_back(c);
+        return answered(std::move(codes));
       }();
       return oracle::choose(respond(e, refused, kUnknownMethod), std::move(answer));
     }
