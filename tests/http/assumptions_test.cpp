@@ -12,26 +12,15 @@
 
 namespace dualfuzz::http {
 namespace {
-using oracle::Event;
 using oracle::Json;
 using test::req;
 using test::resp;
 
 // A trace on one connection, judged online and offline (which must agree).
 bool accepted(const std::vector<std::pair<Json, Json>>& exchanges, Assumptions a = {}) {
-  std::vector<Event> t;
-  oracle::Label l = 1;
-  for (const auto& [q, r] : exchanges) {
-    t.push_back(Event::request(1, l, q));
-    t.push_back(Event::response(1, l + 1, r));
-    l += 2;
-  }
-  oracle::Oracle o(server_model(Consistency::Atomic, a));
-  for (const Event& e : t)
-    if (!o.observe(e).accepted()) break;
-  const oracle::Verdict offline = oracle::check(server_model(Consistency::Atomic, a), t);
-  EXPECT_EQ(o.verdict().status, offline.status) << offline.explanation;
-  return o.verdict().accepted();
+  return test::judged(server_model(Consistency::Atomic, a),
+                      test::one_connection(exchanges))
+      .accepted();
 }
 constexpr Assumptions kWritable{.writable = true};
 constexpr Assumptions kStrict{.strict = true};

@@ -36,28 +36,16 @@ Json tagged(const char* etag, long long t = kT0) {
 
 // A trace on one connection: request, response, request, response, ...
 Verdict run(const std::vector<std::pair<Json, Json>>& exchanges) {
-  std::vector<Event> t;
-  oracle::Label l = 1;
-  for (const auto& [q, a] : exchanges) {
-    t.push_back(Event::request(1, l, q));
-    t.push_back(Event::response(1, l + 1, a));
-    l += 2;
-  }
-  oracle::Oracle o(store_model());
-  for (const Event& e : t)
-    if (!o.observe(e).accepted()) break;
-  Verdict offline = oracle::check(store_model(), t);
-  EXPECT_EQ(o.verdict().status, offline.status) << offline.explanation;
+  const std::vector<Event> t = test::one_connection(exchanges);
+  const Verdict v = test::judged(store_model(), t);
   // One connection, so no two requests overlap: the weaker consistencies
   // (a write over an interval) judge it alike, both ways.
   for (Consistency c : {Consistency::Interval, Consistency::Torn}) {
-    oracle::Oracle weaker(store_model(c));
-    for (const Event& e : t)
-      if (!weaker.observe(e).accepted()) break;
-    EXPECT_EQ(weaker.verdict().status, o.verdict().status)
-        << "consistency " << static_cast<int>(c) << ": " << weaker.verdict().explanation;
+    const Verdict weaker = test::online(store_model(c), t);
+    EXPECT_EQ(weaker.status, v.status)
+        << "consistency " << static_cast<int>(c) << ": " << weaker.explanation;
   }
-  return o.verdict();
+  return v;
 }
 bool accepted(const std::vector<std::pair<Json, Json>>& x) { return run(x).accepted(); }
 
