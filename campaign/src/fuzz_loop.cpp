@@ -467,7 +467,8 @@ RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
   for (const auto& m : r.trace.messages())
     c.requests_sent += harness::is_request_label(m.label);
   c.inconclusive += r.inconclusive();
-  if (protocol_.site && protocol_.site->of && !r.inconclusive())
+  // (Only a run that started from the site's reads has any: FuzzOptions::seeds.)
+  if (!o_.seeds.empty() && protocol_.site && protocol_.site->of && !r.inconclusive())
     for (const auto& m : r.trace.messages()) {
       if (harness::is_request_label(m.label)) continue;
       const harness::Json* q = r.trace.find(harness::request_of(m.label));

@@ -479,8 +479,10 @@ Executor::Executor(const Protocol& protocol, Transport& transport, RunOptions op
                            options.oracle_options.solver_timeout_ms,
                            protocol.model().strings)),
       model_(protocol.model()),
-      recommended_(protocol.recommended ? std::optional(protocol.recommended())
-                                        : std::nullopt) {}
+      // (Only when it will judge: fuzz targets make an Executor per play.)
+      recommended_(protocol.recommended && options_.check_advisories
+                       ? std::optional(protocol.recommended())
+                       : std::nullopt) {}
 
 RunResult Executor::run(const Script& script) {
   std::optional<Run> r;
