@@ -486,11 +486,7 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
     auto found = t ? campaign::discover_site(tested->protocol, **t, named)
                    : Result<std::vector<std::string>>(make_error(t.error()));
     if (found && !found->empty()) {
-      fo.seeds = campaign::site_seeds(tested->protocol, *found);
-      if (o.shared_server)
-        for (std::string& s : fo.seeds)
-          for (std::size_t at; (at = s.find("\"site\":true")) != std::string::npos;)
-            s.replace(at, 11, "\"site\":\"shared\"");
+      fo.seeds = campaign::site_seeds(tested->protocol, *found, 4, o.shared_server);
       std::cerr << "dualfuzz fuzz: reading " << found->size()
                 << " of the server's own resources with GET, HEAD and OPTIONS only ("
                 << (o.shared_server

@@ -50,14 +50,15 @@ Result<std::vector<std::string>> discover_site(const harness::Protocol& p, Targe
 
 std::vector<std::string> site_seeds(const harness::Protocol& p,
                                     const std::vector<std::string>& paths,
-                                    std::size_t per_script) {
+                                    std::size_t per_script, bool shared) {
   std::vector<std::string> out;
   if (!p.site || paths.empty() || per_script == 0) return out;
   for (std::size_t i = 0; i < paths.size(); i += per_script)
-    out.push_back(p.site->script(std::vector<std::string>(
-        paths.begin() + static_cast<std::ptrdiff_t>(i),
-        paths.begin() +
-            static_cast<std::ptrdiff_t>(std::min(paths.size(), i + per_script)))));
+    out.push_back(p.site->script(
+        std::vector<std::string>(paths.begin() + static_cast<std::ptrdiff_t>(i),
+                                 paths.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                     paths.size(), i + per_script))),
+        shared));
   return out;
 }
 

@@ -161,6 +161,10 @@ TEST(HttpSiteScript, ParsesAndReadsOnlyTheSite) {
       EXPECT_TRUE(m == "GET" || m == "HEAD" || m == "OPTIONS") << m;
     }
   EXPECT_EQ(reads, 14u);
+  // --shared-server: every read marked so, none left as the fixed kind.
+  const std::string shared = site_script({"/a.txt"}, /*shared=*/true);
+  EXPECT_EQ(shared.find("\"site\":true"), std::string::npos) << shared;
+  EXPECT_NE(shared.find("\"site\":\"shared\""), std::string::npos) << shared;
 }
 
 }  // namespace

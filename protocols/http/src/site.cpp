@@ -70,11 +70,12 @@ Json site_read(const std::string& path) {
   return {{"method", "GET"}, {"path", path}, {"site", true}};
 }
 
-std::string site_script(const std::vector<std::string>& paths) {
+std::string site_script(const std::vector<std::string>& paths, bool shared) {
+  const Json mark = shared ? Json("shared") : Json(true);
   std::string s;
   unsigned l = 1;
   auto req = [&](const std::string& path, const char* method, const Json& headers) {
-    Json q = {{"method", method}, {"path", path}, {"site", true}};
+    Json q = {{"method", method}, {"path", path}, {"site", mark}};
     if (!headers.empty()) q["headers"] = headers;
     std::string line = "req " + std::to_string(l) + " on c0: " + q.dump();
     l += 2;

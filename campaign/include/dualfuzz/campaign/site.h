@@ -34,10 +34,11 @@ Result<std::vector<std::string>> discover_site(const harness::Protocol& p, Targe
                                                const std::vector<std::string>& named,
                                                SiteOptions o = {});
 
-// Scripts that read `paths` (a few per script), for the pool's start.
+// Scripts that read `paths` (a few per script), for the pool's start;
+// `shared`: others may write them (Protocol::Site::script).
 std::vector<std::string> site_seeds(const harness::Protocol& p,
                                     const std::vector<std::string>& paths,
-                                    std::size_t per_script = 4);
+                                    std::size_t per_script = 4, bool shared = false);
 
 // --paths FILE: one path a line; blank lines and lines from '#' ignored.
 Result<std::vector<std::string>> read_site_paths(const std::string& file);

@@ -161,7 +161,9 @@ struct Protocol {
     std::function<std::vector<std::string>(const Json& response_ir,
                                            const std::string& path)>
         links;
-    std::function<std::string(const std::vector<std::string>& paths)> script;
+    // `shared`: others may write them during the run (--shared-server), so
+    // each answer is judged on its own.
+    std::function<std::string(const std::vector<std::string>& paths, bool shared)> script;
     // Which resource of the site a request reads (none: not the site's).
     std::function<std::optional<std::string>(const Json& request_ir)> of;
   };

@@ -21,8 +21,9 @@ harness::Json site_read(const std::string& path);
 // A script that exercises each path on connection c0: GET (then waits), HEAD,
 // GET with If-None-Match and If-Modified-Since naming the first answer's
 // validators, a one-byte Range, a Range with If-Range, and OPTIONS. Labels
-// from 1.
-std::string site_script(const std::vector<std::string>& paths);
+// from 1. `shared`: marked "site": "shared" (others may write them: each
+// answer judged alone) instead of "site": true.
+std::string site_script(const std::vector<std::string>& paths, bool shared = false);
 
 // The site paths an answer names: href/src links of an HTML page, <loc>
 // entries of a sitemap, the Location field; only this site's (a path or a
