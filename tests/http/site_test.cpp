@@ -111,6 +111,21 @@ TEST(HttpSite, OptionsOnTheSiteIsJudged) {
                         {site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")}}));
 }
 
+TEST(HttpSite, TheLeniencyOfAnyPathHoldsOnTheSite) {
+  // Chunked content may be refused with 411 (§15.5.12), an If header the
+  // model does not follow with 412 (RFC 4918 §10.4), on the site as anywhere.
+  Json chunked = site(req("OPTIONS", "/f", {{"transfer-encoding", "chunked"}}));
+  EXPECT_TRUE(accepted({{chunked, resp(411)}}));
+  EXPECT_TRUE(accepted({{site(req("GET", "/f", {{"if", "(<urn:x>)"}})), resp(412)},
+                        {site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")}}));
+  // Still judged: a 404 is no refusal there (the file is missing), and a
+  // 412 without an If header is no answer to a plain GET.
+  EXPECT_FALSE(accepted({{site(req("GET", "/f")), resp(404)},
+                         {site(req("OPTIONS", "/f")), resp(200, {{"allow", "GET"}})},
+                         {site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")}}));
+  EXPECT_FALSE(accepted({{site(req("GET", "/f")), resp(412)}}));
+}
+
 TEST(HttpSite, RangesOfUnreadBytesAreNotSliced) {
   // The model holds the content as a variable: a 206's part is not checked
   // (its validators are), a 200 still must be the whole content.

@@ -1161,6 +1161,9 @@ DUALFUZZ_STATUSES(not_stored, {200, 201, 204})
 DUALFUZZ_STATUSES(client_error, {}, 400, 499)
 DUALFUZZ_STATUSES(error_status, {}, 400, 599)
 DUALFUZZ_STATUSES(not_shown, {200, 404, 410})
+// ... and none that only a condition or a range asks for (RFC 9110 §15.3.7
+// 206, §15.4.5 304, §15.5.13 412, §15.5.17 416).
+DUALFUZZ_STATUSES(not_shown_plain, {200, 206, 304, 404, 410, 412, 416})
 #undef DUALFUZZ_STATUSES
 // MOVE's answers that leave the source in a state the model does not know:
 // neither 201/204 (moved) nor 4xx (nothing moved).
@@ -1240,6 +1243,12 @@ Tree unknown_answer(const Ev& e) {
   return oracle::choose(respond(e, not_stored(), kUnknownState), std::move(stored));
 }
 
+// A precondition or a range was sent: the answer may be other than 200.
+bool conditional(const HttpRequest& q) {
+  return q.if_match.present || q.if_none_match.present || q.has_ius || q.ims ||
+         q.range || q.if_range.present;
+}
+
 PathState fixed_state(const Ev& e) {
   return PathState{std::nullopt,  e->st().clock, false, e->st().lockable, e->st().assume,
                    /*fixed=*/true};
@@ -1285,7 +1294,8 @@ Tree fixed_answer(const Ev& e) {
       return oracle::choose(
           std::move(shown),
           oracle::choose(respond(e, status_only({404, 410}), gone, kNotFound),
-                         respond(e, not_shown(), kFixed)));
+                         respond(e, conditional(q) ? not_shown() : not_shown_plain(),
+                                 kFixed)));
     }
     case Method::Put:
     case Method::Delete:
@@ -1297,11 +1307,7 @@ Tree fixed_answer(const Ev& e) {
       if (q.has_content)
         t = oracle::choose(std::move(t),
                            respond(e, status_only({400, 413, 415}), kOptionsContent));
-      if (e->st().assume.writable) return t;
-      return oracle::choose(
-          std::move(t),
-          respond(e, refusals(false, true, q.has_content, e->st().assume.strict),
-                  kRefused));
+      return t;  // (refusals: serve_dav_stated)
     }
     case Method::Post:
     case Method::Patch:
@@ -1398,7 +1404,6 @@ Tree serve_dav(const Ev& e) {
         respond(e, client_error(), kUnknownState),
         respond(e, not_client_error(), unknown_state(e), kUnknownState));
   if (e->st().unknown) return unknown_answer(e);
-  if (e->st().fixed) return fixed_answer(e);
   // A representation the model has only seen: its content is fixed, its
   // validators may have changed since (a server may give the same bytes a
   // new ETag or Last-Modified at any time: a touched file), so each request
@@ -1421,14 +1426,18 @@ Tree serve_dav(const Ev& e) {
 // serve_dav, once the state to serve against is settled.
 Tree serve_dav_stated(const Ev& e) {
   const HttpRequest& q = e->req();
-  Tree t = dav(e);
+  // A site's resource not yet shown is judged by what it may be; the
+  // leniencies below (If, Depth, chunked, locks) hold for it as for any.
+  Tree t = e->st().fixed ? fixed_answer(e) : dav(e);
   // Any request may be refused, changing nothing, unless the user said the
   // server takes writes (Assumptions::writable).
   // (Second: an explanation that dies names the request's own clause first.)
   if (!e->st().assume.writable)
     t = oracle::choose(
         std::move(t),
-        respond(e, refusals(q.safe, !e->file(), q.has_content, e->st().assume.strict),
+        respond(e,
+                refusals(q.safe, !e->file() && !e->st().fixed, q.has_content,
+                         e->st().assume.strict),
                 kRefused));
   // "A successful request for a write lock MUST result in the creation of a
   // lock ... prevents principals without the lock from successfully
