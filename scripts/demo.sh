@@ -24,11 +24,16 @@ expect() {  # expect STATUS command...
 
 step "installing missing packages, if any (scripts/setup.sh --deps)"
 scripts/setup.sh --deps
+# shellcheck source=scripts/build-type.sh
+. scripts/build-type.sh
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  step "configuring $BUILD/ (Release, no tests, benchmarks or examples)"
+  # The build type of scripts/test.sh (RelWithDebInfo unless BUILD_TYPE says):
+  # the test suite later builds only what the demo did not.
+  type=$(dualfuzz_build_type "$BUILD")
+  step "configuring $BUILD/ ($type, no tests, benchmarks or examples yet)"
   launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDUALFUZZ_BUILD_TESTS=OFF \
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DDUALFUZZ_BUILD_TESTS=OFF \
     -DDUALFUZZ_BUILD_BENCH=OFF -DDUALFUZZ_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
 fi
 # (An existing build directory is kept as it is: only the one target is built.)

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Idempotent set-up: installs the Debian packages dualfuzz needs (apt-get update
 # at most once, only when something is missing), then configures and builds.
-#   scripts/setup.sh            # deps + release build in build/
+#   scripts/setup.sh            # deps + the full build in build/ (tests, examples, benchmarks)
 #   scripts/setup.sh --deps     # deps only
+# One build type for every script that builds build/ (this one, scripts/demo.sh,
+# scripts/test.sh): the one already cached in build/, else $BUILD_TYPE
+# (default RelWithDebInfo, as CMakeLists.txt), so running them in any order
+# builds each object once. The options that decide which tests exist are forced
+# ON whatever an earlier configure (demo.sh, evaluate.sh) cached.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +27,12 @@ if ((${#missing[@]})); then
 fi
 [ "${1:-}" = "--deps" ] && exit 0
 
+BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc)}
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$JOBS"
+# shellcheck source=scripts/build-type.sh
+. scripts/build-type.sh
+type=$(dualfuzz_build_type "$BUILD")
+echo "setup: configuring $BUILD/ ($type; tests, examples and benchmarks ON)"
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DDUALFUZZ_BUILD_TESTS=ON \
+  -DDUALFUZZ_BUILD_EXAMPLES=ON -DDUALFUZZ_BUILD_BENCH=ON >/dev/null
+cmake --build "$BUILD" -j "$JOBS"

@@ -4,11 +4,14 @@
 # HTTP seeds without a crash, timeout or internal error, and lighttpd's own
 # edges reach the engine. Violations are counted, not failed on: unpatched
 # lighttpd 1.4.69 has known ones (docs/EVALUATION.md) that 300 runs may hit.
-# Exit 0 pass, 1 fail, 77 skipped (no such fuzzer: -DDUALFUZZ_LIGHTTPD_INPROCESS unset).
+# Exit 0 pass, 1 fail (configured but its binary missing: never a silent pass),
+# 77 skipped with the reason (not configured: -DDUALFUZZ_LIGHTTPD_INPROCESS unset).
 set -u
 fuzzer=$1 src=$2
-[ -n "$fuzzer" ] && [ -x "$fuzzer" ] ||
-  { echo "no lighttpd_inprocess_fuzzer (scripts/subjects/build-inprocess.sh lighttpd, -DDUALFUZZ_LIGHTTPD_INPROCESS=DIR): skipped"; exit 77; }
+[ -n "$fuzzer" ] ||
+  { echo "skipped: lighttpd_inprocess_fuzzer not configured (scripts/subjects/build-inprocess.sh lighttpd, then -DDUALFUZZ_LIGHTTPD_INPROCESS=DIR)"; exit 77; }
+[ -x "$fuzzer" ] ||
+  { echo "FAIL: $fuzzer is configured but not built (cmake --build BUILD --target lighttpd_inprocess_fuzzer)"; exit 1; }
 top=$(mktemp -d /tmp/dualfuzz-lighttpd-test-XXXXXX)
 trap 'rm -rf "$top"' EXIT
 mkdir "$top/corpus" "$top/findings"
