@@ -15,6 +15,7 @@ set -euo pipefail
 export LC_ALL=C  # (sort and comm agree)
 cd "$(dirname "$0")/.."
 repo=$PWD ref=${1:-HEAD}
+unset BUILD BUILD_TYPE  # the newcomer's path: build/ and the scripts' own build type
 top=$(mktemp -d "${TMPDIR:-/tmp}/dualfuzz-fresh-clone-XXXXXX")
 if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$top"' EXIT; else echo "check: keeping $top"; fi
 fail() { echo "check-fresh-clone: FAIL: $*" >&2; exit 1; }

@@ -10,12 +10,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
+BUILD=${BUILD:-build}  # (as scripts/setup.sh and scripts/demo.sh)
+export BUILD
 scripts/setup.sh
 
 summaries=()
 run_ctest() {  # run_ctest DIR LABEL: ctest in DIR, then its summary (kept for the end)
   local dir=$1 label=$2 junit rc=0
-  junit=$PWD/$dir/Testing/ctest-junit.xml
+  junit=$(cd "$dir" && pwd)/Testing/ctest-junit.xml
   rm -f "$junit"
   (cd "$dir" && ctest --no-tests=error --output-on-failure -j "$JOBS" --output-junit "$junit") || rc=$?
   if [ -f "$junit" ]; then
@@ -25,7 +27,7 @@ run_ctest() {  # run_ctest DIR LABEL: ctest in DIR, then its summary (kept for t
   fi
   if [ "$rc" -ne 0 ]; then echo "test: ctest in $dir/ failed (exit $rc)"; exit "$rc"; fi
 }
-run_ctest build "ctest (build/)"
+run_ctest "$BUILD" "ctest ($BUILD/)"
 
 # Fuzz build: clang + libFuzzer + ASan/UBSan, separate tree.
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
