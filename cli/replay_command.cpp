@@ -5,6 +5,9 @@
 // and checks the reports are identical (a determinism check; in-process
 // only — an external target gets a fresh path prefix per run).
 //
+// A crash file of a user's own fuzz target is replayed by that fuzz target
+// (`./my_fuzzer crash-FILE`): replay cannot host the user's server in-process.
+//
 // Exit codes: 0 no violation, 1 violation, 2 trouble (unreadable or
 // malformed script, bad target, the run could not be made).
 #include <fstream>
@@ -89,6 +92,14 @@ void add_replay_command(CLI::App& app, std::function<int()>& run) {
   CLI::App* replay = app.add_subcommand("replay",
                                         "Re-run one input (e.g. a libFuzzer crash file) "
                                         "and print the fuzz target's report");
+  // It hosts no server of yours in-process: a DUALFUZZ_FUZZ_TARGET of your
+  // own replays its crash files itself (issue 44).
+  replay->footer(
+      "A crash file of your own fuzz target (your server in-process, DUALFUZZ_FUZZ_TARGET): "
+      "run that fuzz target on it, `./my_fuzzer crash-FILE`, which plays it once and prints "
+      "this same report (libFuzzer: -runs=N plays it N times, to check a fix). replay hosts "
+      "in-process only dualfuzz's reference servers; your server as a program: --target "
+      "HOST:PORT.");
   replay->add_option("--target", r->target, kTargetHelp);
   replay->add_option(
       "--chart", r->chart,
