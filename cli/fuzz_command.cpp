@@ -45,6 +45,15 @@
 // "signature", "script", "count", "first_seconds", "reproduced", "detail",
 // "note", "trace"...).
 //
+// Races apart (campaign/consistency.h: stop_on_races): a finding classed
+// not linearizable (a weaker consistency, HTTP's "interval", explains it) is
+// a race: printed as it is found ("=== race N: SIGNATURE"), listed apart at
+// the end and under "races" in every --json line (not in "violations" or
+// "findings"; "race_plays" counts the plays that showed one), never the
+// run's end and never exit 1; the script is played again judged past races,
+// for the protocol's own violations. `--stop-on-races` (or `--consistency
+// atomic --strict`) stops on races as on any violation, as before.
+//
 // The loop and the shrinking are dualfuzz::campaign's (fuzz_loop.h,
 // shrink.h, server_death.h); this file parses options and renders.
 #include <iostream>
@@ -73,6 +82,7 @@ struct Opts {
   std::string consistency;          // --consistency NAME: "" = the protocol's own
   std::vector<std::string> assume;  // --assume NAME...
   bool strict = false;              // --strict
+  bool stop_on_races = false;       // --stop-on-races
   std::string paths;                // --paths FILE: the server's own resources
   bool no_site = false;             // --no-site: none of them
   bool shared_server = false;       // --shared-server: others write them
@@ -99,9 +109,9 @@ harness::TraceFormat trace_format(const Opts& o) {
 void print_finding(const Opts& o, const harness::Protocol& p,
                    const campaign::FuzzObserver::Violation& v) {
   const campaign::Shrunk& s = v.shrunk;
-  std::cout << "dualfuzz fuzz: violation after " << v.found << " s, "
-            << v.counters.executions << " executions, " << v.counters.messages
-            << " messages (seed " << o.seed << ")\n";
+  std::cout << "dualfuzz fuzz: " << (v.race ? "race" : "violation") << " after "
+            << v.found << " s, " << v.counters.executions << " executions, "
+            << v.counters.messages << " messages (seed " << o.seed << ")\n";
   if (s.reproduced)
     std::cout << "--- minimized script (" << s.script.steps.size() << " steps, from "
               << v.original.steps.size() << ")\n";
@@ -117,8 +127,11 @@ void print_finding(const Opts& o, const harness::Protocol& p,
             << s.run.report(p, trace_format(o));
   if (v.classification.kind != campaign::Classification::Kind::None)
     std::cout << "class: " << v.classification.text << "\n";
-  // The first finding only: later ones (--keep-going) would overwrite it.
-  if (!o.chart.empty() && v.index <= 1) {
+  if (v.race)
+    std::cout << "(a race: reported, no violation; the run goes on and looks past it; "
+                 "--stop-on-races stops on races)\n";
+  // The first violation only: later ones (--keep-going) would overwrite it.
+  if (!o.chart.empty() && v.index <= 1 && !v.race) {
     if (write_chart(
             o.chart, p, s.script, s.run,
             "dualfuzz fuzz (" + o.fuzz.target + ", seed " + std::to_string(o.seed) + ")"))
@@ -158,7 +171,9 @@ campaign::FuzzObserver observer(const Opts& o, const harness::Protocol& p) {
     print_death(o, p, d);
   };
   obs.on_violation = [&o, &p](const campaign::FuzzObserver::Violation& v) {
-    if (v.index) std::cout << "=== violation " << v.index << ": " << v.signature << "\n";
+    if (v.index)
+      std::cout << "=== " << (v.race ? "race " : "violation ") << v.index << ": "
+                << v.signature << "\n";
     print_finding(o, p, v);
     if (v.index) std::cout << "\n" << std::flush;
   };
@@ -170,7 +185,9 @@ campaign::FuzzObserver observer(const Opts& o, const harness::Protocol& p) {
     obs.on_progress = [](double t, const campaign::FuzzCounters& c, std::size_t distinct,
                          double shrinking) {
       const std::string known =
-          c.known_violations ? ", " + std::to_string(c.known_violations) + " known" : "";
+          (c.known_violations ? ", " + std::to_string(c.known_violations) + " known"
+                              : "") +
+          (c.races ? ", " + std::to_string(c.races) + " plays with a race" : "");
       std::cerr << "dualfuzz fuzz: " << static_cast<int>(t) << " s, " << c.executions
                 << " executions (" << static_cast<int>(c.executions / t) << "/s), "
                 << c.messages << " messages, "
@@ -216,6 +233,9 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
   if (!o.fuzz.known.empty()) j["known"] = known_json(o, s);
   j["assume"] = o.assume;
   j["strict"] = o.strict;
+  j["stop_on_races"] = o.fuzz.stop_on_races;
+  j["race_plays"] = c.races;  // plays whose violation was a race (races apart)
+  j["past_race_violations"] = c.past_race_violations;  // their replays' violations
   j["advisory_plays"] = c.advisories;  // passing plays that departed from a SHOULD
   nlohmann::json advisories = nlohmann::json::array();
   for (const campaign::Advisory& a : s.advisories)
@@ -281,11 +301,14 @@ nlohmann::json one_finding_json(const harness::Protocol& p, const campaign::Find
 }
 
 // Every summary line: "findings", each finding of the run (deaths; with
-// --keep-going the violations too).
+// --keep-going the violations too), and "races", the races apart.
 void add_findings(const harness::Protocol& p, const FuzzSummary& s, nlohmann::json& j) {
   nlohmann::json list = nlohmann::json::array();
-  for (const campaign::Finding& f : s.findings) list.push_back(one_finding_json(p, f));
+  nlohmann::json races = nlohmann::json::array();
+  for (const campaign::Finding& f : s.findings)
+    (f.race ? races : list).push_back(one_finding_json(p, f));
   j["findings"] = std::move(list);
+  j["races"] = std::move(races);
 }
 
 nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
@@ -293,7 +316,7 @@ nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
   nlohmann::json j = summary_json(o, s);
   nlohmann::json list = nlohmann::json::array();
   for (const campaign::Finding& f : s.findings)
-    if (!f.death()) list.push_back(one_finding_json(p, f));
+    if (!f.death() && !f.race) list.push_back(one_finding_json(p, f));
   j["violations"] = list;
   j["shrink_seconds"] = s.shrink_seconds;
   return j;
@@ -357,6 +380,26 @@ void print_stop(const FuzzSummary& s) {
   }
 }
 
+// The races apart (not linearizable, no violation), numbered as they were
+// printed.
+void print_races(const FuzzSummary& s) {
+  const std::size_t n = s.races();
+  if (n == 0) return;
+  std::cout << "dualfuzz fuzz: " << n << " distinct race" << (n == 1 ? "" : "s") << " in "
+            << s.counters.races
+            << " plays: not linearizable (a server whose writes take effect over an "
+               "interval may answer so), no violation; each play was judged again "
+               "past its race ("
+            << s.counters.past_race_violations
+            << " showed a violation); --stop-on-races stops on them:\n";
+  for (std::size_t i = 0; i < s.findings.size(); ++i) {
+    const campaign::Finding& f = s.findings[i];
+    if (f.race)
+      std::cout << "  " << i + 1 << ". " << f.count << " x " << f.signature
+                << (f.reproduced ? "" : " (not reproduced)") << " [race]\n";
+  }
+}
+
 void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) {
   const campaign::FuzzCounters& c = s.counters;
   print_outages(s);
@@ -372,16 +415,18 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
     std::cout << "dualfuzz fuzz: " << c.internal_errors
               << " execution(s) ended in an internal error (a dualfuzz or plug-in "
                  "bug, not a finding; the first was reported above)\n";
-  if (s.findings.empty()) {
+  print_races(s);
+  const std::size_t n = s.findings.size() - s.races();
+  if (n == 0) {
     std::cout << "dualfuzz fuzz: no violation in " << s.seconds << " s, " << c.executions
               << " executions, " << c.messages << " messages, " << c.inconclusive
               << " inconclusive (oracle budget)\n";
     return;
   }
-  const std::size_t n = s.findings.size();
   std::map<std::string, std::size_t> classes;
   for (const campaign::Finding& f : s.findings)
-    ++classes[f.death() ? f.kind : campaign::class_name(f.classification.kind)];
+    if (!f.race)
+      ++classes[f.death() ? f.kind : campaign::class_name(f.classification.kind)];
   std::string by_class;
   for (const auto& [name, count] : classes)
     by_class += (by_class.empty() ? "" : ", ") + std::to_string(count) + " " + name;
@@ -389,8 +434,9 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
             << " (" << by_class << ") in " << s.seconds << " s, " << c.executions
             << " executions, " << c.messages << " messages, " << c.inconclusive
             << " inconclusive (oracle budget):\n";
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < s.findings.size(); ++i) {
     const campaign::Finding& f = s.findings[i];
+    if (f.race) continue;
     std::cout << "  " << i + 1 << ". " << f.count << " x " << f.signature
               << (f.reproduced ? ""
                   : f.death()  ? " (not shrunk)"
@@ -459,6 +505,8 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   }
   campaign::FuzzOptions fo = o.fuzz;
   fo.targeted = !o.no_targeted;
+  fo.stop_on_races = campaign::stop_on_races(o.stop_on_races, o.consistency, o.strict);
+  o.fuzz.stop_on_races = fo.stop_on_races;  // (for the --json line)
   // --shrink has one script to spend its time on: ten times the plays.
   if (!o.shrink.empty()) {
     fo.keep_going = true;  // same-violation shrinking
@@ -516,8 +564,10 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
     print_known(o, s);
     print_advisories(o, p, s);
     for (std::size_t i = 0; i < s.findings.size(); ++i)
-      std::cout << "dualfuzz fuzz: also " << s.findings[i].count << " x "
-                << s.findings[i].signature << "\n";
+      if (!s.findings[i].race)
+        std::cout << "dualfuzz fuzz: also " << s.findings[i].count << " x "
+                  << s.findings[i].signature << "\n";
+    print_races(s);
     if (o.json) {
       nlohmann::json j = first_json(o, s);
       add_findings(p, s, j);
@@ -551,6 +601,11 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
                   "interval, torn; see docs/consistency.md)");
   sub->add_option("--assume", o->assume, kAssumeHelp);
   sub->add_flag("--strict", o->strict, kStrictHelp);
+  sub->add_flag("--stop-on-races", o->stop_on_races,
+                "a race (a finding classed not linearizable: explained once writes "
+                "take effect over an interval) stops the run and exits 1 as any "
+                "violation; by default it is reported apart and the run goes on "
+                "(also: --consistency atomic --strict)");
   sub->add_option("--paths", o->paths,
                   "a file of the server's own resources to read (one path a line), "
                   "judged as unknown but fixed; default: those linked from / and "

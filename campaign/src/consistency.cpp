@@ -102,6 +102,20 @@ Result<Plugin> with_consistency(Plugin plugin, std::string_view name) {
   return plugin;
 }
 
+bool stop_on_races(bool stop_on_races_flag, std::string_view consistency,
+                   bool strict_reading) {
+  return stop_on_races_flag || (!consistency.empty() && strict_reading);
+}
+
+std::optional<harness::Protocol> past_races(const harness::Protocol& p) {
+  for (auto w = p.weaker.rbegin(); w != p.weaker.rend(); ++w)
+    if (w->classifies) {
+      auto q = with_consistency(p, w->name);
+      if (q) return std::move(*q);
+    }
+  return std::nullopt;
+}
+
 std::string consistency_names(const harness::Protocol& p) {
   std::string s = p.consistency;
   for (const auto& w : p.weaker) s += ", " + w.name;

@@ -60,6 +60,11 @@ FuzzCampaign::FuzzCampaign(harness::Protocol p, std::unique_ptr<Target> t, FuzzO
       o_(std::move(o)),
       solver_(std::make_shared<oracle::Solver>(oracle::OracleOptions{}.solver_timeout_ms,
                                                protocol_.model().strings)),
+      past_(o_.stop_on_races ? std::nullopt : past_races(protocol_)),
+      past_solver_(
+          past_ ? std::make_shared<oracle::Solver>(
+                      oracle::OracleOptions{}.solver_timeout_ms, past_->model().strings)
+                : nullptr),
       mutator_(make_mutator(
           protocol_, o_.targeted, [this](const Script& s) { return play(s, true); },
           solver_)),
@@ -71,25 +76,49 @@ double FuzzCampaign::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-RunResult FuzzCampaign::run_on_target(const Script& s, harness::RunOptions opts) {
+RunResult FuzzCampaign::run_on_target(const Script& s, harness::RunOptions opts,
+                                      const harness::Protocol& p,
+                                      const std::shared_ptr<oracle::Solver>& solver) {
   opts.run_namespace = target_->reset();
-  harness::Executor ex(protocol_, target_->transport(), opts, solver_);
+  harness::Executor ex(p, target_->transport(), opts, solver);
   return ex.run(s);
 }
 
-RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
+harness::RunOptions FuzzCampaign::play_options(bool record_decisions) const {
   harness::RunOptions opts;
   opts.check_liveness = o_.liveness;
   opts.message_timeout = o_.message_timeout;
   opts.oracle_options.limits.record_decisions = record_decisions;
   opts.oracle_options.limits.max_explored = o_.oracle_budget;
-  RunResult r = run_on_target(s, opts);
-  if (r.trace.size() > 0) {
-    before_last_ = std::move(last_reached_);
-    last_reached_ = Reached{s, r};
-    ever_reached_ = true;
-  }
+  return opts;
+}
+
+void FuzzCampaign::reached(const Script& s, const RunResult& r) {
+  if (r.trace.size() == 0) return;
+  before_last_ = std::move(last_reached_);
+  last_reached_ = Reached{s, r};
+  ever_reached_ = true;
+}
+
+RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
+  RunResult r = run_on_target(s, play_options(record_decisions), protocol_, solver_);
+  reached(s, r);
   return r;
+}
+
+RunResult FuzzCampaign::play_past_races(const Script& s) {
+  if (!past_) return play(s);
+  harness::RunOptions opts = play_options(false);
+  opts.check_advisories = false;  // (only its violations are read)
+  RunResult r = run_on_target(s, opts, *past_, past_solver_);
+  reached(s, r);
+  return r;
+}
+
+// The fuzz executions' budget: classifying a play costs no more than
+// judging it (an Undecided class makes no claim).
+oracle::OracleOptions FuzzCampaign::classify_options() const {
+  return play_options(false).oracle_options;
 }
 
 // Longer than a play's wait: a loaded server is slow, not hung.
@@ -98,15 +127,20 @@ std::chrono::milliseconds FuzzCampaign::probe_wait() const {
 }
 
 Shrunk FuzzCampaign::shrink(const Script& s, const RunResult& r) {
+  return shrink_as(s, r, o_.keep_going, false);
+}
+
+Shrunk FuzzCampaign::shrink_as(const Script& s, const RunResult& r, bool same_violation,
+                               bool past) {
   ShrinkOptions so;
-  so.same_violation = o_.keep_going;
+  so.same_violation = same_violation;
   so.effort = o_.shrink_effort;
   if (!o_.known.empty())
     so.known = [this](const RunResult& x) {
       return o_.known.match(quick_key(protocol_, x)).has_value();
     };
   ViolationShrinker shrinker(
-      protocol_, [this](const Script& x) { return guarded_play(x); }, so);
+      protocol_, [this, past](const Script& x) { return guarded_play(x, past); }, so);
   down_note_.clear();
   Shrunk out = shrinker.shrink(s, r);
   out.note = std::move(down_note_);
@@ -176,14 +210,14 @@ bool FuzzCampaign::notice_death(const Script& s, const RunResult& r) {
   return true;
 }
 
-RunResult FuzzCampaign::guarded_play(const Script& s) {
+RunResult FuzzCampaign::guarded_play(const Script& s, bool past) {
   if (!server_back_) {
     RunResult none;
     none.outcome = RunResult::Outcome::Trouble;
     none.detail = "cannot open connection c0: the server is down";
     return none;
   }
-  RunResult r = play(s);
+  RunResult r = past ? play_past_races(s) : play(s);
   if (!notice_death(s, r)) return r;
   const Met& m = met_.back();
   down_note_ = "the server was down during the shrink: " +
@@ -512,26 +546,27 @@ bool FuzzCampaign::settled(const Quick& q, const FuzzSummary& sum) const {
 
 // A shrunk occurrence: a new finding, or a repeat that may give a better
 // report (one that reproduces, or in fewer messages).
-void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
-                          double found, double shrunk_before, FuzzSummary& sum,
+void FuzzCampaign::record(const std::string& quick, const Script& s, const RunResult& r,
+                          const Shrunk& sh, Classification cls, bool race, double found,
+                          double shrunk_before, FuzzSummary& sum,
                           const FuzzObserver& observer) {
   const std::string sig = signature_of(protocol_, sh.run);
-  ++quick_[quick_key(protocol_, r)].signatures[sig];
-  auto [it, fresh] = by_signature_.try_emplace(sig, sum.findings.size());
+  const std::string id = (race ? "race: " : "") + sig;
+  ++quick_[quick].signatures[id];
+  auto [it, fresh] = by_signature_.try_emplace(id, sum.findings.size());
   if (fresh) {
-    Finding f{sig,
-              kind_name(r.outcome),
-              found,
-              found - shrunk_before,
-              sum.counters.executions,
-              0,
-              sh.reproduced,
-              sh.script,
-              sh.run,
-              s.steps.size(),
-              classify(protocol_, sh.run),
-              {},
-              {}};
+    Finding f;
+    f.signature = sig;
+    f.kind = kind_name(r.outcome);
+    f.first_seconds = found;
+    f.first_fuzzing_seconds = found - shrunk_before;
+    f.first_execution = sum.counters.executions;
+    f.reproduced = sh.reproduced;
+    f.script = sh.script;
+    f.run = sh.run;
+    f.original_steps = s.steps.size();
+    f.classification = std::move(cls);
+    f.race = race;
     sum.findings.push_back(std::move(f));
   }
   Finding& f = sum.findings[it->second];
@@ -539,14 +574,14 @@ void FuzzCampaign::record(const Script& s, const RunResult& r, const Shrunk& sh,
   if (fresh) {
     if (observer.on_violation)
       observer.on_violation({sum.findings.size(), f.signature, found, sum.counters, s, sh,
-                             f.classification});
+                             f.classification, f.race});
   } else if (sh.reproduced &&
              (!f.reproduced || sh.run.trace.size() < f.run.trace.size())) {
     f.reproduced = true;
     f.script = sh.script;
     f.run = sh.run;
     f.original_steps = s.steps.size();
-    f.classification = classify(protocol_, sh.run);
+    f.classification = std::move(cls);
   }
 }
 
@@ -576,25 +611,57 @@ bool FuzzCampaign::known(const RunResult& r, FuzzSummary& sum) const {
   return true;
 }
 
-// keep_going: shrink a sample of the occurrences (power_of_four, and the
-// first 8 until settled); the others count as repeats of their quick_key's
-// most frequent signature.
-void FuzzCampaign::keep(const Script& s, const RunResult& r, FuzzSummary& sum,
+bool FuzzCampaign::take(const Script& s, const RunResult& r, FuzzSummary& sum,
                         const FuzzObserver& observer) {
+  if (!past_) return settle(s, r, false, false, sum, observer);
+  const Classification c = classify(protocol_, r, classify_options());
+  // (Undecided: shrunk as before, and its shrunk run classed again.)
+  if (c.kind != Classification::Kind::NotLinearizable)
+    return settle(s, r, false, c.kind == Classification::Kind::Protocol, sum, observer);
+  ++sum.counters.races;
+  // The play stopped at the race: what came after it is judged on a replay
+  // past races (first: the nearest in time to the play that showed it).
+  const RunResult past = guarded_play(s, true);
+  if (settle(s, r, true, false, sum, observer)) return true;  // not a race after all
+  if (!past.violation() || known(past, sum)) return false;
+  ++sum.counters.past_race_violations;
+  return settle(s, past, false, true, sum, observer);
+}
+
+bool FuzzCampaign::settle(const Script& s, const RunResult& r, bool race, bool past,
+                          FuzzSummary& sum, const FuzzObserver& observer) {
   const double found = elapsed();
-  Quick& qk = quick_[quick_key(protocol_, r)];
-  const std::uint64_t n = ++qk.seen;
-  if (power_of_four(n) || (n <= 8 && !settled(qk, sum))) {
-    const double shrunk_before = sum.shrink_seconds;
-    const Shrunk sh = shrink(s, r);
-    sum.shrink_seconds += elapsed() - found;
-    record(s, r, sh, found, shrunk_before, sum, observer);
-    return;
+  const bool first = !o_.keep_going && !race;
+  // keep_going and races: a sample of the occurrences is shrunk
+  // (power_of_four, and the first 8 until settled); the others count as
+  // repeats of their quick_key's most frequent signature.
+  const std::string qk = (race ? "race: " : "") + quick_key(protocol_, r);
+  Quick& q = quick_[qk];
+  const std::uint64_t n = ++q.seen;
+  if (!first && !q.signatures.empty() && !power_of_four(n) &&
+      !(n <= 8 && !settled(q, sum))) {
+    auto best = std::max_element(
+        q.signatures.begin(), q.signatures.end(),
+        [](const auto& a, const auto& b) { return a.second < b.second; });
+    ++sum.findings[by_signature_.at(best->first)].count;
+    return false;
   }
-  auto best =
-      std::max_element(qk.signatures.begin(), qk.signatures.end(),
-                       [](const auto& a, const auto& b) { return a.second < b.second; });
-  ++sum.findings[by_signature_.at(best->first)].count;
+  const double shrunk_before = sum.shrink_seconds;
+  // (A race's counterexample names it: shrunk to the same violation.)
+  Shrunk sh = shrink_as(s, r, o_.keep_going || race, past);
+  Classification cls = classify(protocol_, sh.run);
+  const bool is_race = past_ && cls.kind == Classification::Kind::NotLinearizable;
+  if (!is_race && !o_.keep_going) {
+    sum.first = FirstViolation{kind_name(r.outcome), found,         elapsed() - found, s,
+                               std::move(sh),        std::move(cls)};
+    if (observer.on_violation)
+      observer.on_violation({0, "", found, sum.counters, sum.first->original,
+                             sum.first->shrunk, sum.first->classification});
+    return true;
+  }
+  sum.shrink_seconds += elapsed() - found;
+  record(qk, s, r, sh, std::move(cls), is_race, found, shrunk_before, sum, observer);
+  return false;
 }
 
 FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer) {
@@ -641,27 +708,14 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
         observer.on_internal_error(script, r);
       continue;
     }
-    // (Kept out of the pool as any violating script: mutants of it would
-    // mostly show the known bug again.)
+    // (Kept out of the pool as any violating script, a race's too:
+    // mutants of it would mostly show the known bug or race again.)
     const bool is_known = known(r, sum);
-    if (r.violation() && !is_known && !o_.keep_going) {
-      const double found = elapsed();
-      Shrunk sh = shrink(script, r);
-      Classification cls = classify(protocol_, sh.run);
-      sum.first =
-          FirstViolation{kind_name(r.outcome), found,         elapsed() - found, script,
-                         std::move(sh),        std::move(cls)};
-      if (observer.on_violation)
-        observer.on_violation({0, "", found, sum.counters, sum.first->original,
-                               sum.first->shrunk, sum.first->classification});
-      record_deaths(sum, observer);  // (met while shrinking)
-      break;
-    }
     if (!r.violation() && r.advisory) note_advisory(script, r, sum);
     if (r.violation()) {
-      if (!is_known) keep(script, r, sum, observer);
+      const bool stop = !is_known && take(script, r, sum, observer);
       record_deaths(sum, observer);  // (met while shrinking)
-      if (!server_back_) break;
+      if (stop || !server_back_) break;
     } else if (!r.inconclusive()) {
       add_to_pool(text, rng);
       recent_pooled_.emplace_back(script, text);

@@ -180,6 +180,16 @@ class Stopwatch {
 }  // namespace
 
 FuzzTarget::~FuzzTarget() {
+  if (races_) {
+    std::fprintf(stderr,
+                 "==dualfuzz== races (not linearizable, no findings): %llu in %llu "
+                 "scripts:\n",
+                 static_cast<unsigned long long>(races_),
+                 static_cast<unsigned long long>(scripts_));
+    for (const auto& [key, n] : race_keys_)
+      std::fprintf(stderr, "==dualfuzz==   %llu x %s\n",
+                   static_cast<unsigned long long>(n), key.c_str());
+  }
   if (known_total_) {
     std::fprintf(stderr, "==dualfuzz== known violations: %llu in %llu scripts:\n",
                  static_cast<unsigned long long>(known_total_),
@@ -238,6 +248,22 @@ bool FuzzTarget::known(const std::string& key) {
                  static_cast<unsigned long long>(known_total_),
                  static_cast<unsigned long long>(scripts_));
   return true;
+}
+
+void FuzzTarget::note_race(const harness::Script& script, const harness::RunResult& r,
+                           const std::string& key) {
+  const std::uint64_t n = ++races_;
+  if (race_keys_[key]++ == 0) {
+    std::fprintf(stderr,
+                 "==dualfuzz== race (not linearizable: no finding; the input is played "
+                 "again judged past it; DUALFUZZ_STOP_ON_RACES=1 aborts on races): %s\n",
+                 key.c_str());
+    if (n == 1) std::fputs(player_->report(script, r).c_str(), stderr);
+  }
+  if ((n & (n - 1)) == 0)
+    std::fprintf(stderr, "==dualfuzz== races: %llu in %llu scripts\n",
+                 static_cast<unsigned long long>(races_),
+                 static_cast<unsigned long long>(scripts_));
 }
 
 bool FuzzTarget::server_up() {
@@ -301,16 +327,41 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     campaign::detail::forget_coverage();
     return kReject;
   }
-  const std::string key = campaign::quick_key(p.protocol(), r);
+  std::string key = campaign::quick_key(p.protocol(), r);
   if (known(key)) {
     // Not a finding, and kept out of the corpus as keep-going's are (below).
     campaign::detail::forget_coverage();
     return kReject;
   }
+  // A race (races apart): counted and said, then the input played again
+  // judged past races, and what that shows is the input's verdict. Kept out
+  // of the corpus either way, as a violating input.
+  std::string past_note;
+  if (!stop_on_races_ &&
+      p.classify(r).kind == campaign::Classification::Kind::NotLinearizable) {
+    note_race(*script, r, key);
+    harness::RunResult past = p.play_past_races(*script);
+    if (past.outcome == harness::RunResult::Outcome::InternalError)
+      internal_error(past.detail);
+    if (!past.violation()) {
+      campaign::detail::forget_coverage();
+      return kReject;
+    }
+    past_note = "==dualfuzz== its play showed a race first (" + key +
+                "); played again and judged past races (consistency '" +
+                p.past_races_consistency() + "'):\n";
+    r = std::move(past);
+    key = campaign::quick_key(p.protocol(), r);
+    if (known(key)) {
+      campaign::detail::forget_coverage();
+      return kReject;
+    }
+  }
   if (keep_going()) {
     // A campaign that measures (bench/eval_servercov.py) rather than
     // stops: the first report in full, then a count at each power of two.
-    if (++violations_ == 1) std::fputs(p.report(*script, r).c_str(), stderr);
+    if (++violations_ == 1)
+      std::fputs((past_note + p.report(*script, r)).c_str(), stderr);
     record_finding(*script, r);
     if ((violations_ & (violations_ - 1)) == 0)
       std::fprintf(stderr, "==dualfuzz== keep-going: %llu violations in %llu scripts\n",
@@ -340,7 +391,7 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
                static_cast<unsigned long long>(rewrites),
                static_cast<unsigned long long>(rejected_),
                static_cast<unsigned long long>(known_total_));
-  std::fputs(p.report(*script, r).c_str(), stderr);
+  std::fputs((past_note + p.report(*script, r)).c_str(), stderr);
   std::fprintf(stderr,
                "==dualfuzz== violation key: %s (a line of DUALFUZZ_KNOWN_VIOLATIONS that "
                "matches it makes it a known one)\n",

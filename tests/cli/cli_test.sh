@@ -170,6 +170,41 @@ assert j["reproduced"] is True and j["min_steps"] <= j["steps"], j' || fail "sin
       fail "false alarm: $(cat out.txt)"
     tail -1 out.txt | grep -q '"violations":\[\]' || fail "list: $(tail -1 out.txt)"
     ;;
+  fuzz_races)
+    # Races apart: two-step-writes only races (two creating PUTs both 201),
+    # reported under "races" and as "=== race N", no violation, exit 0; the
+    # run goes on to --seconds. --stop-on-races, or --consistency atomic
+    # --strict, stops at the first race, exit 1. A sequential bug still
+    # stops the run by default.
+    [ "$(code "$dualfuzz" fuzz --target inprocess:two-step-writes --seconds 3 --seed 1 \
+         --json -q)" = 0 ] || fail "exit code: $(cat out.txt)"
+    tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["violation"] is False and j["findings"] == [] and j["stop_on_races"] is False, j
+r = j["races"]
+assert len(r) >= 1 and j["race_plays"] >= len(r) and j["seconds"] >= 2.9, j
+assert all(x["class"] == "not-linearizable" and x["count"] >= 1 for x in r), r
+' || fail "summary: $(tail -1 out.txt)"
+    grep -q '^=== race 1: model: ' out.txt || fail "no race printed: $(head -5 out.txt)"
+    grep -q 'distinct races\{0,1\} in [0-9]* plays: not linearizable' out.txt ||
+      fail "no race section"
+    grep -q '^dualfuzz fuzz: no violation in' out.txt || fail "no 'no violation'"
+    for stop in "--stop-on-races" "--consistency atomic --strict"; do
+      # shellcheck disable=SC2086
+      [ "$(code "$dualfuzz" fuzz --target inprocess:two-step-writes --seconds 30 --seed 1 \
+           $stop --json -q)" = 1 ] || fail "$stop: exit code"
+      tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["violation"] and j["class"] == "not-linearizable" and j["seconds"] < 10, j
+assert j["stop_on_races"] is True and j["races"] == [], j
+' || fail "$stop: $(tail -1 out.txt)"
+    done
+    [ "$(code "$dualfuzz" fuzz --target inprocess:lost-update --seconds 30 --seed 1 \
+         --json -q)" = 1 ] || fail "sequential bug: exit code"
+    tail -1 out.txt | grep -q '"class":"protocol"' || fail "sequential: $(tail -1 out.txt)"
+    ;;
   fuzz_known)
     # --known FILE: a listed planted bug (create-204: a creating PUT answers
     # 204; on one connection its only keys) is counted, not reported; the

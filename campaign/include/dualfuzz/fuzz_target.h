@@ -50,6 +50,13 @@
 // abort report names the violation's key, to list it; each pattern's first
 // match is said, a running count at each power of two, and the counts per
 // pattern at exit.
+// Races apart (campaign/consistency.h: stop_on_races): a violation classed
+// not linearizable (a weaker consistency explains it: HTTP's "interval") is
+// no finding. It is said once per key with its report, counted (at each
+// power of two, and per key at exit), and the input is played again judged
+// past races: a violation there aborts as any other (its report says it
+// came past a race), else the input is kept out of the corpus.
+// $DUALFUZZ_STOP_ON_RACES=1 aborts on races as on any violation.
 // $DUALFUZZ_TIMING=1: at exit, where the process's time went (playing
 // inputs, mutating, targeted replays), for bench/engine_throughput.py.
 //
@@ -65,6 +72,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -208,6 +216,15 @@ class FuzzTarget {
     return !(e && std::string(e) == "0");
   }();
   std::uint64_t violations_ = 0;  // with $DUALFUZZ_KEEP_GOING=1
+  // Races apart (unless $DUALFUZZ_STOP_ON_RACES=1): how many, per quick key.
+  bool stop_on_races_ = [] {
+    const char* e = std::getenv("DUALFUZZ_STOP_ON_RACES");
+    return e && std::string(e) == "1";
+  }();
+  std::uint64_t races_ = 0;
+  std::map<std::string, std::uint64_t> race_keys_;
+  void note_race(const harness::Script& script, const harness::RunResult& r,
+                 const std::string& key);
   campaign::KnownViolations known_;
   std::vector<std::uint64_t> known_counts_;  // per known_ entry
   std::uint64_t known_total_ = 0;

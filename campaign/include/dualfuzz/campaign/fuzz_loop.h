@@ -7,6 +7,14 @@
 // is counted, per pattern, and its script is not mutated further. `dualfuzz
 // fuzz` is this loop plus option parsing and rendering.
 //
+// Races apart (consistency.h, stop_on_races): a violation classed not
+// linearizable is a *race*: shrunk and kept as a finding (Finding::race,
+// a sample of each quick key's occurrences, as with keep_going), never the
+// run's end nor a violation of FuzzSummary::violation(); the script is
+// played again judged past races (past_races), and what that shows is
+// taken as any violation. A protocol violation is shrunk on plays judged
+// past races too, so its counterexample does not end in a race.
+//
 // A server that dies or hangs (server_death.h) is a finding too, of kind
 // "crash" or "hang", with the script that did it, shrunk when the server
 // comes back (FuzzOptions::restart, or a supervisor of the user's), named
@@ -20,6 +28,7 @@
 //   if (s.violation()) std::cout << harness::print_script(s.first->shrunk.script);
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -76,6 +85,11 @@ struct FuzzOptions {
   // Scripts the pool starts with (campaign/site.h: reads of the server's
   // own resources); mutated like any pool script.
   std::vector<std::string> seeds{};
+  // A race stops the run and counts as a violation, as any other
+  // (`--stop-on-races`; consistency.h: stop_on_races). Without it races
+  // are findings apart, when the protocol has a weaker consistency that
+  // classifies (past_races).
+  bool stop_on_races = false;
 };
 
 struct FuzzCounters {
@@ -94,6 +108,11 @@ struct FuzzCounters {
   std::uint64_t crashes = 0;
   std::uint64_t hangs = 0;
   std::uint64_t known_violations = 0;  // matched FuzzOptions::known
+  // Plays whose violation was a race (races apart), each then played again
+  // judged past races; `past_race_violations` of those replays showed a
+  // violation of the protocol's own.
+  std::uint64_t races = 0;
+  std::uint64_t past_race_violations = 0;
   // Passing plays with a RunResult::advisory (a SHOULD not followed).
   std::uint64_t advisories = 0;
   // Passing plays whose scripts joined the pool. An inconclusive play's
@@ -136,6 +155,9 @@ struct Finding {
   harness::RunResult run;  // of `script`
   std::size_t original_steps = 0;
   Classification classification;  // of `run` (consistency.h)
+  // Classed not linearizable while races are apart: reported and counted,
+  // no violation (FuzzSummary::violation), no exit 1.
+  bool race = false;
   // A death: what the probes saw, and (reproduced false) why the script
   // is not shrunk ("the server did not come back ...").
   std::string detail;
@@ -189,7 +211,15 @@ struct FuzzSummary {
   bool server_lost() const { return !outages.empty() && !outages.back().recovered; }
   // The death that ended the run (the server did not come back), if any.
   std::optional<std::size_t> lost_on;
-  bool violation() const { return first.has_value() || !findings.empty(); }
+  // A violation was found (a race while races are apart is none).
+  bool violation() const {
+    return first.has_value() || std::any_of(findings.begin(), findings.end(),
+                                            [](const Finding& f) { return !f.race; });
+  }
+  std::size_t races() const {
+    return static_cast<std::size_t>(std::count_if(
+        findings.begin(), findings.end(), [](const Finding& f) { return f.race; }));
+  }
 };
 
 // What a caller sees while the loop runs (each may be empty).
@@ -204,7 +234,10 @@ struct FuzzObserver {
     const harness::Script& original;
     const Shrunk& shrunk;
     const Classification& classification;
+    bool race = false;  // a race while races are apart (Finding::race)
   };
+  // Also called for each new race (races apart), `race` set, `index` its
+  // number among the findings.
   std::function<void(const Violation&)> on_violation;
   std::function<void(const harness::Script&, const harness::RunResult&)>
       on_internal_error;
@@ -231,6 +264,9 @@ class FuzzCampaign {
   FuzzSummary run(std::mt19937_64& rng, const FuzzObserver& observer);
   // One execution on a fresh server (or namespace).
   harness::RunResult play(const harness::Script& s, bool record_decisions = false);
+  // The same, judged past races (consistency.h: past_races) while races
+  // are apart; else play(s).
+  harness::RunResult play_past_races(const harness::Script& s);
   // Shrinks a violating run of `s` as the loop does. A death of the server
   // met meanwhile is noticed (the server brought back, or the shrink's
   // other plays not tried) and said in Shrunk::note.
@@ -273,7 +309,7 @@ class FuzzCampaign {
   bool bring_back(std::string& note);
   // A shrink's play: a death it meets is noticed, and the play counts as
   // one that showed nothing; with the server gone, no play is made.
-  harness::RunResult guarded_play(const harness::Script& s);
+  harness::RunResult guarded_play(const harness::Script& s, bool past = false);
   // met_ as findings: each death shrunk (a sample of each quick key's, on
   // a server that came back), named, counted.
   void record_deaths(FuzzSummary& sum, const FuzzObserver& observer);
@@ -289,13 +325,32 @@ class FuzzCampaign {
   // request_signature, in order), if any.
   std::optional<std::size_t> known_killer(const Met& m, const FuzzSummary& sum) const;
   harness::RunResult execute(const harness::Script& s, FuzzSummary& sum);
-  // `s` played with `opts` on a fresh server (or namespace).
-  harness::RunResult run_on_target(const harness::Script& s, harness::RunOptions opts);
-  void keep(const harness::Script& s, const harness::RunResult& r, FuzzSummary& sum,
+  // `s` played with `opts` on a fresh server (or namespace), judged by `p`.
+  harness::RunResult run_on_target(const harness::Script& s, harness::RunOptions opts,
+                                   const harness::Protocol& p,
+                                   const std::shared_ptr<oracle::Solver>& solver);
+  harness::RunOptions play_options(bool record_decisions) const;
+  void reached(const harness::Script& s, const harness::RunResult& r);
+  // shrink(), with `same_violation` (ShrinkOptions) and on plays judged
+  // past races (`past`).
+  Shrunk shrink_as(const harness::Script& s, const harness::RunResult& r,
+                   bool same_violation, bool past);
+  // A violating play that no known pattern matches: classed, shrunk, kept.
+  // True when it ends the run (the first violation without keep_going).
+  bool take(const harness::Script& s, const harness::RunResult& r, FuzzSummary& sum,
             const FuzzObserver& observer);
-  void record(const harness::Script& s, const harness::RunResult& r, const Shrunk& sh,
-              double found, double shrunk_before, FuzzSummary& sum,
+  // Shrinks one violating play (`race`: classed a race; `past`: judged past
+  // races, as its shrink's plays are) and keeps what the shrunk run shows:
+  // a finding (keep_going, or a race: a sample of each quick key's
+  // occurrences is shrunk, the others count as repeats), or the first
+  // violation (true).
+  bool settle(const harness::Script& s, const harness::RunResult& r, bool race, bool past,
+              FuzzSummary& sum, const FuzzObserver& observer);
+  void record(const std::string& quick, const harness::Script& s,
+              const harness::RunResult& r, const Shrunk& sh, Classification cls,
+              bool race, double found, double shrunk_before, FuzzSummary& sum,
               const FuzzObserver& observer);
+  oracle::OracleOptions classify_options() const;
   bool settled(const Quick& q, const FuzzSummary& sum) const;
   bool known(const harness::RunResult& r, FuzzSummary& sum) const;
   void note_advisory(const harness::Script& s, const harness::RunResult& r,
@@ -307,8 +362,13 @@ class FuzzCampaign {
   std::unique_ptr<Target> target_;
   FuzzOptions o_;
   std::shared_ptr<oracle::Solver> solver_;
+  // past_races(protocol_) while races are apart, and its solver.
+  std::optional<harness::Protocol> past_;
+  std::shared_ptr<oracle::Solver> past_solver_;
   mutator::ScriptMutator mutator_;
   std::vector<std::string> pool_;  // recent scripts to mutate
+  // Per quick_key (a race's prefixed "race: "), and per signature (a
+  // race's prefixed too: a race and a protocol violation may share one).
   std::map<std::string, Quick> quick_;
   std::map<std::string, std::size_t> by_signature_;  // index into findings
   std::chrono::steady_clock::time_point start_;

@@ -12,6 +12,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "dualfuzz/campaign/consistency.h"
@@ -73,14 +74,27 @@ class Player {
     o.oracle = oracle;
     o.check_advisories = advisories_;
     o.oracle_options.limits.record_decisions = record_decisions;
-    try {  // (a plug-in's reset() or model() may throw: never a finding)
-      o.run_namespace = target_->reset();
-      if (before_run_) before_run_();
-      harness::Executor ex(protocol_, target_->transport(), o, solver_);
-      return ex.run(s);
-    } catch (const std::exception& e) {
-      return harness::RunResult::internal_error(e.what());
-    }
+    return run(protocol_, solver_, s, o);
+  }
+  // The same play judged past races (consistency.h: past_races): what a
+  // script whose play showed a race shows beyond it. play(s) when no
+  // weaker consistency of the protocol classifies.
+  harness::RunResult play_past_races(const harness::Script& s) {
+    if (!past_) return play(s);
+    if (!past_solver_)
+      past_solver_ = std::make_shared<oracle::Solver>(
+          oracle::OracleOptions{}.solver_timeout_ms, past_->model().strings);
+    harness::RunOptions o = fuzz_options();
+    o.check_advisories = false;  // (only its violations are read)
+    return run(*past_, past_solver_, s, o);
+  }
+  // The consistency races are judged past ("interval"), or "" when none.
+  std::string past_races_consistency() const {
+    return past_ ? past_->consistency : std::string();
+  }
+  // `r`'s class (consistency.h), within the fuzz executions' oracle budget.
+  Classification classify(const harness::RunResult& r) const {
+    return campaign::classify(protocol_, r, fuzz_options().oracle_options);
   }
   Result<harness::Script> parse(std::string_view text) const {
     return harness::parse_script(text, protocol_.functions);
@@ -92,7 +106,7 @@ class Player {
     // Which promise a model violation broke (consistency.h).
     if (r.outcome == harness::RunResult::Outcome::ModelViolation &&
         !protocol_.weaker.empty())
-      out += "class: " + classify(protocol_, r).text + "\n";
+      out += "class: " + campaign::classify(protocol_, r).text + "\n";
     return out;
   }
   // "server bug: lost-update", "server bug: none planted", "server HOST:PORT".
@@ -132,8 +146,23 @@ class Player {
   }
 
  private:
-  explicit Player(harness::Protocol p) : protocol_(std::move(p)) {}
+  explicit Player(harness::Protocol p)
+      : protocol_(std::move(p)), past_(past_races(protocol_)) {}
+  harness::RunResult run(const harness::Protocol& p,
+                         const std::shared_ptr<oracle::Solver>& solver,
+                         const harness::Script& s, harness::RunOptions o) {
+    try {  // (a plug-in's reset() or model() may throw: never a finding)
+      o.run_namespace = target_->reset();
+      if (before_run_) before_run_();
+      harness::Executor ex(p, target_->transport(), o, solver);
+      return ex.run(s);
+    } catch (const std::exception& e) {
+      return harness::RunResult::internal_error(e.what());
+    }
+  }
   harness::Protocol protocol_;
+  std::optional<harness::Protocol> past_;        // past_races(protocol_)
+  std::shared_ptr<oracle::Solver> past_solver_;  // made at its first use
   // One Z3 context for all executions (creating one costs ~10 ms).
   std::shared_ptr<oracle::Solver> solver_ = std::make_shared<oracle::Solver>(
       oracle::OracleOptions{}.solver_timeout_ms, protocol_.model().strings);
