@@ -5,16 +5,26 @@
 // and checks the reports are identical (a determinism check; in-process
 // only — an external target gets a fresh path prefix per run).
 //
+// Races apart, as in the fuzz target (campaign/consistency.h; unless
+// $DUALFUZZ_STOP_ON_RACES=1): a play whose violation is a race (class not
+// linearizable) is reported as such, then the input is played again judged
+// past races and that verdict decides (a race alone: exit 0). A race is not
+// deterministic: with --repeat, its plays are counted, not compared
+// ("a race: reproduced in K of N plays"); a sequential violation must give
+// the same report every time.
+//
 // A crash file of a user's own fuzz target is replayed by that fuzz target
 // (`./my_fuzzer crash-FILE`): replay cannot host the user's server in-process.
 //
 // Exit codes: 0 no violation, 1 violation, 2 trouble (unreadable or
 // malformed script, bad target, the run could not be made).
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "commands.h"
+#include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/protocols/builtin.h"
 #include "io.h"
 
@@ -95,9 +105,12 @@ void add_replay_command(CLI::App& app, std::function<int()>& run) {
   // It hosts no server of yours in-process: a DUALFUZZ_FUZZ_TARGET of your
   // own replays its crash files itself (issue 44).
   replay->footer(
-      "A crash file of your own fuzz target (your server in-process, DUALFUZZ_FUZZ_TARGET): "
-      "run that fuzz target on it, `./my_fuzzer crash-FILE`, which plays it once and prints "
-      "this same report (libFuzzer: -runs=N plays it N times, to check a fix). replay hosts "
+      "A crash file of your own fuzz target (your server in-process, "
+      "DUALFUZZ_FUZZ_TARGET): "
+      "run that fuzz target on it, `./my_fuzzer crash-FILE`, which plays it once and "
+      "prints "
+      "this same report (libFuzzer: -runs=N plays it N times, to check a fix). replay "
+      "hosts "
       "in-process only dualfuzz's reference servers; your server as a program: --target "
       "HOST:PORT.");
   replay->add_option("--target", r->target, kTargetHelp);
@@ -115,21 +128,50 @@ void add_replay_command(CLI::App& app, std::function<int()>& run) {
     run = [r]() -> int {
       auto l = load("replay", r->target, r->file);
       if (!l) return kTrouble;
-      harness::RunResult res = l->player->play(l->script);
+      Player& player = *l->player;
+      harness::RunResult res = player.play(l->script);
       const auto format =
           r->json ? harness::TraceFormat::Json : harness::TraceFormat::Readable;
-      const std::string report = l->player->report(l->script, res, format);
+      const std::string report = player.report(l->script, res, format);
       std::cout << report;
-      for (unsigned i = 2; i <= r->repeat; ++i) {
-        if (l->player->report(l->script, l->player->play(l->script), format) != report) {
-          std::cerr << "dualfuzz replay: UNSTABLE: run " << i
-                    << " gave a different report than run 1\n";
-          return kTrouble;
+      const char* stop = std::getenv("DUALFUZZ_STOP_ON_RACES");
+      const bool races_apart = !(stop && std::string(stop) == "1");
+      const bool race =
+          res.violation() &&
+          player.classify(res).kind == campaign::Classification::Kind::NotLinearizable;
+      if (race) {
+        // How often the race shows: the same violation (quick key) again.
+        const std::string key = campaign::quick_key(player.protocol(), res);
+        unsigned shown = 1;
+        for (unsigned i = 2; i <= r->repeat; ++i) {
+          const harness::RunResult again = player.play(l->script);
+          shown +=
+              again.violation() && campaign::quick_key(player.protocol(), again) == key;
         }
+        if (r->repeat > 1)
+          std::cerr << "dualfuzz replay: a race (not linearizable): reproduced in "
+                    << shown << " of " << r->repeat << " plays\n";
+      } else {
+        for (unsigned i = 2; i <= r->repeat; ++i) {
+          if (player.report(l->script, player.play(l->script), format) != report) {
+            std::cerr << "dualfuzz replay: UNSTABLE: run " << i
+                      << " gave a different report than run 1\n";
+            return kTrouble;
+          }
+        }
+        if (r->repeat > 1)
+          std::cerr << "dualfuzz replay: stable: " << r->repeat
+                    << " runs, identical reports\n";
       }
-      if (r->repeat > 1)
-        std::cerr << "dualfuzz replay: stable: " << r->repeat
-                  << " runs, identical reports\n";
+      if (race && races_apart) {
+        // As the fuzz target: the verdict is the play judged past races.
+        std::cout << "==dualfuzz== a race (not linearizable: no finding; "
+                     "DUALFUZZ_STOP_ON_RACES=1 judges it a violation); played again and "
+                     "judged past races (consistency '"
+                  << player.past_races_consistency() << "'):\n";
+        res = player.play_past_races(l->script);
+        std::cout << player.report(l->script, res, format);
+      }
       if (!r->chart.empty() &&
           !write_chart(
               r->chart, l->player->protocol(), l->script, res,

@@ -4,7 +4,11 @@
 // counting the plays, the inconclusive ones and each violation signature
 // seen: a race or the clock can make a script's outcome vary, and one play
 // says little about its rate (bench/eval_mutants.py's kill check reads that
-// line). (`dualfuzz replay`
+// line). The line also has "reproduced", the plays that showed the first
+// violation's signature, and "races", the violating plays classed not
+// linearizable (campaign/consistency.h), and a line before it says how often
+// the violation reproduced, and whether it is a race (whose timing varies)
+// or sequential (every play should show it). (`dualfuzz replay`
 // plays it as the fuzz target does, with the fuzz target's report). `dualfuzz bugs` lists
 // the reference server's planted bugs (`--spec unison`: the reference
 // synchronizer's).
@@ -96,7 +100,7 @@ int run_script(const Opts& o) {
   // play's if none), then the rest of the --repeat plays for the counts.
   harness::RunResult r;
   std::map<std::string, unsigned> signatures;
-  unsigned inconclusive = 0;
+  unsigned inconclusive = 0, races = 0;
   bool shown = false;
   campaign::Death death;  // the script killed the server
   unsigned plays = 0;
@@ -117,7 +121,11 @@ int run_script(const Opts& o) {
       r = std::move(now);
       break;
     }
-    if (now.violation()) ++signatures[campaign::signature_of(protocol, now)];
+    if (now.violation()) {
+      ++signatures[campaign::signature_of(protocol, now)];
+      races += campaign::classify(protocol, now).kind ==
+               campaign::Classification::Kind::NotLinearizable;
+    }
     inconclusive += now.inconclusive();
     if (!shown) {
       shown = now.violation();
@@ -149,9 +157,25 @@ int run_script(const Opts& o) {
   if (o.repeat > 1) {
     unsigned violations = 0;
     for (const auto& [sig, n] : signatures) violations += n;
+    const unsigned reproduced =
+        r.violation() ? signatures[campaign::signature_of(protocol, r)] : 0;
+    if (r.violation()) {
+      const bool race = campaign::classify(protocol, r).kind ==
+                        campaign::Classification::Kind::NotLinearizable;
+      std::cout << "\ndualfuzz run: " << (race ? "a race (not linearizable): " : "")
+                << "the violation reproduced in " << reproduced << " of " << o.repeat
+                << " plays"
+                << (race                     ? " (a race: its timing varies)"
+                    : reproduced == o.repeat ? " (every play)"
+                                             : " (not every play: timing, or state "
+                                               "outside the script)")
+                << "\n";
+    }
     std::cout << "\n"
               << harness::Json{{"plays", o.repeat},
                                {"violations", violations},
+                               {"reproduced", reproduced},
+                               {"races", races},
                                {"inconclusive", inconclusive},
                                {"signatures", signatures}}
                      .dump()

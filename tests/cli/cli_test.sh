@@ -61,12 +61,34 @@ case $t in
     # JSON line: every play on the planted bug, none on the correct server.
     [ "$(code "$dualfuzz" run --repeat 4 --target inprocess:lost-update "$script")" = 1 ] ||
       fail "bug: exit code: $(cat err.txt)"
-    tail -1 out.txt | grep -q '^{"inconclusive":0,"plays":4,"signatures":{"model: [^"]*":4},"violations":4}$' ||
+    tail -1 out.txt | grep -q '^{"inconclusive":0,"plays":4,"races":0,"reproduced":4,"signatures":{"model: [^"]*":4},"violations":4}$' ||
       fail "bug: $(tail -1 out.txt)"
+    grep -q '^dualfuzz run: the violation reproduced in 4 of 4 plays (every play)$' out.txt ||
+      fail "bug: no reproduction line"
     [ "$(code "$dualfuzz" run --repeat 4 --target inprocess "$script")" = 0 ] ||
       fail "correct: exit code: $(cat err.txt)"
-    [ "$(tail -1 out.txt)" = '{"inconclusive":0,"plays":4,"signatures":{},"violations":0}' ] ||
+    [ "$(tail -1 out.txt)" = '{"inconclusive":0,"plays":4,"races":0,"reproduced":0,"signatures":{},"violations":0}' ] ||
       fail "correct: $(tail -1 out.txt)"
+    ;;
+  replay_race)
+    # A race is counted, not compared, by --repeat; replayed as the fuzz
+    # target judges it (races apart: judged past the race, exit 0), or a
+    # violation with DUALFUZZ_STOP_ON_RACES=1. run --repeat says it too.
+    printf '%s\n%s\n' 'req 1 on c0: {"method":"PUT","path":"/a","body":"x"}' \
+      'req 3 on c1: {"method":"PUT","path":"/a","body":"y"}' > race.txt
+    [ "$(code "$dualfuzz" replay --repeat 3 --target inprocess:two-step-writes race.txt)" = 0 ] ||
+      fail "exit code: $(cat err.txt)"
+    grep -q 'a race (not linearizable): reproduced in 3 of 3 plays' err.txt || fail "$(cat err.txt)"
+    grep -q '^class: not linearizable' out.txt || fail "no class"
+    grep -q "judged past races (consistency 'interval')" out.txt || fail "not judged past"
+    tail -n +2 out.txt | grep -q '^==dualfuzz== no violation' || fail "past: $(cat out.txt)"
+    [ "$(DUALFUZZ_STOP_ON_RACES=1 code "$dualfuzz" replay --target inprocess:two-step-writes \
+         race.txt)" = 1 ] || fail "stop on races: exit code"
+    [ "$(code "$dualfuzz" run --repeat 3 --target inprocess:two-step-writes race.txt)" = 1 ] ||
+      fail "run: exit code"
+    grep -q '^dualfuzz run: a race (not linearizable): the violation reproduced in 3 of 3 plays' \
+      out.txt || fail "run: $(cat out.txt)"
+    tail -1 out.txt | grep -q '"races":3,"reproduced":3' || fail "run: $(tail -1 out.txt)"
     ;;
   replay_bad_input)
     printf 'req 2 on c0: {"method":\n' > bad.txt
