@@ -150,6 +150,7 @@ std::string assumption_names(const harness::Protocol& p) {
 }
 
 harness::Protocol strict(harness::Protocol p) {
+  p.strict_rules = true;  // (a message rule's SHOULD too)
   if (!p.recommended) return p;
   p.model = p.recommended;
   p.recommended = nullptr;

@@ -591,7 +591,8 @@ void FuzzCampaign::note_advisory(const Script& s, const RunResult& r, FuzzSummar
   RunResult strict = r;  // (the run as the strict model judged it)
   strict.outcome = RunResult::Outcome::ModelViolation;
   strict.verdict = *r.advisory;
-  const std::string key = quick_key(protocol_, strict);
+  const std::string key =
+      r.advisory_rule.empty() ? quick_key(protocol_, strict) : "rule: " + r.advisory_rule;
   for (Advisory& a : sum.advisories)
     if (a.key == key) {
       ++a.count;

@@ -26,7 +26,8 @@ class Run {
         model_(m),
         recommended_(recommended),
         solver_(s),
-        oracle_(m, o.oracle_options, s) {}
+        oracle_(m, o.oracle_options, s),
+        rules_(p.new_message_rules ? p.new_message_rules() : nullptr) {}
 
   RunResult go(const Script& script) {
     try {
@@ -120,11 +121,42 @@ class Run {
       return;  // (later events leave a rejection as it is)
     }
   }
+  // Protocol::MessageRules on a response just observed (the last event): a
+  // broken MUST (any rule when strict) is a protocol violation; the first
+  // broken SHOULD is the run's advisory.
+  void judge_rules(ConnId c, Label l, const Json* request, const Json& response) {
+    for (const Protocol::RuleBreak& b : rules_->received(request, response)) {
+      const std::string level = b.must ? "MUST" : "SHOULD";
+      const std::string about =
+          (l ? "the answer to request " + std::to_string(l) : std::string("a response")) +
+          (b.detail.empty() ? "" : ": " + b.detail);
+      if (b.must || p_.strict_rules) {
+        res_.outcome = RunResult::Outcome::ProtocolViolation;
+        res_.verdict.event_index = res_.events.size() - 1;
+        res_.detail = "PROTOCOL VIOLATION on c" + std::to_string(c) + ": " + b.clause +
+                      " (" + level + "): " + b.text + "\n" + about + "\n";
+        return;
+      }
+      if (res_.advisory) continue;
+      oracle::Verdict v;
+      v.status = oracle::Verdict::Status::Reject;
+      v.event_index = res_.events.size() - 1;
+      v.explanation = b.clause + " (" + level + "): " + b.text + " (" + about + ")";
+      oracle::Reason why = oracle::Reason::generic(oracle::Reason::Kind::Other, "response",
+                                                   b.text);
+      why.clause = b.clause;
+      why.observed = b.detail;
+      v.reasons.push_back(std::move(why));
+      res_.advisory = std::move(v);
+      res_.advisory_rule = b.clause + ": " + b.text;
+    }
+  }
+
   // RunResult::advisory: a passing run judged again with every SHOULD a
   // MUST. (An inconclusive or rejected run is not: only a verdict of
   // "correct" can be qualified.)
   void judge_advisory() {
-    if (!recommended_ || res_.outcome != RunResult::Outcome::Pass ||
+    if (!recommended_ || res_.advisory || res_.outcome != RunResult::Outcome::Pass ||
         res_.verdict.status != oracle::Verdict::Status::Accept)
       return;
     oracle::Oracle strict(*recommended_, o_.oracle_options, solver_);
@@ -242,6 +274,7 @@ class Run {
     streams_[r.conn]->expect(ir);
     pending_[r.conn].push_back(r.label);
     observe(oracle::Event::request(model_conn(r.conn), r.label, ir));
+    if (rules_) rules_->sent(ir);
     // No receive here: consecutive requests go out together (pipelined on
     // one connection, concurrent across connections); `wait` steps and the
     // end of the script decide when the tester looks at the answers.
@@ -422,6 +455,8 @@ class Run {
         observe(oracle::Event::response(model_conn(msg.conn), l ? response_label(l) : 0,
                                         *resp));
         const Json* req = l ? res_.trace.find(l) : nullptr;
+        if (rules_ && o_.oracle && !done()) judge_rules(msg.conn, l, req, *resp);
+        if (done()) break;
         if (p_.closes_after && req && p_.closes_after(*req, *resp)) {
           closing = true;
           break;
@@ -454,6 +489,7 @@ class Run {
   const oracle::ServerModel* recommended_;
   std::shared_ptr<oracle::Solver> solver_;
   oracle::Oracle oracle_;
+  std::unique_ptr<Protocol::MessageRules> rules_;
   RunResult res_;
   std::set<ConnId> open_;
   std::map<ConnId, std::deque<Label>> pending_;

@@ -25,3 +25,11 @@ if(TARGET dualfuzz_campaign)
                   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_inprocess_fuzzer.cpp
                   LIBS dualfuzz::protocols)
 endif()
+# The message rules and field grammars on any response bytes: the rules'
+# sources compiled into the target, instrumented (they live in the model
+# library); the grammars are in the instrumented codec.
+dualfuzz_fuzzer(http_message_rules_fuzzer
+                SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_message_rules_fuzzer.cpp
+                        ${PROJECT_SOURCE_DIR}/protocols/http/src/message_rules.cpp
+                        ${PROJECT_SOURCE_DIR}/protocols/http/src/connection_options.cpp
+                LIBS dualfuzz::http_codec_instrumented)

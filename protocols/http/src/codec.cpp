@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
 #include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/field_havoc.h"
@@ -262,6 +263,7 @@ void MessageReader::on_eof() {
   run();
   if (failed()) return;
   if (state_ == State::kUntilClose) return finish();
+  if (state_ == State::kSwitched) return;
   if (state_ != State::kStart || pos_ < buf_.size())
     fail(role_ == Role::kResponse ? "connection closed in the middle of a response"
                                   : "connection closed in the middle of a request",
@@ -324,6 +326,7 @@ bool MessageReader::start_line(std::string_view line) {
       return false;
     }
     cur_["status"] = status;
+    cur_["fields"] = Json::array();
     cur_["reason"] = line.size() > 13 ? std::string(line.substr(13)) : std::string();
     cur_["version"] = std::string(line.substr(0, 8));
   } else {
@@ -367,6 +370,7 @@ bool MessageReader::header_line(std::string_view line) {
   if (state_ == State::kTrailers) return true;  // trailers are not part of the IR
   std::string name = lower(line.substr(0, colon));
   std::string_view value = trim(line.substr(colon + 1));
+  if (role_ == Role::kResponse) cur_["fields"].push_back({name, std::string(value)});
   Json& h = cur_["headers"];
   // Repeated fields combine into one list (RFC 9110 §5.3); empty members are
   // dropped (§5.6.1 says to ignore them), so the IR prints back to itself.
@@ -390,13 +394,19 @@ bool MessageReader::header_line(std::string_view line) {
 void MessageReader::finish() {
   cur_["body"] = std::move(body_);
   body_.clear();
-  bool interim = role_ == Role::kResponse && cur_["status"].get<int>() < 200;
-  if (!interim) {  // a 1xx response is interim: its request still waits
+  const int status = role_ == Role::kResponse ? cur_["status"].get<int>() : 0;
+  // A 1xx response is interim: its request still waits (but for a 101,
+  // whose request's answer comes in the new protocol).
+  const bool interim = role_ == Role::kResponse && status < 200 && status != 101;
+  if (interim) {
+    interim_.push_back({{"status", status}, {"fields", std::move(cur_["fields"])}});
+  } else {
     if (role_ == Role::kResponse && !methods_.empty()) methods_.pop_front();
+    if (!interim_.empty()) cur_["interim"] = std::exchange(interim_, Json::array());
     ready_.push_back(std::move(cur_));
   }
   cur_ = Json();
-  state_ = State::kStart;
+  state_ = status == 101 ? State::kSwitched : State::kStart;
   header_bytes_ = 0;
 }
 
@@ -565,6 +575,10 @@ void MessageReader::run() {
         break;
       case State::kUntilClose:
         more = step_until_close();
+        break;
+      case State::kSwitched:
+        pos_ = buf_.size();
+        more = false;
         break;
     }
   }

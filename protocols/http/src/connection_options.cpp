@@ -17,6 +17,12 @@ std::set<std::string> connection_options(const harness::Json& message) {
 }
 
 bool closes_connection(const harness::Json& request, const harness::Json& response) {
+  // After a 101 the connection speaks another protocol (RFC 9110 §7.8): the
+  // tester, an HTTP/1.1 client, is done with it.
+  if (response.is_object()) {
+    const auto s = response.find("status");
+    if (s != response.end() && *s == 101) return true;
+  }
   return connection_options(request).count("close") > 0 ||
          connection_options(response).count("close") > 0;
 }

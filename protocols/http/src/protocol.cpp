@@ -3,6 +3,7 @@
 #include "dualfuzz/http/codec.h"
 #include "dualfuzz/http/connection_options.h"
 #include "dualfuzz/http/heuristics.h"
+#include "dualfuzz/http/message_rules.h"
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/http/response_stream.h"
 #include "dualfuzz/http/site.h"
@@ -89,6 +90,7 @@ harness::Protocol protocol() {
   };
   p.new_response_stream = [] { return new_response_stream(); };
   p.closes_after = closes_connection;
+  p.new_message_rules = new_message_rules;
   p.liveness_probe = Json{{"method", "HEAD"}, {"path", "/"}};
   p.site = harness::Protocol::Site{
       {"/", "/sitemap.xml"},

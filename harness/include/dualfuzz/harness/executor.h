@@ -91,6 +91,9 @@ struct RunResult {
   // which answer, which SHOULD). Never a violation: reports and the fuzz
   // loop keep it apart, a fuzz target never aborts on it.
   std::optional<oracle::Verdict> advisory;
+  // An advisory from a message rule (Protocol::MessageRules): its text, the
+  // advisory's identity; empty for one of Protocol::recommended.
+  std::string advisory_rule;
   std::size_t blamed_event() const {
     return culprit_event < events.size() ? culprit_event : verdict.event_index;
   }

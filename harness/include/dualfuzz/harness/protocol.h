@@ -48,6 +48,28 @@ struct Protocol {
   // perhaps never processed), and a later request on the same connection
   // name opens a new one. Null: never.
   std::function<bool(const Json& request, const Json& response)> closes_after;
+  // Rules each message must follow on its own, beside the model's judgement
+  // of the server's state (optional; HTTP: RFC 9110/9112's rules on a
+  // response, e.g. a 405's Allow, no Content-Length in a 204, field
+  // grammars). One checker per run, told each request as sent and each
+  // response as received, in that order. A broken MUST stops the run as a
+  // protocol violation (RuleBreak::text is its identity); a broken SHOULD
+  // is an advisory (RunResult::advisory), or a violation when `strict_rules`.
+  struct RuleBreak {
+    std::string clause;  // "RFC 9110 §8.6"
+    bool must = true;    // MUST / MUST NOT; false: SHOULD / SHOULD NOT
+    std::string text;    // what is wrong, without the values seen (stable)
+    std::string detail;  // the values seen
+  };
+  class MessageRules {
+   public:
+    virtual ~MessageRules() = default;
+    virtual void sent(const Json& request) = 0;
+    // `request`: the one `response` answers (null when none was pending).
+    virtual std::vector<RuleBreak> received(const Json* request, const Json& response) = 0;
+  };
+  std::function<std::unique_ptr<MessageRules>()> new_message_rules;
+  bool strict_rules = false;  // every rule a MUST (--strict)
   std::function<oracle::ServerModel()> model;
   // `model` with every SHOULD of the specification read as a MUST
   // (optional). A trace `model` accepts and this one rejects departs from a

@@ -98,7 +98,8 @@ class MessageReader {
     kChunkData,
     kChunkEnd,
     kTrailers,
-    kUntilClose
+    kUntilClose,
+    kSwitched  // after a 101: the connection speaks another protocol
   };
   void run();
   bool step_start();
@@ -128,6 +129,7 @@ class MessageReader {
   std::size_t header_bytes_ = 0;
   std::deque<std::string> methods_;
   std::deque<Json> ready_;
+  Json interim_ = Json::array();  // 1xx responses before the final one
   std::string error_;
   bool eof_ = false;
 };
@@ -135,7 +137,12 @@ class MessageReader {
 }  // namespace detail
 
 // Responses of one connection, in order. Call expect(method) for each request
-// sent (HEAD responses, 1xx, 204 and 304 have no body; 1xx are skipped).
+// sent (HEAD responses, 1xx, 204 and 304 have no body). Besides the merged
+// "headers", a response IR keeps what the wire had: "fields", every field
+// line in order as [name (lower case), value]; "interim", the 1xx responses
+// that came before it ({"status", "fields"}), when any. A 101 (Switching
+// Protocols) is its request's final response: what follows it on the
+// connection is not HTTP/1.1, and is not read.
 class ResponseParser {
  public:
   void expect(std::string method) { r_.expect(std::move(method)); }

@@ -1,0 +1,194 @@
+// The message rules of RFC 9110/9112, each both ways: responses as a server
+// sends them (bytes, through the codec), judged with the request they answer.
+#include "dualfuzz/http/message_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "dualfuzz/http/codec.h"
+#include "dualfuzz/http/model.h"
+#include "dualfuzz/http/protocol.h"
+
+namespace dualfuzz::http {
+namespace {
+
+using harness::Json;
+
+const char* kDate = "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n";
+
+Json parse(const std::string& bytes, const std::string& method = "GET") {
+  ResponseParser p;
+  p.expect(method);
+  p.feed(bytes);
+  p.on_eof();
+  auto r = p.next();
+  EXPECT_TRUE(r) << p.error();
+  return r ? normalize_response(*r) : Json();
+}
+
+Json get(const char* path = "/a", Json headers = Json::object()) {
+  if (headers.is_null()) headers = Json::object();
+  return {{"method", "GET"}, {"path", path}, {"headers", headers}};
+}
+
+// The breaks of one exchange, as "MUST: text" / "SHOULD: text".
+std::vector<std::string> judge(harness::Protocol::MessageRules& rules, const Json& q,
+                               const std::string& bytes) {
+  rules.sent(q);
+  std::vector<std::string> out;
+  for (const auto& b : rules.received(&q, parse(bytes, q["method"].get<std::string>())))
+    out.push_back((b.must ? "MUST: " : "SHOULD: ") + b.text);
+  return out;
+}
+std::vector<std::string> judge(const Json& q, const std::string& bytes) {
+  auto rules = new_message_rules();
+  return judge(*rules, q, bytes);
+}
+std::string ok200(const std::string& extra = "", const std::string& body = "hi") {
+  return "HTTP/1.1 200 OK\r\n" + std::string(kDate) +
+         "Content-Type: text/plain\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n" + extra + "\r\n" + body;
+}
+using V = std::vector<std::string>;
+
+TEST(MessageRules, AWellFormedAnswerBreaksNothing) {
+  EXPECT_EQ(judge(get(), ok200("ETag: \"1\"\r\nServer: x/1.0 (y)\r\n")), V{});
+}
+
+TEST(MessageRules, RepeatedSingletonFieldLines) {
+  EXPECT_EQ(judge(get(), ok200("ETag: \"1\"\r\nETag: \"1\"\r\n")),
+            V{"MUST: more than one etag field line"});
+  // Lists may repeat (§5.3).
+  EXPECT_EQ(judge(get(), ok200("Vary: a\r\nVary: b\r\n")), V{});
+}
+
+TEST(MessageRules, FramingOf1xxAnd204) {
+  EXPECT_EQ(judge(get(), std::string("HTTP/1.1 204 No Content\r\n") + kDate +
+                             "Content-Length: 0\r\n\r\n"),
+            V{"MUST: Content-Length in a 204 response"});
+  EXPECT_EQ(judge(get(), std::string("HTTP/1.1 204 No Content\r\n") + kDate + "\r\n"), V{});
+  EXPECT_EQ(judge(get(), "HTTP/1.1 100 Continue\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                             ok200()),
+            V{"MUST: Transfer-Encoding in a 1xx response"});
+  EXPECT_EQ(judge(get(), "HTTP/1.1 100 Continue\r\n\r\n" + ok200()), V{});
+}
+
+TEST(MessageRules, FieldsAStatusRequires) {
+  const std::string d = kDate;
+  EXPECT_EQ(judge(get(), "HTTP/1.1 401 No\r\n" + d + "Content-Length: 0\r\n\r\n"),
+            V{"MUST: a 401 response without www-authenticate"});
+  EXPECT_EQ(judge(get(), "HTTP/1.1 401 No\r\n" + d +
+                             "WWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n"),
+            V{});
+  EXPECT_EQ(judge(get(), "HTTP/1.1 405 No\r\n" + d + "Content-Length: 0\r\n\r\n"),
+            V{"MUST: a 405 response without allow"});
+  EXPECT_EQ(judge(get(), "HTTP/1.1 426 No\r\n" + d + "Content-Length: 0\r\n\r\n"),
+            V{"MUST: a 426 response without upgrade"});
+  // A redirect's Location is a SHOULD: an advisory.
+  EXPECT_EQ(judge(get(), "HTTP/1.1 301 Moved\r\n" + d + "Content-Length: 0\r\n\r\n"),
+            V{"SHOULD: a 301 response without location"});
+  EXPECT_EQ(judge(get(), "HTTP/1.1 301 Moved\r\n" + d + "Location: /b\r\nContent-Length: 0\r\n\r\n"),
+            V{});
+  EXPECT_EQ(judge(get(), "HTTP/1.1 205 Reset\r\n" + d + "Content-Length: 2\r\n\r\nhi"),
+            (V{"MUST: content in a 205 response", "SHOULD: content without Content-Type"}));
+}
+
+TEST(MessageRules, GrammarOfEachLine) {
+  EXPECT_EQ(judge(get(), ok200("ETag: 1\r\n")),
+            V{"MUST: a etag field that does not match its grammar ([ W/ ] DQUOTE *etagc "
+              "DQUOTE)"});
+  EXPECT_EQ(judge(get(), ok200("Last-Modified: Sunday, 06-Nov-94 08:49:37 GMT\r\n")).size(), 1u);
+  EXPECT_EQ(judge(get(), ok200("X-Anything: 1 2 3\r\n")), V{});
+}
+
+TEST(MessageRules, DateOnceTheServerShowsAClock) {
+  auto rules = new_message_rules();
+  const std::string undated = "HTTP/1.1 200 OK\r\nContent-Type: a/b\r\nContent-Length: 0\r\n\r\n";
+  // No Date yet: the server may have no clock (§6.6.1): an advisory.
+  EXPECT_EQ(judge(*rules, get(), undated),
+            V{"SHOULD: a 2xx-4xx response without Date (no clock shown)"});
+  EXPECT_EQ(judge(*rules, get(), ok200()), V{});
+  EXPECT_EQ(judge(*rules, get(), undated),
+            V{"MUST: a 2xx-4xx response without Date from a server with a clock"});
+  // 5xx may omit it.
+  EXPECT_EQ(judge(*rules, get(), "HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n"), V{});
+}
+
+TEST(MessageRules, A304RepeatsThe200sFields) {
+  auto rules = new_message_rules();
+  EXPECT_EQ(judge(*rules, get(), ok200("ETag: \"1\"\r\nVary: accept\r\n")), V{});
+  const Json cond = get("/a", {{"if-none-match", "\"1\""}});
+  EXPECT_EQ(judge(*rules, cond, std::string("HTTP/1.1 304 NM\r\n") + kDate + "ETag: \"1\"\r\n\r\n"),
+            V{"MUST: a 304 without a field its 200 had"});
+  EXPECT_EQ(judge(*rules, cond,
+                  std::string("HTTP/1.1 304 NM\r\n") + kDate + "ETag: \"1\"\r\nVary: accept\r\n\r\n"),
+            V{});
+  EXPECT_EQ(judge(*rules, cond,
+                  std::string("HTTP/1.1 304 NM\r\n") + kDate +
+                      "ETag: \"1\"\r\nVary: accept\r\nContent-Length: 7\r\n\r\n"),
+            V{"MUST: a 304's Content-Length other than its 200's content length"});
+  EXPECT_EQ(judge(*rules, cond,
+                  std::string("HTTP/1.1 304 NM\r\n") + kDate +
+                      "ETag: \"1\"\r\nVary: accept\r\nContent-Length: 2\r\n\r\n"),
+            V{});
+  // A 206 likewise (§15.3.7).
+  EXPECT_EQ(judge(*rules, get("/a", {{"range", "bytes=0-0"}}),
+                  std::string("HTTP/1.1 206 P\r\n") + kDate +
+                      "Content-Type: text/plain\r\nContent-Range: bytes 0-0/2\r\nContent-Length: 1\r\n\r\nh"),
+            V{"MUST: a 206 without a field its 200 had"});
+}
+
+TEST(MessageRules, AWriteBetweenForgetsThe200) {
+  auto rules = new_message_rules();
+  EXPECT_EQ(judge(*rules, get(), ok200("ETag: \"1\"\r\n")), V{});
+  const Json put = {{"method", "PUT"}, {"path", "/b"}, {"headers", Json::object()}};
+  EXPECT_EQ(judge(*rules, put, std::string("HTTP/1.1 204 NC\r\n") + kDate + "\r\n"), V{});
+  EXPECT_EQ(judge(*rules, get("/a", {{"if-none-match", "\"1\""}}),
+                  std::string("HTTP/1.1 304 NM\r\n") + kDate + "\r\n"),
+            V{});
+}
+
+TEST(MessageRules, HeadAndGetFieldsAreASHOULD) {
+  auto rules = new_message_rules();
+  EXPECT_EQ(judge(*rules, get(), ok200("ETag: \"1\"\r\n")), V{});
+  const Json head = {{"method", "HEAD"}, {"path", "/a"}, {"headers", Json::object()}};
+  EXPECT_EQ(judge(*rules, head,
+                  std::string("HTTP/1.1 200 OK\r\n") + kDate +
+                      "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n"),
+            V{"SHOULD: HEAD and GET answered with different fields"});
+}
+
+TEST(MessageRules, SwitchingProtocols) {
+  const std::string d = kDate;
+  const Json plain = get();
+  EXPECT_EQ(judge(plain, "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\nConnection: upgrade\r\n\r\n"),
+            V{"MUST: a 101 switching to a protocol the request did not offer"});
+  const Json asks = get("/a", {{"upgrade", "h2c"}, {"connection", "upgrade"}});
+  EXPECT_EQ(judge(asks, "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\nConnection: upgrade\r\n\r\n"
+                        "\x00\x00\x12 binary"),
+            V{});
+  EXPECT_EQ(judge(asks, "HTTP/1.1 101 Switching\r\nConnection: upgrade\r\n\r\n"),
+            V{"MUST: a 101 response without upgrade"});
+  const Json expects = get("/a", {{"upgrade", "h2c"}, {"expect", "100-continue"}});
+  EXPECT_EQ(judge(expects, "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\n\r\n"),
+            V{"MUST: a 101 to Expect: 100-continue without a 100"});
+  EXPECT_EQ(judge(expects, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 S\r\nUpgrade: h2c\r\n\r\n"),
+            V{});
+}
+
+TEST(MessageRules, CloseAnsweredWithClose) {
+  const Json closing = get("/a", {{"connection", "close"}});
+  EXPECT_EQ(judge(closing, ok200()),
+            V{"SHOULD: no close option in the answer to a request that closes"});
+  EXPECT_EQ(judge(closing, ok200("Connection: close\r\n")), V{});
+}
+
+TEST(MessageRules, TheTableNamesEachRule) {
+  EXPECT_GT(message_rules().size(), 40u);
+  for (const MessageRule& r : message_rules()) {
+    EXPECT_FALSE(r.clause.empty()) << r.id;
+    EXPECT_FALSE(r.text.empty()) << r.id;
+  }
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
