@@ -20,6 +20,11 @@
 // stop the run nor become findings; the end of the run says how often each
 // pattern matched ("known_violations" and "known" in the --json line).
 //
+// `--baseline FILE`: the `--json` output of an earlier run (campaign/
+// baseline.h): a finding whose identity (campaign::identity_of, "identity"
+// in every finding of --json) it holds is counted, not reported; the end of
+// the run says how many ("baseline_known" and "baseline" in the --json line).
+//
 // `--json` ends stdout with one summary line for scripts
 // (bench/eval_blackbox.py, bench/eval_realservers.py):
 //   {"target":"inprocess:BUG","violation":true,"kind":"model","seconds":..,
@@ -95,6 +100,7 @@ struct Opts {
   std::string chart;   // --chart FILE: the first violation's minimized run
   std::string shrink;  // --shrink FILE
   std::string known;   // --known FILE
+  std::string baseline;  // --baseline FILE
   unsigned shrink_tries = 100;
 };
 
@@ -127,6 +133,8 @@ void print_finding(const Opts& o, const harness::Protocol& p,
             << s.run.report(p, trace_format(o));
   if (v.classification.kind != campaign::Classification::Kind::None)
     std::cout << "class: " << v.classification.text << "\n";
+  if (s.run.violation())
+    std::cout << "identity: " << campaign::identity_of(p, s.run) << "\n";
   if (v.race)
     std::cout << "(a race: reported, no violation; the run goes on and looks past it; "
                  "--stop-on-races stops on races)\n";
@@ -231,6 +239,15 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
   j["targeted_rewrites"] = s.targeted_rewrites;
   j["known_violations"] = c.known_violations;  // matched --known: no findings
   if (!o.fuzz.known.empty()) j["known"] = known_json(o, s);
+  // Findings the --baseline holds (by identity): counted, not reported.
+  j["baseline_known"] = c.baseline_known;
+  if (!o.fuzz.baseline.none()) {
+    j["baseline_file"] = o.baseline;
+    nlohmann::json seen = nlohmann::json::array();
+    for (const auto& [id, n] : s.baseline_counts)
+      seen.push_back({{"identity", id}, {"count", n}});
+    j["baseline"] = std::move(seen);
+  }
   j["assume"] = o.assume;
   j["strict"] = o.strict;
   j["stop_on_races"] = o.fuzz.stop_on_races;
@@ -252,7 +269,8 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
 }
 
 // The summary line of a run stopped at its first violation.
-nlohmann::json first_json(const Opts& o, const FuzzSummary& s) {
+nlohmann::json first_json(const Opts& o, const harness::Protocol& p,
+                          const FuzzSummary& s) {
   const campaign::FirstViolation& f = *s.first;
   nlohmann::json j = summary_json(o, s);
   j["seconds"] = f.seconds;
@@ -266,6 +284,10 @@ nlohmann::json first_json(const Opts& o, const FuzzSummary& s) {
   j["reproduced"] = f.shrunk.reproduced;
   j["class"] = campaign::class_name(f.classification.kind);
   j["consistency"] = f.classification.consistency;
+  // (what a baseline records and matches: campaign/baseline.h)
+  j["signature"] = campaign::signature_of(p, f.shrunk.run);
+  j["identity"] = campaign::identity_of(p, f.shrunk.run);
+  j["script"] = harness::print_script(f.shrunk.script);
   return j;
 }
 
@@ -351,6 +373,17 @@ void print_known(const Opts& o, const FuzzSummary& s) {
       std::cout << "  " << s.known_counts[i] << " x " << entries[i].pattern << "\n";
 }
 
+// The --baseline's findings met: how many plays, which identities.
+void print_baseline(const Opts& o, const FuzzSummary& s) {
+  if (o.fuzz.baseline.none()) return;
+  std::cout << "dualfuzz fuzz: " << s.counters.baseline_known
+            << " known finding(s) of the baseline seen, not reported (--baseline "
+            << o.baseline << "): " << s.baseline_counts.size() << " of its "
+            << o.fuzz.baseline.entries().size() << " identities\n";
+  for (const auto& [id, n] : s.baseline_counts)
+    std::cout << "  " << n << " x " << id << "\n";
+}
+
 // Departures from a SHOULD: never violations, each once with its first
 // script's report.
 void print_advisories(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) {
@@ -404,6 +437,7 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
   const campaign::FuzzCounters& c = s.counters;
   print_outages(s);
   print_known(o, s);
+  print_baseline(o, s);
   print_advisories(o, p, s);
   if (!s.site_answers.empty()) {
     std::cout << "dualfuzz fuzz: answers judged per resource of the server's own:";
@@ -503,6 +537,14 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
     }
     o.fuzz.known = std::move(*known);
   }
+  if (!o.baseline.empty()) {
+    auto baseline = campaign::Baseline::load(o.baseline);
+    if (!baseline) {
+      std::cerr << "dualfuzz fuzz: " << baseline.error() << "\n";
+      return kTrouble;
+    }
+    o.fuzz.baseline = std::move(*baseline);
+  }
   campaign::FuzzOptions fo = o.fuzz;
   fo.targeted = !o.no_targeted;
   fo.stop_on_races = campaign::stop_on_races(o.stop_on_races, o.consistency, o.strict);
@@ -562,6 +604,7 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   if (s.first) {
     print_outages(s);
     print_known(o, s);
+    print_baseline(o, s);
     print_advisories(o, p, s);
     for (std::size_t i = 0; i < s.findings.size(); ++i)
       if (!s.findings[i].race)
@@ -569,7 +612,7 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
                   << s.findings[i].signature << "\n";
     print_races(s);
     if (o.json) {
-      nlohmann::json j = first_json(o, s);
+      nlohmann::json j = first_json(o, p, s);
       add_findings(p, s, j);
       std::cout << "\n" << dump(j) << "\n";
     }
@@ -654,6 +697,10 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--known", o->known,
                   "a file of known violations, one quick-key pattern a line (`*`: any "
                   "text; see docs/fuzzing.md): counted, never reported or stopped on");
+  sub->add_option("--baseline", o->baseline,
+                  "`dualfuzz fuzz --json` output of an earlier run (e.g. on the main "
+                  "branch): findings whose identity it holds are counted, not reported "
+                  "or stopped on (see docs/fuzzing.md)");
   sub->add_option(
          "--shrink", o->shrink,
          "fuzz nothing: play this script until it shows a violation (at most "

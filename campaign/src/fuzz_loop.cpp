@@ -34,6 +34,9 @@ bool power_of_four(std::uint64_t n) {
   return (n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0;
 }
 
+// Quick::signatures' entry for a baseline's identity.
+constexpr std::string_view kBaselinePrefix = "baseline: ";
+
 constexpr std::size_t kOutagesKept = 8;
 // Counts `o` and keeps it in place of the one before the last when the list
 // is full (the last one is always kept: server_lost() reads it).
@@ -127,7 +130,7 @@ std::chrono::milliseconds FuzzCampaign::probe_wait() const {
 }
 
 Shrunk FuzzCampaign::shrink(const Script& s, const RunResult& r) {
-  return shrink_as(s, r, o_.keep_going, false);
+  return shrink_as(s, r, o_.keep_going || !o_.baseline.none(), false);
 }
 
 Shrunk FuzzCampaign::shrink_as(const Script& s, const RunResult& r, bool same_violation,
@@ -536,11 +539,12 @@ void FuzzCampaign::add_to_pool(std::string text, std::mt19937_64& rng) {
 // again? Until then its next occurrences are shrunk too, up to the 8th:
 // each is another chance at the timing a race needs.
 bool FuzzCampaign::settled(const Quick& q, const FuzzSummary& sum) const {
-  for (const auto& [sig, count] : q.signatures)
+  for (const auto& [sig, count] : q.signatures) {
     if (auto it = by_signature_.find(sig); it != by_signature_.end()) {
       const Finding& f = sum.findings[it->second];
       if (f.reproduced && f.run.trace.size() <= kShortRace) return true;
     }
+  }
   return false;
 }
 
@@ -633,23 +637,41 @@ bool FuzzCampaign::settle(const Script& s, const RunResult& r, bool race, bool p
                           FuzzSummary& sum, const FuzzObserver& observer) {
   const double found = elapsed();
   const bool first = !o_.keep_going && !race;
-  // keep_going and races: a sample of the occurrences is shrunk
-  // (power_of_four, and the first 8 until settled); the others count as
-  // repeats of their quick_key's most frequent signature.
+  const bool baselined = !o_.baseline.none();
+  // keep_going, races and a baseline's: a sample of the occurrences is
+  // shrunk (power_of_four, and the first 8 until settled); the others count
+  // as repeats of their quick_key's most frequent signature.
   const std::string qk = (race ? "race: " : "") + quick_key(protocol_, r);
   Quick& q = quick_[qk];
   const std::uint64_t n = ++q.seen;
-  if (!first && !q.signatures.empty() && !power_of_four(n) &&
+  if ((!first || baselined) && !q.signatures.empty() && !power_of_four(n) &&
       !(n <= 8 && !settled(q, sum))) {
     auto best = std::max_element(
         q.signatures.begin(), q.signatures.end(),
         [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (best->first.starts_with(kBaselinePrefix)) {
+      ++best->second;
+      ++sum.counters.baseline_known;
+      ++sum.baseline_counts[best->first.substr(kBaselinePrefix.size())];
+      return false;
+    }
+    if (first) return false;  // (not reached: a first violation ends the run)
     ++sum.findings[by_signature_.at(best->first)].count;
     return false;
   }
   const double shrunk_before = sum.shrink_seconds;
-  // (A race's counterexample names it: shrunk to the same violation.)
-  Shrunk sh = shrink_as(s, r, o_.keep_going || race, past);
+  // (A race's counterexample names it: shrunk to the same violation; so is
+  // any violation a baseline will name.)
+  Shrunk sh = shrink_as(s, r, o_.keep_going || race || baselined, past);
+  // Known to the baseline: counted, nothing else.
+  if (baselined)
+    if (std::string id = identity_of(protocol_, sh.run); o_.baseline.contains(id)) {
+      sum.shrink_seconds += elapsed() - found;
+      ++sum.counters.baseline_known;
+      ++sum.baseline_counts[id];
+      ++q.signatures[std::string(kBaselinePrefix) + id];
+      return false;
+    }
   Classification cls = classify(protocol_, sh.run);
   const bool is_race = past_ && cls.kind == Classification::Kind::NotLinearizable;
   if (!is_race && !o_.keep_going) {

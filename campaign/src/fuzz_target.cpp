@@ -9,6 +9,7 @@
 #include <random>
 
 #include "dualfuzz/campaign/detail/engine_feedback.h"
+#include "dualfuzz/campaign/shrink.h"
 #include "dualfuzz/campaign/signature.h"
 
 namespace dualfuzz {
@@ -108,6 +109,18 @@ void FuzzTarget::initialize() {
       why = known.error();
     }
   }
+  if (const char* b = std::getenv("DUALFUZZ_BASELINE"); why.empty() && b && *b) {
+    auto baseline = campaign::Baseline::load(b);
+    if (baseline) {
+      std::fprintf(stderr,
+                   "==dualfuzz== baseline: %zu known findings from %s (counted, not "
+                   "aborted on)\n",
+                   baseline->entries().size(), b);
+      baseline_ = std::move(*baseline);
+    } else {
+      why = baseline.error();
+    }
+  }
   if (why.empty()) return;
   std::fprintf(stderr, "==dualfuzz== cannot start the fuzz target: %s\n", why.c_str());
   std::exit(2);
@@ -189,6 +202,14 @@ FuzzTarget::~FuzzTarget() {
     for (const auto& [key, n] : race_keys_)
       std::fprintf(stderr, "==dualfuzz==   %llu x %s\n",
                    static_cast<unsigned long long>(n), key.c_str());
+  }
+  if (baseline_total_) {
+    std::fprintf(stderr, "==dualfuzz== baseline findings: %llu in %llu scripts:\n",
+                 static_cast<unsigned long long>(baseline_total_),
+                 static_cast<unsigned long long>(scripts_));
+    for (const auto& [id, n] : baseline_counts_)
+      std::fprintf(stderr, "==dualfuzz==   %llu x %s\n", static_cast<unsigned long long>(n),
+                   id.c_str());
   }
   if (known_total_) {
     std::fprintf(stderr, "==dualfuzz== known violations: %llu in %llu scripts:\n",
@@ -357,6 +378,11 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
       return kReject;
     }
   }
+  std::string identity;
+  if (baseline_ && in_baseline(*script, r, key, identity)) {
+    campaign::detail::forget_coverage();
+    return kReject;
+  }
   if (keep_going()) {
     // A campaign that measures (bench/eval_servercov.py) rather than
     // stops: the first report in full, then a count at each power of two.
@@ -396,7 +422,40 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
                "==dualfuzz== violation key: %s (a line of DUALFUZZ_KNOWN_VIOLATIONS that "
                "matches it makes it a known one)\n",
                key.c_str());
+  if (baseline_)
+    std::fprintf(stderr, "==dualfuzz== identity: %s (not in the baseline %s)\n",
+                 identity.c_str(), baseline_->origin().c_str());
   std::abort();
+}
+
+bool FuzzTarget::in_baseline(const harness::Script& script, const harness::RunResult& r,
+                             const std::string& key, std::string& identity) {
+  auto& [seen, known] = baseline_keys_[key];
+  const std::uint64_t n = ++seen;
+  const bool sampled = n <= 8 || ((n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0);
+  std::string matched;
+  if (!sampled && known > 0) {
+    matched = "(" + key + ": not shrunk again)";
+  } else {
+    campaign::Player& p = player();
+    campaign::ViolationShrinker shrinker(
+        p.protocol(), [&p](const harness::Script& s) { return p.play(s); },
+        {.same_violation = true});
+    const campaign::Shrunk sh = shrinker.shrink(script, r);
+    identity = campaign::identity_of(p.protocol(), sh.run);
+    if (!baseline_->contains(identity)) return false;
+    ++known;
+    matched = identity;
+  }
+  if (baseline_counts_[matched]++ == 0)
+    std::fprintf(stderr, "==dualfuzz== known finding of the baseline (not a finding): %s\n",
+                 matched.c_str());
+  const std::uint64_t total = ++baseline_total_;
+  if ((total & (total - 1)) == 0)
+    std::fprintf(stderr, "==dualfuzz== baseline findings: %llu in %llu scripts\n",
+                 static_cast<unsigned long long>(baseline_total_),
+                 static_cast<unsigned long long>(scripts_));
+  return true;
 }
 
 void FuzzTarget::record_finding(const harness::Script& script,

@@ -227,6 +227,33 @@ assert j["stop_on_races"] is True and j["races"] == [], j
          --json -q)" = 1 ] || fail "sequential bug: exit code"
     tail -1 out.txt | grep -q '"class":"protocol"' || fail "sequential: $(tail -1 out.txt)"
     ;;
+  fuzz_baseline)
+    # --baseline FILE: a run's --json output recorded, then compared: the
+    # same bug's findings are counted, not reported (exit 0); another bug
+    # (range-end-exclusive: a GET answered 206 after a PUT) is reported with
+    # its identity; an unreadable file is trouble.
+    [ "$(code "$dualfuzz" fuzz --target inprocess:create-204 --seconds 4 --seed 1 \
+         --connections 1 --keep-going --json -q)" = 1 ] || fail "record: exit code"
+    cp out.txt baseline.json
+    grep -q '"identity":"model: PUT -> 204 | ' baseline.json || fail "$(tail -1 baseline.json)"
+    [ "$(code "$dualfuzz" fuzz --target inprocess:create-204 --seconds 2 --seed 1 \
+         --connections 1 --keep-going --baseline baseline.json --json -q)" = 0 ] ||
+      fail "compare: exit code: $(cat out.txt)"
+    tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["violations"] == [] and j["baseline_known"] > 0, j
+assert sum(b["count"] for b in j["baseline"]) == j["baseline_known"], j
+' || fail "summary: $(tail -1 out.txt)"
+    grep -q 'known finding(s) of the baseline seen, not reported (--baseline baseline.json)' \
+      out.txt || fail "$(cat out.txt)"
+    [ "$(code "$dualfuzz" fuzz --target inprocess:range-end-exclusive --seconds 30 --seed 1 \
+         --connections 1 --baseline baseline.json --json -q)" = 1 ] || fail "new bug: exit code"
+    tail -1 out.txt | grep -q '"identity":"model: GET {range:other} -> 206 | ' ||
+      fail "new bug: $(tail -1 out.txt)"
+    [ "$(code "$dualfuzz" fuzz --target inprocess:create-204 --seconds 2 \
+         --baseline nonexistent.json)" = 2 ] || fail "unreadable baseline: exit code"
+    ;;
   fuzz_known)
     # --known FILE: a listed planted bug (create-204: a creating PUT answers
     # 204; on one connection its only keys) is counted, not reported; the

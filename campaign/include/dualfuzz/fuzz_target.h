@@ -50,6 +50,15 @@
 // abort report names the violation's key, to list it; each pattern's first
 // match is said, a running count at each power of two, and the counts per
 // pattern at exit.
+// A baseline (campaign/baseline.h: `dualfuzz fuzz --json` output of an
+// earlier run), $DUALFUZZ_BASELINE=FILE: a violation is shrunk (to the same
+// violation, on the target's server) and named by its identity
+// (signature.h identity_of); one the baseline holds is counted and said
+// (its first time, and at exit), not aborted on, and kept out of the
+// corpus. Its quick key's later occurrences are shrunk at the 1st..8th, 16th,
+// 64th... time and otherwise counted as known. The abort report of a new
+// one names its identity. A file that cannot be read stops the target
+// before the first input (exit 2).
 // Races apart (campaign/consistency.h: stop_on_races): a violation classed
 // not linearizable (a weaker consistency explains it: HTTP's "interval") is
 // no finding. It is said once per key with its report, counted (at each
@@ -80,6 +89,7 @@
 #include <utility>
 #include <vector>
 
+#include "dualfuzz/campaign/baseline.h"
 #include "dualfuzz/campaign/known_violations.h"
 #include "dualfuzz/campaign/player.h"
 #include "dualfuzz/campaign/plugin.h"
@@ -229,6 +239,16 @@ class FuzzTarget {
   std::vector<std::uint64_t> known_counts_;  // per known_ entry
   std::uint64_t known_total_ = 0;
   void record_finding(const harness::Script& script, const harness::RunResult& r);
+  // $DUALFUZZ_BASELINE: a violation the baseline holds (by identity, after
+  // shrinking; then counted and said). `identity` gets the identity when
+  // the violation was shrunk.
+  bool in_baseline(const harness::Script& script, const harness::RunResult& r,
+                   const std::string& key, std::string& identity);
+  std::optional<campaign::Baseline> baseline_;
+  std::map<std::string, std::uint64_t> baseline_counts_;  // per identity met
+  // Per quick key: occurrences, and how many shrank to a baseline identity.
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> baseline_keys_;
+  std::uint64_t baseline_total_ = 0;
   std::set<std::string> finding_keys_;  // with $DUALFUZZ_FINDINGS
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   // Wall clock inside the hooks ($DUALFUZZ_TIMING=1 prints it at exit).

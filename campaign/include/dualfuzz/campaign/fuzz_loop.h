@@ -15,6 +15,14 @@
 // taken as any violation. A protocol violation is shrunk on plays judged
 // past races too, so its counterexample does not end in a race.
 //
+// A baseline (FuzzOptions::baseline, baseline.h): every violation is shrunk
+// to the same violation (as with keep_going) and named by identity_of; one
+// whose identity the baseline holds is counted (FuzzSummary::baseline_counts)
+// and is neither a finding nor the run's end. Its quick key's later
+// occurrences are sampled as keep_going's repeats are (so a new bug that
+// shares a quick key with a known one is still shrunk, at the 1st..8th,
+// 16th, 64th... occurrence). Deaths are never suppressed.
+//
 // A server that dies or hangs (server_death.h) is a finding too, of kind
 // "crash" or "hang", with the script that did it, shrunk when the server
 // comes back (FuzzOptions::restart, or a supervisor of the user's), named
@@ -40,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "dualfuzz/campaign/baseline.h"
 #include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/campaign/known_violations.h"
 #include "dualfuzz/campaign/plugin.h"
@@ -79,6 +88,9 @@ struct FuzzOptions {
   // Violations that are no findings (--known FILE): counted, never shrunk,
   // and an unknown one is not shrunk into one of them.
   KnownViolations known{};
+  // Findings already known (--baseline FILE): matched by identity after
+  // shrinking; counted, never reported or stopped on.
+  Baseline baseline{};
   // Configurations the oracle may explore per play before it gives up
   // (RunOptions::oracle_options.limits.max_explored; 0: no limit).
   std::size_t oracle_budget = harness::RunOptions::kMaxExploredPerRun;
@@ -108,6 +120,9 @@ struct FuzzCounters {
   std::uint64_t crashes = 0;
   std::uint64_t hangs = 0;
   std::uint64_t known_violations = 0;  // matched FuzzOptions::known
+  // Violations whose shrunk identity (or whose quick key's, when not
+  // shrunk again) FuzzOptions::baseline holds.
+  std::uint64_t baseline_known = 0;
   // Plays whose violation was a race (races apart), each then played again
   // judged past races; `past_race_violations` of those replays showed a
   // violation of the protocol's own.
@@ -204,6 +219,8 @@ struct FuzzSummary {
   static constexpr std::size_t kMaxAdvisories = 64;
   // Per FuzzOptions::known entry (same index): the violations it matched.
   std::vector<std::uint64_t> known_counts;
+  // Per identity of FuzzOptions::baseline met: how often.
+  std::map<std::string, std::uint64_t> baseline_counts;
   // Answers the oracle judged per resource of the site (Protocol::Site::of),
   // in passing and violating plays.
   std::map<std::string, std::uint64_t> site_answers;
@@ -277,6 +294,7 @@ class FuzzCampaign {
   FuzzCampaign(harness::Protocol p, std::unique_ptr<Target> t, FuzzOptions o);
   struct Quick {  // per quick_key: how often seen, its minimized signatures
     std::uint64_t seen = 0;
+    // (a baseline's identity as "baseline: " + identity)
     std::map<std::string, std::uint64_t> signatures;
   };
   // A script that reached the server, and its run.

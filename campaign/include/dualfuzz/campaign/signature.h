@@ -114,6 +114,40 @@ inline std::string signature_of(const harness::Protocol& p, const harness::RunRe
          (after.empty() ? "" : "; then " + after);
 }
 
+// A finding's identity: what a baseline (baseline.h) matches findings by,
+// made from the verdict rather than from the request's decoration, so that
+// one defect keeps one name across seeds and two defects do not share one.
+// `r` is the run of a shrunk script (what the shrinker could not remove is
+// what the violation needs). signature_of stays for display.
+//  - a protocol violation: the first line of its report without the
+//    connection ("protocol: RFC 9110 §8.6 (MUST): Content-Length in a 204
+//    response"); one that names no rule: violation_key (values shaped away);
+//  - a model violation, three parts joined by " | ":
+//    * the killing request's shape (Protocol::request_shape) with each of
+//      its header fields and the class of its value against the newest
+//      successful (2xx) answer on its path received before its own (the
+//      state the server answered it in): "current" (one of that
+//      answer's field values), "related" (Protocol::related_values of one:
+//      W/"1" for "1"), "other" ("(invalid)" is left out of the shape: the
+//      shrinker empties a value whenever it can); then "-> " and the
+//      observed answer (Protocol::response_shape): "GET if-none-match
+//      {if-none-match:other} -> 304";
+//    * the verdict: per reason (oracle::Reason) where the response went wrong,
+//      expected and observed as classes (a status is its own class; any
+//      other field "value" or "absent"), and the clause: "response.status:
+//      200 expected, 304 observed (RFC 9110 §9.3.1)". Reasons that every
+//      answer has (a refusal's clause "... (a refusal)", a weaker
+//      consistency's "consistency ..."), an error status expected beside a
+//      success or a contradiction (a 409 a nested path keeps alive, a 400
+//      an invalid field: the other decides) and reasons without a location
+//      (nothing outstanding) are left out when others remain;
+//    * the rest of the script, as the sorted set of its other requests'
+//      shapes with their field names ("with PUT"; "alone"), or
+//      "(concurrent)" for a race (its other requests are noise, see
+//      signature_of);
+//  - a liveness violation: "liveness | with " and the requests' shapes.
+std::string identity_of(const harness::Protocol& p, const harness::RunResult& r);
+
 // The run's messages for the --json summary (bench/eval_realservers.py
 // renders them), with long string values (error pages) cut to 80 bytes.
 inline harness::Json trace_json(const harness::RunResult& r) {
@@ -147,6 +181,8 @@ inline harness::Json finding_json(const harness::Protocol& p, const harness::Scr
                                   const Classification* known = nullptr) {
   const Classification c = known ? *known : classify(p, r);
   return {{"signature", signature_of(p, r)},
+          // What a baseline matches it by (identity_of; of a shrunk run).
+          {"identity", identity_of(p, r)},
           // Which promise it broke (consistency.h): "protocol" (the clauses
           // in "reasons") or "not-linearizable" (explained under the weaker
           // "consistency"; "overlapping": the requests in flight at once).

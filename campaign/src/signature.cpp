@@ -1,0 +1,228 @@
+// identity_of (signature.h): a finding's name from its verdict and the
+// shape of its shrunk script.
+#include <cctype>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dualfuzz/campaign/signature.h"
+
+namespace dualfuzz::campaign {
+namespace {
+
+using harness::Json;
+using Outcome = harness::RunResult::Outcome;
+
+// Indices and numbers in a location ("response.items[2]") as N.
+std::string location_shape(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(s[i]))) {
+      while (i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1]))) ++i;
+      out += 'N';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+bool is_status(const std::string& location) {
+  return location == "response.status" || location.ends_with(".status");
+}
+
+// A value's class: a status is its own class; any other value "value",
+// "absent" when there is none.
+std::string value_class(const std::string& location, const std::string& v) {
+  if (v == "missing" || v == "no value" || v.empty()) return "absent";
+  return is_status(location) ? v : "value";
+}
+
+// An expected pattern ("\"1\" or no value") as its alternatives' classes.
+std::string expected_class(const std::string& location, const std::string& e) {
+  std::set<std::string> classes;
+  std::size_t i = 0;
+  for (;;) {
+    const std::size_t j = e.find(" or ", i);
+    classes.insert(value_class(location, e.substr(i, j == std::string::npos ? j : j - i)));
+    if (j == std::string::npos) break;
+    i = j + 4;
+  }
+  std::string out;
+  for (const auto& c : classes) out += (out.empty() ? "" : "|") + c;
+  return out;
+}
+
+// A reason every answer has: the model's refusal, a weaker consistency's
+// busy answer (their clauses say so).
+bool incidental(const oracle::Reason& x) {
+  return x.clause.find("(a refusal)") != std::string::npos ||
+         x.clause.starts_with("consistency ");
+}
+
+// A status a server answers when it does not do what was asked (4xx, 5xx).
+bool error_status(const std::string& location, const std::string& expected) {
+  return is_status(location) && (expected.starts_with('4') || expected.starts_with('5'));
+}
+
+std::string verdict_part(const harness::RunResult& r) {
+  // An error the model also allowed (a 409 kept alive by a nested path, a
+  // 400 by an invalid field) is a latitude of the server: when a success
+  // was expected too, or another reason decided (a contradiction), that
+  // decides.
+  bool success_expected = false;
+  for (const oracle::Reason& x : r.reasons())
+    if (((x.kind == oracle::Reason::Kind::Mismatch && is_status(x.location)) ||
+         x.kind == oracle::Reason::Kind::Contradiction) &&
+        !incidental(x) && !error_status(x.location, x.expected))
+      success_expected = true;
+  std::set<std::string> decisive, all;
+  for (const oracle::Reason& x : r.reasons()) {
+    std::string one;
+    if (x.kind == oracle::Reason::Kind::Mismatch)
+      one = location_shape(x.location) + ": " + expected_class(x.location, x.expected) +
+            " expected, " + value_class(x.location, x.observed) + " observed";
+    else
+      one = std::string(oracle::kind_name(x.kind)) +
+            (x.location.empty() ? "" : " at " + location_shape(x.location));
+    if (!x.clause.empty()) one += " (" + x.clause + ")";
+    all.insert(one);
+    const bool located = x.kind == oracle::Reason::Kind::Mismatch ||
+                         x.kind == oracle::Reason::Kind::Contradiction;
+    if (located && !incidental(x) &&
+        !(success_expected && error_status(x.location, x.expected)))
+      decisive.insert(one);
+  }
+  const std::set<std::string>& used = decisive.empty() ? all : decisive;
+  std::string out;
+  for (const auto& s : used) out += (out.empty() ? "" : "; ") + s;
+  return out.empty() ? "no reason" : out;
+}
+
+// The header fields of a request IR (an object under "headers"), if any.
+const Json* headers_of(const Json& ir) {
+  if (!ir.is_object()) return nullptr;
+  auto it = ir.find("headers");
+  return it != ir.end() && it->is_object() ? &*it : nullptr;
+}
+
+// Protocol::request_shape without "(invalid)": the shrinker empties a
+// field's value whenever the violation stays, so whether it is left valid
+// is the shrink's accident, not the bug's.
+std::string shape_of(const harness::Protocol& p, const Json& ir) {
+  std::string s = p.request_shape(ir);
+  if (s.empty()) s = p.request_kind(ir);
+  for (std::size_t i; (i = s.find("(invalid)")) != std::string::npos;) s.erase(i, 9);
+  return s;
+}
+
+// A request's shape and the names of its header fields: "PUT if-match
+// {if-match}".
+std::string request_part(const harness::Protocol& p, const Json& ir) {
+  std::string s = shape_of(p, ir);
+  if (const Json* h = headers_of(ir); h && !h->empty()) {
+    std::set<std::string> names;
+    for (const auto& [k, v] : h->items()) {
+      std::string n = k;
+      for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      names.insert(n);
+    }
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
+    s += " {" + list + "}";
+  }
+  return s;
+}
+
+// The string values of a response IR's header fields.
+std::set<std::string> field_values(const Json& ir) {
+  std::set<std::string> out;
+  if (const Json* h = headers_of(ir))
+    for (const auto& [k, v] : h->items())
+      if (v.is_string()) out.insert(v.get<std::string>());
+  return out;
+}
+
+// The killing request with each field's value class against the newest 2xx
+// answer on its path received before its own (requests may be pipelined:
+// sent before the answers they come after).
+std::string killing_part(const harness::Protocol& p, const harness::RunResult& r,
+                         const Json& kill, harness::Label answer) {
+  const std::string key = p.race_key(kill);
+  std::set<std::string> current;
+  for (const auto& m : r.trace.messages()) {
+    if (m.label == answer) break;
+    if (harness::is_request_label(m.label)) continue;
+    const Json* q = r.trace.find(harness::request_of(m.label));
+    if (!q || p.race_key(*q) != key) continue;
+    if (p.response_shape(m.ir).starts_with('2')) current = field_values(m.ir);
+  }
+  std::string s = shape_of(p, kill);
+  if (const Json* h = headers_of(kill); h && !h->empty()) {
+    std::set<std::string> fields;
+    for (const auto& [k, v] : h->items()) {
+      std::string n = k;
+      for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::string cls = "other";
+      if (v.is_string()) {
+        if (current.count(v.get<std::string>())) {
+          cls = "current";
+        } else {
+          for (const Json& rel : p.related_values(v))
+            if (rel.is_string() && current.count(rel.get<std::string>())) cls = "related";
+        }
+      }
+      fields.insert(n + ":" + cls);
+    }
+    std::string list;
+    for (const auto& f : fields) list += (list.empty() ? "" : ",") + f;
+    s += " {" + list + "}";
+  }
+  return s;
+}
+
+std::string rest_part(const harness::Protocol& p, const harness::RunResult& r,
+                      const Json* kill) {
+  std::set<std::string> others;
+  for (const auto& m : r.trace.messages())
+    if (harness::is_request_label(m.label) && &m.ir != kill)
+      others.insert(request_part(p, m.ir));
+  if (others.empty()) return "alone";
+  std::string out = "with ";
+  bool first = true;
+  for (const auto& o : others) {
+    out += (first ? "" : ", ") + o;
+    first = false;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string identity_of(const harness::Protocol& p, const harness::RunResult& r) {
+  if (!r.violation()) return "";
+  if (r.outcome == Outcome::ProtocolViolation) {
+    // "PROTOCOL VIOLATION on cN: RFC 9110 §8.6 (MUST): ...": a message rule
+    // names itself; anything else as violation_key shapes it.
+    const std::string first = r.detail.substr(0, r.detail.find('\n'));
+    const std::size_t colon = first.find(": ");
+    const std::string what = colon == std::string::npos ? "" : first.substr(colon + 2);
+    if (what.starts_with("RFC ")) return "protocol: " + what;
+    return harness::violation_key(p, r);
+  }
+  if (r.outcome == Outcome::LivenessViolation)
+    return "liveness | " + rest_part(p, r, nullptr);
+  const Json* kill = killing_request(r);
+  if (r.outcome != Outcome::ModelViolation || !kill) {
+    // (a kill at a request, an open or a close: violation_key's first line)
+    const std::string k = harness::violation_key(p, r);
+    return k.substr(0, k.find('\n')) + " | " + verdict_part(r) + " | " +
+           rest_part(p, r, nullptr);
+  }
+  const std::string answer = p.response_shape(r.events[r.blamed_event()].payload());
+  return std::string(kind_name(r.outcome)) + ": " + killing_part(p, r, *kill, r.events[r.blamed_event()].label) + " -> " +
+         (answer.empty() ? "?" : answer) + " | " + verdict_part(r) + " | " +
+         (concurrent(p, r) ? std::string("(concurrent)") : rest_part(p, r, kill));
+}
+
+}  // namespace dualfuzz::campaign

@@ -1,0 +1,189 @@
+// Findings a CI can live with (issue 47): a finding's identity from its
+// verdict and the shape of its shrunk script (signature.h identity_of),
+// stable across seeds and apart between bugs; baselines of known findings
+// (baseline.h), matched by identity: a known one is counted and not
+// reported, a new one is, and another bug with a similar request is not
+// taken for a known one.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+
+#include "dualfuzz/campaign/baseline.h"
+#include "dualfuzz/campaign/fuzz_loop.h"
+#include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/http/plugin.h"
+
+namespace dualfuzz::campaign {
+namespace {
+
+// The first finding of an in-process run of a planted bug, shrunk as a
+// baseline run shrinks it (to the same violation: keep_going's shrink).
+struct Found {
+  std::string identity, signature, script;
+};
+
+Found first_finding(const std::string& bug, std::uint64_t seed,
+                    const Baseline& baseline = {}, FuzzSummary* out = nullptr,
+                    double seconds = 20) {
+  FuzzOptions o;
+  o.target = "inprocess:" + bug;
+  o.seconds = seconds;
+  o.connections = 1;  // (sequential bugs: no race in the way)
+  o.baseline = baseline;
+  auto c = FuzzCampaign::make(http::plugin(), o);
+  EXPECT_TRUE(c) << c.error();
+  if (!c) return {};
+  std::mt19937_64 rng(seed);
+  FuzzSummary s = (*c)->run(rng, {});
+  Found f;
+  if (s.first) {
+    f.identity = identity_of((*c)->protocol(), s.first->shrunk.run);
+    f.signature = signature_of((*c)->protocol(), s.first->shrunk.run);
+    f.script = harness::print_script(s.first->shrunk.script);
+  }
+  if (out) *out = std::move(s);
+  return f;
+}
+
+// A baseline that knows only `bug`'s findings of `seeds`.
+Baseline baseline_of(const std::string& bug, std::initializer_list<std::uint64_t> seeds) {
+  std::string text;
+  for (std::uint64_t seed : seeds) text += first_finding(bug, seed).identity + "\n";
+  auto b = Baseline::parse(text, "test");
+  EXPECT_TRUE(b) << b.error();
+  return b ? *b : Baseline{};
+}
+
+// Bugs whose first finding (connections 1) is met within a second, each a
+// different defect; some answer the same request alike in other ways
+// (create-204 and etag-reuse: a PUT answered 204).
+const char* const kStable[] = {"create-204", "etag-reuse", "range-end-exclusive",
+                               "wrong-304"};
+const char* const kBugs[] = {"create-204", "etag-reuse", "range-end-exclusive",
+                             "wrong-304", "if-match-weak", "if-match-skipped"};
+
+TEST(Identity, PlantedBugsKeepOneIdentityAcrossSeedsAndNeverShareOne) {
+  std::map<std::string, std::set<std::string>> ids;  // per bug
+  std::map<std::string, std::set<std::string>> sigs;
+  for (const char* bug : kBugs)
+    for (std::uint64_t seed : {1, 2, 3}) {
+      const Found f = first_finding(bug, seed);
+      ASSERT_FALSE(f.identity.empty()) << bug << " seed " << seed;
+      ids[bug].insert(f.identity);
+      sigs[bug].insert(f.signature);
+      std::cout << bug << " seed " << seed << ": " << f.identity << "\n   (signature "
+                << f.signature << ")\n" << f.script;
+    }
+  // (The If-Match bugs show on HEAD, PUT, DELETE or GET, as the seed has
+  // it: each method's answer is an identity of its own.)
+  for (const char* bug : kStable) EXPECT_EQ(ids[bug].size(), 1u) << bug;
+  std::map<std::string, std::string> owner;
+  for (const auto& [bug, set] : ids)
+    for (const std::string& id : set) {
+      auto [it, fresh] = owner.emplace(id, bug);
+      EXPECT_TRUE(fresh) << id << " is both " << it->second << "'s and " << bug << "'s";
+    }
+}
+
+TEST(Identity, AProtocolViolationIsNamedByItsRule) {
+  harness::RunResult r;
+  r.outcome = harness::RunResult::Outcome::ProtocolViolation;
+  r.detail =
+      "PROTOCOL VIOLATION on c1: RFC 9110 §8.6 (MUST): Content-Length in a 204 "
+      "response\nbytes: ...";
+  EXPECT_EQ(identity_of(http::plugin().protocol, r),
+            "protocol: RFC 9110 §8.6 (MUST): Content-Length in a 204 response");
+  r.detail = "PROTOCOL VIOLATION on c3: RFC 9110 §8.6 (MUST): Content-Length in a 204 "
+             "response";
+  EXPECT_EQ(identity_of(http::plugin().protocol, r),
+            "protocol: RFC 9110 §8.6 (MUST): Content-Length in a 204 response");
+  r.outcome = harness::RunResult::Outcome::Pass;
+  EXPECT_EQ(identity_of(http::plugin().protocol, r), "");
+}
+
+TEST(Baseline, ReadsFuzzJsonOutputFindingArraysAndIdentityLines) {
+  const std::string out =
+      "dualfuzz fuzz: violation after 0.1 s\n"
+      "--- minimized script (3 steps, from 9)\n"
+      "{\"target\":\"inprocess:x\",\"identity\":\"model: A\",\"signature\":\"s\","
+      "\"script\":\"req 1 on c0: {}\\n\",\"findings\":[{\"identity\":\"model: B\"},"
+      "{\"signature\":\"crash: PUT\"}],\"races\":[{\"identity\":\"model: C | "
+      "(concurrent)\"}]}\n";
+  auto b = Baseline::parse(out, "run.out");
+  ASSERT_TRUE(b) << b.error();
+  EXPECT_EQ(b->entries().size(), 3u);
+  EXPECT_TRUE(b->contains("model: A"));
+  EXPECT_TRUE(b->contains("model: B"));
+  EXPECT_TRUE(b->contains("model: C | (concurrent)"));
+  EXPECT_FALSE(b->contains("crash: PUT"));  // (deaths are never suppressed)
+  EXPECT_EQ(b->entries()[0].script, "req 1 on c0: {}\n");
+  // Two runs' outputs concatenated: one baseline, each identity once.
+  auto two = Baseline::parse(out + out + "{\"findings\":[{\"identity\":\"model: D\"}]}\n",
+                             "runs.out");
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->entries().size(), 4u);
+  // A pretty-printed array of findings.
+  auto arr = Baseline::parse("[\n {\"identity\": \"model: E\"}\n]\n", "a.json");
+  ASSERT_TRUE(arr);
+  EXPECT_TRUE(arr->contains("model: E"));
+  // No JSON: one identity a line.
+  auto lines = Baseline::parse("# main, 2024-05-01\nmodel: F | x | alone\n\n", "b.txt");
+  ASSERT_TRUE(lines);
+  EXPECT_EQ(lines->entries().size(), 1u);
+  EXPECT_TRUE(lines->contains("model: F | x | alone"));
+  // A summary with no findings is an empty baseline; JSON without any is
+  // an error; so is a file that cannot be read.
+  auto empty = Baseline::parse("{\"violation\":false,\"findings\":[],\"races\":[]}", "e");
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->entries().empty());
+  EXPECT_FALSE(empty->none());
+  EXPECT_FALSE(Baseline::parse("{\"a\":1}", "x.json"));
+  EXPECT_FALSE(Baseline::load("/nonexistent/baseline.json"));
+  EXPECT_TRUE(Baseline{}.none());
+}
+
+// Both ways: a baseline of the bug's own findings suppresses them (counted,
+// no finding, the run goes on); what the run then reports, if anything, is
+// a finding the baseline does not hold; another bug is reported.
+TEST(Baseline, AKnownFindingIsCountedNotReportedAndANewOneIsReported) {
+  const Baseline known = baseline_of("create-204", {1, 2, 3});
+  ASSERT_EQ(known.entries().size(), 1u);
+  FuzzSummary s;
+  const Found f = first_finding("create-204", 1, known, &s, 2);
+  // (create-204 shows in other shapes too, e.g. a PUT with a control
+  // character in a field value the server may serve: a new identity)
+  if (s.first) EXPECT_FALSE(known.contains(f.identity)) << f.identity;
+  EXPECT_GT(s.counters.baseline_known, 0u);
+  EXPECT_FALSE(s.baseline_counts.empty());
+  for (const auto& [id, n] : s.baseline_counts) EXPECT_TRUE(known.contains(id)) << id;
+
+  // Another bug on a server with a baseline of create-204's: reported.
+  FuzzSummary other;
+  const Found g = first_finding("range-end-exclusive", 1, known, &other);
+  ASSERT_TRUE(other.first.has_value());
+  EXPECT_FALSE(known.contains(g.identity)) << g.identity;
+}
+
+// A bug whose counterexample looks like a known one's (the same request, a
+// PUT over an existing resource answered 204, on the same kind of script)
+// is not suppressed by the other's baseline.
+TEST(Baseline, AnotherBugWithASimilarRequestIsNotSuppressed) {
+  const Baseline known = baseline_of("etag-reuse", {1, 2, 3});
+  FuzzSummary s;
+  const Found f = first_finding("if-match-skipped", 1, known, &s);
+  ASSERT_TRUE(s.first.has_value()) << "if-match-skipped was taken for etag-reuse";
+  EXPECT_FALSE(known.contains(f.identity));
+
+  const Baseline weak = baseline_of("if-match-weak", {1, 2, 3});
+  FuzzSummary t;
+  const Found g = first_finding("if-match-skipped", 2, weak, &t);
+  ASSERT_TRUE(t.first.has_value()) << "if-match-skipped was taken for if-match-weak";
+  EXPECT_FALSE(weak.contains(g.identity)) << g.identity;
+}
+
+}  // namespace
+}  // namespace dualfuzz::campaign
