@@ -443,7 +443,25 @@ class Run {
       auto s = streams_.find(msg.conn);
       if (s == streams_.end()) continue;  // already closed on our side
       if (!msg.bytes.empty()) s->second->feed(msg.bytes);
-      if (msg.eof) s->second->on_eof();
+      // A reset (not a close) may have lost bytes the server sent (RFC 9112
+      // §9.6: a server that closes at once risks the client "not being able
+      // to read the last HTTP response"; it SHOULD close in stages): what
+      // arrived stays judged, a response cut short is not a malformed one.
+      if (msg.eof && msg.error.empty()) s->second->on_eof();
+      if (msg.eof && !msg.error.empty() && !pending_[msg.conn].empty() && !res_.advisory) {
+        oracle::Verdict v;
+        v.status = oracle::Verdict::Status::Reject;
+        v.event_index = res_.events.size() ? res_.events.size() - 1 : 0;
+        v.explanation = "RFC 9112 §9.6 (SHOULD): the server reset c" +
+                        std::to_string(msg.conn) + " (" + msg.error + ") with " +
+                        std::to_string(pending_[msg.conn].size()) +
+                        " request(s) unanswered, instead of closing in stages";
+        v.reasons.push_back(oracle::Reason::generic(oracle::Reason::Kind::Other,
+                                                    "connection", v.explanation));
+        v.reasons.back().clause = "RFC 9112 §9.6";
+        res_.advisory = std::move(v);
+        res_.advisory_rule = "RFC 9112 §9.6: a reset with requests unanswered";
+      }
       bool closing = false;
       while (!done()) {
         auto resp = s->second->next();

@@ -173,6 +173,24 @@ TEST(Executor, CloseMidResponseIsAProtocolViolation) {
   EXPECT_NE(r.report().find("closed in the middle"), std::string::npos);
 }
 
+// A reset, unlike a close, may lose what the server sent (RFC 9112 §9.6:
+// Python's http.server closes at once with a pipelined request unread):
+// the cut answer is no violation, the reset an advisory.
+TEST(Executor, ResetMidResponseIsAnAdvisoryNotAViolation) {
+  auto r = play(
+      [](ConnId c, const std::string&) {
+        return std::vector<Transport::Incoming>{{c,
+                                                 "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+                                                 /*eof=*/true,
+                                                 "Connection reset by peer"}};
+      },
+      kGet);
+  EXPECT_NE(r.outcome, RunResult::Outcome::ProtocolViolation) << r.report();
+  EXPECT_FALSE(r.violation()) << r.report();
+  ASSERT_TRUE(r.advisory) << r.report();
+  EXPECT_NE(r.advisory->explanation.find("RFC 9112 §9.6"), std::string::npos);
+}
+
 TEST(Executor, SilenceIsALivenessViolationOnlyWhenAskedFor) {
   auto silent = [](ConnId, const std::string&) {
     return std::vector<Transport::Incoming>{};

@@ -175,7 +175,10 @@ TEST(HttpSiteScript, ParsesAndReadsOnlyTheSite) {
       const std::string m = harness::string_field(r->body, "method");
       EXPECT_TRUE(m == "GET" || m == "HEAD" || m == "OPTIONS") << m;
     }
-  EXPECT_EQ(reads, 14u);
+  // Seven reads a path, and once a run an HTTP/1.0 GET and an offer of h2c.
+  EXPECT_EQ(reads, 16u);
+  EXPECT_NE(text.find("\"version\":\"HTTP/1.0\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"upgrade\":\"h2c\""), std::string::npos) << text;
   // --shared-server: every read marked so, none left as the fixed kind.
   const std::string shared = site_script({"/a.txt"}, /*shared=*/true);
   EXPECT_EQ(shared.find("\"site\":true"), std::string::npos) << shared;

@@ -141,7 +141,9 @@ std::string print_well_formed(const Json& ir) {
   if (path.empty()) path = "/";
   std::string body;
   if (ir.is_object() && ir.contains("body")) body = text_of(ir["body"]);
-  std::string out = method + " " + path + " HTTP/1.1\r\n";
+  // HTTP/1.0 when the IR asks (RFC 9112 §2.3), else HTTP/1.1.
+  const char* version = str_field(ir, "version", "") == "HTTP/1.0" ? "HTTP/1.0" : "HTTP/1.1";
+  std::string out = method + " " + path + " " + version + "\r\n";
   const bool host = print_fields(ir, out);
   if (!host) out += "Host: localhost\r\n";
   if (ir.is_object() && ir.contains("chunks") && ir["chunks"].is_array()) {
@@ -227,7 +229,7 @@ Json canonical_request(const Json& ir, std::string_view printed) {
   p.feed(printed);
   auto q = p.next();
   if (!q) return ir;  // unreachable: the printer always frames one request
-  q->erase("version");
+  if ((*q)["version"] != "HTTP/1.0") q->erase("version");  // (1.1: the default)
   Json& h = (*q)["headers"];
   h.erase("content-length");
   bool had_host = false;

@@ -23,6 +23,12 @@ bool closes_connection(const harness::Json& request, const harness::Json& respon
     const auto s = response.find("status");
     if (s != response.end() && *s == 101) return true;
   }
+  // An HTTP/1.0 request: the connection persists only by the keep-alive
+  // mechanism (RFC 9112 §9.3), which the tester does not use.
+  if (request.is_object()) {
+    const auto v = request.find("version");
+    if (v != request.end() && *v == "HTTP/1.0") return true;
+  }
   return connection_options(request).count("close") > 0 ||
          connection_options(response).count("close") > 0;
 }

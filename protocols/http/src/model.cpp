@@ -512,6 +512,7 @@ struct HttpRequest final : oracle::DecodedRequest {
   // neither T nor F (RFC 4918 §10.2, §10.6): the server may refuse it.
   bool odd_depth = false;
   bool chunked = false;  // content sent chunked (Transfer-Encoding)
+  bool upgrade = false;  // an offer to switch protocols (RFC 9110 §7.8)
   // COPY, MOVE: the path is the Destination or below it (the request may
   // overwrite its own source).
   bool within_destination = false;
@@ -649,8 +650,9 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr,
                *range = nullptr, *if_range = nullptr, *if_ = nullptr, *dest = nullptr,
                *depth = nullptr, *overwrite = nullptr, *te = nullptr, *host = nullptr,
-               *expect = nullptr;
+               *expect = nullptr, *upgrade = nullptr;
     pick(*headers, {{"if-match", &im},
+                    {"upgrade", &upgrade},
                     {"if-none-match", &inm},
                     {"if-unmodified-since", &ius},
                     {"if-modified-since", &ims},
@@ -664,6 +666,10 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                     {"host", &host},
                     {"expect", &expect}});
     if (expect) d->odd_expect = !expects_only_continue(expect);
+    // "A server MUST ignore an Upgrade header field that is received in an
+    // HTTP/1.0 request" (RFC 9110 §7.8).
+    const Json* version = field(r, "version");
+    d->upgrade = upgrade && !(version && *version == "HTTP/1.0");
     if (host)
       d->host = host->is_string() ? classify_host(text(host)) : HostField::kInvalid;
     d->chunked = te != nullptr;
@@ -1132,6 +1138,7 @@ constexpr Clause kLocked = "RFC 4918 §7, §11.3";
 constexpr Clause kIfHeader = "RFC 4918 §10.4";
 constexpr Clause kDepth = "RFC 4918 §10.2, §10.6";
 constexpr Clause kLengthRequired = "RFC 9110 §15.5.12";
+constexpr Clause kUpgrade = "RFC 9110 §7.8";
 constexpr Clause kUnknownState = "RFC 4918 (a path whose state the model does not know)";
 
 // The statuses 100-599 that `keep` keeps, as one pattern. Each set is built
@@ -1460,6 +1467,13 @@ Tree serve_dav_stated(const Ev& e) {
   // §15.5.12): chunked content may be refused so, and nothing changes.
   if (q.chunked)
     t = oracle::choose(respond(e, status_only({411}), kLengthRequired), std::move(t));
+  // A server offered another protocol may switch (§7.8: a 101, and the
+  // request's answer comes in that protocol, which the model does not read:
+  // a safe request changed nothing, another may have done anything).
+  if (q.upgrade)
+    t = oracle::choose(std::move(t), q.safe ? respond(e, status_only({101}), kUpgrade)
+                                            : respond(e, status_only({101}),
+                                                      unknown_state(e), kUpgrade));
   return t;
 }
 

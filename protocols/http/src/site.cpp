@@ -97,6 +97,18 @@ std::string site_script(const std::vector<std::string>& paths, bool shared) {
     // (Safe: what the server allows on it, a 405 with Allow if it refuses.)
     s += req(p, "OPTIONS", Json::object());
   }
+  // Once per run, on the first path: an HTTP/1.0 GET (the answer's framing,
+  // RFC 9112 §6.1) and an offer to switch to h2c (a 101 names what it
+  // switches to, RFC 9110 §7.8). Each ends its connection (closes_after).
+  if (!paths.empty()) {
+    std::string old = req(paths.front(), "GET", Json::object());
+    old.insert(old.find("\"method\""), "\"version\":\"HTTP/1.0\",");
+    s += old;
+    s += req(paths.front(), "GET",
+             {{"upgrade", "h2c"},
+              {"connection", "Upgrade, HTTP2-Settings"},
+              {"http2-settings", "AAMAAABkAAQAoAAAAAIAAAAA"}});
+  }
   return s;
 }
 
