@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -350,6 +351,41 @@ int main(int argc, char** argv) {
         "an "
         "execution with the oracle on (%.1f us)\n",
         us, 1e6 * wall / static_cast<double>(n), 100 * us / on_us, on_us);
+  }
+  // The message rules (Protocol::MessageRules), on by default in every
+  // execution: each recorded request and response through one checker per
+  // execution, timed as the direct measure.
+  if (p.protocol().new_message_rules) {
+    double spent = 0;
+    std::size_t n = 0, breaks = 0;
+    std::map<std::string, std::size_t> kinds;  // (advisories: the server follows every MUST)
+    for (const auto start = Clock::now(); seconds_since(start) < slice * rounds;)
+      for (const auto& evs : recorded) {
+        const double t = cpu_seconds();
+        auto rules = p.protocol().new_message_rules();
+        std::map<oracle::Label, const oracle::Json*> asked;
+        for (const auto& e : evs) {
+          if (e.kind == oracle::Event::Kind::Request) {
+            asked[e.label] = &e.payload();
+            rules->sent(e.payload());
+          } else if (e.kind == oracle::Event::Kind::Response) {
+            const auto q = asked.find(e.label - 1);
+            for (const auto& b :
+                 rules->received(q == asked.end() ? nullptr : q->second, e.payload())) {
+              ++breaks;
+              ++kinds[b.text];
+            }
+          }
+        }
+        spent += cpu_seconds() - t;
+        ++n;
+      }
+    const double us = 1e6 * spent / static_cast<double>(n);
+    std::printf(
+        "message rules: %.1f us/exec CPU: %.1f%% of an execution with the oracle on "
+        "(%.1f us); %zu breaks in %zu executions\n",
+        us, 100 * us / on_us, on_us, breaks, n);
+    for (const auto& [text, count] : kinds) std::printf("  %zu x %s\n", count, text.c_str());
   }
   const double runs = static_cast<double>(oracle_runs);
   std::printf(

@@ -256,9 +256,17 @@ std::string HttpServerCore::render(const Reply& r, bool close) const {
   std::string out =
       "HTTP/1.1 " + std::to_string(r.status) + " " + reason(r.status) + "\r\n";
   out += "Date: " + format_http_date(clock_) + "\r\nServer: dualfuzz-reference\r\n";
-  for (const auto& [k, v] : r.headers) out += k + ": " + v + "\r\n";
+  bool typed = false;
+  for (const auto& [k, v] : r.headers) {
+    out += k + ": " + v + "\r\n";
+    typed = typed || lower(k) == "content-type";
+  }
   if (close) out += "Connection: close\r\n";
   const bool bodyless = r.status == 204 || r.status == 304;
+  // "A sender that generates a message containing content SHOULD generate a
+  // Content-Type header field" (RFC 9110 §8.3); HEAD's as GET's (§9.3.2).
+  if (!bodyless && !r.body.empty() && !typed)
+    out += "Content-Type: application/octet-stream\r\n";
   const bool chunked =
       bug("chunked-decimal") && r.status == 200 && !r.head && r.body.size() >= 16;
   if (chunked) {
