@@ -60,6 +60,41 @@ inline bool concurrent(const harness::Protocol& p, const harness::RunResult& r) 
   return !overlapping_requests(p, r).empty();
 }
 
+// An answer that closes its connection, judged as the answer to a request
+// that has later ones pipelined behind it on that connection which the
+// (shrunk) violation still needs: most likely the answer to one of those
+// later requests, sent ahead of the earlier ones' answers (RFC 9112 §9.3.2:
+// responses in the order of the requests; Node's own 400 to bytes after a
+// `Connection: close` request is written so). One defect whichever request
+// it overtook: named by the answer alone, "model: an answer ahead of an
+// earlier request's (RFC 9112 §9.3.2) -> 400".
+inline bool ahead_of_its_turn(const harness::Protocol& p, const harness::RunResult& r) {
+  const harness::Json* kill = killing_request(r);
+  if (!kill || !p.closes_after || r.blamed_event() >= r.events.size()) return false;
+  const harness::Json& answer = r.events[r.blamed_event()].payload();
+  if (!p.closes_after(harness::Json::object(), answer)) return false;
+  const auto wire = wire_conns(r);
+  harness::Label label = 0;
+  for (const auto& m : r.trace.messages()) {
+    if (&m.ir == kill) {
+      label = m.label;
+      continue;
+    }
+    if (!label) continue;
+    if (harness::request_of(m.label) == label) return false;  // its answer came
+    if (harness::is_request_label(m.label) && wire.count(m.label) && wire.count(label) &&
+        wire.at(m.label) == wire.at(label))
+      return true;
+  }
+  return false;
+}
+inline std::string ahead_key(const harness::Protocol& p, const harness::RunResult& r) {
+  const std::string answer = p.response_shape(r.events[r.blamed_event()].payload());
+  return std::string(kind_name(r.outcome)) +
+         ": an answer ahead of an earlier request's (RFC 9112 §9.3.2) -> " +
+         (answer.empty() ? "?" : answer);
+}
+
 // The signature of a (minimized) violating run, to deduplicate findings:
 //   "model: PUT if-none-match -> 204 after PUT"
 //   "model: PUT -> 201 (concurrent)"
@@ -96,6 +131,7 @@ inline std::string signature_of(const harness::Protocol& p, const harness::RunRe
   // other requests left in its counterexample are noise: it is named by
   // its killing request alone.
   if (concurrent(p, r)) return quick_key(p, r) + " (concurrent)";
+  if (ahead_of_its_turn(p, r)) return ahead_key(p, r);
   const std::string key = p.race_key(*kill);
   std::string before, after;  // shapes of the other requests on the path
   bool seen_kill = false;

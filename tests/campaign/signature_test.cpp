@@ -1,0 +1,63 @@
+// Signatures name one defect once: an answer that overtakes an earlier
+// request's (RFC 9112 §9.3.2) is named by the answer alone, whichever
+// request it was taken for; an answer to its own request keeps its name.
+#include "dualfuzz/campaign/signature.h"
+
+#include <gtest/gtest.h>
+
+#include "dualfuzz/http/plugin.h"
+
+namespace dualfuzz::campaign {
+namespace {
+
+using harness::Json;
+
+Json req(const char* method, Json headers = Json::object()) {
+  if (headers.is_null()) headers = Json::object();
+  return {{"method", method}, {"path", "/a"}, {"headers", headers}};
+}
+Json answer(int status, bool close) {
+  Json h = Json::object();
+  if (close) h["connection"] = "close";
+  return {{"status", status}, {"headers", h}, {"body", ""}};
+}
+
+// Requests 1, 3, ... pipelined on c0 in order, then one answer to the first,
+// judged a model violation.
+harness::RunResult run(std::vector<Json> requests, const Json& first_answer) {
+  harness::RunResult r;
+  r.outcome = harness::RunResult::Outcome::ModelViolation;
+  harness::Label l = 1;
+  for (Json& q : requests) {
+    r.events.push_back(oracle::Event::request(0, l, q));
+    r.trace.add(l, 0, std::move(q));
+    l += 2;
+  }
+  r.events.push_back(oracle::Event::response(0, 2, first_answer));
+  r.trace.add(2, 0, first_answer);
+  r.verdict.status = oracle::Verdict::Status::Reject;
+  r.verdict.event_index = r.events.size() - 1;
+  return r;
+}
+
+TEST(Signature, AnAnswerAheadOfItsTurnIsNamedByTheAnswer) {
+  const harness::Protocol p = http::plugin().protocol;
+  const std::string a =
+      signature_of(p, run({req("OPTIONS"), req("LOCK", {{"connection", "close"}}),
+                           req("PUT")},
+                          answer(400, true)));
+  const std::string b =
+      signature_of(p, run({req("GET", {{"connection", "close"}}), req("PATCH")},
+                          answer(400, true)));
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("RFC 9112 §9.3.2"), std::string::npos) << a;
+  // Not when nothing was pipelined behind it, nor when the answer does not
+  // close the connection: the request's own answer.
+  const std::string alone = signature_of(p, run({req("GET")}, answer(400, true)));
+  EXPECT_EQ(alone.find("9.3.2"), std::string::npos) << alone;
+  const std::string open = signature_of(p, run({req("GET"), req("PUT")}, answer(400, false)));
+  EXPECT_EQ(open.find("9.3.2"), std::string::npos) << open;
+}
+
+}  // namespace
+}  // namespace dualfuzz::campaign
