@@ -25,7 +25,9 @@ class ForwardStream final : public harness::ResponseStream {
   std::optional<Json> next() override {
     auto q = parser_.next();
     if (!q) return std::nullopt;
-    q->erase("version");
+    // HTTP/1.1 is the default; an HTTP/1.0 request is kept so (its answer is
+    // framed and closed as RFC 9112 §6.1 and §9.3 have it).
+    if ((*q)["version"] != "HTTP/1.0") q->erase("version");
     return mark_via(std::move(*q));
   }
   bool failed() const override { return parser_.failed(); }
@@ -37,8 +39,12 @@ class ForwardStream final : public harness::ResponseStream {
 
 http::ResponseFraming framing(const Json& answer, const Json& forwarded) {
   http::ResponseFraming f;
-  f.chunked =
-      answer.is_object() && answer.contains("chunked") && answer["chunked"] == true;
+  // "A server MUST NOT send a response containing Transfer-Encoding unless
+  // the corresponding request indicates HTTP/1.1" (RFC 9112 §6.1).
+  const bool old = forwarded.is_object() && forwarded.contains("version") &&
+                   forwarded["version"] == "HTTP/1.0";
+  f.chunked = !old && answer.is_object() && answer.contains("chunked") &&
+              answer["chunked"] == true;
   f.head = method_of(forwarded) == "HEAD";
   return f;
 }
