@@ -102,16 +102,19 @@ bool ViolationShrinker::shows(const Script& s, const std::string& key, int tries
 // candidate that must show the same violation at the same request without
 // it.
 void ViolationShrinker::add_lighter(const ShrinkState& s,
-                                    std::vector<ShrinkCandidate>& out) const {
+                                    std::vector<ShrinkCandidate>& out,
+                                    bool restating_only) const {
   const Json* kill = killing_request(s.run);
   if (!kill) return;
   for (std::size_t i = 0; i < s.script.steps.size(); ++i) {
     const auto* q = std::get_if<harness::RequestStep>(&s.script.steps[i]);
     if (!q || s.run.trace.find(q->label) != kill) continue;
     for (const harness::Protocol::Lighter& l : p_.lighter(q->body, *kill)) {
+      if (restating_only && !l.restates) continue;
       ShrinkCandidate c = candidate(Kind::Lighter, s.script, 3);
       std::get<harness::RequestStep>(c.script.steps[i]).body = l.body;
       c.want = model_key(p_, p_.request_shape(l.sent), s.run);
+      c.restates = l.restates;
       out.push_back(std::move(c));
     }
     return;
@@ -152,6 +155,10 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
                                                            bool flaky) const {
   std::vector<ShrinkCandidate> out;
   if (!o_.same_violation) {
+    // (Any violation will do, but a restated precondition must still show
+    // this one: it tells two defects of one field apart, e.g. If-Match
+    // ignored from If-Match compared weakly.)
+    add_lighter(s, out, /*restating_only=*/true);
     for (Script& c : mutator::structural_candidates(s.script, failing_run(p_, s.run),
                                                     p_.functions, p_.required_fields))
       out.push_back(candidate(Kind::Structural, std::move(c), 1));
@@ -194,9 +201,13 @@ mutator::Tested<ShrinkState> ViolationShrinker::test(const ShrinkCandidate& c,
     if (c.kind == Kind::Lighter) {
       // ... and for no new reason: without If-Match, a PUT that ignored it
       // may still fail for reusing an ETag, which is another bug.
-      key = c.want;
-      ok = x.violation() && quick_key(p_, x) == key &&
-           std::ranges::includes(reasons(p_, from.run), reasons(p_, x));
+      // (Shrinking to any violation, the state keeps its key: the outcome's.)
+      if (o_.same_violation) key = c.want;
+      const std::set<std::string> was = reasons(p_, from.run), now = reasons(p_, x);
+      ok = x.violation() && quick_key(p_, x) == c.want &&
+           (c.restates ? std::ranges::any_of(
+                             now, [&](const std::string& r) { return was.count(r) > 0; })
+                       : std::ranges::includes(was, now));
     } else if (c.kind == Kind::Serialized && !ok &&
                x.outcome == RunResult::Outcome::ModelViolation && killing_request(x)) {
       // Another violation in sequence (a DELETE that ignored If-None-Match,

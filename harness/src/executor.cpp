@@ -137,19 +137,25 @@ class Run {
                       " (" + level + "): " + b.text + "\n" + about + "\n";
         return;
       }
-      if (res_.advisory) continue;
-      oracle::Verdict v;
-      v.status = oracle::Verdict::Status::Reject;
-      v.event_index = res_.events.size() - 1;
-      v.explanation = b.clause + " (" + level + "): " + b.text + " (" + about + ")";
-      oracle::Reason why = oracle::Reason::generic(oracle::Reason::Kind::Other, "response",
-                                                   b.text);
-      why.clause = b.clause;
-      why.observed = b.detail;
-      v.reasons.push_back(std::move(why));
-      res_.advisory = std::move(v);
-      res_.advisory_rule = b.clause + ": " + b.text;
+      advise(b.clause, b.text, "response", b.text + " (" + about + ")", b.detail);
     }
+  }
+  // The run's advisory (the first only): a SHOULD of `clause` the server did
+  // not follow, `rule` its identity, `what` the sentence for a person.
+  void advise(const std::string& clause, const std::string& rule, const char* location,
+              const std::string& what, const std::string& observed) {
+    if (res_.advisory) return;
+    oracle::Verdict v;
+    v.status = oracle::Verdict::Status::Reject;
+    v.event_index = res_.events.empty() ? 0 : res_.events.size() - 1;
+    v.explanation = clause + " (SHOULD): " + what;
+    oracle::Reason why =
+        oracle::Reason::generic(oracle::Reason::Kind::Other, location, rule);
+    why.clause = clause;
+    why.observed = observed;
+    v.reasons.push_back(std::move(why));
+    res_.advisory = std::move(v);
+    res_.advisory_rule = clause + ": " + rule;
   }
 
   // RunResult::advisory: a passing run judged again with every SHOULD a
@@ -448,20 +454,12 @@ class Run {
       // to read the last HTTP response"; it SHOULD close in stages): what
       // arrived stays judged, a response cut short is not a malformed one.
       if (msg.eof && msg.error.empty()) s->second->on_eof();
-      if (msg.eof && !msg.error.empty() && !pending_[msg.conn].empty() && !res_.advisory) {
-        oracle::Verdict v;
-        v.status = oracle::Verdict::Status::Reject;
-        v.event_index = res_.events.size() ? res_.events.size() - 1 : 0;
-        v.explanation = "RFC 9112 §9.6 (SHOULD): the server reset c" +
-                        std::to_string(msg.conn) + " (" + msg.error + ") with " +
-                        std::to_string(pending_[msg.conn].size()) +
-                        " request(s) unanswered, instead of closing in stages";
-        v.reasons.push_back(oracle::Reason::generic(oracle::Reason::Kind::Other,
-                                                    "connection", v.explanation));
-        v.reasons.back().clause = "RFC 9112 §9.6";
-        res_.advisory = std::move(v);
-        res_.advisory_rule = "RFC 9112 §9.6: a reset with requests unanswered";
-      }
+      if (msg.eof && !msg.error.empty() && !pending_[msg.conn].empty())
+        advise("RFC 9112 §9.6", "a reset with requests unanswered", "connection",
+               "the server reset c" + std::to_string(msg.conn) + " (" + msg.error +
+                   ") with " + std::to_string(pending_[msg.conn].size()) +
+                   " request(s) unanswered, instead of closing in stages",
+               "");
       bool closing = false;
       while (!done()) {
         auto resp = s->second->next();

@@ -418,24 +418,24 @@ class WordMemo {
     // earlier: most of a successor's channels are its parent's) carries its
     // id in its tag.
     const std::uint64_t mine = std::uint64_t{serial_} << 32;
-    h.net.for_each_channel_tagged([&](ConnId c, std::atomic<std::uint64_t>& tag,
-                                      auto&& channel) {
-      const std::uint64_t t = tag.load(std::memory_order_relaxed);
-      if (serial_ != 0 && (t & ~std::uint64_t{0xffffffff}) == mine) {
-        words_.push_back(static_cast<std::uint32_t>(t));
-        return;
-      }
-      const auto [rq, rs] = channel();
-      channel_.clear();
-      channel_.push_back(c);
-      channel_.push_back(static_cast<std::uint32_t>(rq.size()));
-      for (const Request& r : rq) channel_.push_back(r.label);
-      for (const Network::InFlight& x : rs)
-        channel_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
-      const std::uint32_t id = channels_.insert(channel_).first;
-      if (serial_ != 0) tag.store(mine | id, std::memory_order_relaxed);
-      words_.push_back(id);
-    });
+    h.net.for_each_channel_tagged(
+        [&](ConnId c, std::atomic<std::uint64_t>& tag, auto&& channel) {
+          const std::uint64_t t = tag.load(std::memory_order_relaxed);
+          if (serial_ != 0 && (t & ~std::uint64_t{0xffffffff}) == mine) {
+            words_.push_back(static_cast<std::uint32_t>(t));
+            return;
+          }
+          const auto [rq, rs] = channel();
+          channel_.clear();
+          channel_.push_back(c);
+          channel_.push_back(static_cast<std::uint32_t>(rq.size()));
+          for (const Request& r : rq) channel_.push_back(r.label);
+          for (const Network::InFlight& x : rs)
+            channel_.push_back(patterns_.id(x.pattern, x.pattern.hash()));
+          const std::uint32_t id = channels_.insert(channel_).first;
+          if (serial_ != 0) tag.store(mine | id, std::memory_order_relaxed);
+          words_.push_back(id);
+        });
     return entries_.insert(i, words_);
   }
 
@@ -452,7 +452,7 @@ class WordMemo {
   Interner<ModelState> states_;
   Interner<ConstraintStore> stores_;
   Interner<Sym> patterns_;
-  WordSet channels_;  // connection, requests in flight, their labels, responses
+  WordSet channels_;         // connection, requests in flight, their labels, responses
   PositionedWords entries_;  // (position: the table; the rest: the words)
   std::vector<std::uint32_t> words_, channel_;  // (the hypothesis being inserted)
 };
@@ -780,6 +780,9 @@ void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& c
           cur.server = cur.server.step(true);
           continue;
         }
+        case EventKind::Resolve:
+          cur.server = cur.server.step(cur.store.resolve(ev.sym));
+          continue;
         case EventKind::Assume:
           if (cur.store.add(cur.store.resolve(ev.sym), *solver_) == Sat::No)
             break;  // dies
@@ -903,7 +906,8 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
   }
   Guard g = guard(*p, v, &h.store, ctx.wants_reason());
   // (Read before the response leaves the network; only when explaining.)
-  const Network::InFlight* front = ctx.wants_reason() ? h.net.front_in_flight(c) : nullptr;
+  const Network::InFlight* front =
+      ctx.wants_reason() ? h.net.front_in_flight(c) : nullptr;
   const Clause clause = front ? front->clause : nullptr;
   // The state the server received the request in: h's own is the state
   // after it (and after any request absorbed since), the one a server
@@ -969,17 +973,16 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
   const bool none_closed = closed.empty();
   h.net.for_each_ready([&](ConnId d, const Request& front) {
     own_request = own_request || d == c;
-    keys.push_back(Key{own_first && d != c, !none_closed && closed.count(d) > 0,
-                       front.label, d});
+    keys.push_back(
+        Key{own_first && d != c, !none_closed && closed.count(d) > 0, front.label, d});
   });
   if (!own_request && ctx.wants_reason())
     ctx.reason(Reason::generic(
         Reason::Kind::NothingOutstanding, "connection",
-        keys.empty()
-            ? "no request is outstanding on connection " + std::to_string(c) +
-                  ", so no response can arrive there"
-            : "the server answers in order on each connection, and connection " +
-                  std::to_string(c) + " has nothing left to answer"));
+        keys.empty() ? "no request is outstanding on connection " + std::to_string(c) +
+                           ", so no response can arrive there"
+                     : "the server answers in order on each connection, and connection " +
+                           std::to_string(c) + " has nothing left to answer"));
   // Oldest request first: the likeliest order of execution, which is the
   // order the depth-first check tries first (as Porcupine does).
   // Requests of closed connections go last: they may wait forever, so
@@ -1194,8 +1197,9 @@ bool HypothesisSearch::catch_up(std::size_t end, std::vector<Hypothesis>& out, C
         // (What this search sets aside is positioned at p.)
         log_current_ = p;
         current_logged_ = true;
-        StepOutcome o = response_received(ob.conn, ob.label, *ob.body, 0,
-                                          closed_aside ? SetAside::Closed : SetAside::None);
+        StepOutcome o =
+            response_received(ob.conn, ob.label, *ob.body, 0,
+                              closed_aside ? SetAside::Closed : SetAside::None);
         if (o.status == StepOutcome::Status::GaveUp) {
           ok = false;
           ctx.gave_up = true;

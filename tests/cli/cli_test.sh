@@ -151,7 +151,8 @@ case $t in
     ;;
   fuzz_keep_going)
     # --keep-going reports the first violation and goes on until --seconds.
-    [ "$(code "$dualfuzz" fuzz --target inprocess:etag-reuse --seconds 4 --seed 1 \
+    # (8 s, not 4: under a loaded ctest -j the first finding came late.)
+    [ "$(code "$dualfuzz" fuzz --target inprocess:etag-reuse --seconds 8 --seed 1 \
          --connections 2 --keep-going --json -q)" = 1 ] || fail "exit code: $(cat err.txt)"
     tail -1 out.txt > summary.json
     python3 - summary.json <<'PY' || fail "summary: $(cat summary.json)"
@@ -164,17 +165,17 @@ assert len(set(sigs)) == len(sigs), "a signature listed twice"
 first = min(x["first_seconds"] for x in v)
 # It went on: the run lasted its budget, well past the first violation,
 # and executed more scripts after it.
-assert j["seconds"] >= 3.5 and first < 3, (j["seconds"], first)
+assert j["seconds"] >= 7.5 and first < 6, (j["seconds"], first)
 assert j["executions"] > max(x["first_execution"] for x in v), "stopped at a violation"
 for x in v:
     assert x["kind"] in ("model", "protocol", "liveness"), x["kind"]
-    assert x["count"] >= 1
+    assert x["count"] >= 1, x
     # A finding whose requests overlapped in time hangs on the interleaving:
     # its replay may not meet the same one, and the summary says so. Every
     # sequential finding must replay.
     assert x["reproduced"] is True or (x["reproduced"] is False and x["overlapping"]), x
     assert x["script"].startswith("req ") or "\nreq " in x["script"], x["script"]
-    assert 0 < x["min_steps"] <= x["steps"]
+    assert 0 < x["min_steps"] <= x["steps"], x
 # The minimized etag-reuse counterexample is found more than once in 4 s.
 assert sum(x["count"] for x in v) > len(v), "no repeat counted"
 assert any(x["reproduced"] is True and not x["overlapping"] for x in v), "no sequential finding"

@@ -159,6 +159,44 @@ TEST(HttpHeuristics, MutationSendsExpectationsButNotToProxies) {
   EXPECT_GT(dropped, 20);
 }
 
+// The forms of request the message rules need (TRACE, CONNECT, OPTIONS *,
+// an h2c offer with and without its connection option, and with Expect:
+// 100-continue) come from the syntax mutation; never from the proxy's.
+TEST(HttpHeuristics, MutationSendsTheRareFormsButNotToProxies) {
+  const harness::Protocol p = protocol();
+  harness::Protocol::Context ctx;
+  const Jexp put = Jexp::object({{"method", Jexp::scalar("PUT")},
+                                 {"path", Jexp::scalar("/a")},
+                                 {"body", Jexp::scalar("x")}});
+  std::mt19937_64 rng(11);
+  std::set<std::string> seen;
+  for (int i = 0; i < 4000; ++i) {
+    const Jexp m = p.mutate_request(rng, put, ctx);
+    const std::string method = harness::string_field(m, "method");
+    const std::string path = harness::string_field(m, "path");
+    if (method == "TRACE") {
+      seen.insert("TRACE");
+      EXPECT_EQ(m.find("body"), nullptr);  // (RFC 9110 §9.3.8: a client MUST NOT)
+    }
+    if (method == "CONNECT") {
+      seen.insert("CONNECT " + path);
+      EXPECT_EQ(header(m, "host"), "\"" + path + "\"");
+    }
+    if (method == "OPTIONS" && path == "*") seen.insert("OPTIONS *");
+    if (header(m, "upgrade") == "\"h2c\"") {
+      seen.insert(header(m, "connection").empty() ? "upgrade alone" : "upgrade");
+      if (header(m, "expect") == "\"100-continue\"") seen.insert("upgrade expect");
+    }
+    const Jexp w = mutate_well_formed(rng, put, ctx);
+    EXPECT_NE(harness::string_field(w, "method"), "CONNECT");
+    EXPECT_NE(harness::string_field(w, "method"), "TRACE");
+    EXPECT_EQ(header(w, "upgrade"), "");
+  }
+  EXPECT_EQ(seen,
+            (std::set<std::string>{"TRACE", "CONNECT dualfuzz.invalid:80", "OPTIONS *",
+                                   "upgrade", "upgrade alone", "upgrade expect"}));
+}
+
 // Byte-level edits: a field sent blind, or a target that is not plain; a
 // request that has a blind field gets it edited further. The well-formed
 // mutation (the proxy plug-in's) never makes either.

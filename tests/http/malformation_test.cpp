@@ -179,6 +179,47 @@ TEST(Malformation, ModelMayRejectIsAnErrorOrServedAsWellFormed) {
   EXPECT_FALSE(accepted({{put, resp(400)}, {req("GET", "/a"), resp(200, {}, "x")}}));
 }
 
+// "A recipient that receives whitespace between the start-line and the
+// first header field MUST either reject the message as invalid or consume
+// each whitespace-preceded line without further processing of it" (RFC 9112
+// §2.2). The line is a Range: a server that read it answers 206.
+TEST(Malformation, AWhitespacePrecededLineIsRefusedOrIgnored) {
+  const Json get = with(req("GET", "/a"), "whitespace-line");
+  EXPECT_NE(print_request(get).find("HTTP/1.1\r\n Range: bytes=0-0\r\n"),
+            std::string::npos);
+  const Json put = req("PUT", "/a", {}, "hello");
+  EXPECT_TRUE(accepted({{put, resp(201)}, {get, resp(200, {}, "hello")}}));
+  EXPECT_TRUE(accepted({{put, resp(201)}, {get, resp(400)}}));
+  EXPECT_FALSE(accepted(
+      {{put, resp(201)}, {get, resp(206, {{"content-range", "bytes 0-0/5"}}, "h")}}));
+  // With a Range of its own, the answer is judged by that one.
+  Json ranged = with(req("GET", "/a", {{"range", "bytes=1-1"}}), "whitespace-line");
+  EXPECT_TRUE(accepted(
+      {{put, resp(201)}, {ranged, resp(206, {{"content-range", "bytes 1-1/5"}}, "e")}}));
+  EXPECT_FALSE(accepted(
+      {{put, resp(201)}, {ranged, resp(206, {{"content-range", "bytes 0-0/5"}}, "h")}}));
+}
+
+// "a server that is expecting to receive and parse a request-line SHOULD
+// ignore at least one empty line (CRLF) received prior to the request-line"
+// (RFC 9112 §2.2): served, or refused (an advisory: a violation only under
+// the strict reading, which turns every SHOULD into a MUST).
+TEST(Malformation, AnEmptyLineBeforeTheRequestLineShouldBeIgnored) {
+  const Json get = with(req("GET", "/a"), "leading-empty-line");
+  EXPECT_TRUE(print_request(get).starts_with("\r\nGET /a HTTP/1.1\r\n"));
+  const Json put = req("PUT", "/a", {}, "x");
+  auto judged = [&](const Json& answer, bool strict) {
+    return test::judged(server_model(Consistency::Atomic, {.strict = strict}),
+                        test::one_connection({{put, resp(201)}, {get, answer}}))
+        .accepted();
+  };
+  EXPECT_TRUE(judged(resp(200, {}, "x"), false));
+  EXPECT_TRUE(judged(resp(200, {}, "x"), true));
+  EXPECT_TRUE(judged(resp(400), false));
+  EXPECT_FALSE(judged(resp(400), true));
+  EXPECT_FALSE(judged(resp(200, {}, "y"), false));
+}
+
 TEST(Malformation, ModelAbsoluteFormMustBeServed) {
   const Json put = req("PUT", "/a", {}, "x");
   EXPECT_TRUE(accepted(

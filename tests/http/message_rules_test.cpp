@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "dualfuzz/http/codec.h"
+#include "dualfuzz/http/connection_options.h"
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/http/protocol.h"
 
@@ -54,6 +55,48 @@ TEST(MessageRules, AWellFormedAnswerBreaksNothing) {
   EXPECT_EQ(judge(get(), ok200("ETag: \"1\"\r\nServer: x/1.0 (y)\r\n")), V{});
 }
 
+// "A server MUST NOT send any Transfer-Encoding or Content-Length header
+// fields in a 2xx (Successful) response to CONNECT" (RFC 9110 §8.6, RFC 9112
+// §6.1); its connection is a tunnel after the header section (§9.3.6).
+TEST(MessageRules, ATwoHundredToConnect) {
+  const Json connect = {{"method", "CONNECT"},
+                        {"path", "dualfuzz.invalid:80"},
+                        {"headers", {{"host", "dualfuzz.invalid:80"}}}};
+  EXPECT_EQ(judge(connect, "HTTP/1.1 200 OK\r\n" + std::string(kDate) + "\r\n"), V{});
+  EXPECT_EQ(judge(connect, "HTTP/1.1 200 OK\r\n" + std::string(kDate) +
+                               "Content-Length: 0\r\n\r\n"),
+            V{"MUST: Content-Length in a 2xx response to CONNECT"});
+  EXPECT_EQ(judge(connect, "HTTP/1.1 200 OK\r\n" + std::string(kDate) +
+                               "Transfer-Encoding: chunked\r\n\r\n"),
+            V{"MUST: Transfer-Encoding in a 2xx response to CONNECT"});
+  // A refusal is an ordinary response, with content.
+  EXPECT_EQ(judge(connect, "HTTP/1.1 405 No\r\n" + std::string(kDate) +
+                               "Allow: GET\r\nContent-Type: text/plain\r\n"
+                               "Content-Length: 2\r\n\r\nno"),
+            V{});
+}
+
+// The codec reads a 2xx to CONNECT as the last HTTP on its connection: the
+// tunnel's bytes are not a response, and the connection is done.
+TEST(MessageRules, AConnectionTunnelledByConnectSpeaksHttpNoMore) {
+  ResponseParser p;
+  p.expect("CONNECT");
+  p.expect("GET");
+  p.feed("HTTP/1.1 200 Connection established\r\n\r\n\x16\x03\x01garbage");
+  p.on_eof();
+  auto r = p.next();
+  ASSERT_TRUE(r) << p.error();
+  EXPECT_EQ((*r)["status"], 200);
+  EXPECT_EQ((*r)["body"], "");
+  EXPECT_FALSE(p.next());
+  EXPECT_FALSE(p.failed()) << p.error();
+  const Json connect = {{"method", "CONNECT"}, {"path", "dualfuzz.invalid:80"}};
+  EXPECT_TRUE(closes_connection(connect, *r));
+  EXPECT_FALSE(
+      closes_connection(connect, {{"status", 407}, {"headers", Json::object()}}));
+  EXPECT_FALSE(closes_connection(get(), *r));
+}
+
 TEST(MessageRules, RepeatedSingletonFieldLines) {
   EXPECT_EQ(judge(get(), ok200("ETag: \"1\"\r\nETag: \"1\"\r\n")),
             V{"MUST: more than one etag field line"});
@@ -65,7 +108,8 @@ TEST(MessageRules, FramingOf1xxAnd204) {
   EXPECT_EQ(judge(get(), std::string("HTTP/1.1 204 No Content\r\n") + kDate +
                              "Content-Length: 0\r\n\r\n"),
             V{"MUST: Content-Length in a 204 response"});
-  EXPECT_EQ(judge(get(), std::string("HTTP/1.1 204 No Content\r\n") + kDate + "\r\n"), V{});
+  EXPECT_EQ(judge(get(), std::string("HTTP/1.1 204 No Content\r\n") + kDate + "\r\n"),
+            V{});
   EXPECT_EQ(judge(get(), "HTTP/1.1 100 Continue\r\nTransfer-Encoding: chunked\r\n\r\n" +
                              ok200()),
             V{"MUST: Transfer-Encoding in a 1xx response"});
@@ -76,8 +120,9 @@ TEST(MessageRules, FieldsAStatusRequires) {
   const std::string d = kDate;
   EXPECT_EQ(judge(get(), "HTTP/1.1 401 No\r\n" + d + "Content-Length: 0\r\n\r\n"),
             V{"MUST: a 401 response without www-authenticate"});
-  EXPECT_EQ(judge(get(), "HTTP/1.1 401 No\r\n" + d +
-                             "WWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n"),
+  EXPECT_EQ(judge(get(),
+                  "HTTP/1.1 401 No\r\n" + d +
+                      "WWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n"),
             V{});
   EXPECT_EQ(judge(get(), "HTTP/1.1 405 No\r\n" + d + "Content-Length: 0\r\n\r\n"),
             V{"MUST: a 405 response without allow"});
@@ -86,23 +131,28 @@ TEST(MessageRules, FieldsAStatusRequires) {
   // A redirect's Location is a SHOULD: an advisory.
   EXPECT_EQ(judge(get(), "HTTP/1.1 301 Moved\r\n" + d + "Content-Length: 0\r\n\r\n"),
             V{"SHOULD: a 301 response without location"});
-  EXPECT_EQ(judge(get(), "HTTP/1.1 301 Moved\r\n" + d + "Location: /b\r\nContent-Length: 0\r\n\r\n"),
+  EXPECT_EQ(judge(get(), "HTTP/1.1 301 Moved\r\n" + d +
+                             "Location: /b\r\nContent-Length: 0\r\n\r\n"),
             V{});
-  EXPECT_EQ(judge(get(), "HTTP/1.1 205 Reset\r\n" + d + "Content-Length: 2\r\n\r\nhi"),
-            (V{"MUST: content in a 205 response", "SHOULD: content without Content-Type"}));
+  EXPECT_EQ(
+      judge(get(), "HTTP/1.1 205 Reset\r\n" + d + "Content-Length: 2\r\n\r\nhi"),
+      (V{"MUST: content in a 205 response", "SHOULD: content without Content-Type"}));
 }
 
 TEST(MessageRules, GrammarOfEachLine) {
   EXPECT_EQ(judge(get(), ok200("ETag: 1\r\n")),
             V{"MUST: a etag field that does not match its grammar ([ W/ ] DQUOTE *etagc "
               "DQUOTE)"});
-  EXPECT_EQ(judge(get(), ok200("Last-Modified: Sunday, 06-Nov-94 08:49:37 GMT\r\n")).size(), 1u);
+  EXPECT_EQ(
+      judge(get(), ok200("Last-Modified: Sunday, 06-Nov-94 08:49:37 GMT\r\n")).size(),
+      1u);
   EXPECT_EQ(judge(get(), ok200("X-Anything: 1 2 3\r\n")), V{});
 }
 
 TEST(MessageRules, DateOnceTheServerShowsAClock) {
   auto rules = new_message_rules();
-  const std::string undated = "HTTP/1.1 200 OK\r\nContent-Type: a/b\r\nContent-Length: 0\r\n\r\n";
+  const std::string undated =
+      "HTTP/1.1 200 OK\r\nContent-Type: a/b\r\nContent-Length: 0\r\n\r\n";
   // No Date yet: the server may have no clock (§6.6.1): an advisory.
   EXPECT_EQ(judge(*rules, get(), undated),
             V{"SHOULD: a 2xx-4xx response without Date (no clock shown)"});
@@ -117,10 +167,12 @@ TEST(MessageRules, A304RepeatsThe200sFields) {
   auto rules = new_message_rules();
   EXPECT_EQ(judge(*rules, get(), ok200("ETag: \"1\"\r\nVary: accept\r\n")), V{});
   const Json cond = get("/a", {{"if-none-match", "\"1\""}});
-  EXPECT_EQ(judge(*rules, cond, std::string("HTTP/1.1 304 NM\r\n") + kDate + "ETag: \"1\"\r\n\r\n"),
+  EXPECT_EQ(judge(*rules, cond,
+                  std::string("HTTP/1.1 304 NM\r\n") + kDate + "ETag: \"1\"\r\n\r\n"),
             V{"MUST: a 304 without a field its 200 had"});
   EXPECT_EQ(judge(*rules, cond,
-                  std::string("HTTP/1.1 304 NM\r\n") + kDate + "ETag: \"1\"\r\nVary: accept\r\n\r\n"),
+                  std::string("HTTP/1.1 304 NM\r\n") + kDate +
+                      "ETag: \"1\"\r\nVary: accept\r\n\r\n"),
             V{});
   EXPECT_EQ(judge(*rules, cond,
                   std::string("HTTP/1.1 304 NM\r\n") + kDate +
@@ -133,7 +185,8 @@ TEST(MessageRules, A304RepeatsThe200sFields) {
   // A 206 likewise (§15.3.7).
   EXPECT_EQ(judge(*rules, get("/a", {{"range", "bytes=0-0"}}),
                   std::string("HTTP/1.1 206 P\r\n") + kDate +
-                      "Content-Type: text/plain\r\nContent-Range: bytes 0-0/2\r\nContent-Length: 1\r\n\r\nh"),
+                      "Content-Type: text/plain\r\nContent-Range: bytes "
+                      "0-0/2\r\nContent-Length: 1\r\n\r\nh"),
             V{"MUST: a 206 without a field its 200 had"});
 }
 
@@ -160,18 +213,22 @@ TEST(MessageRules, HeadAndGetFieldsAreASHOULD) {
 TEST(MessageRules, SwitchingProtocols) {
   const std::string d = kDate;
   const Json plain = get();
-  EXPECT_EQ(judge(plain, "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\nConnection: upgrade\r\n\r\n"),
-            V{"MUST: a 101 switching to a protocol the request did not offer"});
+  EXPECT_EQ(
+      judge(plain,
+            "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\nConnection: upgrade\r\n\r\n"),
+      V{"MUST: a 101 switching to a protocol the request did not offer"});
   const Json asks = get("/a", {{"upgrade", "h2c"}, {"connection", "upgrade"}});
-  EXPECT_EQ(judge(asks, "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\nConnection: upgrade\r\n\r\n"
-                        "\x00\x00\x12 binary"),
+  EXPECT_EQ(judge(asks,
+                  "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\nConnection: upgrade\r\n\r\n"
+                  "\x00\x00\x12 binary"),
             V{});
   EXPECT_EQ(judge(asks, "HTTP/1.1 101 Switching\r\nConnection: upgrade\r\n\r\n"),
             V{"MUST: a 101 response without upgrade"});
   const Json expects = get("/a", {{"upgrade", "h2c"}, {"expect", "100-continue"}});
   EXPECT_EQ(judge(expects, "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\n\r\n"),
             V{"MUST: a 101 to Expect: 100-continue without a 100"});
-  EXPECT_EQ(judge(expects, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 S\r\nUpgrade: h2c\r\n\r\n"),
+  EXPECT_EQ(judge(expects,
+                  "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 S\r\nUpgrade: h2c\r\n\r\n"),
             V{});
 }
 

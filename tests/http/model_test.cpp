@@ -1105,6 +1105,27 @@ TEST(HttpModelMethods, OptionsUnknownMethodsAnd405NeedsAllow) {
       {put_ten(), {req("FOO", "/a"), resp(204)}, {req("GET", "/a"), resp(404)}}));
 }
 
+// TRACE (RFC 9110 §9.3.8) and OPTIONS * (§9.3.7) are safe, CONNECT
+// (§9.3.6) names another host: any answer (a reflection, a tunnel, a
+// refusal), and no resource of the server changes.
+TEST(HttpModelMethods, TraceConnectAndOptionsAsteriskChangeNothing) {
+  const Json kEcho = {{"content-type", "message/http"}};
+  const Json connect =
+      req("CONNECT", "dualfuzz.invalid:80", {{"host", "dualfuzz.invalid:80"}});
+  for (const auto& [q, a] :
+       {std::pair{req("TRACE", "/a"), resp(200, kEcho, "TRACE /a HTTP/1.1\r\n\r\n")},
+        std::pair{req("TRACE", "/a"), resp(405, {{"allow", "GET"}})},
+        std::pair{req("TRACE", "/b"), resp(501)}, std::pair{connect, resp(400)},
+        std::pair{connect, resp(502)}, std::pair{connect, resp(200)},
+        std::pair{req("OPTIONS", "*"), resp(200, {{"allow", "GET"}})},
+        std::pair{req("OPTIONS", "*"), resp(501)}}) {
+    EXPECT_TRUE(accepted({put_ten(), {q, a}, {req("GET", "/a"), resp(200, {}, kTen)}}))
+        << q << a;
+    EXPECT_FALSE(accepted({put_ten(), {q, a}, {req("GET", "/a"), resp(404)}})) << q << a;
+    EXPECT_FALSE(accepted({{q, a}, {req("GET", "/a"), resp(200, {}, kTen)}})) << q << a;
+  }
+}
+
 TEST(HttpModelRange, ContentRangeIsCanonicalized) {
   Json a = normalize_response({{"status", 206},
                                {"headers",

@@ -126,17 +126,56 @@ TEST(HttpSite, TheLeniencyOfAnyPathHoldsOnTheSite) {
   EXPECT_FALSE(accepted({{site(req("GET", "/f")), resp(412)}}));
 }
 
-TEST(HttpSite, RangesOfUnreadBytesAreNotSliced) {
-  // The model holds the content as a variable: a 206's part is not checked
-  // (its validators are), a 200 still must be the whole content.
+TEST(HttpSite, RangesOfShownBytesAreSlicesOfThem) {
+  // Once a 200 showed the bytes, the model reads them (oracle::resolve): a
+  // 206 is their slice with a Content-Range saying so (RFC 9110 §14.4,
+  // §15.3.7), a HEAD's Content-Length their length (§8.6).
   const std::pair<Json, Json> shown = {site(req("GET", "/f")),
                                        resp(200, tag("\"1\""), "abcdef")};
-  EXPECT_TRUE(accepted({shown,
-                        {site(req("GET", "/f", {{"range", "bytes=1-2"}})),
-                         resp(206, tag("\"1\""), "bc")}}));
-  EXPECT_FALSE(accepted({shown,
-                         {site(req("GET", "/f", {{"range", "bytes=1-2"}})),
-                          resp(200, tag("\"1\""), "bc")}}));
+  auto part = [](const char* range, const char* body) {
+    Json h = tag("\"1\"");
+    h["content-range"] = range;
+    return resp(206, h, body);
+  };
+  const Json ranged = site(req("GET", "/f", {{"range", "bytes=1-2"}}));
+  EXPECT_TRUE(accepted({shown, {ranged, part("bytes 1-2/6", "bc")}}));
+  EXPECT_FALSE(accepted({shown, {ranged, part("bytes 1-2/6", "xy")}}));
+  EXPECT_FALSE(accepted({shown, {ranged, part("bytes 0-1/6", "ab")}}));
+  EXPECT_FALSE(accepted({shown, {ranged, part("bytes 1-2/7", "bc")}}));
+  EXPECT_FALSE(accepted({shown, {ranged, resp(200, tag("\"1\""), "bc")}}));
+  // With a new tag (a touched file) the slice is still of the same bytes.
+  Json retagged = tag("\"2\"");
+  retagged["content-range"] = "bytes 1-2/6";
+  EXPECT_TRUE(accepted({shown, {ranged, resp(206, retagged, "bc")}}));
+  // Past the end: 416 (§15.5.17), not a part.
+  const Json past = site(req("GET", "/f", {{"range", "bytes=10-"}}));
+  EXPECT_TRUE(accepted({shown, {past, resp(416, {{"content-range", "bytes */6"}})}}));
+  EXPECT_FALSE(accepted({shown, {past, part("bytes 10-10/6", "")}}));
+  // HEAD after the bytes were shown: a Content-Length must be theirs.
+  EXPECT_TRUE(accepted({shown, {site(req("HEAD", "/f")), resp(200, tag("\"1\""))}}));
+  Json six = tag("\"1\""), five = tag("\"1\"");
+  six["content-length"] = "6";
+  five["content-length"] = "5";
+  EXPECT_TRUE(accepted({shown, {site(req("HEAD", "/f")), resp(200, six)}}));
+  EXPECT_FALSE(accepted({shown, {site(req("HEAD", "/f")), resp(200, five)}}));
+}
+
+TEST(HttpSite, RangesOfUnreadBytesAreNotSliced) {
+  // Only validators were shown (a HEAD): the content is still a variable,
+  // so a 206's part is not checked (its validators are); a later 200 binds
+  // the bytes, and the ranges after it are slices.
+  const std::pair<Json, Json> head = {site(req("HEAD", "/f")), resp(200, tag("\"1\""))};
+  Json h = tag("\"1\"");
+  h["content-range"] = "bytes 1-2/6";
+  const Json ranged = site(req("GET", "/f", {{"range", "bytes=1-2"}}));
+  EXPECT_TRUE(accepted({head, {ranged, resp(206, h, "xy")}}));
+  EXPECT_TRUE(accepted({head,
+                        {ranged, resp(206, h, "xy")},
+                        {site(req("GET", "/f")), resp(200, tag("\"1\""), "abcdef")},
+                        {ranged, resp(206, h, "bc")}}));
+  EXPECT_FALSE(accepted({head,
+                         {site(req("GET", "/f")), resp(200, tag("\"1\""), "abcdef")},
+                         {ranged, resp(206, h, "xy")}}));
 }
 
 TEST(HttpSiteLinks, PagesSitemapsAndLocation) {

@@ -75,5 +75,51 @@ TEST(Namespace, DestinationFollowsThePath) {
   EXPECT_EQ(p["headers"]["destination"], "/r7-e");
 }
 
+// A target that names no resource keeps its form: CONNECT's authority (RFC
+// 9112 §3.2.3), OPTIONS's asterisk (§3.2.4).
+TEST(Namespace, AuthorityAndAsteriskStayAsTheyAre) {
+  const Json c = {{"method", "CONNECT"}, {"path", "dualfuzz.invalid:80"}};
+  EXPECT_EQ(namespace_request(c, "r7-"), c);
+  const Json o = {{"method", "OPTIONS"}, {"path", "*"}};
+  EXPECT_EQ(namespace_request(o, "r7-"), o);
+  EXPECT_EQ(namespace_request({{"method", "OPTIONS"}, {"path", "/a"}}, "r7-")["path"],
+            "/r7-a");
+}
+
+}  // namespace
+}  // namespace dualfuzz::http
+
+namespace dualfuzz::http {
+namespace {
+
+// The shrinker's lighter variants of a request (Protocol::lighter): each
+// precondition dropped, and an entity-tag precondition naming no
+// representation, with the request as it would then be sent; none for a
+// tag already unrelated.
+TEST(Lighter, DropsEachPreconditionAndUnrelatesEachTag) {
+  const harness::FunctionRegistry fns;
+  const harness::Jexp body = *harness::parse_jexp(
+      R"({"method":"PUT","path":"/a","headers":{"If-Match":"W/\"2\"","if-unmodified-since":"x"}})",
+      fns);
+  const Json sent = {
+      {"method", "PUT"},
+      {"path", "/a"},
+      {"headers", {{"if-match", "W/\"2\""}, {"if-unmodified-since", "x"}}}};
+  const auto all = lighter(body, sent);
+  std::vector<Json> shown;
+  for (const auto& l : all) shown.push_back(l.sent["headers"]);
+  EXPECT_EQ(shown, (std::vector<Json>{{{"if-unmodified-since", "x"}},
+                                      {{"if-match", "\"dualfuzz-unrelated\""},
+                                       {"if-unmodified-since", "x"}},
+                                      {{"if-match", "W/\"2\""}}}));
+  EXPECT_EQ(harness::print_jexp(*all[1].body.find("headers")->find("If-Match")),
+            "\"\\\"dualfuzz-unrelated\\\"\"");
+  EXPECT_FALSE(all[0].restates);
+  EXPECT_TRUE(all[1].restates);
+  // Already unrelated: only the drop.
+  const auto again = lighter(all[1].body, all[1].sent);
+  EXPECT_EQ(again.size(), 3u - 1u);
+}
+
 }  // namespace
 }  // namespace dualfuzz::http

@@ -142,7 +142,8 @@ std::string print_well_formed(const Json& ir) {
   std::string body;
   if (ir.is_object() && ir.contains("body")) body = text_of(ir["body"]);
   // HTTP/1.0 when the IR asks (RFC 9112 §2.3), else HTTP/1.1.
-  const char* version = str_field(ir, "version", "") == "HTTP/1.0" ? "HTTP/1.0" : "HTTP/1.1";
+  const char* version =
+      str_field(ir, "version", "") == "HTTP/1.0" ? "HTTP/1.0" : "HTTP/1.1";
   std::string out = method + " " + path + " " + version + "\r\n";
   const bool host = print_fields(ir, out);
   if (!host) out += "Host: localhost\r\n";
@@ -400,6 +401,12 @@ void MessageReader::finish() {
   // A 1xx response is interim: its request still waits (but for a 101,
   // whose request's answer comes in the new protocol).
   const bool interim = role_ == Role::kResponse && status < 200 && status != 101;
+  // After a 101, or a 2xx to CONNECT (a tunnel "immediately after the empty
+  // line that concludes the header fields", RFC 9110 §9.3.6), the connection
+  // no longer speaks HTTP.
+  const bool switched =
+      status == 101 || (status >= 200 && status < 300 && !methods_.empty() &&
+                        methods_.front() == "CONNECT");
   if (interim) {
     interim_.push_back({{"status", status}, {"fields", std::move(cur_["fields"])}});
   } else {
@@ -408,7 +415,7 @@ void MessageReader::finish() {
     ready_.push_back(std::move(cur_));
   }
   cur_ = Json();
-  state_ = status == 101 ? State::kSwitched : State::kStart;
+  state_ = switched ? State::kSwitched : State::kStart;
   header_bytes_ = 0;
 }
 
@@ -420,7 +427,9 @@ void MessageReader::start_body() {
   if (role_ == Role::kResponse) {
     int status = cur_["status"].get<int>();
     const std::string method = methods_.empty() ? "" : methods_.front();
-    if (method == "HEAD" || status < 200 || status == 204 || status == 304)
+    // (A 2xx to CONNECT has no content: its connection is a tunnel, §6.3.)
+    if (method == "HEAD" || status < 200 || status == 204 || status == 304 ||
+        (method == "CONNECT" && status < 300))
       return finish();
     if (te != h.end()) {  // RFC 9112 §6.3: Transfer-Encoding overrides Content-Length
       state_ =

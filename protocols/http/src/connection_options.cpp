@@ -22,6 +22,10 @@ bool closes_connection(const harness::Json& request, const harness::Json& respon
   if (response.is_object()) {
     const auto s = response.find("status");
     if (s != response.end() && *s == 101) return true;
+    // So is a connection tunnelled by a 2xx to CONNECT (RFC 9110 §9.3.6).
+    if (s != response.end() && s->is_number_integer() && *s >= 200 && *s < 300 &&
+        request.is_object() && request.value("method", harness::Json()) == "CONNECT")
+      return true;
   }
   // An HTTP/1.0 request: the connection persists only by the keep-alive
   // mechanism (RFC 9112 §9.3), which the tester does not use.

@@ -83,8 +83,8 @@ struct Cursor {
         i += 2;
         continue;
       }
-      if (!(c == '\t' || c == ' ' || (c >= 0x21 && c <= 0x27) || (c >= 0x2a && c <= 0x5b) ||
-            (c >= 0x5d && c <= 0x7e) || obs_text(c)))
+      if (!(c == '\t' || c == ' ' || (c >= 0x21 && c <= 0x27) ||
+            (c >= 0x2a && c <= 0x5b) || (c >= 0x5d && c <= 0x7e) || obs_text(c)))
         break;
       ++i;
     }
@@ -159,7 +159,9 @@ bool delay_or_date(std::string_view v) {
   return imf_fixdate(v) || (!v.empty() && std::all_of(v.begin(), v.end(), digit));
 }
 
-bool digits(std::string_view v) { return !v.empty() && std::all_of(v.begin(), v.end(), digit); }
+bool digits(std::string_view v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), digit);
+}
 
 bool product(Cursor& c) {
   if (!c.token()) return false;
@@ -181,12 +183,14 @@ bool server(std::string_view v) {
 }
 
 bool content_range(std::string_view v) {
-  if (v.substr(0, 6) == "bytes ") return canonical_content_range(std::string(v)).has_value();
+  if (v.substr(0, 6) == "bytes ")
+    return canonical_content_range(std::string(v)).has_value();
   Cursor c{v};
   // other-range-unit SP other-range-resp (*CHAR)
   return c.token() && c.eat(' ') &&
-         std::all_of(v.begin() + static_cast<long>(c.i), v.end(),
-                     [](char x) { return x > 0 && static_cast<unsigned char>(x) < 0x80; });
+         std::all_of(v.begin() + static_cast<long>(c.i), v.end(), [](char x) {
+           return x > 0 && static_cast<unsigned char>(x) < 0x80;
+         });
 }
 
 // language-tag (RFC 5646), as its common form: 1*8ALPHA *( "-" 1*8alphanum ).
@@ -311,6 +315,8 @@ constexpr std::array kGrammars = {
 
 }  // namespace
 
+std::span<const FieldGrammar> field_grammars() { return kGrammars; }
+
 const FieldGrammar* field_grammar(std::string_view name) {
   for (const FieldGrammar& g : kGrammars)
     if (g.name == name) return &g;
@@ -334,15 +340,17 @@ bool entity_tag(std::string_view v) {
 bool imf_fixdate(std::string_view v) {
   static constexpr std::string_view kDays[] = {"Mon", "Tue", "Wed", "Thu",
                                                "Fri", "Sat", "Sun"};
-  static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  static constexpr std::string_view kMonths[] = {
+      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   if (v.size() != 29 || v.substr(3, 2) != ", " || v[7] != ' ' || v[11] != ' ' ||
       v[16] != ' ' || v[19] != ':' || v[22] != ':' || v.substr(25) != " GMT")
     return false;
   auto two = [&](std::size_t at, int max) {
-    return digit(v[at]) && digit(v[at + 1]) && (v[at] - '0') * 10 + (v[at + 1] - '0') <= max;
+    return digit(v[at]) && digit(v[at + 1]) &&
+           (v[at] - '0') * 10 + (v[at + 1] - '0') <= max;
   };
-  return std::find(std::begin(kDays), std::end(kDays), v.substr(0, 3)) != std::end(kDays) &&
+  return std::find(std::begin(kDays), std::end(kDays), v.substr(0, 3)) !=
+             std::end(kDays) &&
          two(5, 31) && v.substr(5, 2) != "00" &&
          std::find(std::begin(kMonths), std::end(kMonths), v.substr(8, 3)) !=
              std::end(kMonths) &&

@@ -571,6 +571,50 @@ Jexp blind_edit(std::mt19937_64& rng, const Jexp& req, Fields f) {
   return Jexp::object(std::move(f));
 }
 
+// The forms of request an origin server rarely sees but answers by the RFC
+// all the same (message_rules.h checks the answers): TRACE (RFC 9110
+// §9.3.8; no content, a client MUST NOT send it), CONNECT to an authority
+// that never resolves (§9.3.6; ".invalid", RFC 6761; its Host is that
+// authority, RFC 9112 §3.2), OPTIONS * (§9.3.7), and an offer to switch
+// to h2c (§7.8), with or without the Upgrade connection option, and with
+// Expect: 100-continue when it has content (a 100 then comes before a 101).
+// Syntax mutations only: a proxy would open the tunnel's connection.
+Jexp other_form(std::mt19937_64& rng, const Jexp& req, Fields f) {
+  auto drop = [&f](std::initializer_list<std::string_view> keys) {
+    std::erase_if(f, [keys](const auto& kv) {
+      return std::find(keys.begin(), keys.end(), kv.first) != keys.end();
+    });
+  };
+  switch (pick(rng, 4)) {
+    case 0:
+      drop({"body", "chunks", "chunk-ext"});
+      set_field(f, "method", Jexp::scalar("TRACE"));
+      return Jexp::object(std::move(f));
+    case 1: {
+      const std::string authority = "dualfuzz.invalid:80";
+      return Jexp::object(
+          {{"method", Jexp::scalar("CONNECT")},
+           {"path", Jexp::scalar(authority)},
+           {"headers", Jexp::object({{"host", Jexp::scalar(authority)}})}});
+    }
+    case 2:
+      return Jexp::object(
+          {{"method", Jexp::scalar("OPTIONS")}, {"path", Jexp::scalar("*")}});
+    default: {
+      Fields h = fields_of(req.find("headers"),
+                           {"upgrade", "connection", "http2-settings", "expect"});
+      h.emplace_back("upgrade", Jexp::scalar("h2c"));
+      h.emplace_back("http2-settings", Jexp::scalar("AAMAAABkAAQAoAAAAAIAAAAA"));
+      if (pick(rng, 3) != 0)
+        h.emplace_back("connection", Jexp::scalar("Upgrade, HTTP2-Settings"));
+      if (!string_field(req, "body").empty() && pick(rng, 2) == 0)
+        h.emplace_back("expect", Jexp::scalar("100-continue"));
+      set_field(f, "headers", Jexp::object(std::move(h)));
+      return Jexp::object(std::move(f));
+    }
+  }
+}
+
 Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Context& ctx,
             bool syntax) {
   if (req.kind() != Jexp::Kind::Object) return generate_request(rng, ctx);
@@ -619,7 +663,9 @@ Jexp mutate(std::mt19937_64& rng, const Jexp& req, const harness::Protocol::Cont
   // A field sent blind is edited further half the time: the stacks of edits
   // a coverage-guided engine keeps are where it gets past a parser's checks.
   if (syntax && req.find("havoc") && pick(rng, 2) == 0) return blind_edit(rng, req, f);
-  switch (pick(rng, syntax ? 14 : 10)) {
+  switch (pick(rng, syntax ? 15 : 10)) {
+    case 14:
+      return other_form(rng, req, f);
     case 13:
       return blind_edit(rng, req, f);
     case 0:

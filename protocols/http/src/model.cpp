@@ -41,9 +41,15 @@ struct Resource {
   // needs the bytes (a range's slice, Content-Length, "the same content")
   // is left open.
   bool known = true;
+  // A representation the model has seen rather than stored (a site's file,
+  // what a POST made): its validators may change at any time (a touched
+  // file), so each request is served against validators of its own
+  // (serve_dav). Once an answer has shown its bytes it is read (read_state):
+  // known, and still seen.
+  bool seen = false;
   friend bool operator==(const Resource& a, const Resource& b) {
-    return a.body == b.body && a.known == b.known && a.content == b.content &&
-           a.etag == b.etag && a.modified == b.modified;
+    return a.body == b.body && a.known == b.known && a.seen == b.seen &&
+           a.content == b.content && a.etag == b.etag && a.modified == b.modified;
   }
 };
 struct PathState {
@@ -421,12 +427,39 @@ Resource make_resource(std::string body, Sym etag, Sym modified) {
 // A representation the model has seen but not read: its content, tag and
 // time are variables (bound by the answers that show them).
 Resource make_observed(Sym content, Sym etag, Sym modified) {
-  Resource r{"",   std::move(etag), std::move(modified), {}, {}, {}, std::move(content),
-             false};
+  Resource r{
+      "",  std::move(etag), std::move(modified), {}, {}, {}, std::move(content), false,
+      true};
   r.headers = headers_pattern(r.etag);
   r.head_headers = r.headers;  // (its Content-Length is not known)
   r.dates = dates_pattern(r.modified);
   return r;
+}
+
+// `f` with validators `etag`, `modified`: as it was otherwise (its bytes
+// known or not, seen or stored).
+Resource revalidated(const Resource& f, Sym etag, Sym modified) {
+  if (!f.known) return make_observed(f.content, std::move(etag), std::move(modified));
+  Resource r = make_resource(f.body, std::move(etag), std::move(modified));
+  r.seen = f.seen;
+  return r;
+}
+
+// A state whose seen representation's content `c` is now a constant (an
+// earlier answer showed it: oracle::resolve): the same, read (its bytes
+// known, so a range is their slice and a HEAD's Content-Length their
+// length). nullopt when there is nothing to read.
+std::optional<PathState> read_state(const PathState& st, const Sym& c) {
+  if (!st.file || st.file->known || !c.is_const() || !c.value().is_string())
+    return std::nullopt;
+  PathState read = st;
+  read.file =
+      make_resource(c.value().get<std::string>(), st.file->etag, st.file->modified);
+  read.file->seen = true;
+  return read;
+}
+bool unread(const PathState& st) {
+  return st.file && !st.file->known && !st.file->content.is_const();
 }
 
 // A precondition field (If-Match, If-None-Match) as sent: present or not,
@@ -481,9 +514,11 @@ enum class Method {
   Put,
   Delete,
   Options,
-  Post,   // RFC 9110 §9.3.3
-  Patch,  // RFC 5789
-  Other,  // a method the model does not know
+  Post,     // RFC 9110 §9.3.3
+  Patch,    // RFC 5789
+  Other,    // a method the model does not know
+  Trace,    // RFC 9110 §9.3.8
+  Connect,  // RFC 9110 §9.3.6
   Propfind,
   Proppatch,
   Mkcol,
@@ -631,6 +666,8 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
               : m == "MOVE"sv      ? Method::Move
               : m == "LOCK"sv      ? Method::Lock
               : m == "UNLOCK"sv    ? Method::Unlock
+              : m == "TRACE"sv     ? Method::Trace
+              : m == "CONNECT"sv   ? Method::Connect
                                    : Method::Other;
   d->path = std::string(text(path));
   d->plain = plain_path(d->path);
@@ -735,6 +772,11 @@ Ev evaluation(const Request& q, const oracle::ModelState& ms, const Tree& waitin
 
 // An answer that changes nothing. Under a weaker consistency a PUT or
 // DELETE answered so is still a write in progress until it is answered.
+// A precondition of RFC 9110 §13.1 was sent (valid or not, If-Range aside).
+bool preconditioned(const HttpRequest& q) {
+  return q.if_match.present || q.if_none_match.present || q.has_ius || q.ims;
+}
+
 Tree respond(const Ev& e, Sym pattern, Clause clause) {
   if (e->world && (e->req().method == Method::Put || e->req().method == Method::Delete)) {
     World w = *e->world;
@@ -1039,9 +1081,7 @@ Tree handle_method(const Ev& e) {
   // (With preconditions, a 412 instead breaks §13.2.1.)
   if ((e->req().safe || e->req().method == Method::Delete) && !e->file()) {
     const HttpRequest& q = e->req();
-    const bool conditional =
-        q.if_match.present || q.if_none_match.present || q.has_ius || q.ims;
-    return respond(e, status_only({404}), conditional ? kIgnored : kNotFound);
+    return respond(e, status_only({404}), preconditioned(q) ? kIgnored : kNotFound);
   }
   // The model keeps paths independent, so it cannot know whether /a/b's
   // parent collection exists: a PUT there may fail with 409 and change
@@ -1212,9 +1252,8 @@ Tree touch(const Ev& e, Sym pattern, bool lockable, Clause clause) {
   return oracle::fresh(Sort::Int, "last-modified", [=](const Sym& m) {
     Tree tagged = oracle::fresh(Sort::Str, "etag", [=](const Sym& t) {
       const Resource& f = *e->file();
-      PathState next{
-          f.known ? make_resource(f.body, t, m) : make_observed(f.content, t, m), m,
-          false, lockable || e->st().lockable, e->st().assume};
+      PathState next{revalidated(f, t, m), m, false, lockable || e->st().lockable,
+                     e->st().assume};
       return respond(e, pattern, next, clause);
     });
     return oracle::assume(oracle::le(e->st().clock, m), tagged);
@@ -1252,8 +1291,7 @@ Tree unknown_answer(const Ev& e) {
 
 // A precondition or a range was sent: the answer may be other than 200.
 bool conditional(const HttpRequest& q) {
-  return q.if_match.present || q.if_none_match.present || q.has_ius || q.ims ||
-         q.range || q.if_range.present;
+  return preconditioned(q) || q.range || q.if_range.present;
 }
 
 PathState fixed_state(const Ev& e) {
@@ -1300,9 +1338,9 @@ Tree fixed_answer(const Ev& e) {
                            e->st().assume};
       return oracle::choose(
           std::move(shown),
-          oracle::choose(respond(e, status_only({404, 410}), gone, kNotFound),
-                         respond(e, conditional(q) ? not_shown() : not_shown_plain(),
-                                 kFixed)));
+          oracle::choose(
+              respond(e, status_only({404, 410}), gone, kNotFound),
+              respond(e, conditional(q) ? not_shown() : not_shown_plain(), kFixed)));
     }
     case Method::Put:
     case Method::Delete:
@@ -1417,12 +1455,12 @@ Tree serve_dav(const Ev& e) {
   // is served against validators of its own, which its answer binds. What
   // is judged is each answer against its own validators (a 304 exactly when
   // the tags it shows match, §13.1.2) and the content against the first.
-  if (e->file() && !e->file()->known)
+  if (e->file() && e->file()->seen)
     return oracle::fresh(Sort::Str, "etag", [e](const Sym& t) {
       return oracle::fresh(Sort::Int, "last-modified", [e, t](const Sym& m) {
         auto r = std::make_shared<Evaluation>(*e);
         r->own = e->st();
-        r->own->file = make_observed(e->file()->content, t, m);
+        r->own->file = revalidated(*e->file(), t, m);
         r->state = &*r->own;
         return serve_dav_stated(r);
       });
@@ -1440,12 +1478,11 @@ Tree serve_dav_stated(const Ev& e) {
   // server takes writes (Assumptions::writable).
   // (Second: an explanation that dies names the request's own clause first.)
   if (!e->st().assume.writable)
-    t = oracle::choose(
-        std::move(t),
-        respond(e,
-                refusals(q.safe, !e->file() && !e->st().fixed, q.has_content,
-                         e->st().assume.strict),
-                kRefused));
+    t = oracle::choose(std::move(t),
+                       respond(e,
+                               refusals(q.safe, !e->file() && !e->st().fixed,
+                                        q.has_content, e->st().assume.strict),
+                               kRefused));
   // "A successful request for a write lock MUST result in the creation of a
   // lock ... prevents principals without the lock from successfully
   // executing PUT, POST, PROPPATCH, LOCK, UNLOCK, MOVE, DELETE, or MKCOL"
@@ -1521,6 +1558,8 @@ Tree serve_parsed(const Ev& e) {
 // say MUST, so both answers are taken. A valid Host other than the
 // tester's may name another site, whose state the model does not know.
 constexpr Clause kHost = "RFC 9112 §3.2";
+constexpr Clause kTrace = "RFC 9110 §9.3.8";
+constexpr Clause kConnect = "RFC 9110 §9.3.6";
 constexpr Clause kExpect = "RFC 9110 §10.1.1";
 Tree serve_message(const Ev& e);
 // An expectation other than 100-continue: the server may refuse it (417,
@@ -1544,7 +1583,19 @@ Tree serve_message(const Ev& e) {
   }
   if (m && m->latitude == Latitude::kMustReject)
     return respond(e, message_refused, m->clause.data());
-  Tree served = q.host == HostField::kOther && !absolute
+  // TRACE is safe (RFC 9110 §9.2.1): a reflection of the request (§9.3.8)
+  // or a refusal (servers turn it off), and nothing changes. So for OPTIONS
+  // "*", which asks about the server, not a resource (§9.3.7). CONNECT asks
+  // for a tunnel to another host (§9.3.6, its Host is that authority, RFC
+  // 9112 §3.2): a refusal, or a 2xx that makes the connection a tunnel; no
+  // resource here changes (reach() sends it nowhere).
+  const Clause about_no_resource = q.method == Method::Trace     ? kTrace
+                                   : q.method == Method::Connect ? kConnect
+                                   : q.method == Method::Options && q.path == "*"
+                                       ? kOptions
+                                       : nullptr;
+  Tree served = about_no_resource ? respond(e, anything(), about_no_resource)
+                : q.host == HostField::kOther && !absolute
                     ? respond(e, anything(), unknown_state(e), kHost)
                     : serve_parsed(e);
   // Absolute-form with a Host field that is not its authority: the tester
@@ -1554,7 +1605,10 @@ Tree serve_message(const Ev& e) {
   // (§3.2.2): 400, nothing changed (lighttpd 1.4.69; nginx with an empty Host).
   if (absolute && q.host != HostField::kDefault)
     served = oracle::choose(std::move(served), respond(e, status_only({400}), kHost));
-  if (m && m->latitude == Latitude::kMayReject)
+  // (An empty line before the request line SHOULD be ignored, RFC 9112
+  // §2.2: its refusal is the strict reading's violation, an advisory.)
+  if (m && (m->latitude == Latitude::kMayReject ||
+            (m->latitude == Latitude::kShouldServe && !e->st().assume.strict)))
     return oracle::choose(respond(e, error_status(), m->clause.data()),
                           std::move(served));
   return served;
@@ -1562,6 +1616,15 @@ Tree serve_message(const Ev& e) {
 
 Tree serve_in(const oracle::ModelState& ms) {
   return oracle::recv(ms, [ms](const Request& q, const Tree& self) -> Tree {
+    // A seen representation whose bytes an answer has shown since is read
+    // first (read_state), in each explanation that saw them.
+    const PathState& st = *ms.get<PathState>();
+    if (unread(st))
+      return oracle::resolve(st.file->content, [q, ms, self](const Sym& c) -> Tree {
+        if (auto read = read_state(*ms.get<PathState>(), c))
+          return serve(*read).step(oracle::Answer(q));
+        return serve_request(evaluation(q, ms, self));
+      });
     return serve_request(evaluation(q, ms, self));
   });
 }
@@ -1611,6 +1674,30 @@ Sym finishing(const World& w, const Pending& p) {
   return p.pattern;
 }
 
+// Request `q` taken in world `ms` (serve_world's recv tree `self`): served
+// against the stored state or a state a write in progress will store.
+Tree world_request(const oracle::ModelState& ms, const Request& q, const Tree& self) {
+  const World& w = *ms.get<World>();
+  // Every answer that changes nothing goes back to this world, where the
+  // writes in progress may still finish.
+  const Tree unchanged = w.pending.empty() ? self : serve_world(w);
+  auto view = [&](const PathState& st) { return evaluation(q, ms, unchanged, &st, &w); };
+  const Ev stored = view(w.committed);
+  Tree answer = serve_request(stored);
+  bool storing = false;  // a write in progress stores something
+  for (const Pending& p : w.pending) {
+    if (!p.after) continue;
+    storing = true;
+    answer = oracle::choose(serve_request(view(*p.after)), std::move(answer));
+  }
+  if (storing && w.consistency == Consistency::Torn && stored->req().safe)
+    answer = oracle::choose(torn_read(stored), std::move(answer));
+  if (!w.pending.empty())
+    answer = oracle::choose(respond(stored, status_only({409, 423, 503}), kBusy),
+                            std::move(answer));
+  return answer;
+}
+
 // The server under a weaker consistency: it may finish (answer and store)
 // any write in progress, or take the next request and serve it against the
 // stored state or the state a write in progress will store. A request on a
@@ -1623,26 +1710,19 @@ Tree serve_world(World w) {
     const World& w = *ms.get<World>();
     for (const Pending& p : w.pending)
       if (p.conn == q.conn) return oracle::assume(Sym::lit(false), self);
-    // Every answer that changes nothing goes back to this world, where the
-    // writes in progress may still finish.
-    const Tree unchanged = w.pending.empty() ? self : serve_world(w);
-    auto view = [&](const PathState& st) {
-      return evaluation(q, ms, unchanged, &st, &w);
-    };
-    const Ev stored = view(w.committed);
-    Tree answer = serve_request(stored);
-    bool storing = false;  // a write in progress stores something
-    for (const Pending& p : w.pending) {
-      if (!p.after) continue;
-      storing = true;
-      answer = oracle::choose(serve_request(view(*p.after)), std::move(answer));
-    }
-    if (storing && w.consistency == Consistency::Torn && stored->req().safe)
-      answer = oracle::choose(torn_read(stored), std::move(answer));
-    if (!w.pending.empty())
-      answer = oracle::choose(respond(stored, status_only({409, 423, 503}), kBusy),
-                              std::move(answer));
-    return answer;
+    // (As serve_in: a seen representation read once shown; with no write in
+    // progress, the only state there is.)
+    if (w.pending.empty() && unread(w.committed))
+      return oracle::resolve(
+          w.committed.file->content, [q, ms, self](const Sym& c) -> Tree {
+            if (auto read = read_state(ms.get<World>()->committed, c)) {
+              World now = *ms.get<World>();
+              now.committed = std::move(*read);
+              return serve_world(std::move(now)).step(oracle::Answer(q));
+            }
+            return world_request(ms, q, self);
+          });
+    return world_request(ms, q, self);
   });
   // A write in progress finishes: its answer goes out, its state is stored.
   // (Built when the oracle takes that branch: with k writes in progress,
@@ -1819,7 +1899,8 @@ oracle::ServerModel server_model(Consistency consistency, Assumptions assume) {
     // to 29 s.)
     const bool slash_copy = slash_only && (m == "COPY" || m == "MOVE");
     if (((!plain_path(p) && !slash_copy) || field(r, "havoc")) && m != "GET" &&
-        m != "HEAD" && m != "OPTIONS" && m != "PROPFIND")
+        m != "HEAD" && m != "OPTIONS" && m != "PROPFIND" && m != "TRACE" &&
+        m != "CONNECT")
       out.changes.push_back("");
     return out;
   };

@@ -68,18 +68,52 @@ harness::Jexp without_header(const harness::Jexp& body, const std::string& name)
   }
   return harness::Jexp::object(std::move(fields));
 }
+
+// `body` with header `name` set to the string `value`.
+harness::Jexp with_header(const harness::Jexp& body, const std::string& name,
+                          const std::string& value) {
+  std::vector<std::pair<std::string, harness::Jexp>> fields;
+  for (std::size_t i = 0; i < body.keys().size(); ++i) {
+    const harness::Jexp& v = body.items()[i];
+    if (body.keys()[i] != "headers" || v.kind() != harness::Jexp::Kind::Object) {
+      fields.emplace_back(body.keys()[i], v);
+      continue;
+    }
+    std::vector<std::pair<std::string, harness::Jexp>> headers;
+    for (std::size_t j = 0; j < v.keys().size(); ++j)
+      headers.emplace_back(
+          v.keys()[j], v.keys()[j] == name ? harness::Jexp::scalar(value) : v.items()[j]);
+    fields.emplace_back("headers", harness::Jexp::object(std::move(headers)));
+  }
+  return harness::Jexp::object(std::move(fields));
+}
+// An entity tag no server makes: a precondition that names it names no
+// representation, whatever the run stored.
+constexpr const char* kUnrelatedTag = "\"dualfuzz-unrelated\"";
 }  // namespace
 
 std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
                                                 const Json& sent) {
   std::vector<harness::Protocol::Lighter> out;
   for (const std::string& name : precondition_keys(body)) {
-    Json s = sent;
     std::string lower = detail::lower(name);
     std::erase_if(lower, [](char c) { return c <= ' ' || c >= 0x7f; });
-    if (s.is_object() && s.contains("headers") && s["headers"].is_object())
-      s["headers"].erase(lower);
+    const bool has = sent.is_object() && sent.contains("headers") &&
+                     sent["headers"].is_object() && sent["headers"].contains(lower);
+    Json s = sent;
+    if (has) s["headers"].erase(lower);
     out.push_back({without_header(body, name), std::move(s)});
+    // The same precondition naming no representation at all: a violation
+    // that stays is one of ignoring the field, not of comparing the tag it
+    // named (a weak comparison shows only with a related tag). The two
+    // defects then shrink to two counterexamples.
+    if ((lower == "if-match" || lower == "if-none-match" || lower == "if-range") && has &&
+        sent["headers"][lower] != kUnrelatedTag) {
+      Json u = sent;
+      u["headers"][lower] = kUnrelatedTag;
+      out.push_back(
+          {with_header(body, name, kUnrelatedTag), std::move(u), /*restates=*/true});
+    }
   }
   return out;
 }
@@ -155,8 +189,8 @@ std::string request_shape(const Json& q) {
   // (A defect a server may serve beside it changes nothing of that; in
   // absolute-form the Host is ignored, so it is not the cause there.)
   if ((!m || m->latitude != Latitude::kMustServe) && q.contains("headers") &&
-      q["headers"].is_object() &&
-      q["headers"].contains("host") && q["headers"]["host"].is_string() &&
+      q["headers"].is_object() && q["headers"].contains("host") &&
+      q["headers"]["host"].is_string() &&
       classify_host(q["headers"]["host"].get<std::string>()) == HostField::kInvalid)
     return "* host(invalid)";
   // A defect of its syntax, and a Host field, name different bugs than
@@ -205,6 +239,9 @@ Json namespace_request(Json q, std::string_view prefix) {
     if (m == "GET" || m == "HEAD" || m == "OPTIONS") return q;
     q.erase("site");
   }
+  // A target that names no resource of the server stays as it is: CONNECT's
+  // authority (RFC 9112 §3.2.3) and OPTIONS's asterisk (§3.2.4).
+  if (q.value("method", Json()) == "CONNECT" || q["path"] == "*") return q;
   // The first segment gets the prefix, the rest keeps its hierarchy, so a
   // server's collections are collections (PROPFIND of a directory, COPY of
   // a tree) and a path's parent is its parent's image.

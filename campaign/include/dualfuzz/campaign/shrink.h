@@ -91,7 +91,11 @@ struct ShrinkCandidate {
   };
   Kind kind = Kind::Structural;
   harness::Script script;
-  std::string want;              // Lighter: the quick_key it must show
+  std::string want;  // Lighter: the quick_key it must show
+  // Lighter: the field kept with another value (Protocol::Lighter::
+  // restates): its run must share a broken reason with the one it came
+  // from, not keep within them (another value may fail more ways).
+  bool restates = false;
   int plays = 1;                 // replays before giving up
   double seconds = 0;            // Skeleton: and at most this long (0: no limit)
   std::size_t max_messages = 0;  // Skeleton/Sequential: its run must be shorter
@@ -130,7 +134,9 @@ class ViolationShrinker {
   Shrunk shrink_any(const harness::Script& original, const harness::RunResult& r,
                     const harness::RunResult& replayed) const;
   Shrunk not_shown(const harness::Script& original, const harness::RunResult& r) const;
-  void add_lighter(const ShrinkState& s, std::vector<ShrinkCandidate>& out) const;
+  // (`restating_only`: only the variants that keep the field, another value.)
+  void add_lighter(const ShrinkState& s, std::vector<ShrinkCandidate>& out,
+                   bool restating_only = false) const;
   void add_races(const ShrinkState& s, bool flaky,
                  std::vector<ShrinkCandidate>& out) const;
 

@@ -66,7 +66,8 @@ struct Protocol {
     virtual ~MessageRules() = default;
     virtual void sent(const Json& request) = 0;
     // `request`: the one `response` answers (null when none was pending).
-    virtual std::vector<RuleBreak> received(const Json* request, const Json& response) = 0;
+    virtual std::vector<RuleBreak> received(const Json* request,
+                                            const Json& response) = 0;
   };
   std::function<std::unique_ptr<MessageRules>()> new_message_rules;
   bool strict_rules = false;  // every rule a MUST (--strict)
@@ -220,6 +221,10 @@ struct Protocol {
   struct Lighter {
     Jexp body;
     Json sent;
+    // The part kept, with a value that asks less of the server (HTTP: a
+    // precondition naming no representation): a violation that shares a
+    // reason with the original is the same defect shown more simply.
+    bool restates = false;
   };
   std::function<std::vector<Lighter>(const Jexp& body, const Json& sent)> lighter =
       [](const Jexp&, const Json&) { return std::vector<Lighter>{}; };

@@ -27,13 +27,15 @@ namespace dualfuzz::oracle {
 
 // The server model's events (thesis Fig. 4.5's qaE ⊕ nondetE ⊕ choiceE ⊕ branchE).
 enum class EventKind : std::uint8_t {
-  Recv,    // receive a request (answer: Request); carries the model state
-  Send,    // send a symbolic response on a connection (answer: none)
-  Fresh,   // an internal choice: a new symbolic variable (answer: Sym)
-  Decide,  // IFX: branch on a symbolic condition (answer: bool)
-  Or,      // a free nondeterministic branch (answer: bool)
-  Assume,  // a fact about hidden choices (e.g. a new version differs from the
-           // old one); explanations where it cannot hold die (answer: none)
+  Recv,     // receive a request (answer: Request); carries the model state
+  Send,     // send a symbolic response on a connection (answer: none)
+  Fresh,    // an internal choice: a new symbolic variable (answer: Sym)
+  Decide,   // IFX: branch on a symbolic condition (answer: bool)
+  Or,       // a free nondeterministic branch (answer: bool)
+  Assume,   // a fact about hidden choices (e.g. a new version differs from the
+            // old one); explanations where it cannot hold die (answer: none)
+  Resolve,  // a term as this explanation knows it: its bound variables
+            // replaced by their values (answer: Sym)
 };
 
 struct ServerEvent {
@@ -68,7 +70,8 @@ class Tree {
  private:
   struct Node {
     explicit Node(Sym v)
-        : is_ret(true), event{EventKind::Or, {}, 0, std::move(v), Sort::Json, {}, nullptr} {}
+        : is_ret(true), event{EventKind::Or, {}, 0,      std::move(v),
+                              Sort::Json,    {}, nullptr} {}
     explicit Node(ServerEvent e) : is_ret(false), event(std::move(e)) {}
     virtual ~Node() = default;
     // `self`: the tree this node is (for continuations that go back to it).
@@ -134,6 +137,20 @@ Tree decide(Sym cond, K k) {
   ServerEvent e{EventKind::Decide, {}, 0, std::move(cond), Sort::Bool, {}, nullptr};
   return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
     return k(std::get<bool>(a));
+  });
+}
+// `k(v)`, where `v` is `term` with each variable the explanation has bound
+// (an earlier answer showed its value) replaced by that value: what the
+// model may read of a hidden choice once it was shown, e.g. the bytes of a
+// representation it saw, to slice them. No branch: every explanation gets
+// its own reading. A constant term is passed as it is.
+//   resolve(content, [](const Sym& c) { return c.is_const() ? known(c) : open(); })
+template <class K>  // Tree(const Sym&)
+Tree resolve(Sym term, K k) {
+  if (term.is_const()) return k(term);
+  ServerEvent e{EventKind::Resolve, {}, 0, std::move(term), Sort::Json, {}, nullptr};
+  return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
+    return k(std::get<Sym>(a));
   });
 }
 // IFX cond THEN a ELSE b, with both branches built lazily (`then_` and

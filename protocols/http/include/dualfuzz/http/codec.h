@@ -99,7 +99,7 @@ class MessageReader {
     kChunkEnd,
     kTrailers,
     kUntilClose,
-    kSwitched  // after a 101: the connection speaks another protocol
+    kSwitched  // after a 101 or a 2xx to CONNECT: no longer HTTP
   };
   void run();
   bool step_start();

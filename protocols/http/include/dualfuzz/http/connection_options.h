@@ -18,7 +18,8 @@ std::set<std::string> connection_options(const harness::Json& message);
 // Whether the server must close the connection once this response is sent
 // and process no request after it: a "close" option in the request or the
 // response (RFC 9112 §9.6). The client, too, MUST then close it. So after
-// a 101: the connection has switched protocols (RFC 9110 §7.8).
+// a 101 (the connection has switched protocols, RFC 9110 §7.8) and a 2xx to
+// CONNECT (a tunnel, §9.3.6).
 bool closes_connection(const harness::Json& request, const harness::Json& response);
 
 }  // namespace dualfuzz::http

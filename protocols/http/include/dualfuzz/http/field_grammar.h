@@ -9,6 +9,7 @@
 //   field_grammar("x-mine") == nullptr                // not checked
 #pragma once
 
+#include <span>
 #include <string_view>
 
 namespace dualfuzz::http {
@@ -22,11 +23,13 @@ struct FieldGrammar {
 
 // The grammar of field `name` (lower case), or null when it has none here.
 const FieldGrammar* field_grammar(std::string_view name);
+// Every grammar checked here, by field name.
+std::span<const FieldGrammar> field_grammars();
 
 // Pieces other rules use.
-bool imf_fixdate(std::string_view v);     // RFC 9110 §5.6.7
-bool entity_tag(std::string_view v);      // §8.8.3
-bool token(std::string_view v);           // §5.6.2
+bool imf_fixdate(std::string_view v);  // RFC 9110 §5.6.7
+bool entity_tag(std::string_view v);   // §8.8.3
+bool token(std::string_view v);        // §5.6.2
 // A field line value has no control characters but HTAB (§5.5).
 bool field_value_chars(std::string_view v);
 

@@ -8,13 +8,19 @@
 //   kMayReject   an error status that changes nothing, or the request served
 //                as if it were well-formed (obsolete line folding: reject or
 //                replace with SP, §5.2);
+//   kShouldServe served as if well-formed, or (a SHOULD only: an advisory,
+//                a violation under --strict) refused like kMayReject (an
+//                empty line before the request line, §2.2);
 //   kMustServe   served as if well-formed (absolute-form, §3.2.2).
 //
 // Every defect keeps the bytes one request under any reading a server may
 // take of them (a Content-Length read leniently is the right length), so a
 // lenient server is judged on its answer, not desynchronized by the tester.
 // Defects on fields use a field no server interprets (X-Dualfuzz), so
-// serving "as if well-formed" is the request without it.
+// serving "as if well-formed" is the request without it; but for a line
+// preceded by whitespace after the request line, which a server MUST either
+// refuse or ignore whole (§2.2): it is a Range line, which no plain request
+// of the tester's has, so a server that read it shows it (a 206).
 //
 //   const Malformation* m = find_malformation("space-before-colon");
 //   std::optional<std::string> bytes = malform(print_request(ir), *m);
@@ -27,7 +33,7 @@
 
 namespace dualfuzz::http {
 
-enum class Latitude { kMustReject, kMayReject, kMustServe };
+enum class Latitude { kMustReject, kMayReject, kShouldServe, kMustServe };
 
 struct Malformation {
   std::string_view name;

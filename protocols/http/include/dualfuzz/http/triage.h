@@ -50,7 +50,9 @@ std::string race_key(const Json& q);
 // holds what a tree allows that independent paths do not: a file may serve
 // the paths below it as path info, a write may make its missing parents.
 Json namespace_request(Json q, std::string_view prefix);
-// The request without one of its precondition headers, for each it has.
+// The request without one of its precondition headers, for each it has;
+// and, for an entity-tag precondition (If-Match, If-None-Match, If-Range),
+// the request with it naming a tag no server makes ("dualfuzz-unrelated").
 std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
                                                 const Json& sent);
 // An entity tag with its weakness flipped: the tag a weak/strong comparison
