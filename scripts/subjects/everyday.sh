@@ -89,8 +89,10 @@ def reason(v):
         r = rs[0]
         if not isinstance(r, dict):
             return str(r)
+        # (A message rule's reason has a text, not an expected value.)
         text = (f'{r.get("clause") or "?"}: {r.get("location")}: expected {r.get("expected")},'
-                f' observed {r.get("observed")}') if r.get("location") else r.get("text", "")
+                f' observed {r.get("observed")}') if r.get("location") and r.get("expected") \
+            else f'{r.get("clause") or "?"}: {r.get("text", "")}'.rstrip()
         return text + (f" (+{len(rs) - 1} more)" if len(rs) > 1 else "")
     lines = [l.strip() for l in v.get("explanation", "").splitlines() if l.strip()]
     return lines[0][:200] if lines else "?"

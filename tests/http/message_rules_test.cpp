@@ -224,12 +224,18 @@ TEST(MessageRules, SwitchingProtocols) {
             V{});
   EXPECT_EQ(judge(asks, "HTTP/1.1 101 Switching\r\nConnection: upgrade\r\n\r\n"),
             V{"MUST: a 101 response without upgrade"});
-  const Json expects = get("/a", {{"upgrade", "h2c"}, {"expect", "100-continue"}});
+  Json expects = get("/a", {{"upgrade", "h2c"}, {"expect", "100-continue"}});
+  expects["method"] = "PUT";
+  expects["body"] = "x";
   EXPECT_EQ(judge(expects, "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\n\r\n"),
             V{"MUST: a 101 to Expect: 100-continue without a 100"});
   EXPECT_EQ(judge(expects,
                   "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 S\r\nUpgrade: h2c\r\n\r\n"),
             V{});
+  // Without content the expectation is the client's error (§10.1.1: a
+  // client MUST NOT send it so): nothing to wait for, no 100 owed.
+  const Json empty = get("/a", {{"upgrade", "h2c"}, {"expect", "100-continue"}});
+  EXPECT_EQ(judge(empty, "HTTP/1.1 101 Switching\r\nUpgrade: h2c\r\n\r\n"), V{});
 }
 
 TEST(MessageRules, CloseAnsweredWithClose) {

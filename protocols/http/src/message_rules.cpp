@@ -240,7 +240,16 @@ class Checker final : public harness::Protocol::MessageRules {
           must("RFC 9110 §7.8", "a 101 switching to a protocol the request did not offer",
                p + (upgrade.empty() ? " (no Upgrade sent)"
                                     : " (offered: " + upgrade + ")"));
-      if (detail::lower(field(q, "expect")).find("100-continue") != std::string::npos) {
+      // (Only for a request with content: "A client MUST NOT generate a
+      // 100-continue expectation in a request that does not include
+      // content" (§10.1.1); sent without, it asks for nothing to wait for.)
+      const auto body = q.find("body");
+      const bool content =
+          q.contains("chunks") ||
+          (body != q.end() && !body->is_null() &&
+           !(body->is_string() && body->get_ref<const std::string&>().empty()));
+      if (content &&
+          detail::lower(field(q, "expect")).find("100-continue") != std::string::npos) {
         bool continued = false;
         if (const auto it = r.find("interim"); it != r.end() && it->is_array())
           for (const Json& i : *it) continued = continued || status_of(i) == 100;
