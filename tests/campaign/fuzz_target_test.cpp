@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "dualfuzz/campaign/player.h"
 #include "dualfuzz/harness/script.h"
 #include "dualfuzz/http/plugin.h"
 #include "race_scripts.h"
@@ -44,6 +45,71 @@ TEST(FuzzTarget, RejectsAnInputThatCostTooMuch) {
 }
 
 TEST(FuzzTarget, RejectsWhatIsNoScript) { EXPECT_EQ(play("", "not a script {"), -1); }
+
+// The reference server with every Content-Type line taken out of its
+// answers: RFC 9110 §8.3's SHOULD broken, every MUST kept.
+class NoContentType final : public harness::Transport {
+ public:
+  explicit NoContentType(harness::Transport& t) : t_(t) {}
+  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
+  void send(harness::ConnId c, std::string_view bytes) override { t_.send(c, bytes); }
+  void close(harness::ConnId c) override { t_.close(c); }
+  std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
+    std::vector<Incoming> in = t_.receive(timeout);
+    for (Incoming& i : in)
+      for (std::size_t at; (at = i.bytes.find("Content-Type: ")) != std::string::npos;)
+        i.bytes.erase(at, i.bytes.find("\r\n", at) + 2 - at);
+    return in;
+  }
+
+ private:
+  harness::Transport& t_;
+};
+class NoContentTypeServer final : public campaign::InProcessServer {
+ public:
+  explicit NoContentTypeServer(std::unique_ptr<campaign::InProcessServer> s)
+      : inner_(std::move(s)), strip_(inner_->transport()) {}
+  harness::Transport& transport() override { return strip_; }
+  void reset() override { inner_->reset(); }
+  std::string path_namespace() const override { return inner_->path_namespace(); }
+
+ private:
+  std::unique_ptr<campaign::InProcessServer> inner_;
+  NoContentType strip_;
+};
+campaign::Plugin no_content_type() {
+  campaign::Plugin p = http::plugin();
+  auto inner = p.in_process;
+  p.in_process =
+      [inner](
+          const std::string& arg) -> Result<std::unique_ptr<campaign::InProcessServer>> {
+    auto s = inner(arg);
+    if (!s) return make_error(s.error());
+    return std::unique_ptr<campaign::InProcessServer>(
+        new NoContentTypeServer(std::move(*s)));
+  };
+  return p;
+}
+
+// An advisory (a broken SHOULD) is neither a crash nor a finding: the input
+// is kept like any correct one. (An abort here would end the test binary.)
+TEST(FuzzTarget, AnAdvisoryIsNoCrash) {
+  const std::string s =
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"hello\"}\n"
+      "wait 1\n"
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/a\"}\n";
+  auto player = campaign::Player::make(no_content_type(), "inprocess");
+  ASSERT_TRUE(player) << player.error();
+  const harness::RunResult r = (*player)->play(*(*player)->parse(s));
+  EXPECT_FALSE(r.violation()) << r.detail;
+  ASSERT_TRUE(r.advisory) << "the SHOULD was kept: nothing tested";
+  EXPECT_NE(r.advisory_rule.find("RFC 9110 §8.3"), std::string::npos) << r.advisory_rule;
+  ::setenv("DUALFUZZ_KEEP_EXPLORED", "", 1);
+  FuzzTarget t(no_content_type(), "inprocess");
+  ::unsetenv("DUALFUZZ_KEEP_EXPLORED");
+  EXPECT_EQ(t.test_one_input(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()),
+            0);
+}
 
 // Keep-going with a findings directory: each distinct violation once, its
 // script replayable (it parses back), a correct input writes nothing; a

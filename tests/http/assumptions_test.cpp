@@ -146,3 +146,31 @@ TEST(HttpAssumptions, ShouldsAreAdvisoriesOnly) {
 
 }  // namespace
 }  // namespace dualfuzz::http
+
+namespace dualfuzz::http {
+namespace {
+
+// TRACE, CONNECT and OPTIONS * are about no resource: any answer, also when
+// the user asserts the server takes every write (found as a false alarm:
+// an absolute-form TRACE with an invalid Host answered 405 under
+// --assume writable), and nothing changes.
+TEST(HttpAssumptions, RequestsAboutNoResourceGetAnyAnswerUnderEveryAssumption) {
+  Json trace = req("TRACE", "/a", {{"host", "a b"}});
+  trace["malformed"] = "absolute-form";
+  const Json connect =
+      req("CONNECT", "dualfuzz.invalid:80", {{"host", "dualfuzz.invalid:80"}});
+  const auto put = std::pair{req("PUT", "/a", {}, "x"), resp(201)};
+  for (Assumptions a : {Assumptions{}, kWritable, kStrict})
+    for (const auto& [q, r] :
+         {std::pair{req("TRACE", "/a"), resp(405, kAllow)},
+          std::pair{trace, resp(405, kAllow)}, std::pair{connect, resp(400)},
+          std::pair{connect, resp(200)}, std::pair{req("OPTIONS", "*"), resp(400)}}) {
+      EXPECT_TRUE(accepted({put, {q, r}, {req("GET", "/a"), resp(200, {}, "x")}}, a))
+          << q << r << a.writable << a.strict;
+      EXPECT_FALSE(accepted({put, {q, r}, {req("GET", "/a"), resp(404)}}, a))
+          << q << r << a.writable << a.strict;
+    }
+}
+
+}  // namespace
+}  // namespace dualfuzz::http

@@ -1533,6 +1533,23 @@ Tree first(oracle::ModelState state, Tree missing, Tree site, Tree shared) {
 
 // The server waiting in `ms` (which holds a PathState). The continuation
 // keeps the state through the ModelState (one shared copy).
+// TRACE is safe (RFC 9110 §9.2.1): a reflection of the request (§9.3.8)
+// or a refusal (servers turn it off), and nothing changes. So for OPTIONS
+// "*", which asks about the server, not a resource (§9.3.7). CONNECT asks
+// for a tunnel to another host (§9.3.6, its Host is that authority, RFC
+// 9112 §3.2): a refusal, or a 2xx that makes the connection a tunnel; no
+// resource here changes (reach() sends it nowhere). So any answer, whatever
+// the user assumed of the server's resources: the clause, or null for a
+// request about a resource.
+constexpr Clause kTrace = "RFC 9110 §9.3.8";
+constexpr Clause kConnect = "RFC 9110 §9.3.6";
+Clause about_no_resource(const HttpRequest& q) {
+  return q.method == Method::Trace                      ? kTrace
+         : q.method == Method::Connect                  ? kConnect
+         : q.method == Method::Options && q.path == "*" ? kOptions
+                                                        : nullptr;
+}
+
 // One request, whatever the consistency. A path that is not plain may name
 // any resource: a server decodes "/%61" to "/a", resolves dot segments,
 // drops a query or a trailing slash (RFC 3986 §2.1, §6.2), or refuses it.
@@ -1540,6 +1557,9 @@ Tree first(oracle::ModelState state, Tree missing, Tree site, Tree shared) {
 // (its writes reach every path: reach()). Judging it as a resource of its
 // own rejected a correct server's 200 for "/%61" after a PUT of "/a".
 Tree serve_parsed(const Ev& e) {
+  // (Also reached from an absolute-form target, whose authority stands for
+  // an invalid Host.)
+  if (const Clause c = about_no_resource(e->req())) return respond(e, anything(), c);
   if (!e->req().plain)
     // (No clause: the model's own leniency, not one the RFC names.)
     return respond(e, anything(), unknown_state(e), nullptr);
@@ -1558,8 +1578,6 @@ Tree serve_parsed(const Ev& e) {
 // say MUST, so both answers are taken. A valid Host other than the
 // tester's may name another site, whose state the model does not know.
 constexpr Clause kHost = "RFC 9112 §3.2";
-constexpr Clause kTrace = "RFC 9110 §9.3.8";
-constexpr Clause kConnect = "RFC 9110 §9.3.6";
 constexpr Clause kExpect = "RFC 9110 §10.1.1";
 Tree serve_message(const Ev& e);
 // An expectation other than 100-continue: the server may refuse it (417,
@@ -1583,18 +1601,9 @@ Tree serve_message(const Ev& e) {
   }
   if (m && m->latitude == Latitude::kMustReject)
     return respond(e, message_refused, m->clause.data());
-  // TRACE is safe (RFC 9110 §9.2.1): a reflection of the request (§9.3.8)
-  // or a refusal (servers turn it off), and nothing changes. So for OPTIONS
-  // "*", which asks about the server, not a resource (§9.3.7). CONNECT asks
-  // for a tunnel to another host (§9.3.6, its Host is that authority, RFC
-  // 9112 §3.2): a refusal, or a 2xx that makes the connection a tunnel; no
-  // resource here changes (reach() sends it nowhere).
-  const Clause about_no_resource = q.method == Method::Trace     ? kTrace
-                                   : q.method == Method::Connect ? kConnect
-                                   : q.method == Method::Options && q.path == "*"
-                                       ? kOptions
-                                       : nullptr;
-  Tree served = about_no_resource ? respond(e, anything(), about_no_resource)
+  // (about_no_resource first: CONNECT's Host is its target's authority.)
+  const Clause no_resource = about_no_resource(q);
+  Tree served = no_resource ? respond(e, anything(), no_resource)
                 : q.host == HostField::kOther && !absolute
                     ? respond(e, anything(), unknown_state(e), kHost)
                     : serve_parsed(e);
