@@ -1,11 +1,11 @@
 // identity_of (signature.h): a finding's name from its verdict and the
 // shape of its shrunk script.
+#include "dualfuzz/campaign/signature.h"
+
 #include <cctype>
 #include <set>
 #include <string>
 #include <vector>
-
-#include "dualfuzz/campaign/signature.h"
 
 namespace dualfuzz::campaign {
 namespace {
@@ -44,7 +44,8 @@ std::string expected_class(const std::string& location, const std::string& e) {
   std::size_t i = 0;
   for (;;) {
     const std::size_t j = e.find(" or ", i);
-    classes.insert(value_class(location, e.substr(i, j == std::string::npos ? j : j - i)));
+    classes.insert(
+        value_class(location, e.substr(i, j == std::string::npos ? j : j - i)));
     if (j == std::string::npos) break;
     i = j + 4;
   }
@@ -116,22 +117,28 @@ std::string shape_of(const harness::Protocol& p, const Json& ir) {
   return s;
 }
 
+// `ir`'s shape followed by one entry per header field, sorted and braced:
+// `entry(name, value)` with the name in lower case. Nothing for no fields.
+template <class Entry>
+std::string with_fields(std::string shape, const Json& ir, Entry entry) {
+  const Json* h = headers_of(ir);
+  if (!h || h->empty()) return shape;
+  std::set<std::string> entries;
+  for (const auto& [k, v] : h->items()) {
+    std::string n = k;
+    for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    entries.insert(entry(n, v));
+  }
+  std::string list;
+  for (const auto& e : entries) list += (list.empty() ? "" : ",") + e;
+  return shape + " {" + list + "}";
+}
+
 // A request's shape and the names of its header fields: "PUT if-match
 // {if-match}".
 std::string request_part(const harness::Protocol& p, const Json& ir) {
-  std::string s = shape_of(p, ir);
-  if (const Json* h = headers_of(ir); h && !h->empty()) {
-    std::set<std::string> names;
-    for (const auto& [k, v] : h->items()) {
-      std::string n = k;
-      for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      names.insert(n);
-    }
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
-    s += " {" + list + "}";
-  }
-  return s;
+  return with_fields(shape_of(p, ir), ir,
+                     [](const std::string& n, const Json&) { return n; });
 }
 
 // The string values of a response IR's header fields.
@@ -157,28 +164,18 @@ std::string killing_part(const harness::Protocol& p, const harness::RunResult& r
     if (!q || p.race_key(*q) != key) continue;
     if (p.response_shape(m.ir).starts_with('2')) current = field_values(m.ir);
   }
-  std::string s = shape_of(p, kill);
-  if (const Json* h = headers_of(kill); h && !h->empty()) {
-    std::set<std::string> fields;
-    for (const auto& [k, v] : h->items()) {
-      std::string n = k;
-      for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      std::string cls = "other";
-      if (v.is_string()) {
-        if (current.count(v.get<std::string>())) {
-          cls = "current";
-        } else {
-          for (const Json& rel : p.related_values(v))
-            if (rel.is_string() && current.count(rel.get<std::string>())) cls = "related";
-        }
+  return with_fields(shape_of(p, kill), kill, [&](const std::string& n, const Json& v) {
+    std::string cls = "other";
+    if (v.is_string()) {
+      if (current.count(v.get<std::string>())) {
+        cls = "current";
+      } else {
+        for (const Json& rel : p.related_values(v))
+          if (rel.is_string() && current.count(rel.get<std::string>())) cls = "related";
       }
-      fields.insert(n + ":" + cls);
     }
-    std::string list;
-    for (const auto& f : fields) list += (list.empty() ? "" : ",") + f;
-    s += " {" + list + "}";
-  }
-  return s;
+    return n + ":" + cls;
+  });
 }
 
 std::string rest_part(const harness::Protocol& p, const harness::RunResult& r,
@@ -220,7 +217,8 @@ std::string identity_of(const harness::Protocol& p, const harness::RunResult& r)
            rest_part(p, r, nullptr);
   }
   const std::string answer = p.response_shape(r.events[r.blamed_event()].payload());
-  return std::string(kind_name(r.outcome)) + ": " + killing_part(p, r, *kill, r.events[r.blamed_event()].label) + " -> " +
+  return std::string(kind_name(r.outcome)) + ": " +
+         killing_part(p, r, *kill, r.events[r.blamed_event()].label) + " -> " +
          (answer.empty() ? "?" : answer) + " | " + verdict_part(r) + " | " +
          (concurrent(p, r) ? std::string("(concurrent)") : rest_part(p, r, kill));
 }

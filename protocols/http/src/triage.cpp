@@ -53,25 +53,9 @@ std::vector<std::string> precondition_keys(const harness::Jexp& body) {
         if (is_precondition(k)) out.push_back(k);
   return out;
 }
-harness::Jexp without_header(const harness::Jexp& body, const std::string& name) {
-  std::vector<std::pair<std::string, harness::Jexp>> fields;
-  for (std::size_t i = 0; i < body.keys().size(); ++i) {
-    const harness::Jexp& v = body.items()[i];
-    if (body.keys()[i] != "headers" || v.kind() != harness::Jexp::Kind::Object) {
-      fields.emplace_back(body.keys()[i], v);
-      continue;
-    }
-    std::vector<std::pair<std::string, harness::Jexp>> headers;
-    for (std::size_t j = 0; j < v.keys().size(); ++j)
-      if (v.keys()[j] != name) headers.emplace_back(v.keys()[j], v.items()[j]);
-    fields.emplace_back("headers", harness::Jexp::object(std::move(headers)));
-  }
-  return harness::Jexp::object(std::move(fields));
-}
-
-// `body` with header `name` set to the string `value`.
+// `body` with header `name` set to `*by`, or without it when `by` is null.
 harness::Jexp with_header(const harness::Jexp& body, const std::string& name,
-                          const std::string& value) {
+                          const harness::Jexp* by) {
   std::vector<std::pair<std::string, harness::Jexp>> fields;
   for (std::size_t i = 0; i < body.keys().size(); ++i) {
     const harness::Jexp& v = body.items()[i];
@@ -81,8 +65,10 @@ harness::Jexp with_header(const harness::Jexp& body, const std::string& name,
     }
     std::vector<std::pair<std::string, harness::Jexp>> headers;
     for (std::size_t j = 0; j < v.keys().size(); ++j)
-      headers.emplace_back(
-          v.keys()[j], v.keys()[j] == name ? harness::Jexp::scalar(value) : v.items()[j]);
+      if (v.keys()[j] != name)
+        headers.emplace_back(v.keys()[j], v.items()[j]);
+      else if (by)
+        headers.emplace_back(v.keys()[j], *by);
     fields.emplace_back("headers", harness::Jexp::object(std::move(headers)));
   }
   return harness::Jexp::object(std::move(fields));
@@ -102,7 +88,7 @@ std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
                      sent["headers"].is_object() && sent["headers"].contains(lower);
     Json s = sent;
     if (has) s["headers"].erase(lower);
-    out.push_back({without_header(body, name), std::move(s)});
+    out.push_back({with_header(body, name, nullptr), std::move(s)});
     // The same precondition naming no representation at all: a violation
     // that stays is one of ignoring the field, not of comparing the tag it
     // named (a weak comparison shows only with a related tag). The two
@@ -111,8 +97,9 @@ std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
         sent["headers"][lower] != kUnrelatedTag) {
       Json u = sent;
       u["headers"][lower] = kUnrelatedTag;
+      const harness::Jexp unrelated = harness::Jexp::scalar(kUnrelatedTag);
       out.push_back(
-          {with_header(body, name, kUnrelatedTag), std::move(u), /*restates=*/true});
+          {with_header(body, name, &unrelated), std::move(u), /*restates=*/true});
     }
   }
   return out;
