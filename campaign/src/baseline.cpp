@@ -1,9 +1,8 @@
 #include "dualfuzz/campaign/baseline.h"
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "dualfuzz/campaign/detail/text_file.h"
 
 namespace dualfuzz::campaign {
 namespace {
@@ -91,13 +90,9 @@ Result<Baseline> Baseline::parse(std::string_view text, std::string_view origin)
 }
 
 Result<Baseline> Baseline::load(const std::string& path) {
-  std::error_code ec;
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path, ec))
-    return make_error("cannot read the baseline file " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  auto text = detail::read_text_file(path, "baseline file");
+  if (!text) return make_error(text.error());
+  return parse(*text, path);
 }
 
 }  // namespace dualfuzz::campaign

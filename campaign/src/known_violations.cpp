@@ -1,8 +1,6 @@
 #include "dualfuzz/campaign/known_violations.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include "dualfuzz/campaign/detail/text_file.h"
 
 namespace dualfuzz::campaign {
 
@@ -85,13 +83,9 @@ Result<KnownViolations> KnownViolations::parse(std::string_view text,
 }
 
 Result<KnownViolations> KnownViolations::load(const std::string& path) {
-  std::error_code ec;
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path, ec))
-    return make_error("cannot read the known-violations file " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  auto text = detail::read_text_file(path, "known-violations file");
+  if (!text) return make_error(text.error());
+  return parse(*text, path);
 }
 
 std::optional<std::size_t> KnownViolations::match(std::string_view quick_key) const {
