@@ -336,7 +336,11 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_read(beast::error_code ec, std::size_t) {
     if (ec == http::error::end_of_stream || ec == asio::error::eof) return close();
     if (ec) {  // not HTTP: 400, then close
+      // Date on every 4xx from a server with a clock (RFC 9110 §6.6.1), the
+      // unparsed request's answer too.
       res_ = Response{http::status::bad_request, 11};
+      res_.set(http::field::server, "beast-file-server");
+      res_.set(http::field::date, format_date(std::time(nullptr)));
       res_.keep_alive(false);
       res_.prepare_payload();
     } else {

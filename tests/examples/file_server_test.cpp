@@ -90,6 +90,19 @@ TEST(FileServer, OddTargetsAndMethodsAreRefusedNotCrashed) {
   EXPECT_EQ(status_of(r, 7), 400);
 }
 
+// A request Beast cannot parse gets 400 and a close, with Date like every
+// 4xx (RFC 9110 §6.6.1): CI's fuzzer found the Date missing there once.
+TEST(FileServer, AnUnparsableRequestGetsADatedRefusal) {
+  auto p = player(false);
+  RunResult r = play(*p,
+                     "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"v1\"}\n"
+                     "wait 1\n"
+                     "req 3 on c0: {\"malformed\":\"double-space\",\"method\":"
+                     "\"DELETE\",\"path\":\"/doc\"}\n");
+  EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.detail;
+  EXPECT_EQ(status_of(r, 3), 400);
+}
+
 // RFC 9112 §3.2: one valid Host or 400; §3.2.2: absolute-form served, its
 // authority in place of Host (the generator sends both: malformation.h).
 TEST(FileServer, HostIsCheckedAndAbsoluteFormServed) {
