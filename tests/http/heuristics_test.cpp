@@ -78,7 +78,7 @@ TEST(HttpHeuristics, DeepWritesMakeTheirParentsFirst) {
     }
     std::mt19937_64 rng(5);
     int n = 0;
-    for (int i = 0; i < 3000; ++i) {
+    for (int i = 0; i < 6000; ++i) {
       const Jexp g = p.generate_request(rng, ctx);
       n += harness::print_jexp(g) == harness::print_jexp(req("MKCOL", path.c_str()));
     }
@@ -94,6 +94,36 @@ TEST(HttpHeuristics, DeepWritesMakeTheirParentsFirst) {
   EXPECT_LT(c_made * 4, c_fresh);    // not again
   // Nor over a file the script PUT: the write below it stays a write.
   EXPECT_LT(mkcols({req("PUT", "/c"), req("PUT", "/c/d/e")}, "/c") * 4, c_fresh);
+}
+
+TEST(HttpHeuristics, DeletesPreferAParentOfAKnownPath) {
+  // After PUT /p, PUT /p/x, PUT /q, PUT /r: a DELETE of /p asks whether /p/x
+  // outlives it, the question delete-prefix hides behind. Half the DELETEs
+  // go there; without a known child, DELETEs keep their spread.
+  const harness::Protocol p = protocol();
+  auto deletes_of = [&](std::vector<std::string> puts, const std::string& path) {
+    harness::Protocol::Context ctx;
+    for (const auto& q : puts) {
+      ctx.earlier.push_back(Jexp::object({{"method", Jexp::scalar("PUT")},
+                                          {"path", Jexp::scalar(q)},
+                                          {"body", Jexp::scalar("b")}}));
+      ctx.earlier_labels.push_back(2 * ctx.earlier_labels.size() + 1);
+    }
+    std::mt19937_64 rng(11);
+    int all = 0, there = 0;
+    for (int i = 0; i < 6000; ++i) {
+      const Jexp g = p.generate_request(rng, ctx);
+      if (harness::print_jexp(*g.find("method")) != "\"DELETE\"") continue;
+      ++all;
+      there += harness::print_jexp(*g.find("path")) == "\"" + path + "\"";
+    }
+    return std::pair{all, there};
+  };
+  const auto [all, parent] = deletes_of({"/p", "/p/x", "/q", "/r"}, "/p");
+  const auto [all_flat, flat] = deletes_of({"/p", "/px", "/q", "/r"}, "/p");
+  ASSERT_GT(all, 200);
+  EXPECT_GT(parent * 2, all);         // > 1/2: the preference plus the draw
+  EXPECT_LT(flat * 4, all_flat);      // /px is no child of /p
 }
 
 TEST(HttpHeuristics, MutationSendsDefectsAndWalksTheHostField) {
