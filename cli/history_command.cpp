@@ -1,14 +1,13 @@
 // `dualfuzz history --format jepsen-etcd|jepsen-kv FILE`: checks a recorded
 // history with the oracle derived from the matching model.
 #include <chrono>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "commands.h"
 #include "dualfuzz/specs/jepsen_history.h"
 #include "dualfuzz/specs/kv_store.h"
 #include "dualfuzz/specs/register.h"
+#include "io.h"
 
 namespace dualfuzz::cli {
 
@@ -32,17 +31,15 @@ void add_history_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("-q,--quiet", o->quiet, "print only the verdict line");
   sub->callback([o, &run] {
     run = [o]() -> int {
-      std::ifstream in(o->file);
-      if (!in) {
+      const auto text = read_file(o->file);
+      if (!text) {
         std::cerr << "dualfuzz history: cannot read " << o->file << "\n";
         return kTrouble;
       }
-      std::stringstream ss;
-      ss << in.rdbuf();
       auto t0 = std::chrono::steady_clock::now();
       const bool kv = o->format == "jepsen-kv";
       auto trace =
-          kv ? specs::parse_jepsen_kv(ss.str()) : specs::parse_jepsen_etcd(ss.str());
+          kv ? specs::parse_jepsen_kv(*text) : specs::parse_jepsen_etcd(*text);
       if (!trace) {
         std::cerr << "dualfuzz history: " << o->file << ": " << trace.error() << "\n";
         return kTrouble;

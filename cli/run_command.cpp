@@ -20,10 +20,8 @@
 // answers nothing, not even a probe on a fresh connection, the script
 // killed it: "the server died" ("the server hung"), exit 1, and no more
 // --repeat plays.
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "commands.h"
 #include "dualfuzz/campaign/consistency.h"
@@ -60,13 +58,11 @@ struct Opts {
 
 // Plays the script once and prints the report (and the chart).
 int run_script(const Opts& o) {
-  std::ifstream in(o.file);
-  if (!in) {
+  const auto text = read_file(o.file);
+  if (!text) {
     std::cerr << "dualfuzz run: cannot read " << o.file << "\n";
     return kTrouble;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
   const campaign::Registry registry =
       o.origin.empty() ? protocols::builtin() : protocols::builtin(o.origin);
   auto plugin = protocols::find(registry, o.spec);
@@ -80,7 +76,7 @@ int run_script(const Opts& o) {
     return kTrouble;
   }
   const harness::Protocol& protocol = tested->protocol;
-  auto script = harness::parse_script(ss.str(), protocol.functions);
+  auto script = harness::parse_script(*text, protocol.functions);
   if (!script) {
     std::cerr << "dualfuzz run: " << o.file << ": " << script.error() << "\n";
     return kTrouble;
