@@ -223,6 +223,37 @@ TEST(ProxyModel, MaxForwards) {
   };
   EXPECT_TRUE(play(t("1")).accepted());
   EXPECT_EQ(play(t("2")).status, Verdict::Status::Reject);
+  // "the lesser of" n - 1 and the proxy's own maximum: a proxy whose maximum
+  // is 0 forwards 0; never more than n - 1, never a value that is no number.
+  EXPECT_TRUE(play(t("0")).accepted());
+  EXPECT_EQ(play(t("3")).status, Verdict::Status::Reject);
+  EXPECT_EQ(play(t("-1")).status, Verdict::Status::Reject);
+}
+
+// RFC 9112 §3.2.4: OPTIONS http://o.test (no path, no query) reaches the
+// origin as OPTIONS * from the last proxy; with a path or a query it keeps
+// them.
+TEST(ProxyModel, AnOptionsWithAnEmptyPathIsForwardedAsAsterisk) {
+  auto options = [](const std::string& target) {
+    return Json{{"method", "OPTIONS"},
+                {"path", target},
+                {"headers", {{"host", "o.test"}}},
+                {"body", ""}};
+  };
+  auto forwarded_as = [](const std::string& path) {
+    Json f = forwarded(path);
+    f["method"] = "OPTIONS";
+    return f;
+  };
+  auto t = [&](const std::string& target, const std::string& path) {
+    return play({Event::request(0, 1, options(target)), Event::request(kO1, 0, kAccepted),
+                 Event::response(kO1, 3, forwarded_as(path))});
+  };
+  EXPECT_TRUE(t("http://o.test", "*").accepted());
+  EXPECT_EQ(t("http://o.test", "/").status, Verdict::Status::Reject);
+  EXPECT_TRUE(t("http://o.test/", "/").accepted());
+  EXPECT_EQ(t("http://o.test/", "*").status, Verdict::Status::Reject);
+  EXPECT_TRUE(t("http://o.test?q", "/?q").accepted());
 }
 
 TEST(ProxyModel, ResponsesInRequestOrderPerClient) {

@@ -57,7 +57,8 @@ Target split_target(std::string_view t) {
   std::string_view rest = t.substr(scheme);
   std::size_t slash = rest.find_first_of("/?");
   out.authority = std::string(rest.substr(0, slash));
-  out.path = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
+  out.empty_path = slash == std::string_view::npos;
+  out.path = out.empty_path ? "/" : std::string(rest.substr(slash));
   if (out.path.front() == '?') out.path = "/" + out.path;  // RFC 9112 §3.2.1
   return out;
 }
@@ -120,8 +121,18 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
     auto n = max_forwards(request);
     if (honours_max_forwards(request)) {
       // (0 is never forwarded; an invalid value is the proxy's to judge.)
-      if (n && *n > 0)
-        fields.emplace_back("max-forwards", Sym::lit(std::to_string(*n - 1)));
+      // "the lesser of a) the received value decremented by one (1) or b)
+      // the recipient's maximum supported value for Max-Forwards" (§7.6.2):
+      // n - 1, or less down to 0 for a proxy whose maximum is lower (the
+      // generator sends 0-2; past 64 only n - 1 and 0-64 are listed).
+      if (n && *n > 0) {
+        std::vector<Sym> lesser = {Sym::lit(std::to_string(*n - 1))};
+        for (long long k = std::min<long long>(*n - 2, 64); k >= 0; --k)
+          lesser.push_back(Sym::lit(std::to_string(k)));
+        fields.emplace_back("max-forwards", lesser.size() == 1
+                                                ? std::move(lesser.front())
+                                                : Sym::alt(std::move(lesser)));
+      }
     } else if (n && *n > 0) {
       // Other methods: a recipient MAY ignore it (passed on as is); a
       // decremented value is accepted too.
@@ -131,10 +142,19 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
       fields.emplace_back("max-forwards", Sym::lit(v));
     }
   }
+  // "If a proxy receives an OPTIONS request with an absolute-form of
+  // request-target in which the URI has an empty path and no query
+  // component, then the last proxy on the request chain MUST send a
+  // request-target of "*"" (RFC 9112 §3.2.4); the proxy under test forwards
+  // to the origin, so it is the last.
+  const bool options_asterisk = mode == Mode::Forward && target.absolute &&
+                                target.empty_path &&
+                                string_field(request, "method") == "OPTIONS";
   std::vector<std::pair<std::string, Sym>> top = {
       {"method", Sym::lit(string_field(request, "method"))},
-      {"path",
-       Sym::lit(mode == Mode::Forward ? target.path : string_field(request, "path"))},
+      {"path", Sym::lit(options_asterisk        ? std::string("*")
+                        : mode == Mode::Forward ? target.path
+                                                : string_field(request, "path"))},
       {"headers", Sym::object(std::move(fields))},
       {"body", Sym::lit(string_field(request, "body"))},
       // §7.6.3: a proxy, and a gateway on inbound requests, MUST send Via.

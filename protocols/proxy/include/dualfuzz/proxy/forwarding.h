@@ -41,6 +41,7 @@ struct Target {
   std::string authority;
   std::string path;
   bool absolute = false;
+  bool empty_path = false;  // absolute-form with no path and no query ("/" above)
 };
 Target split_target(std::string_view target);
 
