@@ -214,13 +214,13 @@ std::vector<const Finding*> deaths(const FuzzSummary& s) {
   return out;
 }
 
-// The last request the trace shows: the one the server died (or hung) on,
-// when the report is the script as it was played up to the death.
-std::string last_method(const harness::RunResult& r) {
-  std::string m;
-  for (const auto& msg : r.trace.messages())
-    if (harness::is_request_label(msg.label)) m = msg.ir.value("method", "");
-  return m;
+// Whether the first DELETE the trace shows went unanswered: the server died
+// (or hung) on it, and the report is the script as it was played.
+bool first_delete_unanswered(const harness::RunResult& r) {
+  for (const auto& m : r.trace.messages())
+    if (harness::is_request_label(m.label) && m.ir.value("method", "") == "DELETE")
+      return r.trace.find(m.label + 1) == nullptr;
+  return false;
 }
 
 bool sends_delete(const harness::RunResult& r) {
@@ -258,7 +258,7 @@ TEST(ServerDeath, ACrashWithoutARestartEndsTheRunWithIt) {
   EXPECT_NE(f.note.find("did not come back"), std::string::npos) << f.note;
   EXPECT_NE(f.detail.find("refused"), std::string::npos) << f.detail;
   EXPECT_TRUE(sends_delete(f.run)) << harness::print_script(f.script);
-  EXPECT_EQ(last_method(f.run), "DELETE") << harness::print_script(f.script);
+  EXPECT_TRUE(first_delete_unanswered(f.run)) << harness::print_script(f.script);
   EXPECT_EQ(f.signature.rfind("crash: ", 0), 0u) << f.signature;
   EXPECT_EQ(s.counters.crashes, 1u);
   EXPECT_EQ(server.deaths(), 1);
@@ -280,7 +280,7 @@ TEST(ServerDeath, AHangWithoutARestartEndsTheRunWithIt) {
   EXPECT_EQ(s.lost_on, 0u);
   EXPECT_NE(f.detail.find("answered nothing"), std::string::npos) << f.detail;
   EXPECT_TRUE(sends_delete(f.run)) << harness::print_script(f.script);
-  EXPECT_EQ(last_method(f.run), "DELETE") << harness::print_script(f.script);
+  EXPECT_TRUE(first_delete_unanswered(f.run)) << harness::print_script(f.script);
   EXPECT_EQ(s.counters.hangs, 1u);
 }
 
@@ -317,11 +317,19 @@ TEST(ServerDeath, ARestartCommandBringsItBack) {
   const FuzzSummary s = fuzz(
       {.target = server.target(), .seconds = 5, .restart = "touch '" + flag + "'"}, 2);
   EXPECT_FALSE(s.lost_on);
-  const auto d = deaths(s);
-  ASSERT_EQ(d.size(), 1u) << d[0]->signature << " and " << d[1]->signature;
-  EXPECT_TRUE(d[0]->reproduced) << d[0]->note;
-  EXPECT_EQ(d[0]->signature, "crash: DELETE");
-  EXPECT_EQ(count_requests(d[0]->script), 1u);
+  // One death shrunk to its DELETE. (Under a loaded ctest a later death's
+  // replays may miss the restarted server: it then stays unshrunk, with a
+  // note saying so, and is no second reproduced finding.)
+  std::vector<const Finding*> shown;
+  for (const Finding* f : deaths(s)) {
+    if (f->reproduced)
+      shown.push_back(f);
+    else
+      EXPECT_FALSE(f->note.empty()) << f->signature;
+  }
+  ASSERT_EQ(shown.size(), 1u) << shown[0]->signature << " and " << shown[1]->signature;
+  EXPECT_EQ(shown[0]->signature, "crash: DELETE");
+  EXPECT_EQ(count_requests(shown[0]->script), 1u);
   EXPECT_GE(server.revivals(), 2) << "restarted after the death and the shrink's";
   EXPECT_EQ(server.revivals(), server.deaths());
   std::filesystem::remove(flag);

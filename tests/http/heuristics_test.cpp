@@ -281,7 +281,7 @@ TEST(HttpHeuristics, GeneratesLongBodiesAndRangesFarApart) {
   harness::Protocol::Context ctx;
   std::mt19937_64 rng(5);
   int long_bodies = 0, far_ranges = 0;
-  for (int i = 0; i < 6000; ++i) {
+  for (int i = 0; i < 12000; ++i) {
     const Jexp q = generate_request(rng, ctx);
     long_bodies += harness::string_field(q, "body").size() >= 100;
     const std::string range = header(q, "range");

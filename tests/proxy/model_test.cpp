@@ -33,10 +33,14 @@ Json forwarded(const std::string& path, Json headers = Json::object()) {
           {"body", ""},
           {"via", {{"present", true}}}};
 }
+// Answers carry no-transform, as the tester's origin's mostly do: their
+// bytes are then the proxy's to pass on unchanged (RFC 9110 §7.7).
 Json answer(const std::string& body, Json headers = Json::object()) {
+  if (!headers.contains("cache-control")) headers["cache-control"] = "no-transform";
   return {{"status", 200}, {"headers", headers}, {"body", body}};
 }
 Json relayed(const std::string& body, Json headers = Json::object()) {
+  if (!headers.contains("cache-control")) headers["cache-control"] = "no-transform";
   headers["via"] = "1.1 p";
   return {{"status", 200},
           {"headers", headers},
@@ -181,7 +185,8 @@ TEST(ProxyModel, ViaIsAddedBothWays) {
                   Event::response(kO1, 3, no_via)})
                 .status,
             Verdict::Status::Reject);
-  Json bare = {{"status", 200}, {"headers", Json::object()}, {"body", "x"}};
+  Json bare = {
+      {"status", 200}, {"headers", {{"cache-control", "no-transform"}}}, {"body", "x"}};
   std::vector<Event> t = {
       Event::request(0, 1, get("/a")), Event::request(kO1, 0, kAccepted),
       Event::response(kO1, 3, forwarded("/a")), Event::request(kO1, 4, answer("x")),
@@ -295,6 +300,63 @@ TEST(ProxyModel, ReusesAnOriginConnectionAfterItsAnswer) {
   // of the same request is not explained.
   t[5] = Event::response(kO1, 7, forwarded("/b"));
   EXPECT_EQ(play(t).status, Verdict::Status::Reject);
+}
+
+// RFC 9110 §7.7: without no-transform a proxy MAY transform the content
+// (and say so with a 203 for a 200); with it, it MUST NOT. A request's
+// content likewise, by its own no-transform (RFC 9111 §5.2.1.6).
+TEST(ProxyModel, ContentIsTransformedOnlyWithoutNoTransform) {
+  auto relay = [](Json origin_answer, Json to_client) {
+    return play({Event::request(0, 1, get("/a")), Event::request(kO1, 0, kAccepted),
+                 Event::response(kO1, 3, forwarded("/a")),
+                 Event::request(kO1, 4, std::move(origin_answer)),
+                 Event::response(0, 2, std::move(to_client))});
+  };
+  const Json plain = {{"cache-control", "max-age=60"}, {"content-type", "text/plain"}};
+  Json squeezed = relayed("FOR A", {{"cache-control", "max-age=60"},
+                                    {"content-type", "text/html"}});
+  EXPECT_TRUE(relay(answer("for a", plain), squeezed).accepted());
+  squeezed["status"] = 203;
+  EXPECT_TRUE(relay(answer("for a", plain), squeezed).accepted());
+  // Not a 203 for what was no 200, nor any other status.
+  Json moved = relayed("FOR A", {{"cache-control", "max-age=60"}});
+  moved["status"] = 203;
+  Json not_found = answer("for a", plain);
+  not_found["status"] = 404;
+  EXPECT_EQ(relay(not_found, moved).status, Verdict::Status::Reject);
+  moved["status"] = 500;
+  EXPECT_EQ(relay(answer("for a", plain), moved).status, Verdict::Status::Reject);
+  // The other end-to-end fields stay as they were.
+  EXPECT_EQ(relay(answer("for a", plain), relayed("FOR A", {{"cache-control", "no-store"}}))
+                .status,
+            Verdict::Status::Reject);
+  // With no-transform: the bytes and the status as they came.
+  const Json fixed = {{"cache-control", "no-transform, max-age=60"}};
+  EXPECT_TRUE(relay(answer("for a", fixed), relayed("for a", fixed)).accepted());
+  EXPECT_EQ(relay(answer("for a", fixed), relayed("FOR A", fixed)).status,
+            Verdict::Status::Reject);
+  Json marked = relayed("for a", fixed);
+  marked["status"] = 203;
+  EXPECT_EQ(relay(answer("for a", fixed), marked).status, Verdict::Status::Reject);
+
+  // A request's content.
+  auto post = [](Json headers) {
+    Json q = get("/p", std::move(headers));
+    q["method"] = "POST";
+    q["body"] = "data";
+    return q;
+  };
+  auto sent_on = [&](Json q, const std::string& body, Json headers) {
+    Json f = forwarded("/p", std::move(headers));
+    f["method"] = "POST";
+    f["body"] = body;
+    return play({Event::request(0, 1, std::move(q)), Event::request(kO1, 0, kAccepted),
+                 Event::response(kO1, 3, std::move(f))});
+  };
+  EXPECT_TRUE(sent_on(post({}), "DATA", {}).accepted());
+  const Json keep = {{"cache-control", "no-transform"}};
+  EXPECT_TRUE(sent_on(post(keep), "data", keep).accepted());
+  EXPECT_EQ(sent_on(post(keep), "DATA", keep).status, Verdict::Status::Reject);
 }
 
 }  // namespace

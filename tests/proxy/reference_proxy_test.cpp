@@ -13,6 +13,8 @@ namespace dualfuzz::proxy {
 namespace {
 
 // Each bug with a script that shows it (and that the correct proxy passes).
+// Answers whose bytes matter carry no-transform: without it a proxy MAY
+// change them (RFC 9110 §7.7).
 const std::map<std::string, std::string>& aimed() {
   static const std::map<std::string, std::string> m = {
       {"connection-listed",
@@ -29,16 +31,17 @@ const std::map<std::string, std::string>& aimed() {
       {"method-rewrite", R"(req 1 on c0: {"method":"HEAD","path":"/a"})"},
       {"cross-talk",
        "req 1 on c0: {\"path\":\"/a\"}\nreq 3 on c1: {\"path\":\"/bb\"}\n"
-       R"(answer 5: {"status":200,"body":5.(this@"path").id})"},
+       R"(answer 5: {"status":200,"headers":{"cache-control":"no-transform"},"body":5.(this@"path").id})"},
       {"drop-pipelined",
        "req 1 on c0: {\"path\":\"/a\"}\nreq 3 on c0: {\"path\":\"/b\"}"},
       {"chunked-body-lost",
        "req 1 on c0: {\"path\":\"/a\"}\n"
-       R"(answer 3: {"status":200,"body":"two chunks","chunked":true})"},
+       R"(answer 3: {"status":200,"headers":{"cache-control":"no-transform"},"body":"two chunks","chunked":true})"},
       {"out-of-order",
        "req 1 on c0: {\"path\":\"/a\"}\nreq 3 on c0: {\"path\":\"/b\"}\n"
-       "answer 7: {\"status\":200,\"body\":\"second\"}\n"
-       "answer 5: {\"status\":200,\"body\":\"first\"}"},
+       R"(answer 7: {"status":200,"headers":{"cache-control":"no-transform"},"body":"second"})"
+       "\n"
+       R"(answer 5: {"status":200,"headers":{"cache-control":"no-transform"},"body":"first"})"},
       {"host-kept", R"(req 1 on c0: {"path":"/a","headers":{"host":"elsewhere"}})"},
       {"conditional-dropped",
        R"(req 1 on c0: {"path":"/a","headers":{"if-none-match":"\"x\""}})"},

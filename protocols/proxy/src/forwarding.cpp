@@ -35,7 +35,44 @@ bool framing(std::string_view n) {
 // Upgrade), so a proxy that passes them on is not wrong (HAProxy 2.6 passes
 // on Proxy-Connection).
 Sym removable(const Json& v) { return Sym::alt({Sym::absent(), Sym::lit(v)}); }
+
+// Fields that describe the content, which a transformation may change
+// (RFC 9110 §8: representation metadata and validators).
+bool describes_content(std::string_view k) {
+  static constexpr std::array<std::string_view, 7> kFields = {
+      "content-type",  "content-encoding", "content-language", "content-md5",
+      "content-range", "etag",             "last-modified"};
+  return std::find(kFields.begin(), kFields.end(), k) != kFields.end();
+}
+
+// The message as a transforming proxy may pass it on: `exact` without its
+// body and without the fields that describe the body.
+Sym transformed(std::vector<std::pair<std::string, Sym>> top,
+                const std::vector<std::pair<std::string, Sym>>& fields,
+                std::optional<Sym> status = std::nullopt) {
+  std::vector<std::pair<std::string, Sym>> kept;
+  for (const auto& [k, v] : fields)
+    if (!describes_content(k)) kept.emplace_back(k, v);
+  std::vector<std::pair<std::string, Sym>> out;
+  for (auto& [k, v] : top)
+    if (k == "headers")
+      out.emplace_back(k, Sym::object(kept));
+    else if (k == "status" && status)
+      out.emplace_back(k, *status);
+    else if (k != "body")
+      out.emplace_back(k, std::move(v));
+  return Sym::object(std::move(out));
+}
 }  // namespace
+
+bool may_transform(const Json& message) {
+  const Json& h = headers_of(message);
+  auto it = h.find("cache-control");
+  if (it == h.end() || !it->is_string()) return true;
+  for (const std::string& d : http::detail::list_members(it->get<std::string>()))
+    if (d == "no-transform") return false;
+  return true;
+}
 
 bool known_hop_by_hop(std::string_view n) {
   static constexpr std::array<std::string_view, 4> kFields = {
@@ -155,10 +192,17 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
       {"path", Sym::lit(options_asterisk        ? std::string("*")
                         : mode == Mode::Forward ? target.path
                                                 : string_field(request, "path"))},
-      {"headers", Sym::object(std::move(fields))},
+      {"headers", Sym::object(fields)},
       {"body", Sym::lit(string_field(request, "body"))},
       // §7.6.3: a proxy, and a gateway on inbound requests, MUST send Via.
       {"via", Sym::object({{"present", Sym::lit(true)}})}};
+  // "A proxy MAY transform the content of a message that does not contain a
+  // no-transform cache directive" (RFC 9110 §7.7; the request directive,
+  // RFC 9111 §5.2.1.6); it MUST NOT transform one that does.
+  if (!string_field(request, "body").empty() && may_transform(request)) {
+    Sym changed = transformed(top, fields);
+    return Sym::alt({Sym::object(std::move(top)), std::move(changed)});
+  }
   return Sym::object(std::move(top));
 }
 
@@ -224,14 +268,26 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
   }
   std::vector<std::pair<std::string, Sym>> top = {
       {"status", Sym::lit(status)},
-      {"headers", Sym::object(std::move(fields))},
+      {"headers", Sym::object(fields)},
       {"body", Sym::lit(no_content ? std::string() : string_field(answer, "body"))}};
   // §7.6.3: a proxy MUST send Via in each message it forwards; a gateway
   // MAY in responses.
   if (mode == Mode::Forward)
     top.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
-  if (partial) return Sym::alt({Sym::object(std::move(top)), std::move(*partial)});
-  return Sym::object(std::move(top));
+  std::vector<Sym> alts;
+  // "A proxy MAY transform the content of a message that does not contain a
+  // no-transform cache directive"; one "that transforms the content of a 200
+  // (OK) response can inform downstream recipients ... by changing the
+  // response status code to 203" (RFC 9110 §7.7, §15.3.4). With the
+  // directive (the tester's origin sends it on most answers) the bytes are
+  // compared exactly: it MUST NOT transform them.
+  if (!no_content && may_transform(answer))
+    alts.push_back(transformed(top, fields,
+                               status == 200 ? Sym::alt({Sym::lit(200), Sym::lit(203)})
+                                             : Sym::lit(status)));
+  alts.insert(alts.begin(), Sym::object(std::move(top)));
+  if (partial) alts.push_back(std::move(*partial));
+  return alts.size() == 1 ? std::move(alts.front()) : Sym::alt(std::move(alts));
 }
 
 Sym own_answer_pattern() {

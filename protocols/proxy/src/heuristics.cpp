@@ -73,9 +73,20 @@ Jexp proxy_twist(std::mt19937_64& rng, Jexp q) {
 
 }  // namespace
 
+// A proxy MAY transform the content of a message without a no-transform
+// directive (RFC 9110 §7.7), so only with it are the bytes it forwards
+// judged: most requests with content and most answers carry it.
+Jexp no_transform(std::mt19937_64& rng, Jexp m) {
+  const Jexp h = field(m, "headers");
+  if (pick(rng, 4) == 0 || (h.kind() == Jexp::Kind::Object && h.find("cache-control")))
+    return m;
+  return with_header(m, "cache-control", "no-transform");
+}
+
 Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
   Jexp q = http::generate_request(rng, ctx);
   for (std::size_t k = pick(rng, 3); k > 0; --k) q = proxy_twist(rng, q);
+  if (!harness::string_field(q, "body").empty()) q = no_transform(rng, std::move(q));
   return q;
 }
 
@@ -109,10 +120,11 @@ Jexp generate_answer(std::mt19937_64& rng, harness::Label forwarded) {
   if (pick(rng, 2))
     if (auto path = harness::parse_jpath("this@\"path\""))
       body = Jexp::ref({forwarded, *path, "id"});
-  return Jexp::object({{"status", Jexp::scalar(kStatus[pick(rng, kStatus.size())])},
-                       {"headers", Jexp::object(std::move(headers))},
-                       {"body", body},
-                       {"chunked", Jexp::scalar(pick(rng, 2) == 0)}});
+  return no_transform(
+      rng, Jexp::object({{"status", Jexp::scalar(kStatus[pick(rng, kStatus.size())])},
+                         {"headers", Jexp::object(std::move(headers))},
+                         {"body", body},
+                         {"chunked", Jexp::scalar(pick(rng, 2) == 0)}}));
 }
 
 }  // namespace dualfuzz::proxy

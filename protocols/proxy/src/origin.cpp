@@ -71,8 +71,9 @@ harness::Protocol::Origin origin_side() {
         fwd.is_object() && fwd.contains("path") && fwd["path"].is_string()
             ? fwd["path"].get<std::string>()
             : "/";
+    // (no-transform: the proxy MUST NOT change these bytes, RFC 9110 §7.7.)
     return Json{{"status", 200},
-                {"headers", {{"content-type", "text/plain"}}},
+                {"headers", {{"content-type", "text/plain"}, {"cache-control", "no-transform"}}},
                 {"body", method_of(fwd) + " " + path},
                 {"chunked", path.size() % 2 == 1}};
   };

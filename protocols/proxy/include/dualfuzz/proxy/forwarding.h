@@ -35,6 +35,12 @@ using http::connection_options;
 // Proxy-Connection, TE, Upgrade (Transfer-Encoding is framing: re-done).
 bool known_hop_by_hop(std::string_view lower_name);
 
+// Whether a proxy MAY transform the message's content: its Cache-Control
+// has no no-transform directive (RFC 9110 §7.7). The patterns below then
+// also accept a changed body (and a 203 for a 200), without the fields that
+// describe the content.
+bool may_transform(const Json& message);
+
 // A request target split into authority and origin-form (RFC 9112 §3.2):
 // "http://h:1/a?b" -> {"h:1", "/a?b", true}; "/a" -> {"", "/a", false}.
 struct Target {
