@@ -935,7 +935,7 @@ HypothesisSearch::Delivery HypothesisSearch::deliver_in_place(Hypothesis& h, Con
   if (admit(g, h.store, *solver_) == Sat::No) {
     if (ctx.wants_reason()) {
       Reason r = Reason::generic(Reason::Kind::Contradiction, "response", {});
-      r.observed = g.constraint.to_string();  // what the response requires
+      r.observed = brief_constants(g.constraint.to_string());  // what it requires
       r.text = "the response contradicts what earlier messages revealed: " + r.observed +
                " is impossible";
       explained(std::move(r));

@@ -1,5 +1,7 @@
 #include "dualfuzz/oracle/reason.h"
 
+#include <algorithm>
+
 namespace dualfuzz::oracle {
 
 std::string_view kind_name(Reason::Kind k) {
@@ -28,6 +30,26 @@ void to_json(Json& j, const Reason& r) {
            {"clause", r.clause},
            {"state", r.state},
            {"text", r.text}};
+}
+
+// (A reason names the bytes; it does not repeat a ten-kilobyte file.)
+std::string brief_constants(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] != '"') {
+      out += text[i++];
+      continue;
+    }
+    std::size_t j = i + 1;  // the closing quote (escapes skipped)
+    while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+    const std::size_t len = std::min(j, text.size()) - i - 1;
+    if (len > 60)
+      out += text.substr(i, 41) + "...\" (" + std::to_string(len) + " characters)";
+    else
+      out += text.substr(i, j + 1 - i);
+    i = j + 1;
+  }
+  return out;
 }
 
 }  // namespace dualfuzz::oracle

@@ -63,4 +63,9 @@ std::string_view kind_name(Reason::Kind k);
 // nlohmann's conversions: Json(verdict.reasons) is an array of them).
 void to_json(Json& j, const Reason& r);
 
+// Printed symbolic text with each quoted constant longer than 60
+// characters cut to its first 40 and its length, for reasons that name a
+// constraint: `"xxxx...(40)..." (500 characters)`.
+std::string brief_constants(const std::string& printed);
+
 }  // namespace dualfuzz::oracle
