@@ -14,6 +14,7 @@
 
 #include "dualfuzz/campaign/baseline.h"
 #include "dualfuzz/campaign/fuzz_loop.h"
+#include "dualfuzz/campaign/player.h"
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/http/plugin.h"
 
@@ -90,6 +91,28 @@ TEST(Identity, PlantedBugsKeepOneIdentityAcrossSeedsAndNeverShareOne) {
       auto [it, fresh] = owner.emplace(id, bug);
       EXPECT_TRUE(fresh) << id << " is both " << it->second << "'s and " << bug << "'s";
     }
+}
+
+// A request a server must refuse whatever else it asks (an invalid Host,
+// RFC 9112 §3.2): its other fields are no part of the defect, so the same
+// served Host with an If-None-Match beside it is the same identity (a
+// baseline missed it so on nginx). A field the shape names stays.
+TEST(Identity, ARequestRefusedWhateverItAsksIsNamedByItsDefectAlone) {
+  auto player = Player::make(http::plugin(), "inprocess:host-unchecked");
+  ASSERT_TRUE(player) << player.error();
+  auto identity = [&](const std::string& headers) {
+    auto s = (*player)->parse(R"(req 1 on c0: {"method":"GET","path":"/a","headers":)" +
+                              headers + "}\n");
+    EXPECT_TRUE(s) << s.error();
+    const harness::RunResult r = (*player)->play(*s);
+    EXPECT_TRUE(r.violation()) << r.report();
+    return identity_of((*player)->protocol(), r);
+  };
+  const std::string alone = identity(R"({"host":"a b"})");
+  EXPECT_NE(alone.find("* host"), std::string::npos) << alone;
+  EXPECT_EQ(identity(R"({"host":"a b","if-none-match":"\"x\""})"), alone);
+  EXPECT_EQ(identity(R"({"host":"a b","range":"bytes=0-0","accept":"*/*"})"), alone);
+  EXPECT_EQ(alone.find("if-none-match"), std::string::npos) << alone;
 }
 
 TEST(Identity, AProtocolViolationIsNamedByItsRule) {

@@ -134,11 +134,13 @@ TEST(FuzzLoop, AServerThatComesBackIsACrashNotTheEnd) {
   std::optional<std::jthread> server;
   server.emplace(serve, 1500ms);
   while (port == 0) std::this_thread::sleep_for(10ms);
-  // Down after 1.5 s, up again 0.7 s later on the same port.
+  // Down after 1.5 s, up again 1.5 s later on the same port (long enough
+  // for a loop slowed by a loaded ctest to meet the outage: with 0.7 s it
+  // once did not).
   std::jthread controller([&](std::stop_token) {
     server->join();  // its 1.5 s are over
     server.reset();
-    std::this_thread::sleep_for(700ms);
+    std::this_thread::sleep_for(1500ms);
     server.emplace(serve, 60'000ms);
   });
   const FuzzSummary s = fuzz({.target = "127.0.0.1:" + std::to_string(port.load()),
