@@ -214,20 +214,29 @@ std::vector<const Finding*> deaths(const FuzzSummary& s) {
   return out;
 }
 
-// Whether the first DELETE the trace shows went unanswered: the server died
-// (or hung) on it, and the report is the script as it was played.
-bool first_delete_unanswered(const harness::RunResult& r) {
+// The first DELETE the trace shows (the planted server dies or hangs on
+// any), or null.
+const harness::LabelledTrace::Message* first_delete(const harness::RunResult& r) {
   for (const auto& m : r.trace.messages())
     if (harness::is_request_label(m.label) && m.ir.value("method", "") == "DELETE")
-      return r.trace.find(m.label + 1) == nullptr;
-  return false;
+      return &m;
+  return nullptr;
 }
 
-bool sends_delete(const harness::RunResult& r) {
-  for (const auto& m : r.trace.messages())
-    if (harness::is_request_label(m.label) && m.ir.value("method", "") == "DELETE")
-      return true;
-  return false;
+bool sends_delete(const harness::RunResult& r) { return first_delete(r) != nullptr; }
+
+// Whether that DELETE went unanswered: the server died (or hung) on it, and
+// the report is the script as it was played.
+bool first_delete_unanswered(const harness::RunResult& r) {
+  const auto* d = first_delete(r);
+  return d && r.trace.find(d->label + 1) == nullptr;
+}
+
+// The signatures of `fs`, for a failure message.
+std::string signatures(const std::vector<const Finding*>& fs) {
+  std::string out;
+  for (const Finding* f : fs) out += (out.empty() ? "" : "; ") + f->signature;
+  return out;
 }
 
 // No supervisor, no restart: the run stops with the death (exit 1 in the
@@ -327,7 +336,7 @@ TEST(ServerDeath, ARestartCommandBringsItBack) {
     else
       EXPECT_FALSE(f->note.empty()) << f->signature;
   }
-  ASSERT_EQ(shown.size(), 1u) << shown[0]->signature << " and " << shown[1]->signature;
+  ASSERT_EQ(shown.size(), 1u) << signatures(shown);
   EXPECT_EQ(shown[0]->signature, "crash: DELETE");
   EXPECT_EQ(count_requests(shown[0]->script), 1u);
   EXPECT_GE(server.revivals(), 2) << "restarted after the death and the shrink's";

@@ -125,12 +125,8 @@ void ReferenceProxy::serve(ConnId c, Json q) {
 Json ReferenceProxy::forwarded_request(const Json& q) const {
   const auto listed = connection_options(q);
   const Target target = split_target(str(q, "path"));
-  const bool asterisk =  // OPTIONS http://o.test: "*" (RFC 9112 §3.2.4)
-      mode_ == Mode::Forward && target.empty_path && str(q, "method") == "OPTIONS";
   Json fwd = {{"method", str(q, "method", "GET")},
-              {"path", asterisk                ? std::string("*")
-                       : mode_ == Mode::Forward ? target.path
-                                                : str(q, "path")},
+              {"path", forwarded_target(q, mode_)},
               {"headers", Json::object()},
               {"body", str(q, "body")}};
   if (bug("method-rewrite") && fwd["method"] == "HEAD") fwd["method"] = "GET";

@@ -126,6 +126,18 @@ Json mark_via(Json message) {
   return message;
 }
 
+std::string forwarded_target(const Json& request, Mode mode) {
+  const std::string sent = string_field(request, "path");
+  if (mode != Mode::Forward) return sent;
+  const Target target = split_target(sent);
+  // "If a proxy receives an OPTIONS request with an absolute-form of
+  // request-target in which the URI has an empty path and no query
+  // component, then the last proxy on the request chain MUST send a
+  // request-target of "*"" (RFC 9112 §3.2.4).
+  if (target.empty_path && string_field(request, "method") == "OPTIONS") return "*";
+  return target.path;
+}
+
 Sym forwarded_pattern(const Json& request, Mode mode) {
   const Json& h = headers_of(request);
   const auto listed = connection_options(request);
@@ -179,19 +191,9 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
       fields.emplace_back("max-forwards", Sym::lit(v));
     }
   }
-  // "If a proxy receives an OPTIONS request with an absolute-form of
-  // request-target in which the URI has an empty path and no query
-  // component, then the last proxy on the request chain MUST send a
-  // request-target of "*"" (RFC 9112 §3.2.4); the proxy under test forwards
-  // to the origin, so it is the last.
-  const bool options_asterisk = mode == Mode::Forward && target.absolute &&
-                                target.empty_path &&
-                                string_field(request, "method") == "OPTIONS";
   std::vector<std::pair<std::string, Sym>> top = {
       {"method", Sym::lit(string_field(request, "method"))},
-      {"path", Sym::lit(options_asterisk        ? std::string("*")
-                        : mode == Mode::Forward ? target.path
-                                                : string_field(request, "path"))},
+      {"path", Sym::lit(forwarded_target(request, mode))},
       {"headers", Sym::object(fields)},
       {"body", Sym::lit(string_field(request, "body"))},
       // §7.6.3: a proxy, and a gateway on inbound requests, MUST send Via.

@@ -71,8 +71,6 @@ Jexp proxy_twist(std::mt19937_64& rng, Jexp q) {
   }
 }
 
-}  // namespace
-
 // A proxy MAY transform the content of a message without a no-transform
 // directive (RFC 9110 §7.7), so only with it are the bytes it forwards
 // judged: most requests with content and most answers carry it.
@@ -82,6 +80,8 @@ Jexp no_transform(std::mt19937_64& rng, Jexp m) {
     return m;
   return with_header(m, "cache-control", "no-transform");
 }
+
+}  // namespace
 
 Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
   Jexp q = http::generate_request(rng, ctx);

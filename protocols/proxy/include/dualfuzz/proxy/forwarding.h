@@ -51,6 +51,12 @@ struct Target {
 };
 Target split_target(std::string_view target);
 
+// The request target a proxy in `mode` forwards `request` with: a forward
+// proxy's origin-form of the absolute-form target, or "*" for an OPTIONS
+// whose absolute-form has no path and no query (RFC 9112 §3.2.4: a MUST of
+// the last proxy, which the proxy under test is); a gateway's as received.
+std::string forwarded_target(const Json& request, Mode mode);
+
 // Max-Forwards as a number when it is one (1*DIGIT, §7.6.2).
 std::optional<long long> max_forwards(const Json& request);
 // TRACE and OPTIONS: the methods whose Max-Forwards a proxy must honour.
