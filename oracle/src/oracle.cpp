@@ -1,7 +1,12 @@
 #include "dualfuzz/oracle/oracle.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <set>
+#include <thread>
+
+#include "dualfuzz/oracle/history_check.h"
 
 namespace dualfuzz::oracle {
 namespace {
@@ -239,15 +244,147 @@ std::vector<Json> Oracle::model_states(std::size_t max) const {
   return out;
 }
 
+namespace {
+// A partition's observations, routed from the trace.
+struct Part {
+  std::vector<Observation> obs;
+  std::vector<std::size_t> event_of;  // observation -> trace index
+};
+
+// One partition's search state across budgets. Each partition is searched
+// by one thread at a time; with several threads each has its own solver
+// (a Solver is single-threaded; its Z3 context is made only if queried).
+struct PartSearch {
+  const Part* part = nullptr;
+  bool unknown_start = false;
+  std::unique_ptr<Solver> own_solver;
+  Solver* solver = nullptr;
+  // Depth-first searches resume with each larger budget instead of restarting.
+  std::unique_ptr<HypothesisSearch> depth_first;
+};
+
+// What one partition's search at one budget found.
+struct Attempt {
+  StepOutcome::Status status = StepOutcome::Status::Alive;
+  std::size_t explained = 0;  // observations of the partition explained (a prefix)
+  std::size_t index = 0;      // Dead / GaveUp: the trace's event that decided
+  std::vector<Reason> reasons;
+};
+
+Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSearch& ps,
+                std::size_t budget, std::size_t limit, std::size_t trace_size) {
+  const Part& p = *ps.part;
+  auto start = [&] { return ps.unknown_start ? model.unknown() : model.initial(); };
+  // A portfolio: breadth-first is exhaustive and memoizes across the
+  // whole frontier (fast when explanations are few); depth-first stops
+  // at the first full explanation (fast when they are many).
+  std::size_t stopped = 0;
+  StepOutcome out;
+  for (int strategy = 0; strategy < 2; ++strategy) {
+    if (strategy == 0) {
+      auto& search = ps.depth_first;
+      if (!search)
+        search = std::make_unique<HypothesisSearch>(start(), *ps.solver, options.limits,
+                                                    model.decode);
+      out = search->check_offline(p.obs, stopped, budget);
+      if (out.status != StepOutcome::Status::GaveUp) search.reset();
+    } else {
+      HypothesisSearch search(start(), *ps.solver, options.limits, model.decode);
+      // A sixteenth of the depth-first budget below the last, a quarter
+      // at the last: this half starts afresh at each budget, and
+      // depth-first decided every partition of the Jepsen histories
+      // (with a quarter each time, these runs were a seventh of a
+      // 50-client check's time).
+      out = search.check_breadth_first(p.obs, stopped,
+                                       budget == limit ? budget / 4 : budget / 16);
+    }
+    if (out.status != StepOutcome::Status::GaveUp) break;
+  }
+  Attempt a;
+  a.status = out.status;
+  if (out.status == StepOutcome::Status::Alive) {
+    a.explained = p.obs.size();
+    return a;
+  }
+  a.explained = std::min(stopped, p.obs.size());
+  a.index = stopped < p.event_of.size() ? p.event_of[stopped] : trace_size - 1;
+  if (out.status == StepOutcome::Status::Dead) {
+    // The depth-first search prunes by looking ahead, so its reasons are
+    // thin; the breadth-first search names the exact event and why each
+    // explanation died. Ask it, within a bounded effort.
+    HypothesisSearch explain(start(), *ps.solver, options.limits, model.decode);
+    std::size_t at = 0;
+    StepOutcome why =
+        explain.check_breadth_first(p.obs, at, std::max<std::size_t>(budget, 100'000));
+    if (why.status == StepOutcome::Status::Dead) {
+      a.index = p.event_of[at];
+      a.explained = at;
+      a.reasons = std::move(why.reasons);
+      return a;
+    }
+    out.reasons.push_back(Reason::generic(
+        Reason::Kind::Other, "response",
+        "(found by depth-first search with lookahead: no explanation gets past "
+        "this event together with the responses observed after it)"));
+  }
+  a.reasons = std::move(out.reasons);
+  return a;
+}
+
+// Runs job(k) for k = 0..n-1 on `threads` threads (the caller's among
+// them), claimed in ascending order. With `stop_after_decisive`, once
+// job(k) returns true no job beyond k starts: every job before the first
+// decisive one runs whatever the timing, so reading the results in order up
+// to it gives what one thread gives. Returns which jobs ran.
+template <class Job>
+std::vector<char> run_claimed_in_order(std::size_t n, unsigned threads,
+                                       bool stop_after_decisive, Job job) {
+  std::vector<char> ran(n, 0);
+  std::atomic<std::size_t> next{0}, first_decisive{n};
+  std::vector<std::exception_ptr> failed(n);
+  auto work = [&] {
+    for (;;) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= n) return;
+      if (stop_after_decisive && k > first_decisive.load()) return;
+      try {
+        if (job(k)) {
+          std::size_t f = first_decisive.load();
+          while (k < f && !first_decisive.compare_exchange_weak(f, k)) {
+          }
+        }
+      } catch (...) {
+        failed[k] = std::current_exception();
+      }
+      ran[k] = 1;
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (unsigned t = 1; t < threads && t < n; ++t) helpers.emplace_back(work);
+    work();
+  }  // (joined)
+  for (std::size_t k = 0; k < n; ++k)
+    if (ran[k] && failed[k]) std::rethrow_exception(failed[k]);
+  return ran;
+}
+
+// Fewer observations than this are checked on the calling thread when the
+// number of threads is automatic: starting threads would cost more than
+// they save (a fuzz execution's consistency check is tens of events).
+constexpr std::size_t kParallelFrom = 512;
+}  // namespace
+
 Verdict check(const ServerModel& model, const std::vector<Event>& trace,
               OracleOptions options) {
+  return check_history(model, trace, options).verdict;
+}
+
+HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& trace,
+                           OracleOptions options, HistoryCheckOptions how) {
   if (!model.initial) throw std::invalid_argument("ServerModel without an initial tree");
   // Route events to partitions exactly as observe() does, then check each
   // partition depth-first (HypothesisSearch::check_offline).
-  struct Part {
-    std::vector<Observation> obs;
-    std::vector<std::size_t> event_of;  // observation -> trace index
-  };
   std::map<std::string, Part> parts;
   std::map<ConnId, std::vector<std::vector<std::string>>> outstanding;
   std::vector<ConnId> closed;
@@ -316,10 +453,38 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
       }
     }
   }
-  Solver solver(options.solver_timeout_ms, model.strings);
-  Verdict best;
+  HistoryCheck result;
+  std::vector<PartSearch> searches;
+  std::size_t observations = 0;
+  for (const auto& [key, p] : parts) {
+    PartitionOutcome o;
+    o.key = key;
+    o.events = p.event_of;
+    result.partitions.push_back(std::move(o));
+    PartSearch s;
+    s.part = &p;
+    s.unknown_start = unknown_start.count(key) > 0;
+    searches.push_back(std::move(s));
+    observations += p.obs.size();
+  }
+  unsigned threads = how.threads;
+  if (threads == 0)
+    threads = observations < kParallelFrom
+                  ? 1
+                  : std::max(1u, std::jthread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, searches.size()));
+  Solver shared_solver(options.solver_timeout_ms, model.strings);
+  for (PartSearch& s : searches) {
+    if (threads > 1)
+      s.own_solver = std::make_unique<Solver>(options.solver_timeout_ms, model.strings);
+    s.solver = s.own_solver ? s.own_solver.get() : &shared_solver;
+  }
+
+  Verdict& best = result.verdict;
+  bool decided = false;  // a partition no explanation covers fixed the verdict
   std::size_t best_index = trace.size();
   auto consider = [&](Verdict::Status st, std::size_t index, std::vector<Reason> why) {
+    if (decided) return;
     if (index >= best_index && best.status == Verdict::Status::Reject) return;
     if (st == Verdict::Status::Inconclusive && best.status == Verdict::Status::Reject)
       return;
@@ -333,77 +498,48 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
   // its own. So search all partitions with a small budget first and raise
   // it only for those still undecided: a violating partition is found
   // without first exhausting a hard, correct one (Porcupine stops at the
-  // first failing partition for the same reason).
-  std::vector<std::string> pending;
-  for (const auto& [key, p] : parts) pending.push_back(key);
-  // Depth-first searches resume with each larger budget instead of restarting.
-  std::map<std::string, std::unique_ptr<HypothesisSearch>> depth_first;
+  // first failing partition for the same reason). The partitions of one
+  // budget are searched in parallel and read in key order, so the first
+  // failing one is the one a single thread finds.
+  std::vector<std::size_t> pending(searches.size());
+  for (std::size_t k = 0; k < pending.size(); ++k) pending[k] = k;
   const std::size_t limit = options.limits.max_hypotheses * 4;
   for (std::size_t budget = std::min<std::size_t>(5'000, limit); !pending.empty();
        budget = std::min(budget * 4, limit)) {
-    std::vector<std::string> undecided;
-    std::vector<std::string> gave_up_why;
-    for (const std::string& key : pending) {
-      Part& p = parts[key];
-      // A portfolio: breadth-first is exhaustive and memoizes across the
-      // whole frontier (fast when explanations are few); depth-first stops
-      // at the first full explanation (fast when they are many).
-      std::size_t stopped = 0;
-      StepOutcome out;
-      for (int strategy = 0; strategy < 2; ++strategy) {
-        if (strategy == 0) {
-          auto& search = depth_first[key];
-          if (!search)
-            search = std::make_unique<HypothesisSearch>(
-                unknown_start.count(key) ? model.unknown() : model.initial(), solver,
-                options.limits, model.decode);
-          out = search->check_offline(p.obs, stopped, budget);
-          if (out.status != StepOutcome::Status::GaveUp) search.reset();
-        } else {
-          HypothesisSearch search(
-              unknown_start.count(key) ? model.unknown() : model.initial(), solver,
-              options.limits, model.decode);
-          // A sixteenth of the depth-first budget below the last, a quarter
-          // at the last: this half starts afresh at each budget, and
-          // depth-first decided every partition of the Jepsen histories
-          // (with a quarter each time, these runs were a seventh of a
-          // 50-client check's time).
-          out = search.check_breadth_first(p.obs, stopped,
-                                           budget == limit ? budget / 4 : budget / 16);
-        }
-        if (out.status != StepOutcome::Status::GaveUp) break;
+    std::vector<Attempt> attempts(pending.size());
+    const std::vector<char> ran = run_claimed_in_order(
+        pending.size(), threads, !how.every_partition, [&](std::size_t k) {
+          attempts[k] = attempt(model, options, searches[pending[k]], budget, limit,
+                                trace.size());
+          return attempts[k].status == StepOutcome::Status::Dead;
+        });
+    std::vector<std::size_t> undecided;
+    for (std::size_t k = 0; k < pending.size() && ran[k]; ++k) {
+      Attempt& a = attempts[k];
+      PartitionOutcome& o = result.partitions[pending[k]];
+      o.explained = a.explained;
+      if (a.status == StepOutcome::Status::Alive) {
+        o.status = PartitionOutcome::Status::Explained;
+        o.reasons.clear();
+        continue;
       }
-      if (out.status == StepOutcome::Status::Alive) continue;
-      std::size_t index =
-          stopped < p.event_of.size() ? p.event_of[stopped] : trace.size() - 1;
-      if (out.status == StepOutcome::Status::Dead) {
-        // The depth-first search prunes by looking ahead, so its reasons are
-        // thin; the breadth-first search names the exact event and why each
-        // explanation died. Ask it, within a bounded effort.
-        HypothesisSearch explain(
-            unknown_start.count(key) ? model.unknown() : model.initial(), solver,
-            options.limits, model.decode);
-        std::size_t at = 0;
-        StepOutcome why = explain.check_breadth_first(
-            p.obs, at, std::max<std::size_t>(budget, 100'000));
-        if (why.status == StepOutcome::Status::Dead) {
-          consider(Verdict::Status::Reject, p.event_of[at], why.reasons);
-        } else {
-          out.reasons.push_back(Reason::generic(
-              Reason::Kind::Other, "response",
-              "(found by depth-first search with lookahead: no explanation gets past "
-              "this event together with the responses observed after it)"));
-          consider(Verdict::Status::Reject, index, out.reasons);
-        }
-        return best;
+      o.reasons = a.reasons;
+      if (a.status == StepOutcome::Status::Dead) {
+        o.status = PartitionOutcome::Status::Violated;
+        consider(Verdict::Status::Reject, a.index, std::move(a.reasons));
+        decided = true;
+        if (!how.every_partition) return result;
+        continue;
       }
-      undecided.push_back(key);
-      if (budget == limit) consider(Verdict::Status::Inconclusive, index, out.reasons);
+      o.status = PartitionOutcome::Status::Unknown;
+      undecided.push_back(pending[k]);
+      if (budget == limit)
+        consider(Verdict::Status::Inconclusive, a.index, std::move(a.reasons));
     }
     if (budget == limit) break;
     pending = std::move(undecided);
   }
-  return best;
+  return result;
 }
 
 }  // namespace dualfuzz::oracle
