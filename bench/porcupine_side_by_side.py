@@ -11,8 +11,13 @@ the machine's load falls on both alike. A process's figures include its start
 and parsing: Porcupine's own test binary (`go test -c`, run with -test.run on
 its own test data, which is the data of ../shared/benchdata/jepsen) against
 `jepsen_bench --quiet --only SET`. Both wall-clock and CPU seconds (user +
-system, of the process and its threads: Go's collector runs beside the
-checker) are printed per round, then the ranges and the ratios of the medians.
+system, of the process and its threads: Go's collector and Porcupine's
+partitions, dualfuzz's partitions, run beside the checker) are printed per
+round, then the ranges and the ratios of the medians (wall and CPU).
+
+The measurement protocol (docs/EVALUATION.md): a quiet machine, 5 alternating
+rounds (the default), both ratios; the load average is printed before the
+first round and after each, so that a figure taken under load says so.
 
 Porcupine stays outside the repository: pass its checkout. Without one (or
 without Go), the script prints dualfuzz's figures alone. --baseline times a
@@ -94,7 +99,7 @@ def fmt(xs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("porcupine", nargs="?", help="a Porcupine checkout (outside the repo)")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--jepsen-bench", default="build/bench/jepsen_bench")
     ap.add_argument("--baseline", help="another jepsen_bench, timed in the same rounds")
     ap.add_argument("--online", action="store_true",
@@ -113,6 +118,9 @@ def main():
         # results[set][tool] = list of (wall, cpu)
         results = {s: {t: [] for t, _ in tools} for s in sets}
         problems = []
+        loads = [os.getloadavg()]
+        print(f"{os.cpu_count()} cores; load average before the first round: "
+              + " ".join(f"{x:.2f}" for x in loads[0]))
         for r in range(args.rounds):
             for s in sets:
                 order = tools if r % 2 == 0 else list(reversed(tools))
@@ -131,11 +139,15 @@ def main():
                     if ok != "ok":
                         problems.append(f"round {r + 1} {s} {tool}: {ok}\n{out[-2000:]}")
                     results[s][tool].append((wall, cpu))
-            print(f"round {r + 1} done", file=sys.stderr)
+            loads.append(os.getloadavg())
+            print(f"round {r + 1} done, load average "
+                  + " ".join(f"{x:.2f}" for x in loads[-1]), file=sys.stderr)
 
     mode = "online" if args.online else "whole-trace"
     print(f"\n{args.rounds} alternating rounds, dualfuzz {mode}; seconds per process "
           "(wall / CPU), ranges over the rounds")
+    print("load average (1 min) before and after the rounds: "
+          + " ".join(f"{l[0]:.2f}" for l in loads))
     header = f"{'set':<8}" + "".join(f" {t + ' wall':>15} {t + ' cpu':>15}" for t, _ in tools)
     if porcupine:
         header += f" {'ratio wall':>11} {'ratio cpu':>10}"
@@ -155,11 +167,11 @@ def main():
         print(line)
     if porcupine:
         print("ratio = Porcupine's median / dualfuzz's median (> 1: dualfuzz faster)")
-    print("\nper round (wall s):")
+    print("\nper round (wall s / CPU s):")
     for s in sets:
         for t, _ in tools:
             print(f"  {s:<8} {t:<10} " +
-                  " ".join(f"{w:.3f}" for w, _ in results[s][t]))
+                  " ".join(f"{w:.3f}/{c:.3f}" for w, c in results[s][t]))
     if problems:
         print("\nVERDICT PROBLEMS:\n" + "\n".join(problems))
         return 1
