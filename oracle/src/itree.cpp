@@ -5,7 +5,8 @@
 namespace dualfuzz::oracle {
 
 Tree::Tree() {
-  static const std::shared_ptr<const Node> null_ret = ret(Sym()).node_;
+  // (Per thread, as Sym's constants: every hypothesis starts with one.)
+  static thread_local const std::shared_ptr<const Node> null_ret = ret(Sym()).node_;
   node_ = null_ret;
 }
 

@@ -57,8 +57,12 @@ Sym Sym::build(Node&& n) {
   return Sym(std::make_shared<const Node>(std::move(n)));
 }
 
+// The shared constants below are per thread: a copy of a Sym counts a
+// reference in its node, and partitions searched on several threads
+// (check_history) counting references in the same nodes made each copy a
+// cache line passed between cores.
 Sym::Sym() {
-  static const Sym null_sym = lit(nullptr);
+  static thread_local const Sym null_sym = lit(nullptr);
   node_ = null_sym.node_;
 }
 
@@ -72,19 +76,19 @@ Sym Sym::lit(Json value) {
     return build(std::move(n));
   };
   if (value.is_null()) {
-    static const Sym null_sym = make(nullptr);
+    static thread_local const Sym null_sym = make(nullptr);
     return null_sym;
   }
   // (Values are read through pointers: get<>() is a call through
   // nlohmann's conversion machinery, and every folded condition comes here.)
   if (const auto* b = value.get_ptr<const Json::boolean_t*>()) {
-    static const Sym true_sym = make(true), false_sym = make(false);
+    static thread_local const Sym true_sym = make(true), false_sym = make(false);
     return *b ? true_sym : false_sym;
   }
   // So are three-digit response codes.
   if (const auto* i = value.get_ptr<const Json::number_integer_t*>();
       i && !value.is_number_unsigned() && *i >= 100 && *i < 600) {
-    static const std::vector<Sym> codes = [&] {
+    static thread_local const std::vector<Sym> codes = [&] {
       std::vector<Sym> v;
       for (int c = 100; c < 600; ++c) v.push_back(make(c));
       return v;
@@ -106,7 +110,7 @@ Sym Sym::var(VarId id, Sort sort) {
   // sort are made once (immutable, shared) instead of per use.
   constexpr VarId kShared = 64;
   if (id < kShared) {
-    static const std::vector<Sym> shared = [&] {
+    static thread_local const std::vector<Sym> shared = [&] {
       std::vector<Sym> v;
       for (Sort so : {Sort::Json, Sort::Str, Sort::Int, Sort::Bool})
         for (VarId i = 0; i < kShared; ++i) v.push_back(make(i, so));
@@ -158,7 +162,7 @@ Sym Sym::array(std::vector<Sym> elements) {
 }
 
 Sym Sym::absent() {
-  static const Sym absent_sym = [] {
+  static thread_local const Sym absent_sym = [] {
     Node n;
     n.op = Op::Absent;
     return build(std::move(n));

@@ -54,8 +54,10 @@ KvOp decode(const Json& r) {
 // states (reads are most of a history's steps), and a read then answers
 // with that response as it is, without building, copying or hashing it.
 Sym read_response(const Sym& value) {
-  static const Sym::Fields kShape = Sym::fields({"type", "value"});
-  static const Sym kOk = Sym::lit("ok");
+  // (Per thread: partitions searched on several threads would otherwise
+  // count references in the same nodes, oracle/src/symbolic.cpp.)
+  static thread_local const Sym::Fields kShape = Sym::fields({"type", "value"});
+  static thread_local const Sym kOk = Sym::lit("ok");
   return Sym::object(kShape, {kOk, value});
 }
 struct KvEntry {
@@ -81,13 +83,13 @@ struct KvState {
     return it != entries.end() && it->key == key ? &*it : nullptr;
   }
   const Sym& get(const std::string& key) const {
-    static const Sym empty = Sym::lit("");
+    static thread_local const Sym empty = Sym::lit("");
     const KvEntry* e = find(key);
     return e ? e->value : empty;
   }
   // The response to a read of `key`.
   const Sym& read(const std::string& key) const {
-    static const Sym empty = read_response(Sym::lit(""));
+    static thread_local const Sym empty = read_response(Sym::lit(""));
     const KvEntry* e = find(key);
     return e ? e->read : empty;
   }
