@@ -332,31 +332,36 @@ Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSear
 }
 
 // Runs job(k) for k = 0..n-1 on `threads` threads (the caller's among
-// them), claimed in ascending order. With `stop_after_decisive`, once
-// job(k) returns true no job beyond k starts: every job before the first
-// decisive one runs whatever the timing, so reading the results in order up
-// to it gives what one thread gives. Returns which jobs ran.
+// them), claimed in the order `claims` lists them. With
+// `stop_after_decisive`, once job(k) returns true no job beyond k starts:
+// every job before the first decisive one runs whatever the order and the
+// timing (the first decisive index only falls), so reading the results in
+// index order up to it gives what one thread gives. Returns which jobs ran.
 template <class Job>
-std::vector<char> run_claimed_in_order(std::size_t n, unsigned threads,
-                                       bool stop_after_decisive, Job job) {
-  std::vector<char> ran(n, 0);
+std::vector<char> run_claimed(const std::vector<std::size_t>& claims, unsigned threads,
+                              bool stop_after_decisive, Job job) {
+  const std::size_t n = claims.size();
+  std::vector<char> ran(n, 0), decisive(n, 0);
   std::atomic<std::size_t> next{0}, first_decisive{n};
   std::vector<std::exception_ptr> failed(n);
   auto work = [&] {
     for (;;) {
-      const std::size_t k = next.fetch_add(1);
-      if (k >= n) return;
-      if (stop_after_decisive && k > first_decisive.load()) return;
+      const std::size_t j = next.fetch_add(1);
+      if (j >= n) return;
+      const std::size_t k = claims[j];
+      if (stop_after_decisive && k > first_decisive.load()) continue;
       try {
-        if (job(k)) {
-          std::size_t f = first_decisive.load();
-          while (k < f && !first_decisive.compare_exchange_weak(f, k)) {
-          }
-        }
+        decisive[k] = job(k);
       } catch (...) {
-        failed[k] = std::current_exception();
+        failed[k] = std::current_exception();  // (decisive: one thread stops there)
+        decisive[k] = 1;
       }
       ran[k] = 1;
+      if (decisive[k]) {
+        std::size_t f = first_decisive.load();
+        while (k < f && !first_decisive.compare_exchange_weak(f, k)) {
+        }
+      }
     }
   };
   {
@@ -364,8 +369,12 @@ std::vector<char> run_claimed_in_order(std::size_t n, unsigned threads,
     for (unsigned t = 1; t < threads && t < n; ++t) helpers.emplace_back(work);
     work();
   }  // (joined)
-  for (std::size_t k = 0; k < n; ++k)
-    if (ran[k] && failed[k]) std::rethrow_exception(failed[k]);
+  // An exception is raised as one thread would raise it: unless a job
+  // before it was decisive.
+  for (std::size_t k = 0; k < n && ran[k]; ++k) {
+    if (failed[k]) std::rethrow_exception(failed[k]);
+    if (decisive[k] && stop_after_decisive) break;
+  }
   return ran;
 }
 
@@ -507,8 +516,14 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
   for (std::size_t budget = std::min<std::size_t>(5'000, limit); !pending.empty();
        budget = std::min(budget * 4, limit)) {
     std::vector<Attempt> attempts(pending.size());
-    const std::vector<char> ran = run_claimed_in_order(
-        pending.size(), threads, !how.every_partition, [&](std::size_t k) {
+    // The largest partitions first, so that the threads finish together.
+    std::vector<std::size_t> claims(pending.size());
+    for (std::size_t k = 0; k < claims.size(); ++k) claims[k] = k;
+    std::stable_sort(claims.begin(), claims.end(), [&](std::size_t a, std::size_t b) {
+      return searches[pending[a]].part->obs.size() > searches[pending[b]].part->obs.size();
+    });
+    const std::vector<char> ran = run_claimed(
+        claims, threads, !how.every_partition, [&](std::size_t k) {
           attempts[k] = attempt(model, options, searches[pending[k]], budget, limit,
                                 trace.size());
           return attempts[k].status == StepOutcome::Status::Dead;
