@@ -139,12 +139,19 @@ std::string history_chart_html(const std::string& file, const std::string& model
        "partition whose search ran out of budget is Unknown: it gives no verdict.</p>\n";
   if (!c.verdict.accepted())
     s += "<pre class=\"report\">" + xml_escape(c.verdict.explanation) + "</pre>\n";
-  // Failing partitions first: they are what a reader looks for.
+  // Failing partitions first, the verdict's own before the others: they are
+  // what a reader looks for.
+  auto rank = [&](const PartitionOutcome& p) {
+    if (p.status != PartitionOutcome::Status::Violated) return 2;
+    const bool verdicts = c.verdict.status == oracle::Verdict::Status::Reject &&
+                          p.explained < p.events.size() &&
+                          p.events[p.explained] == c.verdict.event_index;
+    return verdicts ? 0 : 1;
+  };
   std::vector<const PartitionOutcome*> order;
-  for (const PartitionOutcome& p : c.partitions)
-    if (p.status == PartitionOutcome::Status::Violated) order.push_back(&p);
-  for (const PartitionOutcome& p : c.partitions)
-    if (p.status != PartitionOutcome::Status::Violated) order.push_back(&p);
+  for (int r = 0; r < 3; ++r)
+    for (const PartitionOutcome& p : c.partitions)
+      if (rank(p) == r) order.push_back(&p);
   for (const PartitionOutcome* p : order) {
     const std::vector<Op> ops = operations(trace, *p);
     std::size_t explained = 0;

@@ -551,7 +551,7 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
       if (budget == limit)
         consider(Verdict::Status::Inconclusive, a.index, std::move(a.reasons));
     }
-    if (budget == limit) break;
+    if (budget == limit || (decided && budget >= how.after_verdict_budget)) break;
     pending = std::move(undecided);
   }
   return result;

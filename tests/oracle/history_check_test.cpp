@@ -151,6 +151,31 @@ TEST(HistoryCheck, OutOfBudgetIsUnknownNeverAViolation) {
   }
 }
 
+TEST(HistoryCheck, ARejectedHistoryShowsItsFailingPartitionAndItsLongestPrefix) {
+  REQUIRE_DATA();
+  auto t = specs::parse_jepsen_kv(slurp(kData / "kv" / "c50-bad.txt"));
+  ASSERT_TRUE(t) << t.error();
+  const Verdict v = check(specs::kv_store_model(), *t);
+  ASSERT_EQ(v.status, Verdict::Status::Reject);
+  for (unsigned threads : {1u, 2u}) {
+    // Every partition decided (for a chart), in a bounded time: the verdict
+    // is the same, and its event ends the longest prefix of its partition.
+    const HistoryCheck c =
+        check_history(specs::kv_store_model(), *t, {}, {threads, true});
+    EXPECT_EQ(c.verdict.explanation, v.explanation);
+    int failing = 0;
+    for (const PartitionOutcome& p : c.partitions) {
+      EXPECT_NE(p.status, Status::Unchecked) << p.key;
+      if (p.status == Status::Explained) EXPECT_EQ(p.explained, p.events.size());
+      if (p.status != Status::Violated) continue;
+      ASSERT_LT(p.explained, p.events.size()) << p.key;
+      EXPECT_GT(p.explained, 0u) << p.key;
+      failing += p.events[p.explained] == v.event_index;
+    }
+    EXPECT_EQ(failing, 1) << threads;
+  }
+}
+
 TEST(HistoryCheck, EveryJepsenVerdictIsTheSameOnOneThreadAndOnSeveral) {
   REQUIRE_DATA();
   int agree = 0, n = 0;

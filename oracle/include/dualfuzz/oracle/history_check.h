@@ -23,6 +23,11 @@ struct HistoryCheckOptions {
   // verdict needs: the check otherwise stops at the first partition that
   // no explanation covers. The verdict is the same.
   bool every_partition = false;
+  // With every_partition: once the verdict is known, the partitions still
+  // undecided are searched up to this budget (configurations) and are
+  // otherwise Unknown (a rejected history's other partitions can be long to
+  // decide, and the verdict does not wait on them).
+  std::size_t after_verdict_budget = 80'000;
 };
 
 // One partition's outcome. Unknown: its search ran out of budget (never a
