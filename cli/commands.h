@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace dualfuzz::cli {
 
@@ -17,8 +19,10 @@ inline constexpr int kInternalError = 3;
 void add_history_command(CLI::App& app, std::function<int()>& run);
 // Registers `run` and `bugs`.
 void add_run_command(CLI::App& app, std::function<int()>& run);
-// Registers `fuzz`.
-void add_fuzz_command(CLI::App& app, std::function<int()>& run);
+// Registers `fuzz`; `args` are dualfuzz's arguments as given (argv[1..]), which
+// `--jobs` hands on to its workers.
+void add_fuzz_command(CLI::App& app, std::function<int()>& run,
+                      std::vector<std::string> args);
 // Registers `replay` (one input, the fuzz target's report).
 void add_replay_command(CLI::App& app, std::function<int()>& run);
 // Registers `minimize` (shrink keeping the same violation).

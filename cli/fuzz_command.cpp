@@ -74,6 +74,8 @@
 #include "dualfuzz/campaign/site.h"
 #include "dualfuzz/protocols/builtin.h"
 #include "io.h"
+#include "jobs.h"
+#include "stop_signal.h"
 
 namespace dualfuzz::cli {
 namespace {
@@ -102,6 +104,10 @@ struct Opts {
   std::string known;   // --known FILE
   std::string baseline;  // --baseline FILE
   unsigned shrink_tries = 100;
+  unsigned jobs = 1;           // --jobs N: worker processes (jobs.h)
+  std::string jobs_dir;        // --jobs-dir DIR
+  std::string worker_summary;  // --worker-summary FILE: a worker's --json line
+  std::vector<std::string> args;  // dualfuzz's own, from "fuzz" on (for --jobs)
 };
 
 std::string dump(const nlohmann::json& j) {
@@ -235,6 +241,7 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
   j["server_lost"] = s.server_lost();
   j["crashes"] = c.crashes;  // deaths met (each an occurrence of a finding)
   j["hangs"] = c.hangs;
+  j["unblamed_deaths"] = c.unblamed_deaths;  // of those, another --jobs worker's
   j["mutator_replays"] = s.mutator_replays;  // not in "executions"
   j["targeted_rewrites"] = s.targeted_rewrites;
   j["known_violations"] = c.known_violations;  // matched --known: no findings
@@ -352,6 +359,10 @@ void print_outages(const FuzzSummary& s) {
   if (c.outages == 0) return;
   std::cout << "dualfuzz fuzz: the server went down " << c.outages
             << " time(s): " << c.crashes << " crash(es), " << c.hangs << " hang(s)";
+  if (c.unblamed_deaths)
+    std::cout << "; " << c.unblamed_deaths
+              << " death(s) blamed on no script of this process (replayed alone, it "
+                 "did not kill the server again: another --jobs worker's, most likely)";
   if (c.unreachable)
     std::cout << "; " << c.unreachable
               << " play(s) could not reach it (not counted as executions)";
@@ -521,6 +532,18 @@ int shrink_file(const Opts& o, FuzzCampaign& c) {
   return r.violation() ? kViolation : kNoViolation;
 }
 
+// --jobs N: what N workers cannot share, refused before any starts.
+std::optional<std::string> jobs_refusal(const Opts& o, const campaign::Plugin& plugin) {
+  const bool own_servers = o.fuzz.target.find("{worker}") != std::string::npos;
+  if (!o.shrink.empty()) return "--shrink plays one script: run it without --jobs";
+  if (plugin.protocol.origin && o.fuzz.target.rfind("inprocess", 0) != 0 &&
+      (!own_servers || o.origin.find("{worker}") == std::string::npos))
+    return "protocol '" + plugin.protocol.name +
+           "' has the tester play the origin: each worker needs a proxy and an origin "
+           "address of its own ({worker} in --target and --origin)";
+  return std::nullopt;
+}
+
 int fuzz(Opts o) {  // (a copy: --known is read into it)
   const campaign::Registry registry =
       o.origin.empty() ? protocols::builtin() : protocols::builtin(o.origin);
@@ -528,6 +551,23 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   if (!plugin) {
     std::cerr << "dualfuzz fuzz: " << plugin.error() << "\n";
     return kTrouble;
+  }
+  if (o.jobs > 1) {
+    if (auto why = jobs_refusal(o, **plugin)) {
+      std::cerr << "dualfuzz fuzz: --jobs " << o.jobs << ": " << *why << "\n";
+      return kTrouble;
+    }
+    return run_jobs({.jobs = o.jobs,
+                     .seed = o.seed,
+                     .args = o.args,
+                     .seconds = o.fuzz.seconds,
+                     .keep_going = o.fuzz.keep_going,
+                     .json = o.json,
+                     .quiet = o.quiet,
+                     .chart = o.chart,
+                     .dir = o.jobs_dir,
+                     .shared_server = o.fuzz.target.rfind("inprocess", 0) != 0 &&
+                                      o.fuzz.target.find("{worker}") == std::string::npos});
   }
   if (!o.known.empty()) {
     auto known = campaign::KnownViolations::load(o.known);
@@ -547,6 +587,9 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   }
   campaign::FuzzOptions fo = o.fuzz;
   fo.targeted = !o.no_targeted;
+  // Ctrl-C (or a --jobs parent's SIGTERM) ends the run with its summary.
+  install_stop_handlers();
+  fo.stop_requested = stop_requested;
   fo.stop_on_races = campaign::stop_on_races(o.stop_on_races, o.consistency, o.strict);
   o.fuzz.stop_on_races = fo.stop_on_races;  // (for the --json line)
   // --shrink has one script to spend its time on: ten times the plays.
@@ -601,6 +644,15 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   std::mt19937_64 rng(o.seed);
   const FuzzSummary s = (*c)->run(rng, observer(o, (*c)->protocol()));
   const harness::Protocol& p = (*c)->protocol();
+  // The --json line, as printed, for a parent of --jobs workers.
+  if (!o.worker_summary.empty()) {
+    nlohmann::json j = s.first ? first_json(o, p, s)
+                       : o.fuzz.keep_going ? keep_going_json(o, p, s)
+                                           : summary_json(o, s);
+    add_findings(p, s, j);
+    if (!write_file(o.worker_summary, dump(j) + "\n"))
+      std::cerr << "dualfuzz fuzz: cannot write " << o.worker_summary << "\n";
+  }
   if (s.first) {
     print_outages(s);
     print_known(o, s);
@@ -631,8 +683,10 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
 
 }  // namespace
 
-void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
+void add_fuzz_command(CLI::App& app, std::function<int()>& run,
+                      std::vector<std::string> args) {
   auto o = std::make_shared<Opts>();
+  o->args = std::move(args);
   CLI::App* sub =
       app.add_subcommand("fuzz", "Generate, mutate and check scripts (no coverage)");
   sub->add_option("--spec", o->spec, "protocol plug-in")
@@ -709,6 +763,24 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run) {
       ->check(CLI::ExistingFile);
   sub->add_option("--shrink-tries", o->shrink_tries, "plays of the --shrink script")
       ->check(CLI::Range(1, 1000000));
+  sub->add_option(
+         "--jobs", o->jobs,
+         "worker processes (seeds SEED..SEED+N-1) against the same target, one merged "
+         "report: the first finding stops them all (all run --seconds with "
+         "--keep-going). Against one server each execution keeps to its own path "
+         "namespace; `{worker}` in any option becomes the worker's number (0..N-1), "
+         "e.g. --target 127.0.0.1:808{worker} for a server each")
+      ->check(CLI::Range(1, 1024));
+  sub->add_option("--jobs-dir", o->jobs_dir,
+                  "where --jobs workers leave their outputs (worker-I.out, .err, .json; "
+                  "default: a fresh directory under $TMPDIR)");
+  sub->add_option("--worker-summary", o->worker_summary,
+                  "write the --json summary line to FILE too (what --jobs workers do)")
+      ->group("");  // (hidden: --jobs's own)
+  sub->add_option("--shared-server-lock", o->fuzz.shared_server,
+                  "a lock file of the processes fuzzing this server together (what "
+                  "--jobs workers on one server get)")
+      ->group("");
   sub->callback([o, &run] { run = [o] { return fuzz(*o); }; });
 }
 

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   dualfuzz::cli::add_history_command(app, run);
   dualfuzz::cli::add_run_command(app, run);
-  dualfuzz::cli::add_fuzz_command(app, run);
+  dualfuzz::cli::add_fuzz_command(app, run, std::vector<std::string>(argv + 1, argv + argc));
   dualfuzz::cli::add_replay_command(app, run);
   dualfuzz::cli::add_minimize_command(app, run);
   try {

@@ -51,8 +51,16 @@ Result<std::unique_ptr<FuzzCampaign>> FuzzCampaign::make(const Plugin& plugin,
                                                          FuzzOptions o) {
   auto target = Target::make(plugin, o.target);
   if (!target) return make_error(target.error());
-  return std::unique_ptr<FuzzCampaign>(
+  std::unique_ptr<detail::SharedServer> shared;
+  if (!o.shared_server.empty()) {
+    auto opened = detail::SharedServer::open(o.shared_server);
+    if (!opened) return make_error(opened.error());
+    shared = std::move(*opened);
+  }
+  auto c = std::unique_ptr<FuzzCampaign>(
       new FuzzCampaign(plugin.protocol, std::move(*target), std::move(o)));
+  c->shared_ = std::move(shared);
+  return c;
 }
 
 // Targeted mutation replays a parent (one mutation in kTargetedOneIn) with
@@ -83,6 +91,11 @@ RunResult FuzzCampaign::run_on_target(const Script& s, harness::RunOptions opts,
                                       const harness::Protocol& p,
                                       const std::shared_ptr<oracle::Solver>& solver) {
   opts.run_namespace = target_->reset();
+  std::optional<detail::SharedServer::Play> beside;  // the other processes' plays
+  if (shared_) {
+    beside.emplace(*shared_);
+    play_deaths_ = shared_->deaths();
+  }
   harness::Executor ex(p, target_->transport(), opts, solver);
   return ex.run(s);
 }
@@ -187,12 +200,41 @@ bool FuzzCampaign::notice_death(const Script& s, const RunResult& r) {
   const bool none = unreachable(r);
   // (A server that never answered is not dead: nothing to blame.)
   if (none ? !ever_reached_ : !lost_answers(r)) return false;
+  if (shared_) return notice_shared_death(s, r);
   Death d;
   if (refused(r))
     d = {DeathKind::Crash, refused_detail(r)};
   else
     d = confirm_death(protocol_, *target_, probe_wait());
   if (!d) return false;
+  return met_death(s, r, std::move(d));
+}
+
+// On a server other processes play too: the death is looked at alone (held
+// until record_deaths is done with it). What the play saw may be over by
+// then (another process brought the server back): a play whose answers
+// were lost while another process confirmed a death is replayed alone,
+// and is a death of its own only if the server dies again.
+bool FuzzCampaign::notice_shared_death(const Script& s, const RunResult& r) {
+  const bool held = shared_->alone();
+  const std::uint64_t seen = play_deaths_;
+  shared_->hold_alone();
+  Death d = confirm_death(protocol_, *target_, probe_wait());
+  RunResult run = r;
+  if (!d && shared_->deaths() != seen && !unreachable(r)) {
+    run = play(s);
+    if (lost_answers(run)) d = confirm_death(protocol_, *target_, probe_wait());
+  }
+  if (!d) {
+    if (!held) shared_->release_alone();
+    return false;
+  }
+  shared_->count_death();
+  return met_death(s, run, std::move(d));
+}
+
+bool FuzzCampaign::met_death(const Script& s, const RunResult& r, Death d) {
+  const bool none = unreachable(r);
   Met m;
   m.death = std::move(d);
   if (!none) {
@@ -443,7 +485,10 @@ void FuzzCampaign::record_deaths(FuzzSummary& sum, const FuzzObserver& observer)
       const Script* from = nullptr;
       const Shrunk sh = shrink_death(m, from);
       sum.shrink_seconds += elapsed() - found;
-      if (from != &m.culprit) {  // the script before it kills it
+      if (shared_ && !sh.reproduced) {
+        // (Another process's, most likely: blamed on nobody.)
+        ++sum.counters.unblamed_deaths;
+      } else if (from != &m.culprit) {  // the script before it kills it
         unpool(m.earlier->script);
         Met earlier = m;
         earlier.culprit = m.earlier->script;
@@ -452,6 +497,10 @@ void FuzzCampaign::record_deaths(FuzzSummary& sum, const FuzzObserver& observer)
       } else {
         record_death(m, qk, sh, shrunk_before, sum, observer);
       }
+    } else if (shared_ && m.back && q.signatures.empty()) {
+      // A key no replay has blamed yet, on a server others play too: not
+      // blamed without one.
+      ++sum.counters.unblamed_deaths;
     } else if (q.signatures.empty()) {
       // Not shrunk: the server is not back (the run ends with it), or went
       // down again meanwhile.
@@ -468,6 +517,8 @@ void FuzzCampaign::record_deaths(FuzzSummary& sum, const FuzzObserver& observer)
       if (!m.back) sum.lost_on = i;
     }
   }
+  // (A death of a shared server was looked at alone: the others go on.)
+  if (shared_) shared_->release_alone();
 }
 
 // A mutant of a pool script (or a fresh one), its requests spread over the
@@ -693,8 +744,8 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
   sum.known_counts.assign(o_.known.entries().size(), 0);
   for (const std::string& seed : o_.seeds) add_to_pool(seed, rng);
   double next_report = kProgressEvery;
-  std::optional<double> down_since;  // the server refuses connections
-  while (elapsed() < o_.seconds) {
+  double down_since = -1;  // since when the server refuses connections (< 0: it answers)
+  while (elapsed() < o_.seconds && !(o_.stop_requested && o_.stop_requested())) {
     auto next = next_script(rng);
     if (!next) continue;
     const auto& [text, script] = *next;
@@ -703,27 +754,28 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
     // play showed besides. Brought back, fuzzing goes on; not, the run
     // ends with it.
     if (notice_death(script, r)) {
-      down_since.reset();
+      down_since = -1;
       record_deaths(sum, observer);
       if (!server_back_) break;
       continue;
     }
     if (unreachable(r)) {
       // (A server that never answered, or a connect that timed out once.)
-      if (!down_since) {
+      if (down_since < 0) {
         down_since = elapsed();
-        add_outage(sum, ServerOutage{*down_since, sum.counters.executions, r.detail,
+        add_outage(sum, ServerOutage{down_since, sum.counters.executions, r.detail,
                                      last_reached_ ? std::optional(last_reached_->script)
                                                    : std::nullopt,
                                      false, false});
       }
-      if (elapsed() - *down_since >= o_.server_down_seconds) break;  // server_lost()
+      if (elapsed() - down_since >= o_.server_down_seconds)
+        break;  // server_lost()
       // (no spinning through scripts while it is down)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       continue;
     }
-    if (r.trace.size() > 0 && down_since) {
-      down_since.reset();
+    if (r.trace.size() > 0 && down_since >= 0) {
+      down_since = -1;
       sum.outages.back().recovered = true;
     }
     if (r.outcome == RunResult::Outcome::InternalError) {

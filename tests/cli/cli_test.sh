@@ -363,7 +363,7 @@ assert j["known"] == [{"pattern": "model: PUT* -> 204", "count": j["known_violat
       fail "fuzz: $(cat out.txt)"
     grep -q 'class="msg response kill"' f.html || fail "fuzz: chart"
     ;;
-  fuzz_crash | fuzz_hang | fuzz_restart | run_crash)
+  fuzz_crash | fuzz_hang | fuzz_restart | fuzz_jobs_shared | run_crash)
     # A server that dies or hangs is a finding (issue 42): tests/cli/
     # dying_server.py, a small python server that any DELETE kills (or
     # hangs). Its other answers are no reference server's: its violations
@@ -412,6 +412,27 @@ assert "DELETE" in f[0]["script"] and f[0]["min_messages"] <= 3, f[0]["script"]
 assert f[0]["signature"].startswith(sys.argv[1] + ": "), f[0]["signature"]
 ' $mode || fail "summary: $(tail -1 out.txt)"
         ;;
+      fuzz_jobs_shared)
+        # --jobs 2 on one server that any DELETE kills: the other worker's
+        # plays lose their answers too, but a death is blamed only on the
+        # script that kills the restarted server again alone: one finding,
+        # DELETE's, never a PUT or GET of the other worker.
+        printf '%s\n' "[ -f '$work/pid' ] && kill -9 \$(cat '$work/pid') 2>/dev/null" \
+          "exec '$py' '$src/tests/cli/dying_server.py' '$work' crash $port >/dev/null 2>&1" \
+          > restart.sh
+        [ "$(code "$dualfuzz" fuzz --target 127.0.0.1:$port --seconds 10 --seed 1 --jobs 2 \
+             --keep-going --timeout-ms 300 --restart "sh $work/restart.sh" --known known.txt \
+             --json -q)" = 1 ] || fail "exit code: $(cat out.txt err.txt)"
+        tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+f = j["findings"]
+assert j["jobs"] == 2 and len(j["workers"]) == 2, j["workers"]
+assert [x["signature"] for x in f] == ["crash: DELETE"], [x["signature"] for x in f]
+assert f[0]["reproduced"] is True and f[0]["min_messages"] == 1, f[0]
+assert j["crashes"] >= 1, j
+' || fail "summary: $(tail -1 out.txt)"
+        ;;
       fuzz_restart)
         # --restart: the campaign restarts it, shrinks the script on the
         # restarted server and goes on; the death is one finding.
@@ -436,6 +457,74 @@ assert j["executions"] > f[0]["first_execution"], "it went on"
 ' || fail "summary: $(tail -1 out.txt)"
         ;;
     esac
+    ;;
+  fuzz_jobs)
+    # --jobs 2: the first worker's finding stops the other; its report is
+    # printed as a single run prints it, the --json line counts both.
+    [ "$(code "$dualfuzz" fuzz --target inprocess:lost-update --seconds 30 --seed 3 \
+         --jobs 2 --jobs-dir "$work/jobs" --json -q)" = 1 ] || fail "exit code: $(cat out.txt err.txt)"
+    grep -q '^--- minimized script' out.txt || fail "no report: $(cat out.txt)"
+    grep -q '^dualfuzz fuzz: --jobs 2: worker [01] (seed [34]) found it after' out.txt ||
+      fail "no winner: $(cat out.txt)"
+    [ -s "$work/jobs/worker-0.out" ] && [ -s "$work/jobs/worker-1.json" ] || fail "worker files"
+    tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["jobs"] == 2 and j["violation"] is True and j["kind"] == "model", j
+w = j["workers"]
+assert [x["seed"] for x in w] == [3, 4], w
+assert j["winner"] in (0, 1) and w[j["winner"]]["exit"] == 1, w
+assert j["executions"] == sum(x["executions"] for x in w), (j["executions"], w)
+assert j["seconds"] < 25, "the other worker was not stopped"
+' || fail "summary: $(tail -1 out.txt)"
+    # What a worker cannot share is refused before any starts.
+    [ "$(code "$dualfuzz" fuzz --target inprocess --jobs 2 --shrink "$script")" = 2 ] ||
+      fail "--shrink taken"
+    grep -q 'jobs 2: --shrink plays one script' err.txt || fail "$(cat err.txt)"
+    ;;
+  fuzz_jobs_keep_going)
+    # --jobs 2 --keep-going: both run their time; findings merged by identity.
+    [ "$(code "$dualfuzz" fuzz --target inprocess:etag-reuse --seconds 6 --seed 1 \
+         --connections 2 --jobs 2 --keep-going --json -q)" = 1 ] || fail "exit code: $(cat err.txt)"
+    grep -q '^=== violation 1: ' out.txt || fail "no finding printed: $(cat out.txt)"
+    tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+w, v = j["workers"], j["violations"]
+assert j["jobs"] == 2 and all(x["exit"] == 1 and x["seconds"] >= 5.5 for x in w), w
+assert j["executions"] == sum(x["executions"] for x in w) and j["executions"] > 0, j
+keys = [(x["kind"], x["identity"]) for x in v]
+assert v and len(set(keys)) == len(keys), keys
+assert all(x["count"] >= 1 and x["workers"] for x in v), v
+' || fail "summary: $(tail -1 out.txt)"
+    # A clean target: no violation, exit 0, every worker counted.
+    [ "$(code "$dualfuzz" fuzz --target inprocess --seconds 3 --jobs 2 --json -q)" = 0 ] ||
+      fail "clean: $(cat out.txt err.txt)"
+    grep -q '^dualfuzz fuzz: no violation$' out.txt || fail "clean: $(cat out.txt)"
+    tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["violation"] is False and len(j["workers"]) == 2, j
+assert all(x["executions"] > 0 for x in j["workers"]), j["workers"]
+' || fail "clean summary: $(tail -1 out.txt)"
+    ;;
+  fuzz_stop_signal)
+    # SIGINT ends a run with its summary (exit 0: nothing found), and a
+    # --jobs parent hands it on to its workers.
+    for jobs in 1 2; do
+      "$dualfuzz" fuzz --target inprocess --seconds 120 --jobs $jobs --json -q > out.txt 2> err.txt &
+      pid=$!
+      sleep 3
+      kill -INT $pid
+      wait $pid
+      rc=$?
+      [ $rc = 0 ] || fail "jobs $jobs: exit $rc: $(cat out.txt err.txt)"
+      tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["violation"] is False and 1 <= j["seconds"] < 60 and j["executions"] > 0, j
+' || fail "jobs $jobs: summary: $(tail -1 out.txt)"
+    done
     ;;
   *) fail "unknown test $t" ;;
 esac

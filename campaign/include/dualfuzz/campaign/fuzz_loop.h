@@ -50,6 +50,7 @@
 
 #include "dualfuzz/campaign/baseline.h"
 #include "dualfuzz/campaign/consistency.h"
+#include "dualfuzz/campaign/detail/shared_server.h"
 #include "dualfuzz/campaign/known_violations.h"
 #include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/campaign/server_death.h"
@@ -102,6 +103,16 @@ struct FuzzOptions {
   // are findings apart, when the protocol has a weaker consistency that
   // classifies (past_races).
   bool stop_on_races = false;
+  // Asked from outside to end (the CLI's SIGINT/SIGTERM, a parent of
+  // `--jobs` workers): checked between plays; the run then ends as if its
+  // time were up, with its summary.
+  std::function<bool()> stop_requested{};
+  // A lock file of the processes that fuzz this server together (`dualfuzz
+  // fuzz --jobs` on one server; detail/shared_server.h): their plays run
+  // side by side, a death is handled by one process alone, and is blamed
+  // on a script only when that script, replayed alone, kills the server
+  // again (another worker's death is an outage, no finding).
+  std::string shared_server{};
 };
 
 struct FuzzCounters {
@@ -119,6 +130,10 @@ struct FuzzCounters {
   // of a "crash" or "hang" finding.
   std::uint64_t crashes = 0;
   std::uint64_t hangs = 0;
+  // On a shared server (FuzzOptions::shared_server): deaths met whose
+  // script did not kill the server again alone, most likely another
+  // process's doing: outages, not findings.
+  std::uint64_t unblamed_deaths = 0;
   std::uint64_t known_violations = 0;  // matched FuzzOptions::known
   // Violations whose shrunk identity (or whose quick key's, when not
   // shrunk again) FuzzOptions::baseline holds.
@@ -322,6 +337,8 @@ class FuzzCampaign {
   // so the death is queued in met_, the server brought back (server_back_
   // false when it did not come back) and true returned.
   bool notice_death(const harness::Script& s, const harness::RunResult& r);
+  bool notice_shared_death(const harness::Script& s, const harness::RunResult& r);
+  bool met_death(const harness::Script& s, const harness::RunResult& r, Death d);
   // --restart, or a supervisor: until the server answers the probe again
   // (at most server_down_seconds); `note` says why not.
   bool bring_back(std::string& note);
@@ -391,6 +408,10 @@ class FuzzCampaign {
   std::map<std::string, std::size_t> by_signature_;  // index into findings
   std::chrono::steady_clock::time_point start_;
   std::unique_ptr<Restarter> restarter_;  // o_.restart
+  // FuzzOptions::shared_server, and the deaths it had counted when the last
+  // play began.
+  std::unique_ptr<detail::SharedServer> shared_;
+  std::uint64_t play_deaths_ = 0;
   // The last script that reached the server (any play: the loop's, a
   // shrink's, a targeted replay's) and its run; reset by a death.
   std::optional<Reached> last_reached_, before_last_;
