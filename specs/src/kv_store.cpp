@@ -146,7 +146,16 @@ Tree serve(const ModelState& state) {
     if (!op->has_key || op->f == KvOp::F::Other) return send(q.conn, jepsen_fail(), self);
     if (op->f == KvOp::F::Get) return send(q.conn, st.read(op->key), self);
     const Sym& cur = st.get(op->key);
-    std::string next = op->f == KvOp::F::Put ? op->value : text(cur) + op->value;
+    // (Sized once: `text(cur) + op->value` copied the value into a string of
+    // its own size, then grew it to twice that for the append. The states
+    // of a search are its largest memory, and every append makes one.)
+    std::string next;
+    if (op->f == KvOp::F::Put) {
+      next = op->value;
+    } else {
+      next.reserve(text(cur).size() + op->value.size());
+      next.append(text(cur)).append(op->value);
+    }
     return send(q.conn, jepsen_ok(),
                 serve(ModelState(st.with(op->key, std::move(next)))));
   });
