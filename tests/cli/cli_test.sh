@@ -484,14 +484,16 @@ assert j["seconds"] < 25, "the other worker was not stopped"
     ;;
   fuzz_jobs_keep_going)
     # --jobs 2 --keep-going: both run their time; findings merged by identity.
-    [ "$(code "$dualfuzz" fuzz --target inprocess:etag-reuse --seconds 6 --seed 1 \
+    # (8 s: under a loaded ctest -j a worker's first finding may come late.)
+    [ "$(code "$dualfuzz" fuzz --target inprocess:etag-reuse --seconds 8 --seed 1 \
          --connections 2 --jobs 2 --keep-going --json -q)" = 1 ] || fail "exit code: $(cat err.txt)"
     grep -q '^=== violation 1: ' out.txt || fail "no finding printed: $(cat out.txt)"
     tail -1 out.txt | python3 -c '
 import json, sys
 j = json.loads(sys.stdin.read())
 w, v = j["workers"], j["violations"]
-assert j["jobs"] == 2 and all(x["exit"] == 1 and x["seconds"] >= 5.5 for x in w), w
+assert j["jobs"] == 2 and all(x["exit"] in (0, 1) and x["seconds"] >= 7.5 for x in w), w
+assert any(x["exit"] == 1 for x in w), w
 assert j["executions"] == sum(x["executions"] for x in w) and j["executions"] > 0, j
 keys = [(x["kind"], x["identity"]) for x in v]
 assert v and len(set(keys)) == len(keys), keys
