@@ -73,8 +73,9 @@ std::string partition_svg(const std::vector<Event>& trace, const PartitionOutcom
   const double width = kLeft + kStep * static_cast<double>(p.events.size() + 1) + 10;
   const double height = kTop + kLane * static_cast<double>(n) + 10;
   const bool violated = p.status == PartitionOutcome::Status::Violated;
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"history-chart\" width=\"" +
-                  num(width) + "\" height=\"" + num(height) + "\">\n";
+  std::string s =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"history-chart\" width=\"" +
+      num(width) + "\" height=\"" + num(height) + "\">\n";
   for (const auto& [c, l] : lane)
     s += "<text class=\"client\" x=\"4\" y=\"" +
          num(kTop + kLane * static_cast<double>(l) + 10) + "\">client " +
@@ -95,10 +96,13 @@ std::string partition_svg(const std::vector<Event>& trace, const PartitionOutcom
     else
       cls += o.end ? "beyond" : "beyond open";
     const double x1 = kLeft + kStep * static_cast<double>(o.start);
-    const double x2 = kLeft + kStep * static_cast<double>(o.end ? *o.end : p.events.size());
+    const double x2 =
+        kLeft + kStep * static_cast<double>(o.end ? *o.end : p.events.size());
     std::string tip = trace[p.events[o.start]].describe();
-    if (o.end) tip += "\n" + trace[p.events[*o.end]].describe();
-    else tip += "\n(no response in the history)";
+    if (o.end)
+      tip += "\n" + trace[p.events[*o.end]].describe();
+    else
+      tip += "\n(no response in the history)";
     s += "<g class=\"" + cls + "\"><title>" + xml_escape(tip) + "</title><rect x=\"" +
          num(x1) + "\" y=\"" + num(kTop + kLane * static_cast<double>(lane[o.conn]) + 2) +
          "\" width=\"" + num(std::max(x2 - x1, 2.0)) + "\" height=\"" + num(kLane - 4) +

@@ -524,10 +524,10 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
     // partitions are the ones left for the later rounds).
     std::vector<std::size_t> claims(pending.size());
     for (std::size_t k = 0; k < claims.size(); ++k) claims[k] = k;
-    const std::vector<char> ran = run_claimed(
-        claims, threads, !how.every_partition, [&](std::size_t k) {
-          attempts[k] = attempt(model, options, searches[pending[k]], budget, limit,
-                                trace.size());
+    const std::vector<char> ran =
+        run_claimed(claims, threads, !how.every_partition, [&](std::size_t k) {
+          attempts[k] =
+              attempt(model, options, searches[pending[k]], budget, limit, trace.size());
           return attempts[k].status == StepOutcome::Status::Dead;
         });
     std::vector<std::size_t> undecided;

@@ -107,9 +107,9 @@ TEST(HistoryCheck, TheFailingPartitionIsNamedWhateverTheThreads) {
   ASSERT_EQ(one.verdict.status, Verdict::Status::Reject) << one.verdict.explanation;
   // The bad read is key c's response: the 12th event (open/close aside).
   EXPECT_EQ((*t)[one.verdict.event_index].kind, Event::Kind::Response);
-  EXPECT_EQ((*t)[one.verdict.event_index].payload().dump().find("\"2\"") !=
-                std::string::npos,
-            true)
+  EXPECT_EQ(
+      (*t)[one.verdict.event_index].payload().dump().find("\"2\"") != std::string::npos,
+      true)
       << (*t)[one.verdict.event_index].payload().dump();
   ASSERT_EQ(one.partitions.size(), 5u);
   for (const PartitionOutcome& p : one.partitions) {

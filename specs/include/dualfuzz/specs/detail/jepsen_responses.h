@@ -10,11 +10,13 @@
 namespace dualfuzz::specs::detail {
 
 inline const oracle::Sym& jepsen_ok() {
-  static thread_local const oracle::Sym s = oracle::Sym::object({{"type", oracle::Sym::lit("ok")}});
+  static thread_local const oracle::Sym s =
+      oracle::Sym::object({{"type", oracle::Sym::lit("ok")}});
   return s;
 }
 inline const oracle::Sym& jepsen_fail() {
-  static thread_local const oracle::Sym s = oracle::Sym::object({{"type", oracle::Sym::lit("fail")}});
+  static thread_local const oracle::Sym s =
+      oracle::Sym::object({{"type", oracle::Sym::lit("fail")}});
   return s;
 }
 
