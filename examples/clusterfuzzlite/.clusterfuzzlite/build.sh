@@ -23,11 +23,14 @@ BUILD=$WORK/build
 JOBS=${JOBS:-$(nproc)}
 
 # CMAKE_BUILD_TYPE=None: only $CXXFLAGS count (the runner picks -O, -g and
-# the sanitizer).
+# the sanitizer). DUALFUZZ_LAZY_Z3=OFF: Z3 linked into the target (copied
+# to $OUT/lib below), not a module loaded at run time, which the
+# sanitizer's flags would leave without its runtime.
 cmake -S "$PROJECT_SRC" -B "$BUILD" -G Ninja \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_BUILD_TYPE=None \
   -DDUALFUZZ_SOURCE_DIR="$DUALFUZZ_SRC" -DFUZZING_ENGINE="$LIB_FUZZING_ENGINE" \
+  -DDUALFUZZ_LAZY_Z3=OFF \
   -DCMAKE_BUILD_RPATH="\$ORIGIN/lib"
 # shellcheck disable=SC2086
 cmake --build "$BUILD" -j "$JOBS" --target $TARGETS
