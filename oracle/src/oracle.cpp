@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <exception>
 #include <set>
 #include <thread>
@@ -331,51 +333,83 @@ Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSear
   return a;
 }
 
-// Runs job(k) for k = 0..n-1 on `threads` threads (the caller's among
-// them), claimed in the order `claims` lists them. With
-// `stop_after_decisive`, once job(k) returns true no job beyond k starts:
-// every job before the first decisive one runs whatever the order and the
-// timing (the first decisive index only falls), so reading the results in
-// index order up to it gives what one thread gives. Returns which jobs ran.
-template <class Job>
-std::vector<char> run_claimed(const std::vector<std::size_t>& claims, unsigned threads,
-                              bool stop_after_decisive, Job job) {
-  const std::size_t n = claims.size();
-  std::vector<char> ran(n, 0), decisive(n, 0);
-  std::atomic<std::size_t> next{0}, first_decisive{n};
-  std::vector<std::exception_ptr> failed(n);
+// A partition's search at one budget: round r of partition k. One thread's
+// order is (round, key): every partition at the first budget, in key
+// order, then those still undecided at the next budget, and so on.
+struct Task {
+  std::size_t round = 0, part = 0;
+  auto operator<=>(const Task&) const = default;
+};
+
+// Runs the tasks on `threads` threads (the caller's among them), without
+// waiting for a round to end before the next begins: a partition that gave
+// up at round r is queued at round r + 1 at once (`next`), and the threads
+// take the least task queued, so they rarely wait. `skip(task, decisive)`,
+// given the least decisive task found so far (or none), says whether a
+// task need not start; it must only skip tasks one thread would not run
+// after that decisive one. Every task one thread runs is run whatever the
+// timing (a task is skipped only for a decisive one found before it), so
+// reading the results in task order gives one thread's reading; some more
+// may run (a task started before a lesser decisive one was found). Returns
+// each task's result; an exception is raised as one thread would raise it.
+template <class Job, class Next, class Skip>
+std::map<Task, Attempt> run_tasks(std::size_t parts, unsigned threads, Job job, Next next,
+                                  Skip skip) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::set<Task> queued;
+  for (std::size_t k = 0; k < parts; ++k) queued.insert(Task{0, k});
+  std::size_t running = 0;
+  std::optional<Task> decisive;
+  std::map<Task, Attempt> done;
+  std::map<Task, std::exception_ptr> failed;
   auto work = [&] {
+    std::unique_lock lock(mu);
     for (;;) {
-      const std::size_t j = next.fetch_add(1);
-      if (j >= n) return;
-      const std::size_t k = claims[j];
-      if (stop_after_decisive && k > first_decisive.load()) continue;
+      cv.wait(lock, [&] { return !queued.empty() || running == 0; });
+      if (queued.empty()) return;  // (and nothing running: nothing more comes)
+      const Task t = *queued.begin();
+      queued.erase(queued.begin());
+      if (skip(t, decisive)) {
+        cv.notify_all();
+        continue;
+      }
+      ++running;
+      lock.unlock();
+      Attempt a;
+      std::exception_ptr e;
       try {
-        decisive[k] = job(k);
+        a = job(t);
       } catch (...) {
-        failed[k] = std::current_exception();  // (decisive: one thread stops there)
-        decisive[k] = 1;
+        e = std::current_exception();
       }
-      ran[k] = 1;
-      if (decisive[k]) {
-        std::size_t f = first_decisive.load();
-        while (k < f && !first_decisive.compare_exchange_weak(f, k)) {
-        }
+      lock.lock();
+      --running;
+      // (An exception stops one thread there: decisive too.)
+      if (e || a.status == StepOutcome::Status::Dead) {
+        if (!decisive || t < *decisive) decisive = t;
+      } else if (std::optional<Task> n = next(t, a)) {
+        queued.insert(*n);
       }
+      if (e) failed.emplace(t, e);
+      done.emplace(t, std::move(a));
+      cv.notify_all();
     }
   };
   {
     std::vector<std::jthread> helpers;
-    for (unsigned t = 1; t < threads && t < n; ++t) helpers.emplace_back(work);
+    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
     work();
   }  // (joined)
-  // An exception is raised as one thread would raise it: unless a job
-  // before it was decisive.
-  for (std::size_t k = 0; k < n && ran[k]; ++k) {
-    if (failed[k]) std::rethrow_exception(failed[k]);
-    if (decisive[k] && stop_after_decisive) break;
+  // An exception as one thread would raise it: the first in task order
+  // among the tasks it would run.
+  std::optional<Task> first_decisive;
+  for (const auto& [t, a] : done) {
+    if (skip(t, first_decisive)) continue;
+    if (auto f = failed.find(t); f != failed.end()) std::rethrow_exception(f->second);
+    if (a.status == StepOutcome::Status::Dead && !first_decisive) first_decisive = t;
   }
-  return ran;
+  return done;
 }
 
 // Fewer observations than this are checked on the calling thread when the
@@ -510,30 +544,43 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
   // first failing partition for the same reason). The partitions of one
   // budget are searched in parallel and read in key order, so the first
   // failing one is the one a single thread finds.
+  const std::size_t limit = options.limits.max_hypotheses * 4;
+  const std::size_t first = std::min<std::size_t>(5'000, limit);
+  auto budget = [&](std::size_t round) {
+    std::size_t b = first;
+    for (std::size_t r = 0; r < round && b < limit; ++r) b = std::min(b * 4, limit);
+    return b;
+  };
+  // The partitions of all rounds are searched in parallel and read below
+  // in (round, key) order, as one thread runs them, so the first failing
+  // one is the one a single thread finds. One thread stops at the first
+  // failing partition; with every_partition, after the round that found one
+  // once its budget reached after_verdict_budget.
+  std::map<Task, Attempt> done = run_tasks(
+      searches.size(), threads,
+      [&](const Task& t) {
+        return attempt(model, options, searches[t.part], budget(t.round), limit,
+                       trace.size());
+      },
+      [&](const Task& t, const Attempt& a) -> std::optional<Task> {
+        if (a.status != StepOutcome::Status::GaveUp || budget(t.round) == limit)
+          return std::nullopt;
+        return Task{t.round + 1, t.part};
+      },
+      [&](const Task& t, const std::optional<Task>& decisive) {
+        if (!decisive) return false;
+        if (!how.every_partition) return *decisive < t;
+        return t.round > 0 && decisive->round < t.round &&
+               budget(t.round - 1) >= how.after_verdict_budget;
+      });
   std::vector<std::size_t> pending(searches.size());
   for (std::size_t k = 0; k < pending.size(); ++k) pending[k] = k;
-  const std::size_t limit = options.limits.max_hypotheses * 4;
-  for (std::size_t budget = std::min<std::size_t>(5'000, limit); !pending.empty();
-       budget = std::min(budget * 4, limit)) {
-    std::vector<Attempt> attempts(pending.size());
-    // In key order, as one thread takes them: a violated partition then
-    // stops the search soonest (a search that has started runs to its
-    // budget). A partition's size does not foretell its cost (on c50-ok two
-    // of ten partitions of like size take most of the time), so no other
-    // order balances the threads better; the budget rounds do (the hard
-    // partitions are the ones left for the later rounds).
-    std::vector<std::size_t> claims(pending.size());
-    for (std::size_t k = 0; k < claims.size(); ++k) claims[k] = k;
-    const std::vector<char> ran =
-        run_claimed(claims, threads, !how.every_partition, [&](std::size_t k) {
-          attempts[k] =
-              attempt(model, options, searches[pending[k]], budget, limit, trace.size());
-          return attempts[k].status == StepOutcome::Status::Dead;
-        });
+  for (std::size_t round = 0; !pending.empty(); ++round) {
+    const std::size_t b = budget(round);
     std::vector<std::size_t> undecided;
-    for (std::size_t k = 0; k < pending.size() && ran[k]; ++k) {
-      Attempt& a = attempts[k];
-      PartitionOutcome& o = result.partitions[pending[k]];
+    for (std::size_t k : pending) {
+      Attempt& a = done.at(Task{round, k});  // (one thread would have run it)
+      PartitionOutcome& o = result.partitions[k];
       o.explained = a.explained;
       if (a.status == StepOutcome::Status::Alive) {
         o.status = PartitionOutcome::Status::Explained;
@@ -549,11 +596,11 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
         continue;
       }
       o.status = PartitionOutcome::Status::Unknown;
-      undecided.push_back(pending[k]);
-      if (budget == limit)
+      undecided.push_back(k);
+      if (b == limit)
         consider(Verdict::Status::Inconclusive, a.index, std::move(a.reasons));
     }
-    if (budget == limit || (decided && budget >= how.after_verdict_budget)) break;
+    if (b == limit || (decided && b >= how.after_verdict_budget)) break;
     pending = std::move(undecided);
   }
   return result;
