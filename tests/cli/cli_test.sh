@@ -131,6 +131,27 @@ case $t in
     [ "$(code "$dualfuzz" replay --target inprocess --chart /nonexistent/c.svg "$script")" = 2 ] ||
       fail "unwritable chart"
     ;;
+  history_chart)
+    # A rejected history (exit 1) and its chart: the failing partition, the
+    # operation no order places; an accepted one (exit 0); one thread and two
+    # print the same report.
+    h=$src/corpora/jepsen/etcd_097.log
+    [ "$(code "$dualfuzz" history --format jepsen-etcd --chart h.html "$h")" = 1 ] ||
+      fail "exit code"
+    grep -q 'VIOLATION at event' out.txt || fail "no explanation"
+    grep -q 'class="violated">Partition (the whole history): VIOLATED' h.html ||
+      fail "no failing partition"
+    grep -q 'class="op kill"' h.html && grep -q 'class="op explained"' h.html ||
+      fail "no prefix or unplaced operation"
+    grep -q 'No order places the operation answered by event' h.html || fail "no event"
+    "$dualfuzz" history --format jepsen-kv --threads 1 "$src/corpora/jepsen/c01-ok.txt" |
+      sed 's/, [0-9.e-]* s)$//' > one.txt
+    "$dualfuzz" history --format jepsen-kv --threads 2 "$src/corpora/jepsen/c01-ok.txt" |
+      sed 's/, [0-9.e-]* s)$//' > two.txt
+    grep -q ': ACCEPTED' one.txt && cmp -s one.txt two.txt || fail "threads: $(cat one.txt two.txt)"
+    [ "$(code "$dualfuzz" history --format jepsen-etcd --chart /nonexistent/h.html "$h")" = 2 ] ||
+      fail "unwritable chart"
+    ;;
   fuzz_shrink)
     # --shrink: one script, shrunk to the same violation; the noise on
     # another path and the GET after the violating PUT go.
