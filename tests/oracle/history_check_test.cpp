@@ -166,7 +166,9 @@ TEST(HistoryCheck, ARejectedHistoryShowsItsFailingPartitionAndItsLongestPrefix) 
     int failing = 0;
     for (const PartitionOutcome& p : c.partitions) {
       EXPECT_NE(p.status, Status::Unchecked) << p.key;
-      if (p.status == Status::Explained) EXPECT_EQ(p.explained, p.events.size());
+      if (p.status == Status::Explained) {
+        EXPECT_EQ(p.explained, p.events.size());
+      }
       if (p.status != Status::Violated) continue;
       ASSERT_LT(p.explained, p.events.size()) << p.key;
       EXPECT_GT(p.explained, 0u) << p.key;
