@@ -19,7 +19,7 @@
 #   CHECK_SRC=worktree scripts/check-clusterfuzzlite.sh
 #   SECS=30 RERUNS=10 scripts/check-clusterfuzzlite.sh
 # Scratch: $CHECK_TMP (default a new /tmp/dualfuzz-cflite.*), removed on
-# success unless KEEP=1. Needs clang with libFuzzer, zip, unzip.
+# success unless KEEP=1. Needs clang with libFuzzer, zip and python3 (unzips).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${SECS:-10}
@@ -27,7 +27,7 @@ RERUNS=${RERUNS:-5}
 scratch=${CHECK_TMP:-$(mktemp -d /tmp/dualfuzz-cflite.XXXXXX)}
 step() { echo "== check-clusterfuzzlite: $*"; }
 fail() { echo "check-clusterfuzzlite: FAIL: $*"; exit 1; }
-for tool in clang clang++ zip unzip; do
+for tool in clang clang++ zip python3; do
   command -v "$tool" >/dev/null || { echo "check-clusterfuzzlite: no $tool: skipped"; exit 77; }
 done
 
@@ -65,7 +65,7 @@ missing=$(env -u LD_LIBRARY_PATH ldd "$target" | awk '/not found/ {print $1}')
 outside=$(ldd "$target" | awk '$3 ~ /^\// && $1 !~ /^(libc|libm|libdl|libpthread|librt|libutil|libresolv|libcrypt|libstdc\+\+|libgcc_s|ld-linux.*)\.so/ && $3 !~ "^'"$OUT"'/lib/" {print $3}')
 [ -z "$outside" ] || fail "libraries from outside \$OUT/lib: $outside"
 corpus=$scratch/corpus
-rm -rf "$corpus" && mkdir -p "$corpus" && unzip -q "$OUT/${name}_seed_corpus.zip" -d "$corpus"
+rm -rf "$corpus" && mkdir -p "$corpus" && python3 -m zipfile -e "$OUT/${name}_seed_corpus.zip" "$corpus"
 echo "$(ls "$corpus" | wc -l) seeds, $(ls "$OUT/lib" | tr '\n' ' ')"
 
 step "2. the fixed server, $SECS s: no finding"
