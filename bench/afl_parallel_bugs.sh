@@ -19,6 +19,7 @@ T=$PWD/build-afl-target/tests/fuzz/http_inprocess_fuzzer
 secs=${SECS:-60}
 bugs=("$@")
 [ ${#bugs[@]} -gt 0 ] || mapfile -t bugs < <(build/cli/dualfuzz bugs | cut -f1)
+racy=$(build/cli/dualfuzz bugs | grep -F $'\t[concurrency]' | cut -f1)
 for bug in "${bugs[@]}"; do
   out=${AFL_OUT:-afl-out}/parallel-bugs/$bug
   rm -rf "$out" && mkdir -p "$out/seeds"
@@ -28,10 +29,8 @@ for bug in "${bugs[@]}"; do
   done
   [ -n "$(ls "$out/seeds")" ] ||
     printf 'req 1 on c0: {"method":"GET","path":"/"}\n' > "$out/seeds/get.txt"
-  case $bug in
-    racy-if-match | torn-write | two-step-writes) export DUALFUZZ_STOP_ON_RACES=1 ;;
-    *) unset DUALFUZZ_STOP_ON_RACES ;;
-  esac
+  # (whose findings are races)
+  if grep -qx "$bug" <<<"$racy"; then export DUALFUZZ_STOP_ON_RACES=1; else unset DUALFUZZ_STOP_ON_RACES; fi
   start=$(date +%s.%N)
   DUALFUZZ_BUG=$bug afl-fuzz -s 1 -V "$secs" -i "$out/seeds" -o "$out/afl" -M main -- "$T" \
     > "$out/main.log" 2>&1 &

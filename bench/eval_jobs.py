@@ -21,6 +21,7 @@ ratios; one JSON object per run goes to --raw.
 """
 import argparse
 import json
+import math
 import os
 import resource
 import statistics
@@ -28,18 +29,9 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RACY = {"racy-if-match", "torn-write", "two-step-writes"}
-
-
-def last_json(stdout):
-    for line in reversed(stdout.splitlines()):
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except json.JSONDecodeError:
-                pass
-    return None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from eval_blackbox import ROOT, last_json  # noqa: E402
+from eval_crashonly import list_bugs  # noqa: E402
 
 
 def run(cmd):
@@ -51,11 +43,6 @@ def run(cmd):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return p.returncode, last_json(p.stdout), wall, cpu
-
-
-def bugs(dualfuzz):
-    out = subprocess.run([dualfuzz, "bugs"], capture_output=True, text=True).stdout
-    return [line.split("\t")[0] for line in out.splitlines() if "\t" in line]
 
 
 def median(xs):
@@ -112,7 +99,10 @@ def main():
                   f"overhead per extra worker: {100 * (1 - per_cpu / base[1]) / (j - 1):.1f} % of CPU | | |")
 
     # 2. Time to each planted bug.
-    names = a.bugs.split(",") if a.bugs else bugs(a.dualfuzz)
+    listed = list_bugs(a.dualfuzz)
+    names = a.bugs.split(",") if a.bugs else [name for name, _ in listed]
+    # (whose findings are races: run with --stop-on-races)
+    racy = {name for name, cat in listed if cat == "concurrency"}
     found = {j: 0 for j in jobs}
     times = {j: [] for j in jobs}
     per_bug = []
@@ -123,7 +113,7 @@ def main():
                 cmd = [a.dualfuzz, "fuzz", "--target", f"inprocess:{name}", "--seconds",
                        str(a.seconds), "--seed", str(seed), "--connections",
                        str(a.connections), "--jobs", str(j), "--json", "-q"]
-                if name in RACY:
+                if name in racy:
                     cmd.append("--stop-on-races")
                 rc, s, wall, cpu = run(cmd)
                 hit = rc == 1 and bool(s and s.get("violation"))
@@ -145,7 +135,7 @@ def main():
     print("| --- | --- | --- | --- | --- | --- |")
     for j in jobs:
         t = sorted(times[j])
-        p90 = t[int(0.9 * (len(t) - 1))] if t else float("nan")
+        p90 = t[math.ceil(0.9 * len(t)) - 1] if t else float("nan")  # (nearest rank)
         print(f"| {j} | {found[j]}/{runs} | {median(t):.2f} | "
               f"{(sum(t) / len(t) if t else float('nan')):.2f} | {p90:.2f} | "
               f"{(max(t) if t else float('nan')):.2f} |")

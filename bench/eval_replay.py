@@ -25,13 +25,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RACY = {"racy-if-match", "torn-write", "two-step-writes"}
-
-
-def bugs(dualfuzz):
-    out = subprocess.run([dualfuzz, "bugs"], capture_output=True, text=True).stdout
-    return [line.split("\t")[0] for line in out.splitlines() if "\t" in line]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from eval_blackbox import ROOT  # noqa: E402
+from eval_crashonly import list_bugs  # noqa: E402
 
 
 def fuzz(fuzzer, env, corpus, work, seconds, fork):
@@ -62,7 +58,10 @@ def main():
     ap.add_argument("--bugs", default="")
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/replay.jsonl"))
     a = ap.parse_args()
-    names = a.bugs.split(",") if a.bugs else bugs(a.dualfuzz)
+    listed = list_bugs(a.dualfuzz)
+    names = a.bugs.split(",") if a.bugs else [name for name, _ in listed]
+    # (whose findings are races: DUALFUZZ_STOP_ON_RACES=1)
+    racy = {name for name, cat in listed if cat == "concurrency"}
     os.makedirs(os.path.dirname(a.raw), exist_ok=True)
     raw = open(a.raw, "a")
     load = open("/proc/loadavg").read().split()[:3]
@@ -74,7 +73,7 @@ def main():
     for name in names:
         env = dict(os.environ, DUALFUZZ_BUG=name)
         env.pop("DUALFUZZ_TARGET", None)
-        if name in RACY:
+        if name in racy:
             env["DUALFUZZ_STOP_ON_RACES"] = "1"
         with tempfile.TemporaryDirectory() as work:
             corpus = os.path.join(work, "corpus")

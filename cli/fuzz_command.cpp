@@ -99,14 +99,14 @@ struct Opts {
   bool quiet = false;
   bool json = false;
   bool no_targeted = false;
-  std::string chart;   // --chart FILE: the first violation's minimized run
-  std::string shrink;  // --shrink FILE
-  std::string known;   // --known FILE
+  std::string chart;     // --chart FILE: the first violation's minimized run
+  std::string shrink;    // --shrink FILE
+  std::string known;     // --known FILE
   std::string baseline;  // --baseline FILE
   unsigned shrink_tries = 100;
-  unsigned jobs = 1;           // --jobs N: worker processes (jobs.h)
-  std::string jobs_dir;        // --jobs-dir DIR
-  std::string worker_summary;  // --worker-summary FILE: a worker's --json line
+  unsigned jobs = 1;              // --jobs N: worker processes (jobs.h)
+  std::string jobs_dir;           // --jobs-dir DIR
+  std::string worker_summary;     // --worker-summary FILE: a worker's --json line
   std::vector<std::string> args;  // dualfuzz's own, from "fuzz" on (for --jobs)
 };
 
@@ -557,17 +557,18 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
       std::cerr << "dualfuzz fuzz: --jobs " << o.jobs << ": " << *why << "\n";
       return kTrouble;
     }
-    return run_jobs({.jobs = o.jobs,
-                     .seed = o.seed,
-                     .args = o.args,
-                     .seconds = o.fuzz.seconds,
-                     .keep_going = o.fuzz.keep_going,
-                     .json = o.json,
-                     .quiet = o.quiet,
-                     .chart = o.chart,
-                     .dir = o.jobs_dir,
-                     .shared_server = o.fuzz.target.rfind("inprocess", 0) != 0 &&
-                                      o.fuzz.target.find("{worker}") == std::string::npos});
+    return run_jobs(
+        {.jobs = o.jobs,
+         .seed = o.seed,
+         .args = o.args,
+         .seconds = o.fuzz.seconds,
+         .keep_going = o.fuzz.keep_going,
+         .json = o.json,
+         .quiet = o.quiet,
+         .chart = o.chart,
+         .dir = o.jobs_dir,
+         .shared_server = o.fuzz.target.rfind("inprocess", 0) != 0 &&
+                          o.fuzz.target.find("{worker}") == std::string::npos});
   }
   if (!o.known.empty()) {
     auto known = campaign::KnownViolations::load(o.known);
@@ -644,15 +645,17 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   std::mt19937_64 rng(o.seed);
   const FuzzSummary s = (*c)->run(rng, observer(o, (*c)->protocol()));
   const harness::Protocol& p = (*c)->protocol();
-  // The --json line, as printed, for a parent of --jobs workers.
-  if (!o.worker_summary.empty()) {
-    nlohmann::json j = s.first ? first_json(o, p, s)
-                       : o.fuzz.keep_going ? keep_going_json(o, p, s)
-                                           : summary_json(o, s);
-    add_findings(p, s, j);
-    if (!write_file(o.worker_summary, dump(j) + "\n"))
-      std::cerr << "dualfuzz fuzz: cannot write " << o.worker_summary << "\n";
+  // The --json line: printed with --json, written for a parent of --jobs
+  // workers (--worker-summary).
+  nlohmann::json line;
+  if (o.json || !o.worker_summary.empty()) {
+    line = s.first             ? first_json(o, p, s)
+           : o.fuzz.keep_going ? keep_going_json(o, p, s)
+                               : summary_json(o, s);
+    add_findings(p, s, line);
   }
+  if (!o.worker_summary.empty() && !write_file(o.worker_summary, dump(line) + "\n"))
+    std::cerr << "dualfuzz fuzz: cannot write " << o.worker_summary << "\n";
   if (s.first) {
     print_outages(s);
     print_known(o, s);
@@ -663,19 +666,11 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
         std::cout << "dualfuzz fuzz: also " << s.findings[i].count << " x "
                   << s.findings[i].signature << "\n";
     print_races(s);
-    if (o.json) {
-      nlohmann::json j = first_json(o, p, s);
-      add_findings(p, s, j);
-      std::cout << "\n" << dump(j) << "\n";
-    }
+    if (o.json) std::cout << "\n" << dump(line) << "\n";
     return kViolation;
   }
   print_end(o, p, s);
-  if (o.json) {
-    nlohmann::json j = o.fuzz.keep_going ? keep_going_json(o, p, s) : summary_json(o, s);
-    add_findings(p, s, j);
-    std::cout << dump(j) << "\n";
-  }
+  if (o.json) std::cout << dump(line) << "\n";
   if (s.violation()) return kViolation;
   if (s.server_lost()) return kTrouble;
   return s.counters.internal_errors ? kInternalError : kNoViolation;

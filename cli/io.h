@@ -1,5 +1,6 @@
 // Helpers shared by the subcommands that play single scripts (replay,
-// minimize, run): file I/O, charts, exit codes. Defined in replay_command.cpp.
+// minimize, run): charts, exit codes (and file_io.h). Defined in
+// replay_command.cpp.
 #pragma once
 
 #include <memory>
@@ -11,6 +12,7 @@
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
+#include "file_io.h"
 
 namespace dualfuzz::cli {
 
@@ -49,8 +51,6 @@ inline constexpr const char* kStrictHelp =
     "judge every SHOULD of the specification as a MUST: advisories (a 400 for an unknown "
     "method, a redirect without Location...) become violations";
 
-std::optional<std::string> read_file(const std::string& path);
-bool write_file(const std::string& path, const std::string& text);
 // A chart of the run: HTML (chart, script, report) for *.html / *.htm, SVG otherwise.
 bool write_chart(const std::string& path, const harness::Protocol& protocol,
                  const harness::Script& script, const harness::RunResult& r,

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <regex>
@@ -19,6 +18,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "file_io.h"
 #include "stop_signal.h"
 
 extern char** environ;
@@ -46,12 +46,8 @@ std::string dump(const Json& j) {
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// A worker's file, "" when it left none.
+std::string slurp(const std::string& path) { return read_file(path).value_or(""); }
 
 // The counters of a summary line that add up over workers.
 constexpr const char* kSummed[] = {"executions",

@@ -19,9 +19,7 @@
 // Exit codes: 0 no violation, 1 violation, 2 trouble (unreadable or
 // malformed script, bad target, the run could not be made).
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "commands.h"
 #include "dualfuzz/campaign/signature.h"
@@ -29,22 +27,6 @@
 #include "io.h"
 
 namespace dualfuzz::cli {
-
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return ss.str();
-}
-
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
-}
 
 bool write_chart(const std::string& path, const harness::Protocol& protocol,
                  const harness::Script& script, const harness::RunResult& r,

@@ -5,11 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "../specs/jepsen_data.h"
 #include "dualfuzz/specs/jepsen_history.h"
 #include "dualfuzz/specs/kv_store.h"
 #include "dualfuzz/specs/register.h"
@@ -19,40 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using Status = PartitionOutcome::Status;
 
-fs::path data_dir() {
-  std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("DUALFUZZ_SHARED_DIR")) candidates.emplace_back(env);
-  candidates.emplace_back(DUALFUZZ_SHARED_DIR);
-  candidates.emplace_back("/work/shared");
-  for (const auto& c : candidates)
-    if (fs::exists(c / "benchdata" / "jepsen" / "kv" / "VERDICTS"))
-      return c / "benchdata" / "jepsen";
-  return {};
-}
-const fs::path kData = data_dir();
-#define REQUIRE_DATA() \
-  if (kData.empty()) GTEST_SKIP() << "Jepsen data not found (set DUALFUZZ_SHARED_DIR)"
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::pair<std::string, bool>> verdicts(const fs::path& dir) {
-  std::vector<std::pair<std::string, bool>> out;
-  std::istringstream in(slurp(dir / "VERDICTS"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream l(line);
-    std::string name, v;
-    l >> name >> v;
-    out.emplace_back(name, v == "true");
-  }
-  return out;
-}
+const fs::path kData = jepsen_data::jepsen_data_dir("kv");
+#define REQUIRE_DATA() REQUIRE_JEPSEN_DATA(kData)
+using jepsen_data::slurp;
 
 // One kv operation, invoked and completed, on its own process.
 std::string op(int process, const char* f, const char* key, const char* value) {
@@ -181,7 +148,7 @@ TEST(HistoryCheck, ARejectedHistoryShowsItsFailingPartitionAndItsLongestPrefix) 
 TEST(HistoryCheck, EveryJepsenVerdictIsTheSameOnOneThreadAndOnSeveral) {
   REQUIRE_DATA();
   int agree = 0, n = 0;
-  for (const auto& [name, expected] : verdicts(kData / "etcd")) {
+  for (const auto& [name, expected] : jepsen_data::jepsen_verdicts(kData / "etcd")) {
     auto t = specs::parse_jepsen_etcd(slurp(kData / "etcd" / name));
     ASSERT_TRUE(t) << name;
     const HistoryCheck one = check_history(specs::register_model(), *t, {}, {1});
@@ -190,7 +157,7 @@ TEST(HistoryCheck, EveryJepsenVerdictIsTheSameOnOneThreadAndOnSeveral) {
              one.verdict.status != Verdict::Status::Inconclusive;
     ++n;
   }
-  for (const auto& [name, expected] : verdicts(kData / "kv")) {
+  for (const auto& [name, expected] : jepsen_data::jepsen_verdicts(kData / "kv")) {
     auto t = specs::parse_jepsen_kv(slurp(kData / "kv" / name));
     ASSERT_TRUE(t) << name;
     const HistoryCheck one = check_history(specs::kv_store_model(), *t, {}, {1});
@@ -214,7 +181,7 @@ TEST(HistoryCheck, TheOnlineOracleReachesTheSameJepsenVerdicts) {
       if (!o.observe(e).accepted()) break;
     return o.verdict();
   };
-  for (const auto& [name, expected] : verdicts(kData / "etcd")) {
+  for (const auto& [name, expected] : jepsen_data::jepsen_verdicts(kData / "etcd")) {
     auto t = specs::parse_jepsen_etcd(slurp(kData / "etcd" / name));
     ASSERT_TRUE(t) << name;
     const Verdict v = online(specs::register_model(), *t);
@@ -222,7 +189,7 @@ TEST(HistoryCheck, TheOnlineOracleReachesTheSameJepsenVerdicts) {
     agree += v.accepted() == expected && v.status != Verdict::Status::Inconclusive;
     ++n;
   }
-  for (const auto& [name, expected] : verdicts(kData / "kv")) {
+  for (const auto& [name, expected] : jepsen_data::jepsen_verdicts(kData / "kv")) {
     auto t = specs::parse_jepsen_kv(slurp(kData / "kv" / name));
     ASSERT_TRUE(t) << name;
     const Verdict v = online(specs::kv_store_model(), *t);

@@ -4,57 +4,19 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "dualfuzz/specs/kv_store.h"
 #include "dualfuzz/specs/register.h"
+#include "jepsen_data.h"
 
 namespace dualfuzz::specs {
 namespace {
 namespace fs = std::filesystem;
 
-// The data is used in place: $DUALFUZZ_SHARED_DIR, else ../shared next to the
-// source tree, else /work/shared (where this project's machines keep it).
-fs::path data_dir() {
-  std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("DUALFUZZ_SHARED_DIR")) candidates.emplace_back(env);
-  candidates.emplace_back(DUALFUZZ_SHARED_DIR);
-  candidates.emplace_back("/work/shared");
-  for (const auto& c : candidates)
-    if (fs::exists(c / "benchdata" / "jepsen" / "etcd" / "VERDICTS"))
-      return c / "benchdata" / "jepsen";
-  return {};
-}
-const fs::path kData = data_dir();
-#define REQUIRE_DATA()                                                                 \
-  if (kData.empty())                                                                   \
-  GTEST_SKIP() << "Jepsen data not found (set DUALFUZZ_SHARED_DIR to the folder that " \
-                  "holds benchdata/jepsen)"
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::pair<std::string, bool>> verdicts(const fs::path& dir) {
-  std::vector<std::pair<std::string, bool>> out;
-  std::istringstream in(slurp(dir / "VERDICTS"));
-  std::string name, v;
-  while (in >> name) {
-    if (name[0] == '#') {
-      std::getline(in, v);
-      continue;
-    }
-    in >> v;
-    out.emplace_back(name, v == "true");
-  }
-  return out;
-}
+const fs::path kData = jepsen_data::jepsen_data_dir("etcd");
+#define REQUIRE_DATA() REQUIRE_JEPSEN_DATA(kData)
+using jepsen_data::slurp;
 
 TEST(JepsenEtcd, ParsesAnInvokeReturnPair) {
   auto t = parse_jepsen_etcd(
@@ -81,7 +43,7 @@ TEST(JepsenEtcd, RejectsMalformedLinesWithTheirNumber) {
 
 TEST(JepsenEtcd, ReproducesEveryPorcupineVerdict) {
   REQUIRE_DATA();
-  auto vs = verdicts(kData / "etcd");
+  auto vs = jepsen_data::jepsen_verdicts(kData / "etcd");
   ASSERT_EQ(vs.size(), 102u);
   int agree = 0;
   for (const auto& [name, expected] : vs) {
@@ -97,7 +59,7 @@ TEST(JepsenEtcd, ReproducesEveryPorcupineVerdict) {
 
 TEST(JepsenKv, ReproducesEveryVerdictPartitionedAndNot) {
   REQUIRE_DATA();
-  auto vs = verdicts(kData / "kv");
+  auto vs = jepsen_data::jepsen_verdicts(kData / "kv");
   ASSERT_EQ(vs.size(), 6u);
   for (const auto& [name, expected] : vs) {
     auto t = parse_jepsen_kv(slurp(kData / "kv" / name));
