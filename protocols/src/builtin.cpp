@@ -1,6 +1,8 @@
 #include "dualfuzz/protocols/builtin.h"
 
 #include <cstdlib>
+#include <string_view>
+#include <vector>
 
 #include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/http/plugin.h"
@@ -39,8 +41,20 @@ Result<campaign::Plugin> plugin_from_env() {
   const campaign::Registry r = builtin();
   auto plugin = from_env(r);
   if (!plugin) return make_error(plugin.error());
+  // $DUALFUZZ_ASSUME: `--assume`'s names, comma-separated (a fuzz target
+  // has no command line; the same names, the same errors).
+  std::vector<std::string> assumed;
+  if (const char* a = std::getenv("DUALFUZZ_ASSUME"); a && *a) {
+    std::string_view rest = a;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view name = rest.substr(0, comma);
+      if (!name.empty()) assumed.emplace_back(name);
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+  }
   const char* c = std::getenv("DUALFUZZ_CONSISTENCY");
-  return campaign::with_consistency(**plugin, c ? c : "");
+  return campaign::judged_as(**plugin, assumed, c ? c : "", false);
 }
 
 Result<std::unique_ptr<campaign::Player>> player_from_env() {

@@ -29,9 +29,10 @@ Result<const campaign::Plugin*> find(const campaign::Registry& r,
 Result<const campaign::Plugin*> from_env(const campaign::Registry& r);
 
 // A copy of the plug-in $DUALFUZZ_PROTOCOL names (kDefault when unset),
-// tested under the consistency $DUALFUZZ_CONSISTENCY names (its protocol's
-// own when unset; campaign::with_consistency), for a fuzz target that
-// outlives the registry:
+// with what $DUALFUZZ_ASSUME says of the server (`--assume`'s names,
+// comma-separated: DUALFUZZ_ASSUME=writable), tested under the consistency
+// $DUALFUZZ_CONSISTENCY names (its protocol's own when unset;
+// campaign::judged_as), for a fuzz target that outlives the registry:
 //   DUALFUZZ_FUZZ_TARGET(protocols::plugin_from_env(), campaign::Player::spec_from_env())
 Result<campaign::Plugin> plugin_from_env();
 
