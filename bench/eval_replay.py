@@ -75,6 +75,7 @@ def main():
     ap.add_argument("--fork-only", action="store_true")
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/replay.jsonl"))
     a = ap.parse_args()
+    a.fuzzer = os.path.abspath(a.fuzzer)  # (each session runs in its own folder)
     listed = list_bugs(a.dualfuzz)
     names = a.bugs.split(",") if a.bugs else [name for name, _ in listed]
     # (whose findings are races: DUALFUZZ_STOP_ON_RACES=1)

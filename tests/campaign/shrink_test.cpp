@@ -187,6 +187,79 @@ TEST_F(ShrinkViolation, CandidatesNeverRepeatTheState) {
   for (const ShrinkCandidate& c : list) EXPECT_NE(c.script, script);
 }
 
+// A violation found on a request sent with a syntax defect it does not
+// need (etag-reuse shown by a PUT with many fields): the shrinker drops the
+// defect, so the finding is named as the defect-free one is (issue 47:
+// one bug, one identity, whatever the fuzzer's framing).
+TEST(ShrinkDefect, DropsADefectTheViolationDoesNotNeed) {
+  auto p = Player::make(http::plugin(), "inprocess:etag-reuse");
+  ASSERT_TRUE(p) << p.error();
+  auto s = (*p)->parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
+      "wait 1\n"
+      "req 3 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"bb\","
+      "\"malformed\":\"many-fields\"}\n"
+      "wait 3\n");
+  ASSERT_TRUE(s) << s.error();
+  const harness::RunResult r = (*p)->play(*s);
+  ASSERT_TRUE(r.violation()) << r.report();
+  ASSERT_NE(quick_key((*p)->protocol(), r).find("malformed(many-fields)"), std::string::npos)
+      << quick_key((*p)->protocol(), r);
+  const Shrunk out =
+      ViolationShrinker((*p)->protocol(), [&](const harness::Script& x) { return (*p)->play(x); },
+                        {.same_violation = true})
+          .shrink(*s, r);
+  ASSERT_TRUE(out.reproduced);
+  EXPECT_EQ(signature_of((*p)->protocol(), out.run), "model: PUT -> 204 after PUT")
+      << harness::print_script(out.script);
+}
+
+// A "havoc" member that sends no field is no blind field: the request is
+// judged, so create-204's 204 behind one is seen where it is (it was named
+// "GET -> 200 (concurrent)" at a later answer, one bug as a second finding).
+TEST(ShrinkDefect, AnEmptyBlindFieldHidesNothing) {
+  auto p = Player::make(http::plugin(), "inprocess:create-204");
+  ASSERT_TRUE(p) << p.error();
+  auto s = (*p)->parse(
+      "req 5 on c2: {\"method\":\"GET\",\"path\":\"/A\"}\n"
+      "req 1 on c2: {\"havoc\":{},\"method\":\"GET\",\"path\":\"/A\"}\n"
+      "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/A\"}\n");
+  ASSERT_TRUE(s) << s.error();
+  const harness::RunResult r = (*p)->play(*s);
+  ASSERT_TRUE(r.violation()) << r.report();
+  const Shrunk out =
+      ViolationShrinker((*p)->protocol(), [&](const harness::Script& x) { return (*p)->play(x); },
+                        {.same_violation = true})
+          .shrink(*s, r);
+  ASSERT_TRUE(out.reproduced);
+  EXPECT_EQ(signature_of((*p)->protocol(), out.run), "model: PUT -> 204")
+      << harness::print_script(out.script);
+}
+
+// ... and keeps one it needs: absolute-form-path mistakes the target sent
+// in absolute form, so without the form there is no violation.
+TEST(ShrinkDefect, KeepsADefectTheViolationNeeds) {
+  auto p = Player::make(http::plugin(), "inprocess:absolute-form-path");
+  ASSERT_TRUE(p) << p.error();
+  auto s = (*p)->parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
+      "wait 1\n"
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/doc\","
+      "\"malformed\":\"absolute-form\"}\n"
+      "wait 3\n");
+  ASSERT_TRUE(s) << s.error();
+  const harness::RunResult r = (*p)->play(*s);
+  ASSERT_TRUE(r.violation()) << r.report();
+  const Shrunk out =
+      ViolationShrinker((*p)->protocol(), [&](const harness::Script& x) { return (*p)->play(x); },
+                        {.same_violation = true})
+          .shrink(*s, r);
+  ASSERT_TRUE(out.reproduced);
+  EXPECT_NE(signature_of((*p)->protocol(), out.run).find("malformed(absolute-form)"),
+            std::string::npos)
+      << signature_of((*p)->protocol(), out.run);
+}
+
 // A race (racy-if-match: two If-Match PUTs with the same tag, in flight at
 // once, both succeed) still shrinks: the other path goes, the race stays
 // and the signature says it is needed.

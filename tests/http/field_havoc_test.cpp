@@ -100,9 +100,14 @@ TEST(FieldHavoc, SentInPlaceOfTheFieldOfItsName) {
                      {"path", "/"},
                      {"havoc", {{"name", "Host"}, {"value", "a:b:c"}}}});
   EXPECT_EQ(h, "GET / HTTP/1.1\r\nHost: a:b:c\r\n\r\n");
-  // Without a usable member, the request is still marked (judged as blind).
-  EXPECT_TRUE(canonical_request({{"method", "GET"}, {"path", "/"}, {"havoc", 7}})
-                  .contains("havoc"));
+  // Without a usable member nothing is sent blind: the request is the
+  // well-formed one, judged as such (not marked blind).
+  for (const Json& none : {Json(7), Json::object(), Json({{"name", "content-length"}})}) {
+    const Json q = {{"method", "GET"}, {"path", "/"}, {"havoc", none}};
+    EXPECT_EQ(print_request(q), print_request({{"method", "GET"}, {"path", "/"}}));
+    EXPECT_EQ(canonical_request(q), canonical_request({{"method", "GET"}, {"path", "/"}}))
+        << none;
+  }
 }
 
 TEST(FieldHavoc, FramingStaysTheCodecs) {

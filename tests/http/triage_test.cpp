@@ -121,5 +121,31 @@ TEST(Lighter, DropsEachPreconditionAndUnrelatesEachTag) {
   EXPECT_EQ(again.size(), 3u - 1u);
 }
 
+// ... and the request without its syntax defect, or without its field
+// sent blind, first: a signature names either (request_shape).
+TEST(Lighter, DropsTheDefectAndTheBlindField) {
+  const harness::FunctionRegistry fns;
+  const harness::Jexp body = *harness::parse_jexp(
+      R"({"method":"PUT","path":"/a","malformed":"many-fields","havoc":{"name":"x-a","value":"1"}})",
+      fns);
+  const Json sent = {{"method", "PUT"},
+                     {"path", "/a"},
+                     {"malformed", "many-fields"},
+                     {"havoc", {{"name", "x-a"}, {"value", "1"}}}};
+  const auto all = lighter(body, sent);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].body.find("malformed"), nullptr);
+  EXPECT_NE(all[0].body.find("havoc"), nullptr);
+  EXPECT_FALSE(all[0].sent.contains("malformed"));
+  EXPECT_TRUE(all[0].sent.contains("havoc"));
+  EXPECT_EQ(all[1].body.find("havoc"), nullptr);
+  EXPECT_NE(all[1].body.find("malformed"), nullptr);
+  EXPECT_FALSE(all[1].sent.contains("havoc"));
+  EXPECT_FALSE(all[0].restates || all[1].restates);
+  // With the one left, one variant; with neither, none.
+  EXPECT_EQ(lighter(all[1].body, all[1].sent).size(), 1u);
+  EXPECT_TRUE(lighter(lighter(all[1].body, all[1].sent)[0].body, Json::object()).empty());
+}
+
 }  // namespace
 }  // namespace dualfuzz::http
