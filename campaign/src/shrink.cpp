@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <vector>
 
 #include "dualfuzz/campaign/race_skeleton.h"
 #include "dualfuzz/campaign/signature.h"
@@ -43,6 +45,31 @@ std::optional<Script> serialized(const Script& s, const harness::FunctionRegistr
     }
   }
   if (out == s || harness::validate(out, fns)) return std::nullopt;
+  return out;
+}
+
+std::optional<Script> serialized_as_answered(const Script& s, const RunResult& run,
+                                             const harness::FunctionRegistry& fns) {
+  std::map<harness::Label, std::size_t> answered;  // request label -> position
+  std::size_t i = 0;
+  for (const auto& m : run.trace.messages()) {
+    if (!harness::is_request_label(m.label))
+      answered.emplace(harness::request_of(m.label), i);
+    ++i;
+  }
+  std::vector<harness::RequestStep> requests;
+  for (const auto& st : s.steps)
+    if (const auto* q = std::get_if<harness::RequestStep>(&st)) requests.push_back(*q);
+  auto position = [&](const harness::RequestStep& q) {
+    auto it = answered.find(q.label);
+    return it == answered.end() ? run.trace.size() : it->second;
+  };
+  std::stable_sort(requests.begin(), requests.end(),
+                   [&](const auto& a, const auto& b) { return position(a) < position(b); });
+  Script ordered;
+  for (harness::RequestStep& q : requests) ordered.steps.emplace_back(std::move(q));
+  auto out = serialized(ordered, fns);
+  if (!out || *out == s) return std::nullopt;
   return out;
 }
 
@@ -177,9 +204,12 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
   // The signature says "concurrent" only when the race is needed: the
   // interaction in sequence is tried (only for a race: a sequence it would
   // lengthen by its waits, which the structural candidates take out again).
-  if (auto seq =
-          concurrent(p_, s.run) ? serialized(s.script, p_.functions) : std::nullopt)
-    out.push_back(candidate(Kind::Serialized, std::move(*seq), 3));
+  if (concurrent(p_, s.run)) {
+    auto seq = serialized(s.script, p_.functions);
+    if (seq) out.push_back(candidate(Kind::Serialized, *seq, 3));
+    if (auto as = serialized_as_answered(s.script, s.run, p_.functions); as && as != seq)
+      out.push_back(candidate(Kind::Serialized, std::move(*as), 3));
+  }
   add_races(s, flaky, out);
   return out;
 }

@@ -236,6 +236,33 @@ TEST(ShrinkDefect, AnEmptyBlindFieldHidesNothing) {
       << harness::print_script(out.script);
 }
 
+// A sequential bug met as a race: wrong-304's 304 to a GET sent before a
+// PUT that created its path, answered after it. In the script's order the
+// GET asks for nothing (404, no violation); in the order the answers came
+// it is the GET after the PUT, and the bug is named by its sequence.
+TEST(ShrinkDefect, ARaceIsSerializedInTheOrderItWasAnswered) {
+  auto p = Player::make(http::plugin(), "inprocess:wrong-304");
+  ASSERT_TRUE(p) << p.error();
+  auto s = (*p)->parse(
+      "req 3 on c3: {\"headers\":{\"if-none-match\":\"\\\"x\\\"\"},"
+      "\"method\":\"GET\",\"path\":\"/x\"}\n"
+      "req 11 on c1: {\"method\":\"PUT\",\"path\":\"/x\"}\n");
+  ASSERT_TRUE(s) << s.error();
+  const harness::RunResult r = (*p)->play(*s);
+  ASSERT_TRUE(r.violation()) << r.report();
+  ASSERT_TRUE(concurrent((*p)->protocol(), r)) << signature_of((*p)->protocol(), r);
+  auto in_order = serialized(*s, (*p)->protocol().functions);
+  ASSERT_TRUE(in_order);
+  EXPECT_FALSE((*p)->play(*in_order).violation()) << "the GET first finds nothing";
+  const Shrunk out =
+      ViolationShrinker((*p)->protocol(), [&](const harness::Script& x) { return (*p)->play(x); },
+                        {.same_violation = true})
+          .shrink(*s, r);
+  ASSERT_TRUE(out.reproduced);
+  EXPECT_EQ(signature_of((*p)->protocol(), out.run), "model: GET if-none-match -> 304 after PUT")
+      << harness::print_script(out.script);
+}
+
 // ... and keeps one it needs: absolute-form-path mistakes the target sent
 // in absolute form, so without the form there is no violation.
 TEST(ShrinkDefect, KeepsADefectTheViolationNeeds) {

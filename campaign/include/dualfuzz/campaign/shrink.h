@@ -59,6 +59,15 @@ std::set<std::string> reasons(const harness::Protocol& p, const harness::RunResu
 // concurrency. Nullopt when that is the script itself or invalid.
 std::optional<harness::Script> serialized(const harness::Script& s,
                                           const harness::FunctionRegistry& fns);
+// The same, the requests in the order their answers came in `run` (those
+// not answered last, in the script's order): the order the server most
+// likely took them in. A wrong 304 to a GET sent before a PUT that created
+// its path but answered after it is, in sequence, a GET after the PUT; in
+// the script's order it is a GET of nothing, answered 404, and the bug
+// would stay named by its race.
+std::optional<harness::Script> serialized_as_answered(const harness::Script& s,
+                                                      const harness::RunResult& run,
+                                                      const harness::FunctionRegistry& fns);
 
 // Beyond this many messages a counterexample is tried from its skeleton
 // (a race) or its path in sequence.
