@@ -68,6 +68,7 @@
 #include <random>
 
 #include "commands.h"
+#include "dualfuzz/campaign/fuzz_environment.h"
 #include "dualfuzz/campaign/fuzz_loop.h"
 #include "dualfuzz/campaign/server_death.h"
 #include "dualfuzz/campaign/signature.h"
@@ -588,6 +589,7 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   }
   campaign::FuzzOptions fo = o.fuzz;
   fo.targeted = !o.no_targeted;
+  fo.log_inconclusive = campaign::FuzzEnvironment::read().log_inconclusive;
   // Ctrl-C (or a --jobs parent's SIGTERM) ends the run with its summary.
   install_stop_handlers();
   fo.stop_requested = stop_requested;

@@ -22,6 +22,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dualfuzz/campaign/fuzz_environment.h"
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/protocols/builtin.h"
 #include "io.h"
@@ -116,8 +117,7 @@ void add_replay_command(CLI::App& app, std::function<int()>& run) {
           r->json ? harness::TraceFormat::Json : harness::TraceFormat::Readable;
       const std::string report = player.report(l->script, res, format);
       std::cout << report;
-      const char* stop = std::getenv("DUALFUZZ_STOP_ON_RACES");
-      const bool races_apart = !(stop && std::string(stop) == "1");
+      const bool races_apart = !campaign::FuzzEnvironment::read().stop_on_races;
       const bool race =
           res.violation() &&
           player.classify(res).kind == campaign::Classification::Kind::NotLinearizable;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "dualfuzz/campaign/fuzz_environment.h"
 #include "dualfuzz/campaign/server_coverage.h"
 
 // AFL++'s runtime (afl-compiler-rt), present only in an afl-clang-fast
@@ -44,9 +45,10 @@ std::uint8_t* afl_map = nullptr;  // attached at the first forward
 #pragma GCC diagnostic ignored "-Wprio-ctor-dtor"
 #endif
 __attribute__((constructor(2))) void register_afl_slots() {
-  const char* on = std::getenv("DUALFUZZ_SERVER_COVERAGE");
   // (afl-fuzz sets __AFL_SHM_ID; libFuzzer's runtime has no guards to give)
-  if (!on || !*on || !std::getenv("__AFL_SHM_ID") || !afl_guard_init) return;
+  if (FuzzEnvironment::read().server_coverage.empty() || !std::getenv("__AFL_SHM_ID") ||
+      !afl_guard_init)
+    return;
   afl_guard_init(afl_guards, afl_guards + kAflSlots);
   // (guards AFL++ left at 0 are no slot: the block counts only if all were given)
   if (std::all_of(afl_guards, afl_guards + kAflSlots,

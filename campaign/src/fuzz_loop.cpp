@@ -563,16 +563,13 @@ RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
       if (!q) continue;
       if (auto path = protocol_.site->of(*q)) ++sum.site_answers[*path];
     }
-  // DUALFUZZ_LOG_INCONCLUSIVE=FILE: each script the oracle gave up on is
-  // appended there with why (to see which script shapes hit the budget).
-  if (r.inconclusive())
-    if (const char* log = std::getenv("DUALFUZZ_LOG_INCONCLUSIVE"); log && *log) {
-      std::ofstream out(log, std::ios::app);
-      out << "### script\n"
-          << harness::print_script(s) << "### run\n"
-          << r.report(protocol_) << "\n### events (bench/oracle_recheck reads them)\n";
-      for (const auto& e : r.events) out << e.to_json().dump() << "\n";
-    }
+  if (r.inconclusive() && !o_.log_inconclusive.empty()) {
+    std::ofstream out(o_.log_inconclusive, std::ios::app);
+    out << "### script\n"
+        << harness::print_script(s) << "### run\n"
+        << r.report(protocol_) << "\n### events (bench/oracle_recheck reads them)\n";
+    for (const auto& e : r.events) out << e.to_json().dump() << "\n";
+  }
   if (r.outcome == RunResult::Outcome::InternalError) ++c.internal_errors;
   return r;
 }

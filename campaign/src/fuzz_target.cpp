@@ -6,43 +6,52 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <random>
+#include <set>
+#include <vector>
 
+#include "dualfuzz/campaign/baseline.h"
 #include "dualfuzz/campaign/detail/engine_feedback.h"
+#include "dualfuzz/campaign/fuzz_environment.h"
+#include "dualfuzz/campaign/known_violations.h"
+#include "dualfuzz/campaign/player.h"
+#include "dualfuzz/campaign/server_coverage.h"
 #include "dualfuzz/campaign/shrink.h"
 #include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/mutator/script_mutator.h"
 
 namespace dualfuzz {
 namespace {
 
-// $DUALFUZZ_TARGET (an external server) wins over the target's own choice.
-std::string spec_or_env(std::string spec) {
-  const char* t = std::getenv("DUALFUZZ_TARGET");
-  return t && *t ? std::string(t) : spec;
-}
-
-// $DUALFUZZ_KEEP_GOING=1: a violation is counted, not aborted on.
-bool keep_going() {
-  const char* k = std::getenv("DUALFUZZ_KEEP_GOING");
-  return k && std::string(k) == "1";
-}
-
-// $DUALFUZZ_SERVER_COVERAGE: the name of an external server's coverage map.
-std::string server_coverage_name() {
-  const char* n = std::getenv("DUALFUZZ_SERVER_COVERAGE");
-  return n ? std::string(n) : std::string();
-}
-
 // The known-violations file: $DUALFUZZ_KNOWN_VIOLATIONS when set (empty:
-// none), else <executable>.known_violations when it exists, else none.
-std::string known_violations_path() {
-  if (const char* k = std::getenv("DUALFUZZ_KNOWN_VIOLATIONS")) return k;
+// none), else <executable>.known_violations when it exists (how OSS-Fuzz,
+// which runs a target with its options alone, gets it), else none.
+std::string known_violations_path(const campaign::FuzzEnvironment& env) {
+  if (env.known_violations) return *env.known_violations;
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "";
   const std::string beside = exe.string() + ".known_violations";
   return std::filesystem::exists(beside, ec) ? beside : "";
 }
+
+// Adds the wall clock of its scope to `into`.
+class Stopwatch {
+ public:
+  explicit Stopwatch(double& into) : into_(into) {}
+  ~Stopwatch() {
+    into_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  }
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+
+ private:
+  double& into_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
 
 std::size_t emit(const std::string& s, std::uint8_t* out, std::size_t max) {
   const std::size_t n = std::min(s.size(), max);
@@ -57,8 +66,7 @@ std::size_t emit(const std::string& s, std::uint8_t* out, std::size_t max) {
 constexpr int kReject = -1;
 
 std::size_t FuzzTarget::keep_explored() {
-  const char* e = std::getenv("DUALFUZZ_KEEP_EXPLORED");
-  return e && *e ? std::strtoull(e, nullptr, 10) : kKeepExplored;
+  return campaign::FuzzEnvironment::read().keep_explored.value_or(kKeepExplored);
 }
 
 constexpr const char* kOwnServer = "the fuzz target's own server";
@@ -72,18 +80,124 @@ campaign::Plugin plugin_of(harness::Protocol protocol, ServerFactory server) {
   return p;
 }
 
-FuzzTarget::FuzzTarget(harness::Protocol protocol, ServerFactory server)
-    : plugin_(plugin_of(std::move(protocol), std::move(server))),
-      spec_(spec_or_env("inprocess")) {}
+// What FuzzTarget hides from its users: the engine adapter's whole state.
+// The environment is read once, when the target is made, so an input is
+// never judged by settings that changed under a running campaign.
+class FuzzTarget::State {
+ public:
+  State(Result<campaign::Plugin> plugin, std::string spec, campaign::FuzzEnvironment env)
+      : env_(std::move(env)), plugin_(std::move(plugin)), spec_(std::move(spec)) {}
+  ~State();  // the summaries of what was counted, not aborted on
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
 
-FuzzTarget::FuzzTarget(harness::Protocol protocol, std::string address)
-    : plugin_(plugin_of(std::move(protocol), nullptr)),
-      spec_(spec_or_env(std::move(address))) {}
+  void initialize();
+  int test_one_input(const std::uint8_t* data, std::size_t size);
+  std::size_t mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                     unsigned int seed);
+  std::size_t cross_over(const std::uint8_t* d1, std::size_t s1, const std::uint8_t* d2,
+                         std::size_t s2, std::uint8_t* out, std::size_t max_out,
+                         unsigned int seed);
+
+ private:
+  campaign::Player& player();
+  int play_one(const std::uint8_t* data, std::size_t size);
+  void internal_error(const std::string& what);
+  // A violation the known list matches (then counted and said).
+  bool known(const std::string& key);
+  const mutator::ScriptMutator& the_mutator();
+  // With server coverage: false (and said once) when no server is up to play on.
+  bool server_up();
+  [[noreturn]] void server_crashed(const harness::Script& script,
+                                   const harness::RunResult& r,
+                                   campaign::ServerCoverage::Health health);
+  void note_race(const harness::Script& script, const harness::RunResult& r,
+                 const std::string& key);
+  void record_finding(const harness::Script& script, const harness::RunResult& r);
+  // $DUALFUZZ_BASELINE: a violation the baseline holds (by identity, after
+  // shrinking; then counted and said). `identity` gets the identity when
+  // the violation was shrunk.
+  bool in_baseline(const harness::Script& script, const harness::RunResult& r,
+                   const std::string& key, std::string& identity);
+
+  const campaign::FuzzEnvironment env_;
+  Result<campaign::Plugin> plugin_;
+  std::string spec_;
+  std::unique_ptr<campaign::Player> player_;
+  std::optional<mutator::ScriptMutator> mutator_;
+  // Since the process started (the violating script included), for the
+  // "played since start" line (bench/eval_libfuzzer.py reads it).
+  std::uint64_t scripts_ = 0, messages_ = 0, internal_errors_ = 0, rejected_ = 0;
+  const std::size_t keep_explored_ = env_.keep_explored.value_or(kKeepExplored);
+  std::uint64_t violations_ = 0;  // with $DUALFUZZ_KEEP_GOING=1
+  // Races apart (unless $DUALFUZZ_STOP_ON_RACES=1): how many, per quick key.
+  std::uint64_t races_ = 0;
+  std::map<std::string, std::uint64_t> race_keys_;
+  campaign::KnownViolations known_;
+  std::vector<std::uint64_t> known_counts_;  // per known_ entry
+  std::uint64_t known_total_ = 0;
+  std::optional<campaign::Baseline> baseline_;
+  std::map<std::string, std::uint64_t> baseline_counts_;  // per identity met
+  // Per quick key: occurrences, and how many shrank to a baseline identity.
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> baseline_keys_;
+  std::uint64_t baseline_total_ = 0;
+  std::set<std::string> finding_keys_;  // with $DUALFUZZ_FINDINGS
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  // Wall clock inside the hooks ($DUALFUZZ_TIMING=1 prints it at exit).
+  double play_seconds_ = 0, mutate_seconds_ = 0;
+  std::uint64_t mutations_ = 0;
+  std::optional<campaign::ServerCoverage> server_coverage_;
+  campaign::ServerCoverage::Counting server_counting_ =
+      campaign::ServerCoverage::Counting::Edges;
+  bool server_down_said_ = false;
+};
+
+namespace {
+// $DUALFUZZ_TARGET (an external server) wins over the target's own choice.
+std::string spec_or_env(const campaign::FuzzEnvironment& env, std::string spec) {
+  return env.target.empty() ? spec : env.target;
+}
+}  // namespace
+
+FuzzTarget::FuzzTarget(harness::Protocol protocol, ServerFactory server) {
+  campaign::FuzzEnvironment env = campaign::FuzzEnvironment::read();
+  std::string spec = spec_or_env(env, "inprocess");
+  state_ = std::make_unique<State>(plugin_of(std::move(protocol), std::move(server)),
+                                   std::move(spec), std::move(env));
+}
+
+FuzzTarget::FuzzTarget(harness::Protocol protocol, std::string address) {
+  campaign::FuzzEnvironment env = campaign::FuzzEnvironment::read();
+  std::string spec = spec_or_env(env, std::move(address));
+  state_ = std::make_unique<State>(plugin_of(std::move(protocol), nullptr),
+                                   std::move(spec), std::move(env));
+}
 
 FuzzTarget::FuzzTarget(Result<campaign::Plugin> plugin, std::string spec)
-    : plugin_(std::move(plugin)), spec_(std::move(spec)) {}
+    : state_(std::make_unique<State>(std::move(plugin), std::move(spec),
+                                     campaign::FuzzEnvironment::read())) {}
 
-void FuzzTarget::initialize() {
+FuzzTarget::~FuzzTarget() = default;
+
+void FuzzTarget::initialize() { state_->initialize(); }
+
+int FuzzTarget::test_one_input(const std::uint8_t* data, std::size_t size) {
+  return state_->test_one_input(data, size);
+}
+
+std::size_t FuzzTarget::mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                               unsigned int seed) {
+  return state_->mutate(data, size, max_size, seed);
+}
+
+std::size_t FuzzTarget::cross_over(const std::uint8_t* d1, std::size_t s1,
+                                   const std::uint8_t* d2, std::size_t s2,
+                                   std::uint8_t* out, std::size_t max_out,
+                                   unsigned int seed) {
+  return state_->cross_over(d1, s1, d2, s2, out, max_out, seed);
+}
+
+void FuzzTarget::State::initialize() {
   // Only checks that start no thread: AFL++'s driver calls this before its
   // fork server forks, and a loopback server's thread started here would not
   // exist in the children (every input would time out). The player and its
@@ -93,10 +207,11 @@ void FuzzTarget::initialize() {
     why = plugin_.error();
   else if (spec_ != "inprocess" && spec_.rfind("inprocess:", 0) != 0) {
     if (auto hp = harness::parse_host_port(spec_); !hp) why = hp.error();
-  } else if (!server_coverage_name().empty()) {
+  } else if (!env_.server_coverage.empty()) {
     why = "DUALFUZZ_SERVER_COVERAGE needs an external server (DUALFUZZ_TARGET=HOST:PORT)";
   }
-  if (const std::string path = known_violations_path(); why.empty() && !path.empty()) {
+  if (const std::string path = known_violations_path(env_);
+      why.empty() && !path.empty()) {
     auto known = campaign::KnownViolations::load(path);
     if (known) {
       known_ = std::move(*known);
@@ -109,13 +224,13 @@ void FuzzTarget::initialize() {
       why = known.error();
     }
   }
-  if (const char* b = std::getenv("DUALFUZZ_BASELINE"); why.empty() && b && *b) {
+  if (const std::string& b = env_.baseline; why.empty() && !b.empty()) {
     auto baseline = campaign::Baseline::load(b);
     if (baseline) {
       std::fprintf(stderr,
                    "==dualfuzz== baseline: %zu known findings from %s (counted, not "
                    "aborted on)\n",
-                   baseline->entries().size(), b);
+                   baseline->entries().size(), b.c_str());
       baseline_ = std::move(*baseline);
     } else {
       why = baseline.error();
@@ -126,18 +241,18 @@ void FuzzTarget::initialize() {
   std::exit(2);
 }
 
-campaign::Player& FuzzTarget::player() {
+campaign::Player& FuzzTarget::State::player() {
   if (player_) return *player_;
   std::string why;
   if (!plugin_) {
     why = plugin_.error();
   } else {
-    auto made = campaign::Player::make(*plugin_, spec_);
+    auto made = campaign::Player::make(*plugin_, spec_, env_);
     if (made) {
       player_ = std::move(*made);
       if (plugin_->in_process_help == kOwnServer && spec_.rfind("inprocess", 0) == 0)
         player_->set_description("server: " + std::string(kOwnServer) + " (in process)");
-      const std::string cov = server_coverage_name();
+      const std::string& cov = env_.server_coverage;
       if (cov.empty()) return *player_;
       auto opened = campaign::ServerCoverage::open(cov);
       if (opened && !opened->wait_until_up(5'000))
@@ -145,7 +260,7 @@ campaign::Player& FuzzTarget::player() {
                             std::to_string(opened->pid()) + ")");
       if (opened) {
         server_coverage_.emplace(std::move(*opened));
-        if (const char* h = std::getenv("DUALFUZZ_SERVER_HITCOUNTS"); h && *h == '1')
+        if (env_.server_hitcounts)
           server_counting_ = campaign::ServerCoverage::Counting::HitCounts;
         // Zeroed once the previous execution's connections are closed, so
         // its last edges do not count for this one.
@@ -164,35 +279,17 @@ campaign::Player& FuzzTarget::player() {
   std::exit(2);
 }
 
-const mutator::ScriptMutator& FuzzTarget::the_mutator() {
+const mutator::ScriptMutator& FuzzTarget::State::the_mutator() {
   if (!mutator_) {
     // Targeted mutation replays inputs on a server of the mutator's own (a
     // second one from the same factory, not the fuzz target's state).
-    mutator_.emplace(plugin_ ? campaign::Player::engine_mutator(*plugin_, spec_)
+    mutator_.emplace(plugin_ ? campaign::Player::engine_mutator(*plugin_, spec_, env_)
                              : mutator::ScriptMutator(player().protocol()));
   }
   return *mutator_;
 }
 
-namespace {
-// Adds the wall clock of its scope to `into`.
-class Stopwatch {
- public:
-  explicit Stopwatch(double& into) : into_(into) {}
-  ~Stopwatch() {
-    into_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  }
-  Stopwatch(const Stopwatch&) = delete;
-  Stopwatch& operator=(const Stopwatch&) = delete;
-
- private:
-  double& into_;
-  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
-};
-}  // namespace
-
-FuzzTarget::~FuzzTarget() {
+FuzzTarget::State::~State() {
   if (races_) {
     std::fprintf(stderr,
                  "==dualfuzz== races (not linearizable, no findings): %llu in %llu "
@@ -208,8 +305,8 @@ FuzzTarget::~FuzzTarget() {
                  static_cast<unsigned long long>(baseline_total_),
                  static_cast<unsigned long long>(scripts_));
     for (const auto& [id, n] : baseline_counts_)
-      std::fprintf(stderr, "==dualfuzz==   %llu x %s\n", static_cast<unsigned long long>(n),
-                   id.c_str());
+      std::fprintf(stderr, "==dualfuzz==   %llu x %s\n",
+                   static_cast<unsigned long long>(n), id.c_str());
   }
   if (known_total_) {
     std::fprintf(stderr, "==dualfuzz== known violations: %llu in %llu scripts:\n",
@@ -221,8 +318,7 @@ FuzzTarget::~FuzzTarget() {
                      static_cast<unsigned long long>(known_counts_[i]),
                      known_.entries()[i].pattern.c_str());
   }
-  const char* e = std::getenv("DUALFUZZ_TIMING");
-  if (!e || std::string(e) != "1") return;
+  if (!env_.timing) return;
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const double targeted = mutator_ ? mutator_->targeted_stats().seconds : 0;
@@ -234,7 +330,7 @@ FuzzTarget::~FuzzTarget() {
                total - play_seconds_ - mutate_seconds_);
 }
 
-int FuzzTarget::test_one_input(const std::uint8_t* data, std::size_t size) {
+int FuzzTarget::State::test_one_input(const std::uint8_t* data, std::size_t size) {
   Stopwatch w(play_seconds_);
   try {
     return play_one(data, size);
@@ -246,7 +342,7 @@ int FuzzTarget::test_one_input(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
-void FuzzTarget::internal_error(const std::string& what) {
+void FuzzTarget::State::internal_error(const std::string& what) {
   // A bug of dualfuzz or of the plug-in, not of the server: say so (the
   // first few times) and go on; an abort would be saved as a finding.
   if (++internal_errors_ <= 3)
@@ -254,7 +350,7 @@ void FuzzTarget::internal_error(const std::string& what) {
                  what.c_str());
 }
 
-bool FuzzTarget::known(const std::string& key) {
+bool FuzzTarget::State::known(const std::string& key) {
   const auto i = known_.match(key);
   if (!i) return false;
   const campaign::KnownViolations::Entry& e = known_.entries()[*i];
@@ -271,8 +367,8 @@ bool FuzzTarget::known(const std::string& key) {
   return true;
 }
 
-void FuzzTarget::note_race(const harness::Script& script, const harness::RunResult& r,
-                           const std::string& key) {
+void FuzzTarget::State::note_race(const harness::Script& script,
+                                  const harness::RunResult& r, const std::string& key) {
   const std::uint64_t n = ++races_;
   if (race_keys_[key]++ == 0) {
     std::fprintf(stderr,
@@ -287,7 +383,7 @@ void FuzzTarget::note_race(const harness::Script& script, const harness::RunResu
                  static_cast<unsigned long long>(scripts_));
 }
 
-bool FuzzTarget::server_up() {
+bool FuzzTarget::State::server_up() {
   if (server_coverage_->health() != campaign::ServerCoverage::Health::Down ||
       server_coverage_->wait_until_up(10'000)) {
     if (server_down_said_)
@@ -306,9 +402,9 @@ bool FuzzTarget::server_up() {
   return false;
 }
 
-void FuzzTarget::server_crashed(const harness::Script& script,
-                                const harness::RunResult& r,
-                                campaign::ServerCoverage::Health health) {
+void FuzzTarget::State::server_crashed(const harness::Script& script,
+                                       const harness::RunResult& r,
+                                       campaign::ServerCoverage::Health health) {
   // What the input did to the server is a crash, whatever the oracle made
   // of the answers it could no longer get: no violation is reported.
   std::fprintf(stderr,
@@ -321,7 +417,7 @@ void FuzzTarget::server_crashed(const harness::Script& script,
   std::abort();
 }
 
-int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
+int FuzzTarget::State::play_one(const std::uint8_t* data, std::size_t size) {
   campaign::Player& p = player();
   auto script = p.parse(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!script) return kReject;  // not a script: nothing to play
@@ -340,7 +436,7 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     if (!r.inconclusive() && !(keep_explored_ && r.explored > keep_explored_)) {
       if (server_coverage_)
         campaign::forward_to_engine(*server_coverage_, server_counting_);
-      if (behaviour_) campaign::detail::count_behaviour(p.protocol(), r.trace);
+      if (env_.behaviour) campaign::detail::count_behaviour(p.protocol(), r.trace);
       return 0;
     }
     ++rejected_;
@@ -358,7 +454,7 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   // judged past races, and what that shows is the input's verdict. Kept out
   // of the corpus either way, as a violating input.
   std::string past_note;
-  if (!stop_on_races_ &&
+  if (!env_.stop_on_races &&
       p.classify(r).kind == campaign::Classification::Kind::NotLinearizable) {
     note_race(*script, r, key);
     harness::RunResult past = p.play_past_races(*script);
@@ -383,7 +479,7 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
     campaign::detail::forget_coverage();
     return kReject;
   }
-  if (keep_going()) {
+  if (env_.keep_going) {
     // A campaign that measures (bench/eval_servercov.py) rather than
     // stops: the first report in full, then a count at each power of two.
     if (++violations_ == 1)
@@ -428,8 +524,9 @@ int FuzzTarget::play_one(const std::uint8_t* data, std::size_t size) {
   std::abort();
 }
 
-bool FuzzTarget::in_baseline(const harness::Script& script, const harness::RunResult& r,
-                             const std::string& key, std::string& identity) {
+bool FuzzTarget::State::in_baseline(const harness::Script& script,
+                                    const harness::RunResult& r, const std::string& key,
+                                    std::string& identity) {
   auto& [seen, known] = baseline_keys_[key];
   const std::uint64_t n = ++seen;
   const bool sampled = n <= 8 || ((n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0);
@@ -448,7 +545,8 @@ bool FuzzTarget::in_baseline(const harness::Script& script, const harness::RunRe
     matched = identity;
   }
   if (baseline_counts_[matched]++ == 0)
-    std::fprintf(stderr, "==dualfuzz== known finding of the baseline (not a finding): %s\n",
+    std::fprintf(stderr,
+                 "==dualfuzz== known finding of the baseline (not a finding): %s\n",
                  matched.c_str());
   const std::uint64_t total = ++baseline_total_;
   if ((total & (total - 1)) == 0)
@@ -458,14 +556,14 @@ bool FuzzTarget::in_baseline(const harness::Script& script, const harness::RunRe
   return true;
 }
 
-void FuzzTarget::record_finding(const harness::Script& script,
-                                const harness::RunResult& r) {
-  const char* dir = std::getenv("DUALFUZZ_FINDINGS");
-  if (!dir || !*dir) return;
+void FuzzTarget::State::record_finding(const harness::Script& script,
+                                       const harness::RunResult& r) {
+  const std::string& dir = env_.findings;
+  if (dir.empty()) return;
   std::string key = campaign::quick_key(player().protocol(), r);
   if (!finding_keys_.insert(key).second) return;
   const std::string file = "finding-" + std::to_string(finding_keys_.size()) + ".txt";
-  std::ofstream(std::string(dir) + "/" + file) << harness::print_script(script);
+  std::ofstream(dir + "/" + file) << harness::print_script(script);
   harness::Json line = {{"index", finding_keys_.size()},
                         {"seconds", std::chrono::duration<double>(
                                         std::chrono::steady_clock::now() - started_)
@@ -473,12 +571,11 @@ void FuzzTarget::record_finding(const harness::Script& script,
                         {"scripts", scripts_},
                         {"key", std::move(key)},
                         {"file", file}};
-  std::ofstream(std::string(dir) + "/findings.jsonl", std::ios::app)
-      << line.dump() << "\n";
+  std::ofstream(dir + "/findings.jsonl", std::ios::app) << line.dump() << "\n";
 }
 
-std::size_t FuzzTarget::mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,
-                               unsigned int seed) {
+std::size_t FuzzTarget::State::mutate(std::uint8_t* data, std::size_t size,
+                                      std::size_t max_size, unsigned int seed) {
   Stopwatch w(mutate_seconds_);
   ++mutations_;
   try {
@@ -491,10 +588,10 @@ std::size_t FuzzTarget::mutate(std::uint8_t* data, std::size_t size, std::size_t
   }
 }
 
-std::size_t FuzzTarget::cross_over(const std::uint8_t* d1, std::size_t s1,
-                                   const std::uint8_t* d2, std::size_t s2,
-                                   std::uint8_t* out, std::size_t max_out,
-                                   unsigned int seed) {
+std::size_t FuzzTarget::State::cross_over(const std::uint8_t* d1, std::size_t s1,
+                                          const std::uint8_t* d2, std::size_t s2,
+                                          std::uint8_t* out, std::size_t max_out,
+                                          unsigned int seed) {
   Stopwatch w(mutate_seconds_);
   ++mutations_;
   try {

@@ -1,9 +1,5 @@
 #include "dualfuzz/protocols/builtin.h"
 
-#include <cstdlib>
-#include <string_view>
-#include <vector>
-
 #include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/http/plugin.h"
 #include "dualfuzz/proxy/plugin.h"
@@ -11,18 +7,22 @@
 
 namespace dualfuzz::protocols {
 
-campaign::Registry builtin() {
-  const char* e = std::getenv("DUALFUZZ_ORIGIN");
-  return builtin(e ? e : "");
+campaign::Registry builtin(const campaign::FuzzEnvironment& env) {
+  campaign::Registry r;
+  r.add(http::plugin());
+  unison::UnisonOptions real;
+  if (!env.unison.empty()) real.binary = env.unison;
+  r.add(unison::plugin(std::move(real)));
+  for (const proxy::Mode mode : {proxy::Mode::Forward, proxy::Mode::Reverse})
+    r.add(proxy::plugin(
+        {.mode = mode, .origin = env.origin, .refusals = env.proxy_refusals}));
+  return r;
 }
 
 campaign::Registry builtin(const std::string& origin) {
-  campaign::Registry r;
-  r.add(http::plugin());
-  r.add(unison::plugin());
-  r.add(proxy::plugin(proxy::Mode::Forward, origin));
-  r.add(proxy::plugin(proxy::Mode::Reverse, origin));
-  return r;
+  campaign::FuzzEnvironment env = campaign::FuzzEnvironment::read();
+  env.origin = origin;
+  return builtin(env);
 }
 
 Result<const campaign::Plugin*> find(const campaign::Registry& r,
@@ -32,41 +32,32 @@ Result<const campaign::Plugin*> find(const campaign::Registry& r,
                     ")");
 }
 
-Result<const campaign::Plugin*> from_env(const campaign::Registry& r) {
-  const char* e = std::getenv("DUALFUZZ_PROTOCOL");
-  return find(r, e && *e ? e : kDefault);
+Result<const campaign::Plugin*> from_env(const campaign::Registry& r,
+                                         const campaign::FuzzEnvironment& env) {
+  return find(r, env.protocol.empty() ? kDefault : env.protocol);
 }
 
-Result<campaign::Plugin> plugin_from_env() {
-  const campaign::Registry r = builtin();
-  auto plugin = from_env(r);
+Result<campaign::Plugin> plugin_from_env(const campaign::FuzzEnvironment& env) {
+  const campaign::Registry r = builtin(env);
+  auto plugin = from_env(r, env);
   if (!plugin) return make_error(plugin.error());
-  // $DUALFUZZ_ASSUME: `--assume`'s names, comma-separated (a fuzz target
-  // has no command line; the same names, the same errors).
-  std::vector<std::string> assumed;
-  if (const char* a = std::getenv("DUALFUZZ_ASSUME"); a && *a) {
-    std::string_view rest = a;
-    while (!rest.empty()) {
-      const std::size_t comma = rest.find(',');
-      const std::string_view name = rest.substr(0, comma);
-      if (!name.empty()) assumed.emplace_back(name);
-      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    }
-  }
-  const char* c = std::getenv("DUALFUZZ_CONSISTENCY");
-  return campaign::judged_as(**plugin, assumed, c ? c : "", false);
+  // $DUALFUZZ_ASSUME: `--assume`'s names (a fuzz target has no command
+  // line; the same names, the same errors).
+  return campaign::judged_as(**plugin, env.assume, env.consistency, false);
 }
 
-Result<std::unique_ptr<campaign::Player>> player_from_env() {
-  auto plugin = plugin_from_env();
+Result<std::unique_ptr<campaign::Player>> player_from_env(
+    const campaign::FuzzEnvironment& env) {
+  auto plugin = plugin_from_env(env);
   if (!plugin) return make_error(plugin.error());
-  return campaign::Player::make(*plugin, campaign::Player::spec_from_env());
+  return campaign::Player::make(*plugin, campaign::Player::spec_from_env(env), env);
 }
 
-mutator::ScriptMutator engine_mutator_from_env() {
-  auto plugin = plugin_from_env();
-  if (!plugin) return mutator::ScriptMutator(builtin().find(kDefault)->protocol);
-  return campaign::Player::engine_mutator(*plugin, campaign::Player::spec_from_env());
+mutator::ScriptMutator engine_mutator_from_env(const campaign::FuzzEnvironment& env) {
+  auto plugin = plugin_from_env(env);
+  if (!plugin) return mutator::ScriptMutator(builtin(env).find(kDefault)->protocol);
+  return campaign::Player::engine_mutator(*plugin, campaign::Player::spec_from_env(env),
+                                          env);
 }
 
 }  // namespace dualfuzz::protocols

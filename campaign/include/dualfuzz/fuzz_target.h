@@ -21,82 +21,34 @@
 //   - any dualfuzz::ServerFactory: a campaign::InProcessServer of yours
 //     (e.g. a Transport without sockets over your request handler);
 //   - "HOST:PORT": a server elsewhere (each execution gets its own namespace).
-// $DUALFUZZ_TARGET=HOST:PORT overrides it at run time; $DUALFUZZ_TARGETED=0
-// turns off targeted mutation; $DUALFUZZ_ORACLE_BUDGET as for `replay`.
-// $DUALFUZZ_SERVER_COVERAGE=NAME (with an external server built with
-// harness/coverage/sancov_shm.c, started with DUALFUZZ_COVERAGE_SHM=NAME):
-// each execution's server edges go to the engine too
-// (campaign/server_coverage.h), and a server that dies or restarts during
-// an input is reported as a SERVER CRASH (abort: a finding, but no
-// functional violation); before the next input the target waits up to
-// 10 s for a restarted server, else skips inputs until one is up. The
-// engine gets which server edges an input hit; $DUALFUZZ_SERVER_HITCOUNTS=1
-// gives it their hit counts instead (timing-dependent in a server's loop).
-// $DUALFUZZ_KEEP_GOING=1: a violation is reported once and counted, not
-// aborted on (for campaigns that measure coverage, as `fuzz --keep-going`);
-// with $DUALFUZZ_FINDINGS=DIR too, the first script of each distinct
-// violation (by its unshrunk signature) goes to DIR/finding-N.txt and a line
-// {"index", "seconds", "scripts", "key", "file"} to DIR/findings.jsonl, so a
-// campaign can replay what it found (bench/eval_mutants.py).
-// Known violations (campaign/known_violations.h: one quick-key pattern a
-// line, `*` any text, e.g. `model: GET if-unmodified-since* -> 200`): a
-// violation one of them matches is counted, not aborted on, and kept out of
-// the corpus, as with keep-going; an unknown one still aborts. The list is
-// $DUALFUZZ_KNOWN_VIOLATIONS=FILE, else the file <executable>.known_violations
-// next to the target's executable when there is one (how OSS-Fuzz, which
-// runs a target with its options alone, gets it: scripts/oss-fuzz/build.sh);
-// DUALFUZZ_KNOWN_VIOLATIONS= (empty) reads none. A malformed list stops
-// the target before the first input (exit 2, with the line and why). The
-// abort report names the violation's key, to list it; each pattern's first
-// match is said, a running count at each power of two, and the counts per
-// pattern at exit.
-// A baseline (campaign/baseline.h: `dualfuzz fuzz --json` output of an
-// earlier run), $DUALFUZZ_BASELINE=FILE: a violation is shrunk (to the same
-// violation, on the target's server) and named by its identity
-// (signature.h identity_of); one the baseline holds is counted and said
-// (its first time, and at exit), not aborted on, and kept out of the
-// corpus. Its quick key's later occurrences are shrunk at the 1st..8th, 16th,
-// 64th... time and otherwise counted as known. The abort report of a new
-// one names its identity. A file that cannot be read stops the target
-// before the first input (exit 2).
-// Races apart (campaign/consistency.h: stop_on_races): a violation classed
-// not linearizable (a weaker consistency explains it: HTTP's "interval") is
-// no finding. It is said once per key with its report, counted (at each
-// power of two, and per key at exit), and the input is played again judged
-// past races: a violation there aborts as any other (its report says it
-// came past a race), else the input is kept out of the corpus.
-// $DUALFUZZ_STOP_ON_RACES=1 aborts on races as on any violation.
-// $DUALFUZZ_TIMING=1: at exit, where the process's time went (playing
-// inputs, mutating, targeted replays), for bench/engine_throughput.py.
 //
-// AFL++: build the same file with afl-clang-fast++ (it turns
-// -fsanitize=fuzzer into its persistent-mode driver) and run afl-fuzz with
-// AFL_CUSTOM_MUTATOR_LIBRARY=libdualfuzz_afl_mutator.so and
-// DUALFUZZ_PROTOCOL=<name>: the mutator runs inside afl-fuzz, so it cannot
-// reach an in-process server (set DUALFUZZ_TARGETED=0, or DUALFUZZ_TARGET).
+// Run it as any libFuzzer target (`./my_fuzzer corpus/`); a crash file
+// replays with `./my_fuzzer crash-FILE`. AFL++: build the same file with
+// afl-clang-fast++ (it turns -fsanitize=fuzzer into its persistent-mode
+// driver) and run afl-fuzz with
+// AFL_CUSTOM_MUTATOR_LIBRARY=libdualfuzz_afl_mutator.so (docs/fuzzing.md).
+//
+// The target has no command line: what it is told at run time (an external
+// server, keep-going, known violations, a baseline, races, server
+// coverage...) is in its environment, read once when it is made
+// (campaign/fuzz_environment.h). Environment variables: docs/environment.md.
 #pragma once
 
 #include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
-#include <map>
 #include <memory>
-#include <optional>
-#include <set>
 #include <string>
 #include <utility>
-#include <vector>
 
-#include "dualfuzz/campaign/baseline.h"
-#include "dualfuzz/campaign/known_violations.h"
+// (Player: what a test of your own plays plugin_of's plug-in with.)
 #include "dualfuzz/campaign/player.h"
 #include "dualfuzz/campaign/plugin.h"
-#include "dualfuzz/campaign/server_coverage.h"
 #include "dualfuzz/harness/protocol.h"
 #include "dualfuzz/harness/tcp_transport.h"
-#include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/result.h"
 
 namespace dualfuzz {
@@ -172,6 +124,9 @@ class FuzzTarget {
   // A plug-in and a --target spec (`inprocess[:ARG]` or HOST:PORT); an error
   // (e.g. an unknown $DUALFUZZ_PROTOCOL) is reported by initialize().
   FuzzTarget(Result<campaign::Plugin> plugin, std::string spec);
+  ~FuzzTarget();
+  FuzzTarget(const FuzzTarget&) = delete;
+  FuzzTarget& operator=(const FuzzTarget&) = delete;
 
   // Checks the plug-in and the target address and reads the known
   // violations (exit 2 with why when bad).
@@ -185,7 +140,6 @@ class FuzzTarget {
   // inconclusive, or whose check cost the oracle more than keep_explored()
   // configurations: such an input may show new coverage, but a corpus of
   // them makes every later execution slow (see keep_explored()).
-  ~FuzzTarget();
   int test_one_input(const std::uint8_t* data, std::size_t size);
   // The most configurations an input's check may explore for the input to
   // be kept: kKeepExplored, or $DUALFUZZ_KEEP_EXPLORED (0: keep every
@@ -199,65 +153,10 @@ class FuzzTarget {
                          unsigned int seed);
 
  private:
-  campaign::Player& player();
-  int play_one(const std::uint8_t* data, std::size_t size);
-  void internal_error(const std::string& what);
-  // A violation the known list matches (then counted and said).
-  bool known(const std::string& key);
-  const mutator::ScriptMutator& the_mutator();
-  // With server coverage: false (and said once) when no server is up to play on.
-  bool server_up();
-  [[noreturn]] void server_crashed(const harness::Script& script,
-                                   const harness::RunResult& r,
-                                   campaign::ServerCoverage::Health health);
-
-  Result<campaign::Plugin> plugin_;
-  std::string spec_;
-  std::unique_ptr<campaign::Player> player_;
-  std::optional<mutator::ScriptMutator> mutator_;
-  // Since the process started (the violating script included), for the
-  // "played since start" line (bench/eval_libfuzzer.py reads it).
-  std::uint64_t scripts_ = 0, messages_ = 0, internal_errors_ = 0, rejected_ = 0;
-  std::size_t keep_explored_ = keep_explored();
-  // $DUALFUZZ_BEHAVIOUR=0: no behaviour coverage (engine_feedback.h), the
-  // server's code coverage alone.
-  bool behaviour_ = [] {
-    const char* e = std::getenv("DUALFUZZ_BEHAVIOUR");
-    return !(e && std::string(e) == "0");
-  }();
-  std::uint64_t violations_ = 0;  // with $DUALFUZZ_KEEP_GOING=1
-  // Races apart (unless $DUALFUZZ_STOP_ON_RACES=1): how many, per quick key.
-  bool stop_on_races_ = [] {
-    const char* e = std::getenv("DUALFUZZ_STOP_ON_RACES");
-    return e && std::string(e) == "1";
-  }();
-  std::uint64_t races_ = 0;
-  std::map<std::string, std::uint64_t> race_keys_;
-  void note_race(const harness::Script& script, const harness::RunResult& r,
-                 const std::string& key);
-  campaign::KnownViolations known_;
-  std::vector<std::uint64_t> known_counts_;  // per known_ entry
-  std::uint64_t known_total_ = 0;
-  void record_finding(const harness::Script& script, const harness::RunResult& r);
-  // $DUALFUZZ_BASELINE: a violation the baseline holds (by identity, after
-  // shrinking; then counted and said). `identity` gets the identity when
-  // the violation was shrunk.
-  bool in_baseline(const harness::Script& script, const harness::RunResult& r,
-                   const std::string& key, std::string& identity);
-  std::optional<campaign::Baseline> baseline_;
-  std::map<std::string, std::uint64_t> baseline_counts_;  // per identity met
-  // Per quick key: occurrences, and how many shrank to a baseline identity.
-  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> baseline_keys_;
-  std::uint64_t baseline_total_ = 0;
-  std::set<std::string> finding_keys_;  // with $DUALFUZZ_FINDINGS
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  // Wall clock inside the hooks ($DUALFUZZ_TIMING=1 prints it at exit).
-  double play_seconds_ = 0, mutate_seconds_ = 0;
-  std::uint64_t mutations_ = 0;
-  std::optional<campaign::ServerCoverage> server_coverage_;
-  campaign::ServerCoverage::Counting server_counting_ =
-      campaign::ServerCoverage::Counting::Edges;
-  bool server_down_said_ = false;
+  // Everything else (player, mutator, counters, the environment read at
+  // construction) lives in fuzz_target.cpp.
+  class State;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace dualfuzz

@@ -1,7 +1,5 @@
 #include "dualfuzz/proxy/plugin.h"
 
-#include <cstdlib>
-
 #include "dualfuzz/proxy/in_process_transport.h"
 #include "dualfuzz/proxy/protocol.h"
 
@@ -24,10 +22,13 @@ campaign::Plugin plugin(Mode mode, std::string origin) {
   ProtocolOptions o;
   o.mode = mode;
   o.origin = std::move(origin);
-  if (const char* e = std::getenv("DUALFUZZ_PROXY_REFUSALS"); e && *e == '1')
-    o.refusals = true;
+  return plugin(std::move(o));
+}
+
+campaign::Plugin plugin(ProtocolOptions o) {
+  const Mode mode = o.mode;
   campaign::Plugin p;
-  p.protocol = protocol(o);
+  p.protocol = protocol(std::move(o));
   p.in_process =
       [mode](
           const std::string& bug) -> Result<std::unique_ptr<campaign::InProcessServer>> {

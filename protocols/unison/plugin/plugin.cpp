@@ -1,7 +1,5 @@
 #include "dualfuzz/unison/plugin.h"
 
-#include <cstdlib>
-
 #include "dualfuzz/unison/protocol.h"
 #include "dualfuzz/unison/reference_synchronizer.h"
 #include "dualfuzz/unison/sync_transport.h"
@@ -21,17 +19,17 @@ class Harness final : public campaign::InProcessServer {
 };
 }  // namespace
 
-campaign::Plugin plugin() {
+campaign::Plugin plugin(UnisonOptions real) {
   campaign::Plugin p;
   p.protocol = protocol();
   p.in_process =
-      [](const std::string& arg) -> Result<std::unique_ptr<campaign::InProcessServer>> {
+      [real = std::move(real)](
+          const std::string& arg) -> Result<std::unique_ptr<campaign::InProcessServer>> {
     try {
       using R = SyncTransport::Replicas;
       if (arg == "unison" || arg == "unison-fastcheck") {
-        UnisonOptions o;
+        UnisonOptions o = real;
         o.fastcheck = arg == "unison-fastcheck";
-        if (const char* b = std::getenv("DUALFUZZ_UNISON"); b && *b) o.binary = b;
         return std::unique_ptr<campaign::InProcessServer>(
             new Harness(R::Disk, std::make_unique<UnisonProcess>(o)));
       }

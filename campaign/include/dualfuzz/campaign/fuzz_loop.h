@@ -113,6 +113,10 @@ struct FuzzOptions {
   // on a script only when that script, replayed alone, kills the server
   // again (another worker's death is an outage, no finding).
   std::string shared_server{};
+  // A file each script the oracle gave up on is appended to, with why and
+  // its events (to see which script shapes hit the budget; bench/oracle_recheck
+  // reads them). `dualfuzz fuzz` sets it from $DUALFUZZ_LOG_INCONCLUSIVE.
+  std::string log_inconclusive{};
 };
 
 struct FuzzCounters {

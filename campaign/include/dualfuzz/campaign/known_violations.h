@@ -3,7 +3,7 @@
 // neither stops on them nor reports them again, while a new one still does:
 // what a suppression file is to a sanitizer. Used by `dualfuzz fuzz --known
 // FILE` and by the fuzz target ($DUALFUZZ_KNOWN_VIOLATIONS=FILE, or the file
-// <target>.known_violations next to its executable: fuzz_target.h).
+// <target>.known_violations next to its executable: docs/environment.md).
 //
 // The file: one pattern a line; blank lines and lines whose first non-blank
 // character is `#` are skipped; leading and trailing blanks are not part of

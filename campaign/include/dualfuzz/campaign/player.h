@@ -6,9 +6,12 @@
 //   auto p = Player::make(plugin, "inprocess:lost-update");  // or spec_from_env()
 //   harness::RunResult r = (*p)->play(script);
 //   std::cerr << (*p)->report(script, r);  // messages as the protocol describes them
+//
+// What the fuzz targets' environment says (fuzz_environment.h: the spec, the
+// oracle budget, targeted mutation) comes in a FuzzEnvironment; each
+// function that uses one reads the process's by default.
 #pragma once
 
-#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -16,6 +19,7 @@
 #include <string>
 
 #include "dualfuzz/campaign/consistency.h"
+#include "dualfuzz/campaign/fuzz_environment.h"
 #include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
@@ -26,12 +30,13 @@ namespace dualfuzz::campaign {
 
 class Player {
  public:
-  // `inprocess[:ARG]` or `HOST:PORT`.
-  static Result<std::unique_ptr<Player>> make(const Plugin& plugin,
-                                              const std::string& spec) {
+  // `inprocess[:ARG]` or `HOST:PORT`; every play with fuzz_options(env).
+  static Result<std::unique_ptr<Player>> make(
+      const Plugin& plugin, const std::string& spec,
+      const FuzzEnvironment& env = FuzzEnvironment::read()) {
     auto t = Target::make(plugin, spec);
     if (!t) return make_error(t.error());
-    auto p = std::unique_ptr<Player>(new Player(plugin.protocol));
+    auto p = std::unique_ptr<Player>(new Player(plugin.protocol, fuzz_options(env)));
     p->target_ = std::move(*t);
     p->description_ = p->target_->external()
                           ? "server " + spec
@@ -40,11 +45,9 @@ class Player {
   }
   // The fuzz target's environment: DUALFUZZ_TARGET=HOST:PORT (an external
   // server), else the in-process server with DUALFUZZ_BUG planted.
-  static std::string spec_from_env() {
-    const char* t = std::getenv("DUALFUZZ_TARGET");
-    if (t && *t) return t;
-    const char* b = std::getenv("DUALFUZZ_BUG");
-    return b && *b ? std::string("inprocess:") + b : std::string("inprocess");
+  static std::string spec_from_env(const FuzzEnvironment& env = FuzzEnvironment::read()) {
+    if (!env.target.empty()) return env.target;
+    return env.bug.empty() ? std::string("inprocess") : "inprocess:" + env.bug;
   }
 
   // The options of every fuzz execution: in-process, silence means a
@@ -52,7 +55,8 @@ class Player {
   // configurations the oracle may explore per execution (0: no limit) —
   // replay a crash with the budget it was found with or a larger one: a
   // violation found within a budget is found within every larger one.
-  static harness::RunOptions fuzz_options() {
+  static harness::RunOptions fuzz_options(
+      const FuzzEnvironment& env = FuzzEnvironment::read()) {
     harness::RunOptions o;
     o.check_liveness = true;
     o.check_at_end = true;  // (the same results; the oracle runs cache-hot)
@@ -60,8 +64,7 @@ class Player {
     // costs about a fifth of an in-process execution (bench/throughput_bench:
     // 65 of 310 us): off here (Player::set_advisories turns it on).
     o.check_advisories = false;
-    if (const char* b = std::getenv("DUALFUZZ_ORACLE_BUDGET"); b && *b)
-      o.oracle_options.limits.max_explored = std::strtoull(b, nullptr, 10);
+    if (env.oracle_budget) o.oracle_options.limits.max_explored = *env.oracle_budget;
     return o;
   }
 
@@ -70,7 +73,7 @@ class Player {
   // RunResult::explanations, for targeted mutation (engine_mutator below).
   harness::RunResult play(const harness::Script& s, bool oracle = true,
                           bool record_decisions = false) {
-    harness::RunOptions o = fuzz_options();
+    harness::RunOptions o = options_;
     o.oracle = oracle;
     o.check_advisories = advisories_;
     o.oracle_options.limits.record_decisions = record_decisions;
@@ -84,7 +87,7 @@ class Player {
     if (!past_solver_)
       past_solver_ = std::make_shared<oracle::Solver>(
           oracle::OracleOptions{}.solver_timeout_ms, past_->model().strings);
-    harness::RunOptions o = fuzz_options();
+    harness::RunOptions o = options_;
     o.check_advisories = false;  // (only its violations are read)
     return run(*past_, past_solver_, s, o);
   }
@@ -94,7 +97,7 @@ class Player {
   }
   // `r`'s class (consistency.h), within the fuzz executions' oracle budget.
   Classification classify(const harness::RunResult& r) const {
-    return campaign::classify(protocol_, r, fuzz_options().oracle_options);
+    return campaign::classify(protocol_, r, options_.oracle_options);
   }
   Result<harness::Script> parse(std::string_view text) const {
     return harness::parse_script(text, protocol_.functions);
@@ -130,14 +133,14 @@ class Player {
   // AFL++ library): one call in kTargetedOneIn replays its input on a
   // Player of its own for `spec` (the fuzz target's server, not its state)
   // and lets the solver rewrite a precondition header (targeted_mutation.h).
-  // $DUALFUZZ_TARGETED=0, or a spec that does not make a Player, gives the
-  // plain structural mutator.
+  // $DUALFUZZ_TARGETED=0 (env.targeted false), or a spec that does not make
+  // a Player, gives the plain structural mutator.
   //   auto m = Player::engine_mutator(plugin, Player::spec_from_env());
-  static mutator::ScriptMutator engine_mutator(const Plugin& plugin,
-                                               const std::string& spec) {
-    const char* env = std::getenv("DUALFUZZ_TARGETED");
-    if (env && std::string(env) == "0") return mutator::ScriptMutator(plugin.protocol);
-    auto made = make(plugin, spec);
+  static mutator::ScriptMutator engine_mutator(
+      const Plugin& plugin, const std::string& spec,
+      const FuzzEnvironment& env = FuzzEnvironment::read()) {
+    if (!env.targeted) return mutator::ScriptMutator(plugin.protocol);
+    auto made = make(plugin, spec, env);
     if (!made) return mutator::ScriptMutator(plugin.protocol);
     std::shared_ptr<Player> p = std::move(*made);
     return mutator::ScriptMutator(
@@ -146,8 +149,10 @@ class Player {
   }
 
  private:
-  explicit Player(harness::Protocol p)
-      : protocol_(std::move(p)), past_(past_races(protocol_)) {}
+  Player(harness::Protocol p, harness::RunOptions options)
+      : protocol_(std::move(p)),
+        past_(past_races(protocol_)),
+        options_(std::move(options)) {}
   harness::RunResult run(const harness::Protocol& p,
                          const std::shared_ptr<oracle::Solver>& solver,
                          const harness::Script& s, harness::RunOptions o) {
@@ -162,6 +167,7 @@ class Player {
   }
   harness::Protocol protocol_;
   std::optional<harness::Protocol> past_;        // past_races(protocol_)
+  harness::RunOptions options_;                  // fuzz_options(env) of make()
   std::shared_ptr<oracle::Solver> past_solver_;  // made at its first use
   // One Z3 context for all executions (creating one costs ~10 ms).
   std::shared_ptr<oracle::Solver> solver_ = std::make_shared<oracle::Solver>(

@@ -3,15 +3,18 @@
 // (`--target inprocess[:BUG]`, planted_bugs()). `origin` is HOST:PORT of the
 // tester's origin listener, which a real proxy (`--target HOST:PORT`) must
 // forward to (`--origin`, $DUALFUZZ_ORIGIN; ProtocolOptions::origin).
-// $DUALFUZZ_PROXY_REFUSALS=1 lets the proxy answer with an error of its own
-// (ModelOptions::refusals).
+// ProtocolOptions::refusals lets the proxy answer with an error of its own
+// (ModelOptions::refusals; $DUALFUZZ_PROXY_REFUSALS=1 through
+// protocols::builtin: the plug-in reads no environment).
 #pragma once
 
 #include <string>
 
 #include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/proxy/forwarding.h"
+#include "dualfuzz/proxy/protocol.h"
 
 namespace dualfuzz::proxy {
+campaign::Plugin plugin(ProtocolOptions options);
 campaign::Plugin plugin(Mode mode = Mode::Forward, std::string origin = "");
 }  // namespace dualfuzz::proxy

@@ -6,13 +6,16 @@
 //   --target inprocess:unison-fastcheck   the same with -fastcheck true
 //   --target inprocess:reference-disk the reference synchronizer on disk (checks the
 //   harness)
-// $DUALFUZZ_UNISON names another unison binary.
+// `real`: how the real Unison runs (its binary: $DUALFUZZ_UNISON through
+// protocols::builtin; the plug-in reads no environment); fastcheck is the
+// target's choice.
 //
 //   campaign::Registry r;  r.add(dualfuzz::unison::plugin());
 #pragma once
 
 #include "dualfuzz/campaign/plugin.h"
+#include "dualfuzz/unison/unison_process.h"
 
 namespace dualfuzz::unison {
-campaign::Plugin plugin();
+campaign::Plugin plugin(UnisonOptions real = {});
 }
