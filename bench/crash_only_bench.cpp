@@ -1,4 +1,4 @@
-// The crash-only baseline of the evaluation (docs/EVALUATION.md, engine (d)):
+// The crash-only baseline of the evaluation (docs/evaluation-journal.md, engine (d)):
 // the generate-and-mutate loop of `dualfuzz fuzz` (campaign/src/fuzz_loop.cpp:
 // same ScriptMutator, same seed handling, same pool of 256 recent scripts,
 // same connection folding), but every script is played with the oracle OFF

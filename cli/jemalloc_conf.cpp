@@ -2,7 +2,7 @@
 // the top CMakeLists.txt); jemalloc reads this symbol when it starts, before
 // main. Transparent huge pages: a 50-client Jepsen check touches about
 // 60 MB in small objects, and with 4-KB pages its page faults and TLB
-// misses were a quarter of its time (docs/EVALUATION.md, issue 20). One
+// misses were a quarter of its time (docs/evaluation-journal.md, issue 20). One
 // arena: the partitions a history check searches on several threads
 // (oracle::check_history) then reuse the memory each other's finished
 // searches freed; with an arena per thread the 50-client check touched

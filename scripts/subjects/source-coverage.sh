@@ -16,7 +16,7 @@
 #
 # Why: the engines' edge counts (bench/eval_servercov.py) say how much, not
 # what; this says which parsing and WebDAV code no engine's scripts reach,
-# i.e. where the request space ends (docs/EVALUATION.md, "What no engine
+# i.e. where the request space ends (docs/evaluation-journal.md, "What no engine
 # reaches"). nginx's and Apache's workers (users nobody, www-data) merge
 # their counts into the profile their root parent created (see umask below).
 # Options: --seed (1), --connections (4), --port (18400), --dualfuzz BIN

@@ -1,6 +1,6 @@
 // Blind byte edits of one header field: where a coverage-guided engine
 // pays. The structural mutator reaches every request the model can judge
-// within minutes (docs/EVALUATION.md: black-box reached 99 % of all engines'
+// within minutes (docs/evaluation-journal.md: black-box reached 99 % of all engines'
 // lighttpd edges in 10 min); a server's field parsers (ranges, entity tags,
 // dates, WebDAV's If, Destination, Timeout...) have branches only
 // byte-level edits reach, and only feedback keeps the edits that get
