@@ -22,7 +22,7 @@ libdualfuzz_afl_mutator.so and AFL_CUSTOM_MUTATOR_ONLY=1:
     is replayed.
 
 Writes the section "Coverage-guided fuzzing (AFL++ 4.04c + custom mutator)"
-of docs/EVALUATION.md (the rest is kept). Raw results: --raw (default
+of docs/evaluation-journal.md (the rest is kept). Raw results: --raw (default
 bench/results/afl.jsonl), one JSON object per run.
 
   bench/eval_afl.py                                   # 32 bugs x 5 seeds x 60 s
@@ -538,7 +538,7 @@ def main(argv=None):
     ap.add_argument("--work", default=os.path.join(ROOT, "build-afl-target"),
                     help="temporary afl-fuzz directories go under this")
     ap.add_argument("--keep", default=os.path.join(ROOT, "build-afl-target/eval-crashes"))
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/evaluation-journal.md"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/afl.jsonl"))
     ap.add_argument("--build-note", default="")
     ap.add_argument("--reuse", action="store_true",

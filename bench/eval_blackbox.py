@@ -3,7 +3,7 @@
 
 Runs every planted bug (`dualfuzz bugs`) for several seeds with a time
 budget, optionally checks the correct server for false alarms with 1..K
-connections, and writes the results as markdown into docs/EVALUATION.md,
+connections, and writes the results as markdown into docs/evaluation-journal.md,
 section "Black-box fuzzing (dualfuzz fuzz, no coverage)" (the rest of the
 file is kept). Runs are sequential: each is single-threaded.
 
@@ -260,7 +260,7 @@ def main(argv=None):
     ap.add_argument("--false-alarm-connections", type=int, default=8)
     ap.add_argument("--false-alarm-seed", type=int, default=1)
     ap.add_argument("--false-alarm-only", action="store_true")
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/evaluation-journal.md"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/blackbox.jsonl"))
     ap.add_argument("--build-note", default="",
                     help="how the dualfuzz binary was built (default: this checkout's commit)")

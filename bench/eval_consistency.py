@@ -4,7 +4,7 @@ reference server fuzzed under the default consistency (atomic requests) and
 under the weaker ones (`--consistency interval`, `torn`), with the class of
 each finding (`"class"` in the --json summary: protocol / not-linearizable),
 and the correct server under each consistency for false alarms. Writes the
-section "Consistency: RFC violations and races" of docs/EVALUATION.md.
+section "Consistency: RFC violations and races" of docs/evaluation-journal.md.
   bench/eval_consistency.py                       # 43 bugs x 3 consistencies, 60 s
   bench/eval_consistency.py --bugs two-step-writes,create-204 --seconds 20
 Raw results go to --raw (default bench/results/consistency.jsonl).
@@ -42,7 +42,7 @@ def main():
     ap.add_argument("--connections", type=int, default=4)
     ap.add_argument("--bugs", default="")
     ap.add_argument("--false-alarm-seconds", type=float, default=120)
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/evaluation-journal.md"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/consistency.jsonl"))
     args = ap.parse_args()
     listing = subprocess.run([args.dualfuzz, "bugs"], capture_output=True, text=True).stdout

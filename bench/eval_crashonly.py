@@ -5,7 +5,7 @@ Runs build/bench/crash_only_bench (bench/crash_only_bench.cpp: the loop of
 campaign/src/fuzz_loop.cpp, same mutator, seeds, pool and connection
 folding, but each script played with the oracle off) on every planted bug
 for seeds 1..N with a time budget, and once on the correct server; writes
-the section "Crash-only baseline (oracle off)" of docs/EVALUATION.md (the
+the section "Crash-only baseline (oracle off)" of docs/evaluation-journal.md (the
 rest is kept). Only what a crash-oriented fuzzer notices counts: the
 process dying, an unanswered request (liveness), bytes that are not HTTP
 (protocol). A detection counts only if the script, played again, shows the
@@ -271,7 +271,7 @@ def main(argv=None):
     ap.add_argument("--correct-seed", type=int, default=1)
     ap.add_argument("--no-correct", action="store_true", help="skip the correct-server run")
     ap.add_argument("--nice", type=int, default=10)
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/evaluation-journal.md"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/crashonly.jsonl"))
     ap.add_argument("--blackbox-raw", default=os.path.join(ROOT, "bench/results/blackbox.jsonl"))
     ap.add_argument("--build-note", default="")

@@ -5,7 +5,7 @@ Runs the libFuzzer target tests/fuzz/http_inprocess_fuzzer on every planted
 bug (DUALFUZZ_BUG=<bug>, `dualfuzz bugs`) for seeds 1..N with a time budget,
 and optionally on the correct server (no DUALFUZZ_BUG) for a long run that
 must end without a crash. Writes the results as markdown into
-docs/EVALUATION.md, section "Coverage-guided fuzzing (libFuzzer + custom
+docs/evaluation-journal.md, section "Coverage-guided fuzzing (libFuzzer + custom
 mutator)" (the rest of the file is kept), next to the `dualfuzz fuzz`
 (black-box) figures of bench/eval_blackbox.py.
 
@@ -273,7 +273,7 @@ def summarize(runs, key_time, key_exec):
 def blackbox_rows(path, seeds, connections):
     """Per bug: found/runs and median time and executions of `dualfuzz fuzz`,
     from eval_blackbox's raw log (the latest run per bug and seed), or else
-    from the table of its section in docs/EVALUATION.md (time only)."""
+    from the table of its section in docs/evaluation-journal.md (time only)."""
     rows = {}
     if path and os.path.exists(path):
         latest = {}
@@ -294,7 +294,7 @@ def blackbox_rows(path, seeds, connections):
         return rows, (f"`{rel}`" if rel.startswith("bench" + os.sep) else
                       "the raw log of the `bench/eval_blackbox.py` run shown in the black-box "
                       "section above")
-    doc = os.path.join(ROOT, "docs/EVALUATION.md")
+    doc = os.path.join(ROOT, "docs/evaluation-journal.md")
     if os.path.exists(doc):
         text = open(doc).read()
         start = text.find(eval_blackbox.SECTION)
@@ -521,7 +521,7 @@ def main(argv=None):
     ap.add_argument("--keep", default=os.path.join(ROOT, "build-lf/eval-crashes"),
                     help="where crash files of infrastructure crashes and of the correct "
                     "server are copied ('' to drop them)")
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/evaluation-journal.md"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/libfuzzer.jsonl"))
     ap.add_argument("--blackbox-raw", default=os.path.join(ROOT, "bench/results/blackbox.jsonl"),
                     help="eval_blackbox.py's raw log for the comparison columns (default: "

@@ -10,7 +10,7 @@ each built by scripts/subjects/build-instrumented.sh --patch and fuzzed for
   afl        AFL++ with the custom-mutator library and the afl-clang-fast
              target (--afl-target), the server's edges in its map, the same
              keep-going findings
-lighttpd has functional bugs of its own (docs/EVALUATION.md, real servers),
+lighttpd has functional bugs of its own (docs/evaluation-journal.md, real servers),
 so "a violation" is not a kill. A mutant is killed by one of the violations
 found on it when its (shrunk) script, replayed --replays times on each build
 in alternating blocks of 5 (`dualfuzz run --repeat 5`), never shows a

@@ -9,7 +9,7 @@
      requests at once (K origin connections), judged by `dualfuzz run`.
 
 Prints markdown (the "## HTTP proxies (issue 17)" section of
-docs/EVALUATION.md; --write puts it there) and writes raw JSON to --raw.
+docs/evaluation-journal.md; --write puts it there) and writes raw JSON to --raw.
 
   bench/eval_proxy.py                                   # ~15 min
   bench/eval_proxy.py --seeds 2 --bug-seconds 20 --false-alarm-seconds 30
@@ -147,7 +147,7 @@ def main():
     ap.add_argument("--skip-false-alarm", action="store_true")
     ap.add_argument("--skip-cost", action="store_true")
     ap.add_argument("--raw", default=os.path.join(ROOT, "docs/eval/proxy.json"))
-    ap.add_argument("--write", action="store_true", help="into docs/EVALUATION.md")
+    ap.add_argument("--write", action="store_true", help="into docs/evaluation-journal.md")
     args = ap.parse_args()
     m = machine()
     bugs, fa, cost = {}, [], []
@@ -173,7 +173,7 @@ def main():
     text = section(m, args, bugs, fa, cost)
     print(text)
     if args.write:
-        write_section(os.path.join(ROOT, "docs/EVALUATION.md"), text, SECTION)
+        write_section(os.path.join(ROOT, "docs/evaluation-journal.md"), text, SECTION)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ under the default consistency (every request atomic) and under
 `--consistency interval`; every distinct violation carries its class
 (campaign::classify: "protocol" when no weaker consistency explains its
 trace, "not-linearizable" when one does). Writes the section "Real servers:
-RFC violations and races" of docs/EVALUATION.md: per server and consistency,
+RFC violations and races" of docs/evaluation-journal.md: per server and consistency,
 the counts per class, then every finding with its class, the clauses the
 model names, and its counterexample's size.
   bench/eval_races.py                                   # 5 servers x 2 x 120 s
@@ -45,7 +45,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=120)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--connections", type=int, default=2)
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/evaluation-journal.md"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/races.jsonl"))
     ap.add_argument("--reuse", action="store_true", help="render from --raw only")
     args = ap.parse_args()

@@ -5,7 +5,7 @@ httpd (mod_dav), nginx (dav module) and lighttpd (mod_webdav).
 For each server and connection count: start it on a free loopback port with
 a private document root (scripts/subjects/subject.sh), fuzz it for --seconds
 with `dualfuzz fuzz --keep-going --json`, stop it; then write the section
-"## Real servers (black box)" of docs/EVALUATION.md (the other sections are
+"## Real servers (black box)" of docs/evaluation-journal.md (the other sections are
 kept): versions, machine, executions and messages per run, and every
 distinct violation with its minimized counterexample, the RFC clause it
 breaks and a judgement (JUDGEMENTS below; anything they do not cover is
@@ -2345,7 +2345,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=600, help="per server and run")
     ap.add_argument("--connections", default="2", help="comma-separated, one run each")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/evaluation-journal.md"))
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/realservers.jsonl"))
     ap.add_argument("--build-note", default="",
                     help="how the dualfuzz binary was built (default: this checkout's commit)")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The evaluation report: runs the four engines and renders docs/EVALUATION.md.
+"""The evaluation report: runs the four engines and renders docs/evaluation-journal.md.
 
 Engines (time to the first violation per planted bug of the reference
 server, seeds 1..N, one budget per run):
@@ -7,7 +7,7 @@ server, seeds 1..N, one budget per run):
   afl        (b) AFL++ 4.04c + custom mutator library           bench/eval_afl.py
   blackbox   (c) `dualfuzz fuzz`, no coverage                   bench/eval_blackbox.py
   crashonly  (d) the same generation engine, oracle off         bench/eval_crashonly.py
-Each engine script writes its own section of docs/EVALUATION.md and keeps its
+Each engine script writes its own section of docs/evaluation-journal.md and keeps its
 raw results in bench/results/<engine>.jsonl; this script then reads all four
 raw logs and writes the section "Time to first violation: four engines" (one
 table, bug x engine) with the plots docs/eval/*.svg|png, and, with --bench,
@@ -562,7 +562,7 @@ def main(argv=None):
     ap.add_argument("--render-only", action="store_true",
                     help="run nothing: every section again from bench/results")
     ap.add_argument("--nice", type=int, default=10)
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs/EVALUATION.md"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs/evaluation-journal.md"))
     ap.add_argument("--plot-dir", default=os.path.join(ROOT, "docs/eval"))
     ap.add_argument("--dualfuzz", default=os.path.join(ROOT, "build/cli/dualfuzz"))
     args = ap.parse_args(argv)

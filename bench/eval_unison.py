@@ -8,7 +8,7 @@
      distinct disagreement with its minimized script;
   4. the cost of one Unison run (a process start per `sync`).
 
-Writes the results as markdown into docs/EVALUATION.md, section
+Writes the results as markdown into docs/evaluation-journal.md, section
 "## File synchronizer (Unison, issue 18)" (the rest of the file is kept);
 raw results (one JSON object per run) go to --raw. Runs are sequential.
 
@@ -157,7 +157,7 @@ def section(args, m, bugs, false_alarm, real, cost):
 
 
 def write_section(text):
-    eval_blackbox.write_section(os.path.join(ROOT, "docs", "EVALUATION.md"), text, SECTION)
+    eval_blackbox.write_section(os.path.join(ROOT, "docs", "evaluation-journal.md"), text, SECTION)
 
 
 def main():
@@ -177,7 +177,7 @@ def main():
     ap.add_argument("--skip-false-alarm", action="store_true")
     ap.add_argument("--skip-unison", action="store_true")
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench", "results", "unison.jsonl"))
-    ap.add_argument("--no-write", action="store_true", help="print, do not edit EVALUATION.md")
+    ap.add_argument("--no-write", action="store_true", help="print, do not edit docs/evaluation-journal.md")
     args = ap.parse_args()
 
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)

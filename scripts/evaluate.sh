@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the evaluation sections of docs/EVALUATION.md (and the plots in
+# Regenerates the evaluation sections of docs/evaluation-journal.md (and the plots in
 # docs/eval/) from this checkout: builds what the chosen engines need, then
 # runs bench/eval_report.py, which runs each engine's script and renders the
 # combined section "Time to first violation: four engines".

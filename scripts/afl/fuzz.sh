@@ -8,7 +8,7 @@
 #   scripts/afl/fuzz.sh parallel lost-update 4 300   # -M main + 3 -S secondaries, 300 s
 #   scripts/afl/fuzz.sh eval 60 lost-update etag-reuse ...   # 5 seeds each (afl-fuzz -s):
 #                                      # time and executions to the first crash, replayed;
-#                                      # bench/eval_afl.py, into docs/EVALUATION.md
+#                                      # bench/eval_afl.py, into docs/evaluation-journal.md
 #   scripts/afl/fuzz.sh eval 60                      # ... for every planted bug
 #   scripts/afl/fuzz.sh correct 600                  # the correct server, 10 min: no crash
 #   scripts/afl/fuzz.sh tmin lost-update CRASH       # afl-tmin, afl-fuzz custom trim, and
@@ -204,7 +204,7 @@ case "$cmd" in
     wait "${pids[@]}" || true
     summary "$bug" "$out"
     ;;
-  eval)  # 5 seeds per bug, replayed, written into docs/EVALUATION.md
+  eval)  # 5 seeds per bug, replayed, written into docs/evaluation-journal.md
     secs=${2:-60}; shift 2 || shift $#
     need_build
     bugs=$(IFS=,; echo "$*")

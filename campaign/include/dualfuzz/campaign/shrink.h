@@ -39,7 +39,7 @@ struct Shrunk {
   // server was down during the shrink ("the server was down during the
   // shrink: it refused connections ..."), or could not be restarted to
   // replay a death. Empty otherwise.
-  std::string note;
+  std::string note = {};
 };
 
 // What the shrinker learns from a failing run: its trace (to re-point or
@@ -85,7 +85,7 @@ struct ShrinkOptions {
   std::size_t max_replays = 2000;  // per shrinking loop; ×5 with same_violation
   // Violations that do not count as showing it (a campaign's known ones,
   // known_violations.h): an unknown bug is not shrunk into a known one.
-  std::function<bool(const harness::RunResult&)> known;
+  std::function<bool(const harness::RunResult&)> known = nullptr;
 };
 
 // One candidate of the same-violation loop, and how it is judged.
