@@ -155,11 +155,17 @@ Shrunk FuzzCampaign::shrink_as(const Script& s, const RunResult& r, bool same_vi
     so.known = [this](const RunResult& x) {
       return o_.known.match(quick_key(protocol_, x)).has_value();
     };
+  // `--seconds` bounds the run, shrinking included: past the fuzzing time
+  // and its grace, a finding keeps the smallest script shown so far.
+  // (A run of no end, or of years, has none: the cast would overflow.)
+  if (const double end = o_.seconds + o_.shrink_grace_seconds; end < 1e9)
+    so.deadline = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(end));
   ViolationShrinker shrinker(
       protocol_, [this, past](const Script& x) { return guarded_play(x, past); }, so);
   down_note_.clear();
   Shrunk out = shrinker.shrink(s, r);
-  out.note = std::move(down_note_);
+  if (!down_note_.empty()) out.note = std::move(down_note_);
   down_note_.clear();
   return out;
 }

@@ -218,9 +218,9 @@ mutator::Tested<ShrinkState> ViolationShrinker::test(const ShrinkCandidate& c,
                                                      const ShrinkState& from) const {
   const auto t0 = std::chrono::steady_clock::now();
   auto in_time = [&] {
-    return c.seconds <= 0 ||
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() <
-               c.seconds;
+    const auto now = std::chrono::steady_clock::now();
+    return now < o_.deadline &&
+           (c.seconds <= 0 || std::chrono::duration<double>(now - t0).count() < c.seconds);
   };
   mutator::Tested<ShrinkState> out{std::nullopt, 0};
   for (int i = 0; i < c.plays && in_time(); ++i) {
@@ -271,7 +271,11 @@ mutator::Shrunk<ShrinkState> ViolationShrinker::settle(ShrinkState start) const 
            c.want + "\n" + harness::print_script(c.script);
   };
   const std::size_t budget = o_.same_violation ? 5 * o_.max_replays : o_.max_replays;
-  return mutator::shrink_greedy(std::move(start), s, {.max_replays = budget});
+  mutator::ShrinkBudget b{.max_replays = budget};
+  if (o_.deadline != std::chrono::steady_clock::time_point::max())
+    b.max_time = std::max(std::chrono::steady_clock::duration::zero(),
+                          o_.deadline - std::chrono::steady_clock::now());
+  return mutator::shrink_greedy(std::move(start), s, b);
 }
 
 // The first race skeleton of a violation that did not show again and that
@@ -310,7 +314,9 @@ Shrunk ViolationShrinker::not_shown(const Script& original, const RunResult& r) 
     // answer from another connection resolved before that answer came).
     RunResult replayed;
     for (const Script& c : sequential_candidates(original, r, p_))
-      if (shows(c, key, concurrent(p_, r) ? 8 : 3, replayed)) {
+      if (past_deadline()) {
+        break;
+      } else if (shows(c, key, concurrent(p_, r) ? 8 : 3, replayed)) {
         auto s = settle(ShrinkState{c, replayed, key});
         return {s.best.script, s.best.run, true};
       }
@@ -330,7 +336,17 @@ Shrunk ViolationShrinker::shrink_any(const Script& original, const RunResult& r,
   return {s.best.script, std::move(again), true};
 }
 
+bool ViolationShrinker::past_deadline() const {
+  return std::chrono::steady_clock::now() >= o_.deadline;
+}
+
 Shrunk ViolationShrinker::shrink(const Script& original, const RunResult& r) const {
+  Shrunk out = shrink_in_time(original, r);
+  if (past_deadline() && out.note.empty()) out.note = kShrinkCut;
+  return out;
+}
+
+Shrunk ViolationShrinker::shrink_in_time(const Script& original, const RunResult& r) const {
   const std::string key =
       o_.same_violation ? quick_key(p_, r) : std::string(kind_name(r.outcome));
   // A real server may show a violation only under one timing (two racing

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <vector>
 
@@ -162,6 +163,31 @@ TEST_F(ShrinkViolation, KeepsTheSameViolationAndDropsTheNoise) {
   // The run reported is one of the shrunk script itself.
   EXPECT_EQ(quick_key(p->protocol(), p->play(s.script)), quick_key(p->protocol(), r));
   EXPECT_GT(plays, 0u);
+}
+
+// `--seconds` bounds the run, shrinking included: past the deadline no
+// candidate is tried, and the finding keeps what showed it, said cut.
+TEST_F(ShrinkViolation, StopsAtItsDeadlineWithWhatShowedIt) {
+  ShrinkOptions o;
+  o.same_violation = true;
+  o.deadline = std::chrono::steady_clock::now();
+  const Shrunk cut = ViolationShrinker(
+                         p->protocol(),
+                         [this](const harness::Script& s) {
+                           ++plays;
+                           return p->play(s);
+                         },
+                         o)
+                         .shrink(script, r);
+  EXPECT_TRUE(cut.reproduced);
+  EXPECT_EQ(cut.script, script);
+  EXPECT_EQ(cut.note, kShrinkCut);
+  EXPECT_EQ(quick_key(p->protocol(), cut.run), quick_key(p->protocol(), r));
+  EXPECT_LE(plays, 3u);  // (the replays that confirm it, no candidate)
+  // Without a deadline the same shrink goes on, and says nothing.
+  const Shrunk full = shrinker(true).shrink(script, r);
+  EXPECT_LT(count_requests(full.script), count_requests(script));
+  EXPECT_EQ(full.note, "");
 }
 
 TEST_F(ShrinkViolation, AnyViolationOfTheSameKind) {

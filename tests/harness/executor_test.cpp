@@ -91,7 +91,9 @@ TEST(Executor, AModelThatThrowsIsAnInternalErrorNotAViolation) {
         << r.report();
     EXPECT_NE(r.report().find("INTERNAL ERROR"), std::string::npos) << r.report();
     // The trace up to the throw is kept (the request the model choked on).
-    if (!at_start) EXPECT_GE(r.trace.size(), 1u) << r.report();
+    if (!at_start) {
+      EXPECT_GE(r.trace.size(), 1u) << r.report();
+    }
     // The executor stays usable: the next run reports the same, no leftover state.
     EXPECT_EQ(ex.run(*parse_script(kGet, p.functions)).outcome,
               RunResult::Outcome::InternalError);
@@ -199,6 +201,35 @@ TEST(Executor, SilenceIsALivenessViolationOnlyWhenAskedFor) {
   auto r = play(silent, kGet, /*liveness=*/true);
   EXPECT_EQ(r.outcome, RunResult::Outcome::LivenessViolation);
   EXPECT_NE(r.report().find("unanswered"), std::string::npos);
+}
+
+// Once the server has stayed silent for a whole timeout, later waits read
+// what came and go on: a server that stopped answering costs one timeout a
+// play, not one per wait step.
+TEST(Executor, OneTimeoutOfSilenceAPlay) {
+  class Silent final : public Transport {
+   public:
+    Result<bool> open(ConnId) override { return true; }
+    void send(ConnId, std::string_view) override {}
+    void close(ConnId) override {}
+    std::vector<Incoming> receive(std::chrono::milliseconds t) override {
+      waited += t;
+      return {};
+    }
+    std::chrono::milliseconds waited{0};
+  } t;
+  std::string text;
+  for (int i = 1; i <= 19; i += 2)
+    text += "req " + std::to_string(i) + " on c0: {\"method\":\"GET\",\"path\":\"/a\"}\nwait " +
+            std::to_string(i) + "\n";
+  RunOptions o;
+  o.message_timeout = std::chrono::milliseconds(10);
+  Executor ex(http(), t, o);
+  const RunResult r = ex.run(*parse_script(text, http().functions));
+  EXPECT_TRUE(r.went_silent);
+  EXPECT_EQ(r.outcome, RunResult::Outcome::Pass) << r.report();
+  EXPECT_EQ(t.waited, std::chrono::milliseconds(10));  // (ten waits: was 100 ms)
+  EXPECT_EQ(r.trace.size(), 10u);  // every request still sent
 }
 
 TEST(Executor, ServerClosingWithoutAnswerIsNotAModelViolation) {

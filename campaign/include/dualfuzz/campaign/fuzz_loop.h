@@ -65,6 +65,10 @@ namespace dualfuzz::campaign {
 struct FuzzOptions {
   std::string target = "inprocess";  // inprocess[:ARG] or HOST:PORT
   double seconds = 60;
+  // Shrinking may go on this long past `seconds`, then stops where it is
+  // (ShrinkOptions::deadline): the run ends within seconds + this (and one
+  // play), whatever it found late.
+  double shrink_grace_seconds = 10;
   unsigned connections = 4;  // requests are put on connections 0..connections-1
   bool liveness = false;     // unanswered requests are violations
   // How long the tester waits for each awaited message (RunOptions): a real

@@ -13,6 +13,8 @@
 //   if (s.reproduced) std::cout << harness::print_script(s.script);
 #pragma once
 
+#include <chrono>
+
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -86,7 +88,18 @@ struct ShrinkOptions {
   // Violations that do not count as showing it (a campaign's known ones,
   // known_violations.h): an unknown bug is not shrunk into a known one.
   std::function<bool(const harness::RunResult&)> known = nullptr;
+  // No candidate is tried after this time (a campaign's end: `--seconds`
+  // bounds the whole run, shrinking included). The result is then the
+  // smallest script that showed the violation so far, a counterexample
+  // still, and Shrunk::note says it was cut.
+  std::chrono::steady_clock::time_point deadline =
+      std::chrono::steady_clock::time_point::max();
 };
+
+// Shrunk::note of a shrink cut by ShrinkOptions::deadline.
+inline constexpr const char* kShrinkCut =
+    "shrinking stopped at the run's time limit: the script shows the violation but may "
+    "not be minimal (`dualfuzz minimize` goes on)";
 
 // One candidate of the same-violation loop, and how it is judged.
 struct ShrinkCandidate {
@@ -123,7 +136,9 @@ class ViolationShrinker {
   ViolationShrinker(const harness::Protocol& p, Play play, ShrinkOptions o)
       : p_(p), play_(std::move(play)), o_(o) {}
 
-  // `r` is a violating run of `original`.
+  // `r` is a violating run of `original`. Past ShrinkOptions::deadline no
+  // candidate is tried: the smallest script shown so far, with kShrinkCut
+  // as its note.
   Shrunk shrink(const harness::Script& original, const harness::RunResult& r) const;
 
   // The candidates of a state, in the order the loop tries them (exposed
@@ -133,6 +148,8 @@ class ViolationShrinker {
   mutator::Shrunk<ShrinkState> settle(ShrinkState s) const;
 
  private:
+  Shrunk shrink_in_time(const harness::Script& original, const harness::RunResult& r) const;
+  bool past_deadline() const;
   mutator::Tested<ShrinkState> test(const ShrinkCandidate& c,
                                     const ShrinkState& from) const;
   bool shows(const harness::Script& s, const std::string& key, int tries,
