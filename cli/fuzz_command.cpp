@@ -290,6 +290,7 @@ nlohmann::json first_json(const Opts& o, const harness::Protocol& p,
   j["min_messages"] = f.shrunk.run.trace.size();
   j["minimize_seconds"] = f.minimize_seconds;
   j["reproduced"] = f.shrunk.reproduced;
+  if (!f.shrunk.note.empty()) j["note"] = f.shrunk.note;
   j["class"] = campaign::class_name(f.classification.kind);
   j["consistency"] = f.classification.consistency;
   // (what a baseline records and matches: campaign/baseline.h)
@@ -327,6 +328,7 @@ nlohmann::json one_finding_json(const harness::Protocol& p, const campaign::Find
               {"count", f.count},
               {"reproduced", f.reproduced},
               {"steps", f.original_steps}});
+  if (!f.note.empty()) one["note"] = f.note;  // (why it may not be minimal)
   return one;
 }
 
@@ -710,7 +712,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
   sub->add_flag("--shared-server", o->shared_server,
                 "others write the server's own resources during the run: judge each "
                 "answer to them on its own, never against an earlier one");
-  sub->add_option("--seconds", o->fuzz.seconds, "time budget");
+  sub->add_option("--seconds", o->fuzz.seconds,
+                  "time budget of the whole run: fuzzing stops then, and shrinking what "
+                  "it found at most 10 s later (a finding cut there says so)");
   sub->add_option("--seed", o->seed, "random seed (runs are reproducible from it)");
   sub->add_option("--connections", o->fuzz.connections, "connections per script (1-64)")
       ->check(CLI::Range(1, 64));

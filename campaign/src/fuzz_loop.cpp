@@ -625,6 +625,7 @@ void FuzzCampaign::record(const std::string& quick, const Script& s, const RunRe
     f.original_steps = s.steps.size();
     f.classification = std::move(cls);
     f.race = race;
+    f.note = sh.note;  // (a shrink cut by the run's end says so)
     sum.findings.push_back(std::move(f));
   }
   Finding& f = sum.findings[it->second];
@@ -640,6 +641,7 @@ void FuzzCampaign::record(const std::string& quick, const Script& s, const RunRe
     f.run = sh.run;
     f.original_steps = s.steps.size();
     f.classification = std::move(cls);
+    f.note = sh.note;
   }
 }
 

@@ -199,6 +199,8 @@ struct Finding {
   // A death: what the probes saw, and (reproduced false) why the script
   // is not shrunk ("the server did not come back ...").
   std::string detail;
+  // Why its script may not be minimal (Shrunk::note: the shrink met a
+  // death, or the run's end), or empty.
   std::string note;
   bool death() const { return kind == "crash" || kind == "hang"; }
 };
