@@ -29,11 +29,7 @@
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
-#include "dualfuzz/http/asio_server.h"
-#include "dualfuzz/http/server_core.h"
 #include "dualfuzz/protocols/builtin.h"
-#include "dualfuzz/proxy/asio_proxy.h"
-#include "dualfuzz/unison/reference_synchronizer.h"
 #include "io.h"
 
 namespace dualfuzz::cli {
@@ -180,16 +176,19 @@ int run_script(const Opts& o) {
   return exit_code(r);
 }
 
-// Each planted bug on a line, as `bugs` and `serve --bug list` print them.
+// Each planted bug on a line, as `bugs` and `serve --bug list` print them:
+// the plug-in's own (campaign::Plugin::planted_bugs).
 int list_bugs(const std::string& spec) {
-  if (spec == "unison") {
-    for (const auto& b : unison::ReferenceSynchronizer::planted_bugs())
-      std::cout << b.name << "\t" << b.description << "\n";
-    return kNoViolation;
+  const campaign::Registry r = protocols::builtin();
+  auto plugin = protocols::find(r, spec);
+  if (!plugin) {
+    std::cerr << "dualfuzz bugs: " << plugin.error() << "\n";
+    return kTrouble;
   }
-  const bool proxy = spec == "proxy" || spec == "gateway";
-  for (const auto& b : proxy ? proxy::planted_bugs() : http::planted_bugs())
-    std::cout << b.name << "\t[" << b.category << "] " << b.description << "\n";
+  if (!(*plugin)->planted_bugs) return kNoViolation;
+  for (const auto& b : (*plugin)->planted_bugs())
+    std::cout << b.name << "\t" << (b.category.empty() ? "" : "[" + b.category + "] ")
+              << b.description << "\n";
   return kNoViolation;
 }
 
@@ -220,17 +219,16 @@ void add_serve_and_bugs(CLI::App& app, std::function<int()>& run) {
       "tester's origin listener, `fuzz --origin`)");
   serve->callback([so, &run] {
     run = [so]() -> int {
-      const bool proxy = so->proxy || so->gateway;
-      if (so->bug == "list") return list_bugs(proxy ? "proxy" : "http");
-      if (!proxy)
-        return http::run_standalone(static_cast<std::uint16_t>(so->port), so->bug);
-      if (so->origin.empty()) {
-        std::cerr << "dualfuzz serve: --proxy needs --origin HOST:PORT\n";
+      const std::string spec =
+          so->gateway ? "gateway" : so->proxy ? "proxy" : protocols::kDefault;
+      if (so->bug == "list") return list_bugs(spec);
+      const campaign::Registry r = protocols::builtin();
+      const campaign::Plugin* plugin = r.find(spec);
+      if (!plugin || !plugin->serve) {
+        std::cerr << "dualfuzz serve: the plug-in " << spec << " has no server to serve\n";
         return kTrouble;
       }
-      return proxy::run_standalone(
-          static_cast<std::uint16_t>(so->port), so->origin, so->bug,
-          so->gateway ? proxy::Mode::Reverse : proxy::Mode::Forward);
+      return plugin->serve(static_cast<std::uint16_t>(so->port), so->bug, so->origin);
     };
   });
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <stdexcept>
 
 #include "dualfuzz/campaign/player.h"
@@ -48,6 +49,24 @@ TEST(Target, InProcessNeedsAPluginServer) {
   // A planted bug the reference server does not know is the plug-in's error.
   EXPECT_FALSE(Target::make(http::plugin(), "inprocess:no-such-bug"));
   EXPECT_TRUE(Target::make(http::plugin(), "inprocess:lost-update"));
+}
+
+// What `dualfuzz bugs` lists is the plug-in's (Plugin::planted_bugs), and
+// each name is one its in-process server plants; `serve` is its hook too.
+TEST(Plugin, ListsThePlantedBugsItsServerPlants) {
+  const Plugin p = http::plugin();
+  ASSERT_TRUE(p.planted_bugs);
+  const auto bugs = p.planted_bugs();
+  ASSERT_GE(bugs.size(), 40u);
+  std::set<std::string> names;
+  for (const auto& b : bugs) {
+    EXPECT_TRUE(names.insert(b.name).second) << "listed twice: " << b.name;
+    EXPECT_FALSE(b.category.empty()) << b.name;
+    EXPECT_TRUE(Target::make(p, "inprocess:" + b.name)) << b.name;
+  }
+  EXPECT_TRUE(p.serve);
+  EXPECT_FALSE(bare("toy").planted_bugs);  // (none: `bugs` lists nothing)
+  EXPECT_FALSE(bare("toy").serve);
 }
 
 // The player is protocol-generic: it plays with the plug-in's protocol and

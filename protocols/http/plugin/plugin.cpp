@@ -1,5 +1,6 @@
 #include "dualfuzz/http/plugin.h"
 
+#include "dualfuzz/http/asio_server.h"
 #include "dualfuzz/http/in_process_transport.h"
 #include "dualfuzz/http/protocol.h"
 #include "dualfuzz/http/server_core.h"
@@ -34,6 +35,14 @@ campaign::Plugin plugin() {
   p.in_process_help = "the reference server, ARG a planted bug (`dualfuzz bugs`)";
   p.describe_in_process = [](const std::string& bug) {
     return "server bug: " + (bug.empty() ? std::string("none planted") : bug);
+  };
+  p.planted_bugs = [] {
+    std::vector<campaign::Plugin::PlantedBug> out;
+    for (const BugInfo& b : planted_bugs()) out.push_back({b.name, b.category, b.description});
+    return out;
+  };
+  p.serve = [](std::uint16_t port, const std::string& bug, const std::string&) {
+    return run_standalone(port, bug);
   };
   return p;
 }

@@ -1,6 +1,10 @@
 #include "dualfuzz/proxy/plugin.h"
 
+#include <iostream>
+
+#include "dualfuzz/proxy/asio_proxy.h"
 #include "dualfuzz/proxy/in_process_transport.h"
+#include "dualfuzz/proxy/reference_proxy.h"
 #include "dualfuzz/proxy/protocol.h"
 
 namespace dualfuzz::proxy {
@@ -42,6 +46,19 @@ campaign::Plugin plugin(ProtocolOptions o) {
       "the reference proxy, ARG a planted bug (`dualfuzz bugs --spec proxy`)";
   p.describe_in_process = [](const std::string& bug) {
     return "reference proxy, bug: " + (bug.empty() ? std::string("none planted") : bug);
+  };
+  p.planted_bugs = [] {
+    std::vector<campaign::Plugin::PlantedBug> out;
+    for (const http::BugInfo& b : planted_bugs())
+      out.push_back({b.name, b.category, b.description});
+    return out;
+  };
+  p.serve = [mode](std::uint16_t port, const std::string& bug, const std::string& origin) {
+    if (origin.empty()) {
+      std::cerr << "dualfuzz serve: a proxy needs --origin HOST:PORT\n";
+      return 2;
+    }
+    return run_standalone(port, origin, bug, mode);
   };
   return p;
 }

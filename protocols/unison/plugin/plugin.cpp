@@ -52,6 +52,12 @@ campaign::Plugin plugin(UnisonOptions real) {
     return "reference synchronizer, bug: " +
            (arg.empty() ? std::string("none planted") : arg);
   };
+  p.planted_bugs = [] {
+    std::vector<campaign::Plugin::PlantedBug> out;
+    for (const auto& b : ReferenceSynchronizer::planted_bugs())
+      out.push_back({b.name, "", b.description});
+    return out;
+  };
   return p;
 }
 

@@ -10,6 +10,7 @@
 //   auto server = p->in_process("lost-update");   // Result<unique_ptr<...>>
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -51,6 +52,21 @@ struct Plugin {
   // What `inprocess:ARG` is, for the first line of every report ("server
   // bug: lost-update"). Optional: "in-process server[: ARG]".
   std::function<std::string(const std::string& arg)> describe_in_process;
+
+  // Its in-process server's planted bugs (`dualfuzz bugs --spec NAME`,
+  // `serve --bug list`), each `inprocess:NAME` plants; `category` may be
+  // empty. Null: none.
+  struct PlantedBug {
+    std::string name, category, description;
+  };
+  std::function<std::vector<PlantedBug>()> planted_bugs;
+  // `dualfuzz serve`: its reference server standalone on 127.0.0.1:PORT
+  // (0: any free port, which it prints) with a planted bug ("": none),
+  // until SIGINT or SIGTERM; `origin`, HOST:PORT, for a server that
+  // forwards (a proxy). Returns the process's exit code, after saying why
+  // when it is not 0. Null: the plug-in has no server to serve.
+  std::function<int(std::uint16_t port, const std::string& bug, const std::string& origin)>
+      serve;
 
   std::string describe(const std::string& arg) const {
     if (describe_in_process) return describe_in_process(arg);

@@ -4,7 +4,7 @@
 // spelled as the fixed-width types they are typedefs of. afl-fuzz dlsym()s
 // these names from libdualfuzz_afl_mutator.so:
 //
-//   AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/build-afl/mutator/libdualfuzz_afl_mutator.so \
+//   export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/build-afl/mutator/libdualfuzz_afl_mutator.so
 //   AFL_CUSTOM_MUTATOR_ONLY=1 afl-fuzz -i corpora/http -o out -- ./http_inprocess_fuzzer
 //
 // Every buffer handed back stays owned by the library and valid until the
