@@ -65,10 +65,6 @@ std::size_t emit(const std::string& s, std::uint8_t* out, std::size_t max) {
 // it; AFL++ favours fast inputs by itself).
 constexpr int kReject = -1;
 
-std::size_t FuzzTarget::keep_explored() {
-  return campaign::FuzzEnvironment::read().keep_explored.value_or(kKeepExplored);
-}
-
 constexpr const char* kOwnServer = "the fuzz target's own server";
 
 campaign::Plugin plugin_of(harness::Protocol protocol, ServerFactory server) {

@@ -218,9 +218,10 @@ mutator::Tested<ShrinkState> ViolationShrinker::test(const ShrinkCandidate& c,
                                                      const ShrinkState& from) const {
   const auto t0 = std::chrono::steady_clock::now();
   auto in_time = [&] {
-    const auto now = std::chrono::steady_clock::now();
-    return now < o_.deadline &&
-           (c.seconds <= 0 || std::chrono::duration<double>(now - t0).count() < c.seconds);
+    return !past_deadline() &&
+           (c.seconds <= 0 ||
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() <
+                c.seconds);
   };
   mutator::Tested<ShrinkState> out{std::nullopt, 0};
   for (int i = 0; i < c.plays && in_time(); ++i) {

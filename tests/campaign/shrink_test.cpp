@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "dualfuzz/campaign/player.h"
@@ -213,53 +215,65 @@ TEST_F(ShrinkViolation, CandidatesNeverRepeatTheState) {
   for (const ShrinkCandidate& c : list) EXPECT_NE(c.script, script);
 }
 
+// `text` played on the reference server with `bug` planted (a violation),
+// then shrunk to the same violation, as --keep-going shrinks.
+struct ShrunkOnBug {
+  std::unique_ptr<Player> player;
+  harness::Script script;
+  harness::RunResult run;  // the original's
+  Shrunk shrunk;
+  const harness::Protocol& protocol() const { return player->protocol(); }
+};
+void shrink_on_bug(const std::string& bug, const char* text, ShrunkOnBug& out) {
+  auto p = Player::make(http::plugin(), "inprocess:" + bug);
+  ASSERT_TRUE(p) << p.error();
+  out.player = std::move(*p);
+  auto s = out.player->parse(text);
+  ASSERT_TRUE(s) << s.error();
+  out.script = std::move(*s);
+  out.run = out.player->play(out.script);
+  ASSERT_TRUE(out.run.violation()) << out.run.report();
+  out.shrunk = ViolationShrinker(
+                   out.protocol(),
+                   [&out](const harness::Script& x) { return out.player->play(x); },
+                   {.same_violation = true})
+                   .shrink(out.script, out.run);
+  ASSERT_TRUE(out.shrunk.reproduced);
+}
+
 // A violation found on a request sent with a syntax defect it does not
 // need (etag-reuse shown by a PUT with many fields): the shrinker drops the
 // defect, so the finding is named as the defect-free one is (issue 47:
 // one bug, one identity, whatever the fuzzer's framing).
 TEST(ShrinkDefect, DropsADefectTheViolationDoesNotNeed) {
-  auto p = Player::make(http::plugin(), "inprocess:etag-reuse");
-  ASSERT_TRUE(p) << p.error();
-  auto s = (*p)->parse(
+  ShrunkOnBug b;
+  ASSERT_NO_FATAL_FAILURE(shrink_on_bug(
+      "etag-reuse",
       "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
       "wait 1\n"
       "req 3 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"bb\","
       "\"malformed\":\"many-fields\"}\n"
-      "wait 3\n");
-  ASSERT_TRUE(s) << s.error();
-  const harness::RunResult r = (*p)->play(*s);
-  ASSERT_TRUE(r.violation()) << r.report();
-  ASSERT_NE(quick_key((*p)->protocol(), r).find("malformed(many-fields)"), std::string::npos)
-      << quick_key((*p)->protocol(), r);
-  const Shrunk out =
-      ViolationShrinker((*p)->protocol(), [&](const harness::Script& x) { return (*p)->play(x); },
-                        {.same_violation = true})
-          .shrink(*s, r);
-  ASSERT_TRUE(out.reproduced);
-  EXPECT_EQ(signature_of((*p)->protocol(), out.run), "model: PUT -> 204 after PUT")
-      << harness::print_script(out.script);
+      "wait 3\n",
+      b));
+  ASSERT_NE(quick_key(b.protocol(), b.run).find("malformed(many-fields)"), std::string::npos)
+      << quick_key(b.protocol(), b.run);
+  EXPECT_EQ(signature_of(b.protocol(), b.shrunk.run), "model: PUT -> 204 after PUT")
+      << harness::print_script(b.shrunk.script);
 }
 
 // A "havoc" member that sends no field is no blind field: the request is
 // judged, so create-204's 204 behind one is seen where it is (it was named
 // "GET -> 200 (concurrent)" at a later answer, one bug as a second finding).
 TEST(ShrinkDefect, AnEmptyBlindFieldHidesNothing) {
-  auto p = Player::make(http::plugin(), "inprocess:create-204");
-  ASSERT_TRUE(p) << p.error();
-  auto s = (*p)->parse(
+  ShrunkOnBug b;
+  ASSERT_NO_FATAL_FAILURE(shrink_on_bug(
+      "create-204",
       "req 5 on c2: {\"method\":\"GET\",\"path\":\"/A\"}\n"
       "req 1 on c2: {\"havoc\":{},\"method\":\"GET\",\"path\":\"/A\"}\n"
-      "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/A\"}\n");
-  ASSERT_TRUE(s) << s.error();
-  const harness::RunResult r = (*p)->play(*s);
-  ASSERT_TRUE(r.violation()) << r.report();
-  const Shrunk out =
-      ViolationShrinker((*p)->protocol(), [&](const harness::Script& x) { return (*p)->play(x); },
-                        {.same_violation = true})
-          .shrink(*s, r);
-  ASSERT_TRUE(out.reproduced);
-  EXPECT_EQ(signature_of((*p)->protocol(), out.run), "model: PUT -> 204")
-      << harness::print_script(out.script);
+      "req 7 on c1: {\"method\":\"PUT\",\"path\":\"/A\"}\n",
+      b));
+  EXPECT_EQ(signature_of(b.protocol(), b.shrunk.run), "model: PUT -> 204")
+      << harness::print_script(b.shrunk.script);
 }
 
 // A sequential bug met as a race: wrong-304's 304 to a GET sent before a
@@ -267,50 +281,37 @@ TEST(ShrinkDefect, AnEmptyBlindFieldHidesNothing) {
 // GET asks for nothing (404, no violation); in the order the answers came
 // it is the GET after the PUT, and the bug is named by its sequence.
 TEST(ShrinkDefect, ARaceIsSerializedInTheOrderItWasAnswered) {
-  auto p = Player::make(http::plugin(), "inprocess:wrong-304");
-  ASSERT_TRUE(p) << p.error();
-  auto s = (*p)->parse(
+  ShrunkOnBug b;
+  ASSERT_NO_FATAL_FAILURE(shrink_on_bug(
+      "wrong-304",
       "req 3 on c3: {\"headers\":{\"if-none-match\":\"\\\"x\\\"\"},"
       "\"method\":\"GET\",\"path\":\"/x\"}\n"
-      "req 11 on c1: {\"method\":\"PUT\",\"path\":\"/x\"}\n");
-  ASSERT_TRUE(s) << s.error();
-  const harness::RunResult r = (*p)->play(*s);
-  ASSERT_TRUE(r.violation()) << r.report();
-  ASSERT_TRUE(concurrent((*p)->protocol(), r)) << signature_of((*p)->protocol(), r);
-  auto in_order = serialized(*s, (*p)->protocol().functions);
+      "req 11 on c1: {\"method\":\"PUT\",\"path\":\"/x\"}\n",
+      b));
+  ASSERT_TRUE(concurrent(b.protocol(), b.run)) << signature_of(b.protocol(), b.run);
+  auto in_order = serialized(b.script, b.protocol().functions);
   ASSERT_TRUE(in_order);
-  EXPECT_FALSE((*p)->play(*in_order).violation()) << "the GET first finds nothing";
-  const Shrunk out =
-      ViolationShrinker((*p)->protocol(), [&](const harness::Script& x) { return (*p)->play(x); },
-                        {.same_violation = true})
-          .shrink(*s, r);
-  ASSERT_TRUE(out.reproduced);
-  EXPECT_EQ(signature_of((*p)->protocol(), out.run), "model: GET if-none-match -> 304 after PUT")
-      << harness::print_script(out.script);
+  EXPECT_FALSE(b.player->play(*in_order).violation()) << "the GET first finds nothing";
+  EXPECT_EQ(signature_of(b.protocol(), b.shrunk.run),
+            "model: GET if-none-match -> 304 after PUT")
+      << harness::print_script(b.shrunk.script);
 }
 
 // ... and keeps one it needs: absolute-form-path mistakes the target sent
 // in absolute form, so without the form there is no violation.
 TEST(ShrinkDefect, KeepsADefectTheViolationNeeds) {
-  auto p = Player::make(http::plugin(), "inprocess:absolute-form-path");
-  ASSERT_TRUE(p) << p.error();
-  auto s = (*p)->parse(
+  ShrunkOnBug b;
+  ASSERT_NO_FATAL_FAILURE(shrink_on_bug(
+      "absolute-form-path",
       "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/doc\",\"body\":\"a\"}\n"
       "wait 1\n"
       "req 3 on c0: {\"method\":\"GET\",\"path\":\"/doc\","
       "\"malformed\":\"absolute-form\"}\n"
-      "wait 3\n");
-  ASSERT_TRUE(s) << s.error();
-  const harness::RunResult r = (*p)->play(*s);
-  ASSERT_TRUE(r.violation()) << r.report();
-  const Shrunk out =
-      ViolationShrinker((*p)->protocol(), [&](const harness::Script& x) { return (*p)->play(x); },
-                        {.same_violation = true})
-          .shrink(*s, r);
-  ASSERT_TRUE(out.reproduced);
-  EXPECT_NE(signature_of((*p)->protocol(), out.run).find("malformed(absolute-form)"),
+      "wait 3\n",
+      b));
+  EXPECT_NE(signature_of(b.protocol(), b.shrunk.run).find("malformed(absolute-form)"),
             std::string::npos)
-      << signature_of((*p)->protocol(), out.run);
+      << signature_of(b.protocol(), b.shrunk.run);
 }
 
 // A race (racy-if-match: two If-Match PUTs with the same tag, in flight at

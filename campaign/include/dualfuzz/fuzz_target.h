@@ -137,14 +137,11 @@ class FuzzTarget {
   // internal error (a plug-in threw) is printed, never aborted on: it is
   // no finding about the server. Returns -1 (libFuzzer: do not keep it in
   // the corpus) for an input that is no script, or whose verdict was
-  // inconclusive, or whose check cost the oracle more than keep_explored()
-  // configurations: such an input may show new coverage, but a corpus of
-  // them makes every later execution slow (see keep_explored()).
+  // inconclusive, or whose check cost the oracle more than kKeepExplored
+  // configurations ($DUALFUZZ_KEEP_EXPLORED; 0: keep every conclusive
+  // input, the engine's own choice): such an input may show new coverage,
+  // but a corpus of them makes every later execution slow.
   int test_one_input(const std::uint8_t* data, std::size_t size);
-  // The most configurations an input's check may explore for the input to
-  // be kept: kKeepExplored, or $DUALFUZZ_KEEP_EXPLORED (0: keep every
-  // conclusive input, the engine's own choice).
-  static std::size_t keep_explored();
   static constexpr std::size_t kKeepExplored = 200;
   std::size_t mutate(std::uint8_t* data, std::size_t size, std::size_t max_size,
                      unsigned int seed);

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <optional>
 
+#include "dualfuzz/http/detail/jexp_fields.h"
 #include "dualfuzz/http/field_havoc.h"
 #include "dualfuzz/http/malformation.h"
 #include "dualfuzz/http/model.h"
@@ -206,19 +207,8 @@ std::optional<Jexp> header_value(std::mt19937_64& rng, const std::string& name,
   return std::nullopt;
 }
 
-using Fields = std::vector<std::pair<std::string, Jexp>>;
-
-// The fields of a headers object (any other Jexp: none), in order, but
-// those named in `except`.
-Fields fields_of(const Jexp* headers,
-                 std::initializer_list<std::string_view> except = {}) {
-  Fields h;
-  if (!headers || headers->kind() != Jexp::Kind::Object) return h;
-  for (std::size_t i = 0; i < headers->keys().size(); ++i)
-    if (std::find(except.begin(), except.end(), headers->keys()[i]) == except.end())
-      h.emplace_back(headers->keys()[i], headers->items()[i]);
-  return h;
-}
+using detail::Fields;
+using detail::fields_of;
 
 Fields header_fields(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                      const std::string& path) {

@@ -6,6 +6,7 @@
 #include "dualfuzz/http/codec.h"
 #include "dualfuzz/http/destination.h"
 #include "dualfuzz/http/detail/field_text.h"
+#include "dualfuzz/http/detail/jexp_fields.h"
 #include "dualfuzz/http/field_havoc.h"
 #include "dualfuzz/http/host.h"
 #include "dualfuzz/http/malformation.h"
@@ -89,14 +90,10 @@ std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
   // send (issue 47: etag-reuse as `PUT`, `PUT malformed(many-fields)`,
   // `PUT malformed(content-length-list)`).
   for (const char* part : {"malformed", "havoc"}) {
-    const auto& keys = body.keys();
-    if (std::find(keys.begin(), keys.end(), part) == keys.end()) continue;
-    std::vector<std::pair<std::string, harness::Jexp>> fields;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != part) fields.emplace_back(keys[i], body.items()[i]);
+    if (!body.find(part)) continue;
     Json s = sent;
     if (s.is_object()) s.erase(part);
-    out.push_back({harness::Jexp::object(std::move(fields)), std::move(s)});
+    out.push_back({harness::Jexp::object(detail::fields_of(&body, {part})), std::move(s)});
   }
   for (const std::string& name : precondition_keys(body)) {
     std::string lower = detail::lower(name);
