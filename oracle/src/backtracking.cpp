@@ -280,6 +280,89 @@ inline bool may_match(const Sym& pattern, const Json& seen, const ConstraintStor
                                    : m == GroundMatch::Yes;
 }
 
+// The responses of a trace as the depth-first search matches them: the
+// search tests every response a hypothesis sends against the one the trace
+// shows there (most die so: a read absorbed in a state whose value the
+// trace does not show), and most patterns are objects of constants, built
+// with a shape the model makes once. Per observed response and that shape:
+// its fields, looked up once, and for each string field the hash its
+// constant would have, so that two strings of different hashes differ
+// without being compared (they often share a long prefix: a store's value
+// grows by appends). The answers are match_ground's.
+class ResponseViews {
+ public:
+  explicit ResponseViews(std::size_t positions) : views_(positions) {}
+  void resize(std::size_t positions) { views_.resize(positions); }
+  // match_ground(pattern, seen), where `seen` is the response observed at
+  // position `at`.
+  GroundMatch match(const Sym& pattern, std::size_t at, const Json& seen) {
+    if (pattern.op() != Op::Object || !seen.is_object() || !pattern.shape())
+      return match_ground(pattern, seen);
+    View& v = views_[at];
+    const std::vector<std::string>& names = *pattern.shape();
+    if (v.shape != pattern.shape().get()) {
+      if (v.shape) return match_ground(pattern, seen);  // (another shape: rare)
+      v.shape = pattern.shape().get();
+      v.keep = pattern.shape();
+      const Json::object_t& obj = seen.get_ref<const Json::object_t&>();
+      v.fields.resize(names.size());
+      v.strings.resize(names.size());
+      v.hashes.resize(names.size());
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        auto it = obj.find(names[i]);
+        v.fields[i] = it == obj.end() ? nullptr : &it->second;
+        v.strings[i] = v.fields[i] ? v.fields[i]->get_ptr<const std::string*>() : nullptr;
+        v.hashes[i] = v.strings[i] ? Sym::lit_hash(*v.fields[i]) : 0;
+      }
+    }
+    const std::vector<Sym>& args = pattern.args();
+    bool unknown = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const Json* field = v.fields[i];
+      if (!field) return match_ground(pattern, seen);  // (Absent and its kin)
+      const Sym& sub = args[i];
+      if (const std::string* seen_string = v.strings[i];
+          seen_string && sub.is_const() && sub.sort() == Sort::Json) {
+        if (const std::string* own = sub.value().get_ptr<const std::string*>()) {
+          if (sub.hash() != v.hashes[i] || *own != *seen_string) return GroundMatch::No;
+          continue;
+        }
+      }
+      switch (match_ground(sub, *field)) {
+        case GroundMatch::No:
+          return GroundMatch::No;
+        case GroundMatch::Unknown:
+          unknown = true;
+          break;
+        case GroundMatch::Yes:
+          break;
+      }
+    }
+    return unknown ? GroundMatch::Unknown : GroundMatch::Yes;
+  }
+
+ private:
+  struct View {
+    const void* shape = nullptr;  // (the fields below are for this shape)
+    Sym::Fields keep;             // (keeps `shape` from being reused)
+    boost::container::small_vector<const Json*, 4> fields;          // (null: absent)
+    boost::container::small_vector<const std::string*, 4> strings;  // (null: no string)
+    boost::container::small_vector<std::size_t, 4> hashes;  // (strings: Sym::lit_hash)
+  };
+  std::vector<View> views_;
+};
+
+// may_match for the response observed at `at` (views: null when there are
+// none).
+inline bool may_match_at(const Sym& pattern, std::size_t at, const Json& seen,
+                         ResponseViews* views, const ConstraintStore& store,
+                         Solver& solver) {
+  const GroundMatch m =
+      views ? views->match(pattern, at, seen) : match_ground(pattern, seen);
+  return m == GroundMatch::Unknown ? may_match_guarded(pattern, seen, store, solver)
+                                   : m == GroundMatch::Yes;
+}
+
 std::uint64_t hash_words(const std::vector<std::uint32_t>& words) {
   std::uint64_t hash = words.size();
   for (std::uint32_t w : words) {
@@ -321,19 +404,32 @@ class WordTable {
   std::pair<const std::uint32_t*, bool> insert(
       const std::vector<std::uint32_t>& words, WordArena& arena,
       const std::array<std::uint32_t, kHeader>& header) {
-    const std::uint64_t hash = hash_words(words);
+    return insert(
+        words, 0, arena, [](const std::uint32_t*) { return true; },
+        [&] { return header; });
+  }
+  // The same for entries that stand for more than their words (their
+  // header refers to it): `salt` is that part's hash, same(e) whether
+  // entry e's is equal, and header() makes a new entry's header.
+  template <class Same, class Header>
+  std::pair<const std::uint32_t*, bool> insert(const std::vector<std::uint32_t>& words,
+                                               std::uint64_t salt, WordArena& arena,
+                                               Same&& same, Header&& header) {
+    std::uint64_t hash = hash_words(words) ^ (salt * 0xff51afd7ed558ccdULL);
+    hash ^= hash >> 32;
     if ((count_ + 1) * 2 > slots_.size()) grow();
     const std::size_t mask = slots_.size() - 1;
     std::size_t k = hash & mask;
     for (; slots_[k].at; k = (k + 1) & mask) {
       const std::uint32_t* e = slots_[k].at;
       if (slots_[k].hash == hash && e[0] == words.size() &&
-          std::equal(words.begin(), words.end(), e + 1 + kHeader))
+          std::equal(words.begin(), words.end(), e + 1 + kHeader) && same(e))
         return {e, false};
     }
     std::uint32_t* e = arena.take(words.size() + 1 + kHeader);
     e[0] = static_cast<std::uint32_t>(words.size());
-    std::copy(header.begin(), header.end(), e + 1);
+    const std::array<std::uint32_t, kHeader> made = header();
+    std::copy(made.begin(), made.end(), e + 1);
     std::copy(words.begin(), words.end(), e + 1 + kHeader);
     slots_[k] = Slot{hash, e};
     ++count_;
@@ -376,34 +472,54 @@ class WordSet {
   WordTable<1, 1024> table_;  // (header: the id)
 };
 
-// Sets of word sequences, one per position: the depth-first search works
-// near a few positions at a time, so their tables stay in cache (one table
-// for all positions was a cache miss per insertion once it had grown past
-// the caches). The words themselves share one WordArena.
-class PositionedWords {
+// Sets of (model state, word sequence), one per position: the depth-first
+// search works near a few positions at a time, so their tables stay in
+// cache (one table for all positions was a cache miss per insertion once it
+// had grown past the caches). The words share one WordArena; an entry's
+// header is its state's index in `states_` (kNoState: the server stopped).
+// The states are compared here, by hash then value, rather than interned
+// first: an interning table of every state of a search was two cache misses
+// per insertion (most states are new), a sixth of a c50 search's time.
+class PositionedStates {
  public:
-  // False if `words` were inserted at position `at` before.
-  bool insert(std::size_t at, const std::vector<std::uint32_t>& words) {
+  // False if (state, words) were inserted at position `at` before; `state`
+  // null: the server has stopped.
+  bool insert(std::size_t at, const ModelState* state,
+              const std::vector<std::uint32_t>& words) {
     if (at >= tables_.size()) tables_.resize(at + 1);
-    return tables_[at].insert(words, arena_, {}).second;
+    auto same = [&](const std::uint32_t* e) {
+      if (!state) return e[1] == kNoState;
+      return e[1] != kNoState && states_[e[1]] == *state;
+    };
+    auto header = [&]() -> std::array<std::uint32_t, 1> {
+      if (!state) return {kNoState};
+      // (Siblings often share their state: one reference for them.)
+      if (states_.empty() || !(states_.back() == *state)) states_.push_back(*state);
+      return {static_cast<std::uint32_t>(states_.size() - 1)};
+    };
+    return tables_[at]
+        .insert(words, state ? state->hash() : 0, arena_, same, header)
+        .second;
   }
 
  private:
-  std::vector<WordTable<0, 8>> tables_;
+  static constexpr std::uint32_t kNoState = ~std::uint32_t{0};
+  std::vector<WordTable<1, 8>> tables_;
   WordArena arena_;
+  std::vector<ModelState> states_;
 };
 
 // The depth-first check's memo of (position, hypothesis) at positions where
 // no connection is closed (there it is a plain set, no subsumption). An
-// entry is the hypothesis's identity as words, in its position's table:
-// its model state, variables and constraint store (interned ids), and an id per
-// channel, for the connection, the labels of its requests and the ids of
-// its response patterns (channels recur in many configurations: one copy
-// each). Two entries are equal exactly when the hypotheses are (operator==
-// compares these, and the ids stand for equal values); but the memo keeps
-// no tree, network or response alive (they were most of a c50 search's
-// memory, and freeing them at its end a tenth of its time), and it is
-// freed as a few arrays.
+// entry is the hypothesis's model state (compared by value) and its
+// identity as words, in its position's table: its variables and constraint
+// store (an interned id), and an id per channel, for the connection, the
+// labels of its requests and the ids of its response patterns (channels
+// recur in many configurations: one copy each). Two entries are equal
+// exactly when the hypotheses are (operator== compares these, and the ids
+// stand for equal values); but the memo keeps no tree, network or response
+// alive (they were most of a c50 search's memory, and freeing them at its
+// end a tenth of its time), and it is freed as a few arrays and its states.
 class WordMemo {
  public:
   // False if (i, h) was inserted before.
@@ -411,7 +527,6 @@ class WordMemo {
     words_.clear();
     const bool ret = h.server.is_ret();
     const ModelState* st = ret ? nullptr : &h.server.event().state;
-    words_.push_back(ret ? 0 : 1 + states_.id(*st, st->hash()));
     words_.push_back(h.next_var);
     words_.push_back(h.store.empty() ? 0 : 1 + stores_.id(h.store, h.store.hash()));
     // A channel this memo has read before (shared with a network inserted
@@ -436,7 +551,7 @@ class WordMemo {
           if (serial_ != 0) tag.store(mine | id, std::memory_order_relaxed);
           words_.push_back(id);
         });
-    return entries_.insert(i, words_);
+    return entries_.insert(i, st, words_);
   }
 
  private:
@@ -449,11 +564,10 @@ class WordMemo {
     return n <= 0xffffffffULL ? static_cast<std::uint32_t>(n) : 0;
   }
   const std::uint32_t serial_ = next_serial();
-  Interner<ModelState> states_;
   Interner<ConstraintStore> stores_;
   Interner<Sym> patterns_;
-  WordSet channels_;         // connection, requests in flight, their labels, responses
-  PositionedWords entries_;  // (position: the table; the rest: the words)
+  WordSet channels_;          // connection, requests in flight, their labels, responses
+  PositionedStates entries_;  // (position: the table; the state; the rest: the words)
   std::vector<std::uint32_t> words_, channel_;  // (the hypothesis being inserted)
 };
 
@@ -516,6 +630,7 @@ struct HypothesisSearch::Ctx {
   // trace does not show).
   const std::vector<Observation>* ahead = nullptr;
   const PositionsByConn* ahead_responses = nullptr;
+  ResponseViews* ahead_views = nullptr;  // (of `ahead`)
   std::size_t ahead_at = 0;
   // The hypothesis settle() is given sends first a response expand_via has
   // already found foreseen (read and cleared by settle).
@@ -631,6 +746,7 @@ struct HypothesisSearch::Dfs {
   PositionsByConn responses_on;
   PositionsByConn requests_on;
   std::vector<Request> requests;  // the trace's requests, interned (one per observation)
+  ResponseViews views{0};         // (one per observation)
   // The memo: per position, lazily, where a connection is closed; the rest
   // in one WordMemo.
   std::vector<std::unique_ptr<SubsumptionSet>> seen;
@@ -700,7 +816,8 @@ bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& res
   auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
   const std::size_t k = h.net.answers_on(conn);
   if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
-  return may_match(response, *(*ctx.ahead)[first[k]].body, h.store, *solver_);
+  return may_match_at(response, first[k], *(*ctx.ahead)[first[k]].body, ctx.ahead_views,
+                      h.store, *solver_);
 }
 
 void HypothesisSearch::settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx) {
@@ -1491,6 +1608,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
                              : Request{});
   }
   d.seen.resize(trace.size() + 1);
+  d.views.resize(trace.size());
   Ctx& ctx = d.ctx;
   ctx.gave_up = false;
   // Whether the trace, from position i on, shows no request on `conn` and
@@ -1539,7 +1657,8 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       if (!at) return;
       auto first = std::lower_bound(at->begin(), at->end(), i);
       for (std::size_t k = 0; k < rs.size() && first + k < at->end(); ++k)
-        if (!may_match(rs[k].pattern, *trace[first[k]].body, h.store, *solver_)) {
+        if (!may_match_at(rs[k].pattern, first[k], *trace[first[k]].body, &d.views,
+                          h.store, *solver_)) {
           dead = true;
           return;
         }
@@ -1571,6 +1690,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       ctx.closed = d.closed_at[i].get();
       ctx.ahead = &trace;
       ctx.ahead_responses = &d.responses_on;
+      ctx.ahead_views = &d.views;
       ctx.ahead_at = i;
       succ.clear();
       expand_via(node.h, via, succ, ctx);

@@ -9,9 +9,9 @@ std::size_t mix(std::size_t h, std::size_t v) {
 }
 }  // namespace
 
-const Network::Chans& Network::chans() const {
+const Network::Chans& Network::no_chans() {
   static const Chans none;  // (immutable)
-  return chans_ ? *chans_ : none;
+  return none;
 }
 
 Network::Chans& Network::edit_chans() {
@@ -20,13 +20,6 @@ Network::Chans& Network::edit_chans() {
   else if (chans_.use_count() > 1)
     chans_ = std::make_shared<Chans>(*chans_);
   return const_cast<Chans&>(*chans_);
-}
-
-const Network::Channel* Network::find(ConnId c) const {
-  const Chans& cs = chans();
-  auto it = std::lower_bound(cs.begin(), cs.end(), c,
-                             [](const Entry& e, ConnId k) { return e.first < k; });
-  return (it != cs.end() && it->first == c) ? it->second.get() : nullptr;
 }
 
 Network::Channel& Network::edit(ConnId c) {
@@ -83,11 +76,6 @@ void Network::push_response(ConnId c, Sym response, Clause clause,
     q.push_back(InFlight{std::move(response), clause, {}, false});
 }
 
-const Sym* Network::front_response(ConnId c) const {
-  const Channel* ch = find(c);
-  return (ch && !ch->to_client.empty()) ? &ch->to_client.front().pattern : nullptr;
-}
-
 Clause Network::front_clause(ConnId c) const {
   const Channel* ch = find(c);
   return (ch && !ch->to_client.empty()) ? ch->to_client.front().clause : nullptr;
@@ -117,21 +105,6 @@ void Network::drop_responses(ConnId c) {
   if (!ch || ch->to_client.empty()) return;
   edit(c).to_client.clear();
   prune(c);
-}
-
-std::size_t Network::pending_on(ConnId c) const {
-  const Channel* ch = find(c);
-  return ch ? ch->to_server.size() : 0;
-}
-
-std::size_t Network::answers_on(ConnId c) const {
-  const Channel* ch = find(c);
-  return ch ? ch->to_client.size() : 0;
-}
-
-const Network::RequestQueue* Network::requests_on(ConnId c) const {
-  const Channel* ch = find(c);
-  return ch && !ch->to_server.empty() ? &ch->to_server : nullptr;
 }
 
 std::vector<std::pair<ConnId, const Network::ResponseQueue*>> Network::responses() const {

@@ -33,6 +33,12 @@ const char* op_name(Op op) {
 
 }  // namespace
 
+std::size_t Sym::lit_hash(const Json& value) {
+  return mix(
+      mix(static_cast<std::size_t>(Op::Const), static_cast<std::size_t>(Sort::Json)),
+      std::hash<Json>{}(value));
+}
+
 Sym Sym::build(Node&& n) {
   std::size_t h = mix(static_cast<std::size_t>(n.op), static_cast<std::size_t>(n.sort));
   switch (n.op) {

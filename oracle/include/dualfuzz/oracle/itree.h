@@ -40,15 +40,28 @@ enum class EventKind : std::uint8_t {
 
 struct ServerEvent {
   EventKind kind;
-  ModelState state;         // Recv
-  ConnId conn = 0;          // Send
-  Sym sym;                  // Send: the response pattern; Decide: the condition
-  Sort sort = Sort::Json;   // Fresh
-  std::string hint;         // Fresh: a name for explanations ("version")
+  ModelState state;        // Recv
+  ConnId conn = 0;         // Send
+  Sym sym;                 // Send: the response pattern; Decide: the condition
+  Sort sort = Sort::Json;  // Fresh
+  // Fresh: a name for explanations ("version"), static text as a clause is
+  // (a std::string here cost every node, of every kind, its construction).
+  const char* hint = nullptr;
   Clause clause = nullptr;  // Send: the specification clause it implements
 };
 
-using Answer = std::variant<std::monostate, Request, Sym, bool>;
+// A request answered by reference: the oracle steps a model with a request
+// it keeps (in the network) in every hypothesis, so the answer need not copy
+// it (a Request's copy counts two references).
+struct RequestRef {
+  const Request* request;
+};
+using Answer = std::variant<std::monostate, Request, Sym, bool, RequestRef>;
+// The request a Recv's answer carries (by value or by reference).
+inline const Request& answered_request(const Answer& a) {
+  if (const RequestRef* r = std::get_if<RequestRef>(&a)) return *r->request;
+  return std::get<Request>(a);
+}
 
 class Tree {
  public:
@@ -66,6 +79,8 @@ class Tree {
   const Sym& ret_value() const { return node_->event.sym; }  // (Ret: its value)
   const ServerEvent& event() const { return node_->event; }
   Tree step(const Answer& a) const { return node_->step(a, *this); }
+  // A Recv's step with `r`, which must outlive the call (not copied).
+  Tree step(const Request& r) const { return node_->step(Answer(RequestRef{&r}), *this); }
 
  private:
   struct Node {
@@ -112,19 +127,19 @@ Tree recv(ModelState state, K k) {
   if constexpr (std::is_invocable_v<const K&, const Request&, const Tree&>)
     return Tree::vis(std::move(e),
                      [k = std::move(k)](const Answer& a, const Tree& self) -> Tree {
-                       return k(std::get<Request>(a), self);
+                       return k(answered_request(a), self);
                      });
   else
     return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
-      return k(std::get<Request>(a));
+      return k(answered_request(a));
     });
 }
 // `clause` (static text, may be null): the specification clause this answer
 // implements, named in the reason of an explanation that dies on it.
 Tree send(ConnId conn, Sym response, Tree next, Clause clause = nullptr);
-template <class K>  // Tree(const Sym&)
-Tree fresh(Sort sort, std::string hint, K k) {
-  ServerEvent e{EventKind::Fresh, {}, 0, {}, sort, std::move(hint), nullptr};
+template <class K>  // Tree(const Sym&); `hint`: static text
+Tree fresh(Sort sort, const char* hint, K k) {
+  ServerEvent e{EventKind::Fresh, {}, 0, {}, sort, hint, nullptr};
   return Tree::vis(std::move(e), [k = std::move(k)](const Answer& a) -> Tree {
     return k(std::get<Sym>(a));
   });

@@ -8,6 +8,7 @@
 //   n.push_response(1, pattern, clause);   // server -> tester, in flight
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
@@ -67,8 +68,11 @@ class Network {
   // `before`: the state the server received the request in (null: none).
   void push_response(ConnId c, Sym response, Clause clause = nullptr,
                      const ModelState* before = nullptr);
-  const Sym* front_response(ConnId c) const;
-  Clause front_clause(ConnId c) const;  // (null when none)
+  const Sym* front_response(ConnId c) const {
+    const Channel* ch = find(c);
+    return (ch && !ch->to_client.empty()) ? &ch->to_client.front().pattern : nullptr;
+  }
+  Clause front_clause(ConnId c) const;              // (null when none)
   const InFlight* front_in_flight(ConnId c) const;  // (null when none)
   void pop_response(ConnId c);
   // The tester closed c: what the server sends there is never observed.
@@ -79,10 +83,19 @@ class Network {
   bool idle() const { return chans().empty(); }
   std::size_t in_flight_requests() const;
   // Requests still in flight on c.
-  std::size_t pending_on(ConnId c) const;
+  std::size_t pending_on(ConnId c) const {
+    const Channel* ch = find(c);
+    return ch ? ch->to_server.size() : 0;
+  }
   // Responses in flight on c.
-  std::size_t answers_on(ConnId c) const;
-  const RequestQueue* requests_on(ConnId c) const;
+  std::size_t answers_on(ConnId c) const {
+    const Channel* ch = find(c);
+    return ch ? ch->to_client.size() : 0;
+  }
+  const RequestQueue* requests_on(ConnId c) const {
+    const Channel* ch = find(c);
+    return ch && !ch->to_server.empty() ? &ch->to_server : nullptr;
+  }
   // Every connection with responses in flight, with them (front first).
   std::vector<std::pair<ConnId, const ResponseQueue*>> responses() const;
   // This network without c's in-flight requests (c must have no responses).
@@ -110,7 +123,8 @@ class Network {
     std::size_t j = 0;
     for (const Entry& e : now) {
       while (j < was.size() && was[j].first < e.first) ++j;
-      if (j < was.size() && was[j].first == e.first && was[j].second == e.second) continue;
+      if (j < was.size() && was[j].first == e.first && was[j].second == e.second)
+        continue;
       if (!e.second->to_client.empty()) f(e.first, e.second->to_client);
     }
   }
@@ -171,7 +185,8 @@ class Network {
     ConnId first = 0;
     std::shared_ptr<const Channel> second;
     mutable std::atomic<std::uint64_t> tag{0};
-    Entry(ConnId c, std::shared_ptr<const Channel> ch) : first(c), second(std::move(ch)) {}
+    Entry(ConnId c, std::shared_ptr<const Channel> ch)
+        : first(c), second(std::move(ch)) {}
     Entry(const Entry& o)
         : first(o.first), second(o.second), tag(o.tag.load(std::memory_order_relaxed)) {}
     Entry(Entry&& o) noexcept
@@ -191,11 +206,18 @@ class Network {
       return *this;
     }
   };
-  const Channel* find(ConnId c) const;
+  // (Inline: the search looks up a channel several times per step.)
+  const Channel* find(ConnId c) const {
+    const Chans& cs = chans();
+    auto it = std::lower_bound(cs.begin(), cs.end(), c,
+                               [](const Entry& e, ConnId k) { return e.first < k; });
+    return (it != cs.end() && it->first == c) ? it->second.get() : nullptr;
+  }
   Channel& edit(ConnId c);  // copy-on-write
   void prune(ConnId c);     // drop empty channels so equal networks compare equal
   using Chans = std::vector<Entry>;
-  const Chans& chans() const;
+  const Chans& chans() const { return chans_ ? *chans_ : no_chans(); }
+  static const Chans& no_chans();
   Chans& edit_chans();  // copy-on-write
   // Sorted by ConnId, only non-empty channels; shared between copies until
   // one of them changes (copy-on-write, as the channels are): the search

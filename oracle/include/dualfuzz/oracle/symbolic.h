@@ -89,6 +89,9 @@ class Sym {
   bool ground() const { return node_->ground; }
 
   std::size_t hash() const { return node_->hash; }
+  // The hash lit(value) has, without making it: equal values of one JSON
+  // type hash alike, so two strings whose hashes differ differ.
+  static std::size_t lit_hash(const Json& value);
   friend bool operator==(const Sym& a, const Sym& b);  // structural
   std::string to_string() const;
 
