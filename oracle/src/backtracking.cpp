@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "dualfuzz/oracle/dualize.h"
 
@@ -632,6 +633,20 @@ struct HypothesisSearch::Ctx {
   const PositionsByConn* ahead_responses = nullptr;
   ResponseViews* ahead_views = nullptr;  // (of `ahead`)
   std::size_t ahead_at = 0;
+  // What ready_order saw of each connection it returned (in its order): the
+  // request the server would absorb there and the responses in flight on
+  // it; `via`, when the depth-first check sets it for expand_via, is the
+  // connection expanded now (the node's network is not searched again for
+  // them: two lookups per family).
+  struct ReadyFront {
+    const Request* front;
+    std::size_t answers;
+  };
+  boost::container::small_vector<ReadyFront, 8> ready_fronts;
+  const ReadyFront* via = nullptr;
+  // foreseen(): the responses in flight on its connection, when known.
+  static constexpr std::size_t kUnknownAnswers = static_cast<std::size_t>(-1);
+  std::size_t known_answers = kUnknownAnswers;
   // The hypothesis settle() is given sends first a response expand_via has
   // already found foreseen (read and cleared by settle).
   bool first_foreseen = false;
@@ -761,6 +776,7 @@ struct HypothesisSearch::Dfs {
     Network::ConnList ready = {};
     std::size_t next = 0;
     bool root = false;  // one of the hypotheses the search started from
+    boost::container::small_vector<Ctx::ReadyFront, 8> fronts = {};  // (ready's)
   };
   std::vector<Entry> stack;
   // Deferred successors: the server absorbed the last request of `conn` in
@@ -814,7 +830,9 @@ bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& res
   if (!positions) return true;
   const std::vector<std::size_t>& at = *positions;
   auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
-  const std::size_t k = h.net.answers_on(conn);
+  const std::size_t k = ctx.known_answers != Ctx::kUnknownAnswers
+                            ? ctx.known_answers
+                            : h.net.answers_on(conn);
   if (static_cast<std::size_t>(at.end() - first) <= k) return true;  // not observed (yet)
   return may_match_at(response, first[k], *(*ctx.ahead)[first[k]].body, ctx.ahead_views,
                       h.store, *solver_);
@@ -1079,6 +1097,8 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
     bool closed;  // a closed connection's
     Label front;
     ConnId conn;
+    const Request* request;
+    std::size_t answers;
     bool operator<(const Key& o) const {
       if (later != o.later) return o.later;
       if (closed != o.closed) return o.closed;
@@ -1088,10 +1108,10 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
   boost::container::small_vector<Key, 8> keys;
   bool own_request = false;
   const bool none_closed = closed.empty();
-  h.net.for_each_ready([&](ConnId d, const Request& front) {
+  h.net.for_each_ready_channel([&](ConnId d, const Request& front, std::size_t answers) {
     own_request = own_request || d == c;
-    keys.push_back(
-        Key{own_first && d != c, !none_closed && closed.count(d) > 0, front.label, d});
+    keys.push_back(Key{own_first && d != c, !none_closed && closed.count(d) > 0,
+                       front.label, d, &front, answers});
   });
   if (!own_request && ctx.wants_reason())
     ctx.reason(Reason::generic(
@@ -1110,7 +1130,11 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
   std::sort(keys.begin(), keys.end());
   Network::ConnList ready;
   ready.reserve(keys.size());
-  for (const Key& k : keys) ready.push_back(k.conn);
+  ctx.ready_fronts.clear();
+  for (const Key& k : keys) {
+    ready.push_back(k.conn);
+    ctx.ready_fronts.push_back(Ctx::ReadyFront{k.request, k.answers});
+  }
   return ready;
 }
 
@@ -1121,7 +1145,8 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
   // The request leaves the network only in the successors that survive
   // settling (a branch that dies, e.g. on the lookahead, never copies the
   // channel list); settling touches no request queue.
-  const Request& r = h.net.requests_on(d)->front();
+  const Ctx::ReadyFront* via = std::exchange(ctx.via, nullptr);
+  const Request& r = via ? *via->front : h.net.requests_on(d)->front();
   Tree next = ctx.step(h.server, r);
   // Most branches of the depth-first check die on the lookahead at their
   // first response (a read absorbed in a state whose value the trace does
@@ -1130,7 +1155,10 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
   if (ctx.ahead && !ctx.observed && limits_.max_model_steps > 0 && !next.is_ret()) {
     const ServerEvent& ev = next.event();
     if (ev.kind == EventKind::Send && !ctx.closed->count(ev.conn)) {
-      if (!foreseen(h, ev.conn, ev.sym, ctx)) return;
+      if (via && ev.conn == d) ctx.known_answers = via->answers;
+      const bool ok = foreseen(h, ev.conn, ev.sym, ctx);
+      ctx.known_answers = Ctx::kUnknownAnswers;
+      if (!ok) return;
       ctx.first_foreseen = true;  // (settle need not test it again)
     }
   }
@@ -1685,6 +1713,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
         continue;
       }
       const std::size_t i = node.i;
+      ctx.via = &node.fronts[node.next];
       const ConnId via = node.ready[node.next++];
       ctx.max_reasons = i == d.deepest ? limits_.max_reasons : 0;
       ctx.closed = d.closed_at[i].get();
@@ -1695,6 +1724,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
       succ.clear();
       expand_via(node.h, via, succ, ctx);
       ctx.ahead = nullptr;
+      ctx.via = nullptr;
       d.cut = d.cut || ctx.gave_up;
       std::size_t alive = 0;  // (the doomed ones leave succ, the rest keep order)
       for (std::size_t k = 0; k < succ.size(); ++k)
@@ -1790,7 +1820,10 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
     ++explored_;
     ++d.nodes;
     Network::ConnList ready = ready_order(h, trace[i].conn, ctx);
-    if (!ready.empty()) d.stack.push_back(Dfs::Entry{i, std::move(h), true, ready});
+    if (!ready.empty()) {
+      d.stack.push_back(Dfs::Entry{i, std::move(h), true, std::move(ready)});
+      d.stack.back().fronts = ctx.ready_fronts;  // (into h's channels, which it keeps)
+    }
   }
   live_.clear();
   stopped_at = d.deepest;

@@ -16,10 +16,10 @@ const Network::Chans& Network::no_chans() {
 
 Network::Chans& Network::edit_chans() {
   if (!chans_)
-    chans_ = std::make_shared<Chans>();
+    chans_ = detail::Shared<Chans>::make();
   else if (chans_.use_count() > 1)
-    chans_ = std::make_shared<Chans>(*chans_);
-  return const_cast<Chans&>(*chans_);
+    chans_ = detail::Shared<Chans>::make(*chans_);
+  return chans_.mutable_value();
 }
 
 Network::Channel& Network::edit(ConnId c) {
@@ -27,11 +27,11 @@ Network::Channel& Network::edit(ConnId c) {
   auto it = std::lower_bound(cs.begin(), cs.end(), c,
                              [](const Entry& e, ConnId k) { return e.first < k; });
   if (it == cs.end() || it->first != c)
-    it = cs.insert(it, Entry{c, std::make_shared<Channel>()});
+    it = cs.insert(it, Entry{c, detail::Shared<Channel>::make()});
   else if (it->second.use_count() > 1)
-    it->second = std::make_shared<Channel>(*it->second);
+    it->second = detail::Shared<Channel>::make(*it->second);
   it->tag.store(0, std::memory_order_relaxed);  // (the channel is about to change)
-  return const_cast<Channel&>(*it->second);
+  return it->second.mutable_value();
 }
 
 void Network::prune(ConnId c) {
@@ -136,8 +136,8 @@ Network Network::without_requests_of(const std::set<ConnId>& conns,
     }
     taken.push_back(&e.second->to_server);
     if (e.second->to_client.empty()) continue;  // the channel becomes empty
-    auto ch = std::make_shared<Channel>();
-    ch->to_client = e.second->to_client;
+    auto ch = detail::Shared<Channel>::make();
+    ch.mutable_value().to_client = e.second->to_client;
     out.emplace_back(e.first, std::move(ch));
   }
   return n;
@@ -207,7 +207,7 @@ bool operator==(const Network& a, const Network& b) {
   if (ac.size() != bc.size()) return false;
   for (std::size_t i = 0; i < ac.size(); ++i) {
     const ConnId ca = ac[i].first, cb = bc[i].first;
-    const std::shared_ptr<const Network::Channel>&x = ac[i].second, &y = bc[i].second;
+    const detail::Shared<Network::Channel>&x = ac[i].second, &y = bc[i].second;
     if (ca != cb) return false;
     if (x == y) continue;
     if (x->to_server.size() != y->to_server.size() || !(x->to_client == y->to_client))

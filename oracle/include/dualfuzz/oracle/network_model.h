@@ -24,6 +24,58 @@
 
 namespace dualfuzz::oracle {
 
+namespace detail {
+// A shared, immutable-while-shared value with a plain (not atomic) count of
+// its holders: a network's channel list and channels. The search copies a
+// network whenever a hypothesis changes it, and once a process has started
+// a thread every std::shared_ptr copy and release is an atomic operation.
+// A network is used by one thread at a time (the partitions a history check
+// searches on several threads share none), which is all this count needs.
+template <class T>
+class Shared {
+ public:
+  Shared() = default;
+  template <class... Args>
+  static Shared make(Args&&... args) {
+    Shared s;
+    s.box_ = new Box{1, T(std::forward<Args>(args)...)};
+    return s;
+  }
+  Shared(const Shared& o) noexcept : box_(o.box_) {
+    if (box_) ++box_->holders;
+  }
+  Shared(Shared&& o) noexcept : box_(o.box_) { o.box_ = nullptr; }
+  Shared& operator=(const Shared& o) noexcept {
+    Shared copy(o);
+    std::swap(box_, copy.box_);
+    return *this;
+  }
+  Shared& operator=(Shared&& o) noexcept {
+    Shared moved(std::move(o));
+    std::swap(box_, moved.box_);
+    return *this;
+  }
+  ~Shared() {
+    if (box_ && --box_->holders == 0) delete box_;
+  }
+  const T* get() const { return box_ ? &box_->value : nullptr; }
+  const T& operator*() const { return box_->value; }
+  const T* operator->() const { return &box_->value; }
+  explicit operator bool() const { return box_ != nullptr; }
+  std::size_t use_count() const { return box_ ? box_->holders : 0; }
+  // The value, to change in place (only by its sole holder).
+  T& mutable_value() { return box_->value; }
+  friend bool operator==(const Shared& a, const Shared& b) { return a.box_ == b.box_; }
+
+ private:
+  struct Box {
+    std::size_t holders;
+    T value;
+  };
+  Box* box_ = nullptr;
+};
+}  // namespace detail
+
 class Network {
   struct Channel;
 
@@ -137,6 +189,15 @@ class Network {
       if (!e.second->to_server.empty()) f(e.first, e.second->to_server.front());
   }
 
+  // The same with the number of responses in flight there:
+  // f(conn, front request, responses).
+  template <typename F>
+  void for_each_ready_channel(F&& f) const {
+    for (const Entry& e : chans())
+      if (!e.second->to_server.empty())
+        f(e.first, e.second->to_server.front(), e.second->to_client.size());
+  }
+
   // Calls f(conn, requests, responses) for every channel, ascending by
   // connection: all that network equality compares (the depth-first
   // memo encodes a network so).
@@ -183,10 +244,9 @@ class Network {
   // is one word, set whole).
   struct Entry {
     ConnId first = 0;
-    std::shared_ptr<const Channel> second;
+    detail::Shared<Channel> second;
     mutable std::atomic<std::uint64_t> tag{0};
-    Entry(ConnId c, std::shared_ptr<const Channel> ch)
-        : first(c), second(std::move(ch)) {}
+    Entry(ConnId c, detail::Shared<Channel> ch) : first(c), second(std::move(ch)) {}
     Entry(const Entry& o)
         : first(o.first), second(o.second), tag(o.tag.load(std::memory_order_relaxed)) {}
     Entry(Entry&& o) noexcept
@@ -223,7 +283,7 @@ class Network {
   // one of them changes (copy-on-write, as the channels are): the search
   // copies a hypothesis into its memo and its stack far more often than it
   // changes one, and a history with 50 clients has 50 channels.
-  std::shared_ptr<const Chans> chans_;
+  detail::Shared<Chans> chans_;
 };
 
 }  // namespace dualfuzz::oracle
