@@ -632,6 +632,13 @@ struct HypothesisSearch::Ctx {
   const std::vector<Observation>* ahead = nullptr;
   const PositionsByConn* ahead_responses = nullptr;
   ResponseViews* ahead_views = nullptr;  // (of `ahead`)
+  // foreseen(): per connection, the index of its first response in
+  // ahead_responses at or after position at - 1 (0: none remembered).
+  struct FirstAhead {
+    std::size_t at = 0, first = 0;
+  };
+  std::vector<FirstAhead> first_ahead;
+  static constexpr ConnId kFirstAheadConns = 4096;
   std::size_t ahead_at = 0;
   // What ready_order saw of each connection it returned (in its order): the
   // request the server would absorb there and the responses in flight on
@@ -829,7 +836,19 @@ bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& res
   const std::vector<std::size_t>* positions = ctx.ahead_responses->find(conn);
   if (!positions) return true;
   const std::vector<std::size_t>& at = *positions;
-  auto first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
+  // (The search expands many nodes at one position in a row: where conn's
+  // responses from there on start is remembered, per connection.)
+  std::vector<Ctx::FirstAhead>& cache = ctx.first_ahead;
+  std::vector<std::size_t>::const_iterator first;
+  if (conn < cache.size() && cache[conn].at == ctx.ahead_at + 1) {
+    first = at.begin() + static_cast<std::ptrdiff_t>(cache[conn].first);
+  } else {
+    first = std::lower_bound(at.begin(), at.end(), ctx.ahead_at);
+    if (conn < Ctx::kFirstAheadConns) {
+      if (conn >= cache.size()) cache.resize(conn + 1);
+      cache[conn] = {ctx.ahead_at + 1, static_cast<std::size_t>(first - at.begin())};
+    }
+  }
   const std::size_t k = ctx.known_answers != Ctx::kUnknownAnswers
                             ? ctx.known_answers
                             : h.net.answers_on(conn);
@@ -1093,25 +1112,24 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
   const bool own_first = dfs_mode_;
   // (The sort keys, read once per connection rather than per comparison.)
   struct Key {
-    bool later;   // not c's own (when that goes first)
-    bool closed;  // a closed connection's
-    Label front;
+    // Not c's own (when that goes first), a closed connection's, the
+    // front request's label: one word, compared once.
+    std::uint64_t order;
     ConnId conn;
     const Request* request;
     std::size_t answers;
-    bool operator<(const Key& o) const {
-      if (later != o.later) return o.later;
-      if (closed != o.closed) return o.closed;
-      return front < o.front;
-    }
+    bool operator<(const Key& o) const { return order < o.order; }
   };
   boost::container::small_vector<Key, 8> keys;
   bool own_request = false;
   const bool none_closed = closed.empty();
   h.net.for_each_ready_channel([&](ConnId d, const Request& front, std::size_t answers) {
     own_request = own_request || d == c;
-    keys.push_back(Key{own_first && d != c, !none_closed && closed.count(d) > 0,
-                       front.label, d, &front, answers});
+    const bool later = own_first && d != c;
+    const bool is_closed = !none_closed && closed.count(d) > 0;
+    keys.push_back(Key{(std::uint64_t{later} << 33) | (std::uint64_t{is_closed} << 32) |
+                           std::uint64_t{front.label},
+                       d, &front, answers});
   });
   if (!own_request && ctx.wants_reason())
     ctx.reason(Reason::generic(
@@ -1127,7 +1145,10 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
   // Online (after going depth-first), c's own request comes first: without
   // the observations to come, the explanation that absorbs the fewest
   // requests commits to the least, and dies least often later.
-  std::sort(keys.begin(), keys.end());
+  // (Insertion: a handful of keys, often in order already.)
+  for (std::size_t k = 1; k < keys.size(); ++k)
+    for (std::size_t j = k; j > 0 && keys[j] < keys[j - 1]; --j)
+      std::swap(keys[j], keys[j - 1]);
   Network::ConnList ready;
   ready.reserve(keys.size());
   ctx.ready_fronts.clear();
@@ -1639,6 +1660,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   d.views.resize(trace.size());
   Ctx& ctx = d.ctx;
   ctx.gave_up = false;
+  ctx.first_ahead.clear();  // (the trace may have grown)
   // Whether the trace, from position i on, shows no request on `conn` and
   // no more than `answers` responses there (Dfs::Parked).
   auto unanswered = [&](std::size_t i, ConnId conn, std::size_t answers) {
