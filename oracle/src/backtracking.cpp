@@ -1191,8 +1191,9 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
     base = h;
     base->net.pop_request(d);
   }
-  Hypothesis stepped = h;
-  stepped.server = std::move(next);
+  // (Made with its new server: a copy of h's, replaced at once, counted two
+  // references for nothing.)
+  Hypothesis stepped{std::move(next), h.net, h.store, h.next_var, h.decisions};
   ctx.current = r.label;
   ctx.before = &h.server.event().state;
   const std::size_t first = succ.size();
