@@ -1163,9 +1163,9 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
 // family), appended to succ.
 void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
                                   std::vector<Hypothesis>& succ, Ctx& ctx) {
-  // The request leaves the network only in the successors that survive
-  // settling (a branch that dies, e.g. on the lookahead, never copies the
-  // channel list); settling touches no request queue.
+  // The request leaves the network only in a branch that survives the
+  // lookahead's first test below (most that die, die there, before any copy
+  // of the channel list); settling touches no request queue.
   const Ctx::ReadyFront* via = std::exchange(ctx.via, nullptr);
   const Request& r = via ? *via->front : h.net.requests_on(d)->front();
   Tree next = ctx.step(h.server, r);
@@ -1194,16 +1194,15 @@ void HypothesisSearch::expand_via(const Hypothesis& h, ConnId d,
   // (Made with its new server: a copy of h's, replaced at once, counted two
   // references for nothing.)
   Hypothesis stepped{std::move(next), h.net, h.store, h.next_var, h.decisions};
+  // The request leaves before settling adds responses: a channel that held
+  // only it is dropped instead of copied (with the request) for the
+  // responses and then trimmed. (The forks settle makes share this.)
+  stepped.net.pop_request(d);
   ctx.current = r.label;
   ctx.before = &h.server.event().state;
   const std::size_t first = succ.size();
-  const std::size_t first_delivered = ctx.delivered ? ctx.delivered->size() : 0;
   settle(std::move(stepped), succ, ctx);
   ctx.before = nullptr;
-  for (std::size_t i = first; i < succ.size(); ++i) succ[i].net.pop_request(d);
-  if (ctx.delivered)
-    for (std::size_t i = first_delivered; i < ctx.delivered->size(); ++i)
-      (*ctx.delivered)[i].net.pop_request(d);
   // Twins (e.g. a server that may ignore a precondition, and one that
   // evaluated it to the same answer) would be merged by the visited set,
   // keeping whichever came first; keep the one whose trail took the
