@@ -1,4 +1,4 @@
-// `dualfuzz fuzz --spec http --target inprocess[:BUG] [--seconds N] [--seed S]
+// `dualfuzz fuzz [--spec NAME] --target inprocess[:BUG] [--seconds N] [--seed S]
 // [--connections K] [--keep-going] [--known FILE] [--json] [--chart FILE]`: black-box
 // generate-and-check (no coverage, the seed paper's mode). On a violation:
 // shrink the script, print it, its trace (one readable line per message; with
@@ -51,7 +51,7 @@
 // "note", "trace"...).
 //
 // Races apart (campaign/consistency.h: stop_on_races): a finding classed
-// not linearizable (a weaker consistency, HTTP's "interval", explains it) is
+// not linearizable (a weaker consistency of the protocol explains it) is
 // a race: printed as it is found ("=== race N: SIGNATURE"), listed apart at
 // the end and under "races" in every --json line (not in "violations" or
 // "findings"; "race_plays" counts the plays that showed one), never the
@@ -76,6 +76,7 @@
 #include "dualfuzz/protocols/builtin.h"
 #include "io.h"
 #include "jobs.h"
+#include "plugin_help.h"
 #include "stop_signal.h"
 
 namespace dualfuzz::cli {
@@ -688,14 +689,16 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
   o->args = std::move(args);
   CLI::App* sub =
       app.add_subcommand("fuzz", "Generate, mutate and check scripts (no coverage)");
-  sub->add_option("--spec", o->spec, "protocol plug-in")
-      ->check(CLI::IsMember(protocols::builtin().names()));
+  const campaign::Registry registry = protocols::builtin();
+  sub->add_option("--spec", o->spec, spec_help(registry, protocols::kDefault))
+      ->check(CLI::IsMember(registry.names()));
   sub->add_option("--target", o->fuzz.target, "inprocess[:ARG] or HOST:PORT");
   sub->add_option("--origin", o->origin, kOriginHelp);
   sub->add_option("--consistency", o->consistency,
-                  "test against a weaker consistency than atomic requests (HTTP: "
-                  "interval, torn; see docs/consistency.md)");
-  sub->add_option("--assume", o->assume, kAssumeHelp);
+                  consistency_help(registry,
+                                   "test against a weaker consistency than atomic "
+                                   "requests (docs/consistency.md)"));
+  sub->add_option("--assume", o->assume, assume_help(registry));
   sub->add_flag("--strict", o->strict, kStrictHelp);
   sub->add_flag("--stop-on-races", o->stop_on_races,
                 "a race (a finding classed not linearizable: explained once writes "

@@ -42,11 +42,8 @@ inline constexpr const char* kOriginHelp =
     "HOST:PORT to listen on as the origin server when --target HOST:PORT is a proxy "
     "(--spec proxy|gateway; the proxy must forward there); default $DUALFUZZ_ORIGIN";
 
-// Help texts of --assume and --strict (fuzz, run).
-inline constexpr const char* kAssumeHelp =
-    "what you know of your server, repeatable (HTTP: writable — it implements and allows "
-    "PUT and DELETE everywhere, so refusing one is a violation). Default: any server, "
-    "whose refusals (401, 403, 405, 501, 503, redirects...) are its right";
+// Help text of --strict (fuzz, run); --assume's is the plug-ins'
+// (plugin_help.h).
 inline constexpr const char* kStrictHelp =
     "judge every SHOULD of the specification as a MUST: advisories (a 400 for an unknown "
     "method, a redirect without Location...) become violations";

@@ -1,6 +1,6 @@
 // dualfuzz: functional fuzzing of networked servers by dualization.
 //   dualfuzz history --format jepsen-etcd FILE
-//   dualfuzz run --target inprocess:lost-update corpora/http/lost-update.txt
+//   dualfuzz run --target inprocess:lost-update SCRIPT
 //   dualfuzz replay --target inprocess:lost-update crash-1234 --chart crash.html
 //   dualfuzz minimize --target inprocess:lost-update crash-1234 -o small.txt
 //   dualfuzz bugs
@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   dualfuzz::cli::add_history_command(app, run);
   dualfuzz::cli::add_run_command(app, run);
-  dualfuzz::cli::add_fuzz_command(app, run, std::vector<std::string>(argv + 1, argv + argc));
+  dualfuzz::cli::add_fuzz_command(app, run,
+                                  std::vector<std::string>(argv + 1, argv + argc));
   dualfuzz::cli::add_replay_command(app, run);
   dualfuzz::cli::add_minimize_command(app, run);
   try {

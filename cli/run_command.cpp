@@ -1,4 +1,4 @@
-// `dualfuzz run --spec http|unison --target inprocess[:BUG] [--chart FILE] SCRIPT`:
+// `dualfuzz run [--spec NAME] --target inprocess[:BUG] [--chart FILE] SCRIPT`:
 // plays one script, prints the trace and the verdict. `--repeat N` plays it
 // N times (a fresh server state each time) and ends with one JSON line
 // counting the plays, the inconclusive ones and each violation signature
@@ -31,6 +31,7 @@
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/protocols/builtin.h"
 #include "io.h"
+#include "plugin_help.h"
 
 namespace dualfuzz::cli {
 
@@ -210,7 +211,7 @@ void add_serve_and_bugs(CLI::App& app, std::function<int()>& run) {
       ->check(CLI::Range(0, 65535));
   serve->add_option("--bug", so->bug, "planted bug to enable, or `list`");
   serve->add_flag("--proxy", so->proxy,
-                  "the reference HTTP proxy (forward; `fuzz --spec proxy`) instead");
+                  "the reference proxy (forward; `fuzz --spec proxy`) instead");
   serve->add_flag("--gateway", so->gateway,
                   "the reference proxy as a gateway (reverse; `fuzz --spec gateway`)");
   serve->add_option(
@@ -219,13 +220,15 @@ void add_serve_and_bugs(CLI::App& app, std::function<int()>& run) {
       "tester's origin listener, `fuzz --origin`)");
   serve->callback([so, &run] {
     run = [so]() -> int {
-      const std::string spec =
-          so->gateway ? "gateway" : so->proxy ? "proxy" : protocols::kDefault;
+      const std::string spec = so->gateway ? "gateway"
+                               : so->proxy ? "proxy"
+                                           : protocols::kDefault;
       if (so->bug == "list") return list_bugs(spec);
       const campaign::Registry r = protocols::builtin();
       const campaign::Plugin* plugin = r.find(spec);
       if (!plugin || !plugin->serve) {
-        std::cerr << "dualfuzz serve: the plug-in " << spec << " has no server to serve\n";
+        std::cerr << "dualfuzz serve: the plug-in " << spec
+                  << " has no server to serve\n";
         return kTrouble;
       }
       return plugin->serve(static_cast<std::uint16_t>(so->port), so->bug, so->origin);
@@ -234,9 +237,9 @@ void add_serve_and_bugs(CLI::App& app, std::function<int()>& run) {
 
   CLI::App* bugs = app.add_subcommand("bugs", "List the reference server's planted bugs");
   auto bugs_spec = std::make_shared<std::string>(protocols::kDefault);
-  bugs->add_option("--spec", *bugs_spec,
-                   "protocol plug-in (http, unison, proxy, gateway)")
-      ->check(CLI::IsMember(protocols::builtin().names()));
+  const campaign::Registry registry = protocols::builtin();
+  bugs->add_option("--spec", *bugs_spec, spec_help(registry, protocols::kDefault))
+      ->check(CLI::IsMember(registry.names()));
   bugs->callback(
       [bugs_spec, &run] { run = [bugs_spec] { return list_bugs(*bugs_spec); }; });
 }
@@ -247,12 +250,14 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
   auto o = std::make_shared<Opts>();
   CLI::App* sub =
       app.add_subcommand("run", "Play one script against a server and check it");
-  sub->add_option("--spec", o->spec, "protocol plug-in")
-      ->check(CLI::IsMember(protocols::builtin().names()));
+  const campaign::Registry registry = protocols::builtin();
+  sub->add_option("--spec", o->spec, spec_help(registry, protocols::kDefault))
+      ->check(CLI::IsMember(registry.names()));
   sub->add_option("--consistency", o->consistency,
-                  "judge against a weaker consistency than atomic requests (HTTP: "
-                  "interval, torn)");
-  sub->add_option("--assume", o->assume, kAssumeHelp);
+                  consistency_help(registry,
+                                   "judge against a weaker consistency than atomic "
+                                   "requests"));
+  sub->add_option("--assume", o->assume, assume_help(registry));
   sub->add_flag("--strict", o->strict, kStrictHelp);
   sub->add_option(
       "--target", o->target,

@@ -1,7 +1,6 @@
 #include "dualfuzz/mutator/targeted_mutation.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 
@@ -43,39 +42,6 @@ Sym replace_const(const Sym& s, const oracle::Json& k, const Sym& x) {
   return oracle::detail::rebuild(s, std::move(args));
 }
 
-bool iequal(const std::string& a, const std::string& b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-// The request with header `name` (any case) set to `text`; nullopt when the
-// request is not an object of fields.
-std::optional<Jexp> with_header(const Jexp& request, const std::string& name,
-                                const std::string& text) {
-  if (request.kind() != Jexp::Kind::Object) return std::nullopt;
-  std::vector<std::pair<std::string, Jexp>> fields;
-  bool placed = false;
-  for (std::size_t i = 0; i < request.keys().size(); ++i) {
-    const Jexp& v = request.items()[i];
-    if (request.keys()[i] != "headers") {
-      fields.emplace_back(request.keys()[i], v);
-      continue;
-    }
-    if (v.kind() != Jexp::Kind::Object) return std::nullopt;
-    std::vector<std::pair<std::string, Jexp>> hs;
-    for (std::size_t j = 0; j < v.keys().size(); ++j)
-      if (!iequal(v.keys()[j], name)) hs.emplace_back(v.keys()[j], v.items()[j]);
-    hs.emplace_back(name, Jexp::scalar(text));
-    fields.emplace_back("headers", Jexp::object(std::move(hs)));
-    placed = true;
-  }
-  if (!placed) fields.emplace_back("headers", Jexp::object({{name, Jexp::scalar(text)}}));
-  return Jexp::object(std::move(fields));
-}
-
 // A value for `x` that satisfies `goal`, other than `k`. The candidates
 // are the goal's own constants of x's sort (a string the server sent and its
 // Protocol::related_values, a number it announced, one either side of it)
@@ -106,10 +72,18 @@ oracle::Json pick_value(const harness::Protocol& protocol, const std::vector<Sym
     }
   }
   if (str) {
-    std::string unseen = "\"t\"";
-    while (std::find(consts.begin(), consts.end(), oracle::Json(unseen)) != consts.end())
-      unseen.insert(unseen.size() - 1, "t");
-    add(unseen);
+    // "t", "tt", ...: made whole each time (growing it in place by insert()
+    // drew a false -Wrestrict from GCC 12's string code).
+    auto quoted_ts = [](std::size_t n) {
+      std::string q(n + 2, 't');
+      q.front() = q.back() = '"';
+      return q;
+    };
+    std::size_t ts = 1;
+    while (std::find(consts.begin(), consts.end(), oracle::Json(quoted_ts(ts))) !=
+           consts.end())
+      ++ts;
+    add(quoted_ts(ts));
   }
   std::shuffle(cands.begin(), cands.end(), rng);
   constexpr std::size_t kMaxChecks = 12;  // a solver call each
@@ -132,7 +106,7 @@ std::optional<harness::Script> targeted_mutation(const harness::Script& script,
                                                  const harness::Protocol& protocol,
                                                  oracle::Solver& solver,
                                                  std::mt19937_64& rng) {
-  if (!protocol.retarget) return std::nullopt;
+  if (!protocol.retarget || !protocol.apply_retarget) return std::nullopt;
   std::map<harness::Label, std::size_t> step_of;
   for (std::size_t i = 0; i < script.steps.size(); ++i)
     if (const auto* r = std::get_if<RequestStep>(&script.steps[i])) step_of[r->label] = i;
@@ -177,7 +151,7 @@ std::optional<harness::Script> targeted_mutation(const harness::Script& script,
       if (!field) continue;
       harness::Script out = script;
       auto& step = std::get<RequestStep>(out.steps[step_of[c.d->label]]);
-      auto body = with_header(step.body, field->field, field->text);
+      auto body = protocol.apply_retarget(step.body, *field);
       if (!body) continue;
       step.body = std::move(*body);
       return out;

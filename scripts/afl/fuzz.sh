@@ -15,7 +15,8 @@
 #                                                    # dualfuzz minimize on one crash file
 #   scripts/afl/fuzz.sh table                        # run/parallel results again from afl-out/
 #   scripts/afl/fuzz.sh example 60                   # the user-server example
-#                                      # (examples/beast_file_server): time to its bug
+#                                      # (examples/beast_file_server) with the library
+#                                      # its CMakeLists.txt makes: time to its bug
 #
 # What it runs, by hand:
 #   export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/build-afl/mutator/libdualfuzz_afl_mutator.so
@@ -71,7 +72,8 @@ export AFL_QUIET=1  # afl-clang-fast banners
 build() {
   nice -n 5 cmake -S . -B build-afl -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUALFUZZ_BUILD_BENCH=OFF >/dev/null
-  nice -n 5 cmake --build build-afl -j "$JOBS" --target dualfuzz_afl_mutator
+  nice -n 5 cmake --build build-afl -j "$JOBS" --target dualfuzz_afl_mutator \
+    file_server_afl_mutator
   CC=afl-clang-fast CXX=afl-clang-fast++ nice -n 5 cmake -S . -B build-afl-target -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDUALFUZZ_BUILD_FUZZERS=ON -DDUALFUZZ_BUILD_TESTS=OFF \
     -DDUALFUZZ_BUILD_BENCH=OFF -DDUALFUZZ_BUILD_AFL_MUTATOR=OFF >/dev/null
@@ -153,15 +155,19 @@ summary() {  # summary BUG OUT
 }
 
 # example SECONDS: the fuzz target a user writes (DUALFUZZ_FUZZ_TARGET) for
-# the Beast file server, built by afl-clang-fast++, mutated by the library.
-# The library runs inside afl-fuzz, which cannot reach the target's
-# in-process server, so targeted mutation is off (DUALFUZZ_TARGETED=0).
+# the Beast file server, built by afl-clang-fast++, mutated by the library
+# its author makes with DUALFUZZ_AFL_CUSTOM_MUTATOR
+# (examples/beast_file_server/file_server_afl_mutator.cpp: structural
+# mutation only, as afl-fuzz's process cannot reach the target's server).
 example() {
   local secs=$1 out=$AFL_OUT/example
   local target=$ROOT/build-afl-target/examples/beast_file_server/file_server_fuzzer
-  [ -f "$MUTATOR" ] && [ -x "$target" ] || { echo "afl: run '$0 build' first" >&2; exit 2; }
+  local lib=$ROOT/build-afl/examples/beast_file_server/libfile_server_afl_mutator.so
+  [ -f "$lib" ] || [ ! -f "$ROOT/build/examples/beast_file_server/libfile_server_afl_mutator.so" ] ||
+    lib=$ROOT/build/examples/beast_file_server/libfile_server_afl_mutator.so
+  [ -f "$lib" ] && [ -x "$target" ] || { echo "afl: run '$0 build' first" >&2; exit 2; }
   rm -rf "$out" && mkdir -p "$out"
-  DUALFUZZ_TARGETED=0 nice -n 5 afl-fuzz ${SEED:+-s "$SEED"} -V "$secs" \
+  AFL_CUSTOM_MUTATOR_LIBRARY=$lib nice -n 5 afl-fuzz ${SEED:+-s "$SEED"} -V "$secs" \
     -i examples/beast_file_server/seeds -o "$out/afl" -- "$target" \
     >"$out/afl-fuzz.log" 2>&1 || { tail -20 "$out/afl-fuzz.log"; return 1; }
   local fc with=0 without=0 execs

@@ -2,7 +2,6 @@
 // (dlopen + dlsym of the afl_custom_* names) and driven through the hook
 // sequence afl-fuzz 4.04c uses: init, fuzz (with and without a splice
 // buffer), describe, the trimming loop of trim_case_custom, deinit.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -14,8 +13,9 @@
 #include <vector>
 
 #include "dualfuzz/harness/script.h"
-#include "dualfuzz/mutator/afl_custom_mutator.h"
 #include "dualfuzz/http/protocol.h"
+#include "dualfuzz/mutator/afl_custom_mutator.h"
+#include "support/afl_library.h"
 
 namespace {
 
@@ -45,43 +45,15 @@ bool parses(const std::string& s) {
 
 #ifdef DUALFUZZ_AFL_MUTATOR_SO
 // The hooks as afl-fuzz sees them: resolved by name from the shared object.
-struct Hooks {
-  void* dl = nullptr;
-  decltype(&afl_custom_init) init = nullptr;
-  decltype(&afl_custom_deinit) deinit = nullptr;
-  decltype(&afl_custom_fuzz) fuzz = nullptr;
-  decltype(&afl_custom_describe) describe = nullptr;
-  decltype(&afl_custom_init_trim) init_trim = nullptr;
-  decltype(&afl_custom_trim) trim = nullptr;
-  decltype(&afl_custom_post_trim) post_trim = nullptr;
-
-  Hooks() {
-    dl = dlopen(DUALFUZZ_AFL_MUTATOR_SO, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) return;
-    init = reinterpret_cast<decltype(init)>(dlsym(dl, "afl_custom_init"));
-    deinit = reinterpret_cast<decltype(deinit)>(dlsym(dl, "afl_custom_deinit"));
-    fuzz = reinterpret_cast<decltype(fuzz)>(dlsym(dl, "afl_custom_fuzz"));
-    describe = reinterpret_cast<decltype(describe)>(dlsym(dl, "afl_custom_describe"));
-    init_trim = reinterpret_cast<decltype(init_trim)>(dlsym(dl, "afl_custom_init_trim"));
-    trim = reinterpret_cast<decltype(trim)>(dlsym(dl, "afl_custom_trim"));
-    post_trim = reinterpret_cast<decltype(post_trim)>(dlsym(dl, "afl_custom_post_trim"));
-  }
-};
-const Hooks& hooks() {
-  static const Hooks h;
+const dualfuzz::testing::AflLibrary& hooks() {
+  static const dualfuzz::testing::AflLibrary h(DUALFUZZ_AFL_MUTATOR_SO);
   return h;
 }
 
+// (An empty result also stands for a NULL *out_buf: both fail the tests.)
 std::string fuzz_once(void* st, const std::string& in, const std::string* splice,
                       std::size_t max_size) {
-  std::vector<uint8_t> buf(in.begin(), in.end());  // afl passes a mutable copy
-  std::vector<uint8_t> add = splice ? std::vector<uint8_t>(splice->begin(), splice->end())
-                                    : std::vector<uint8_t>();
-  uint8_t* out = nullptr;
-  std::size_t n = hooks().fuzz(st, buf.data(), buf.size(), &out,
-                               splice ? add.data() : nullptr, add.size(), max_size);
-  EXPECT_NE(out, nullptr);
-  return out ? std::string(reinterpret_cast<char*>(out), n) : std::string();
+  return hooks().fuzz_once(st, in, splice, max_size);
 }
 
 // afl-fuzz's trim_case_custom: `same` plays the target and says whether the
@@ -122,7 +94,7 @@ std::size_t step_count(const std::string& s) {
 class AflMutator : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_NE(hooks().dl, nullptr) << dlerror();
+    ASSERT_NE(hooks().dl, nullptr) << hooks().error;
     ASSERT_TRUE(hooks().init && hooks().deinit && hooks().fuzz && hooks().describe &&
                 hooks().init_trim && hooks().trim && hooks().post_trim);
     st = hooks().init(nullptr, 42);
@@ -276,7 +248,7 @@ TEST_F(AflMutator, TrimsWhatTheMutatorProduced) {
 }
 
 TEST(AflMutatorMemory, DeinitFreesEverything) {
-  ASSERT_NE(hooks().dl, nullptr) << dlerror();
+  ASSERT_NE(hooks().dl, nullptr) << hooks().error;
   auto cycle = [] {
     void* st = hooks().init(nullptr, 1);
     std::string cur = seed_script();

@@ -801,4 +801,36 @@ std::optional<harness::Protocol::Retarget> retarget(const Json& request_ir,
   return std::nullopt;
 }
 
+std::optional<Jexp> apply_retarget(const Jexp& request,
+                                   const harness::Protocol::Retarget& field) {
+  if (request.kind() != Jexp::Kind::Object) return std::nullopt;
+  auto same_name = [&](const std::string& name) {
+    return name.size() == field.field.size() &&
+           std::equal(name.begin(), name.end(), field.field.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) ==
+                    std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  std::vector<std::pair<std::string, Jexp>> fields;
+  bool placed = false;
+  for (std::size_t i = 0; i < request.keys().size(); ++i) {
+    const Jexp& v = request.items()[i];
+    if (request.keys()[i] != "headers") {
+      fields.emplace_back(request.keys()[i], v);
+      continue;
+    }
+    if (v.kind() != Jexp::Kind::Object) return std::nullopt;
+    std::vector<std::pair<std::string, Jexp>> hs;
+    for (std::size_t j = 0; j < v.keys().size(); ++j)
+      if (!same_name(v.keys()[j])) hs.emplace_back(v.keys()[j], v.items()[j]);
+    hs.emplace_back(field.field, Jexp::scalar(field.text));
+    fields.emplace_back("headers", Jexp::object(std::move(hs)));
+    placed = true;
+  }
+  if (!placed)
+    fields.emplace_back("headers",
+                        Jexp::object({{field.field, Jexp::scalar(field.text)}}));
+  return Jexp::object(std::move(fields));
+}
+
 }  // namespace dualfuzz::http

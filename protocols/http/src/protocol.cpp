@@ -113,6 +113,7 @@ harness::Protocol protocol() {
   p.generate_request = generate_request;
   p.mutate_request = mutate_request;
   p.retarget = retarget;
+  p.apply_retarget = apply_retarget;
   p.related_values = related_values;
   p.required_fields = {"method", "path"};
   p.namespace_request = namespace_request;

@@ -129,6 +129,12 @@ struct Protocol {
   std::function<std::optional<Retarget>(const Json& request_ir, const Json& old_value,
                                         const Json& new_value)>
       retarget;
+  // ... and that field written into `request`, a script's request (e.g. a
+  // header into HTTP's "headers" object, replacing one of the same name):
+  // where the protocol keeps its fields is its own. Nullopt when `request`
+  // cannot carry it. Targeted mutation needs both hooks.
+  std::function<std::optional<Jexp>(const Jexp& request, const Retarget& field)>
+      apply_retarget;
   // Values worth trying next to one the solver picked for a hidden choice
   // (e.g. the same tag with a protocol's marker added or removed).
   std::function<std::vector<Json>(const Json& value)> related_values = [](const Json&) {

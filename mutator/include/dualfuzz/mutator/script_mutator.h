@@ -2,7 +2,7 @@
 // size limit, and keeps the script rules (odd unique labels, waits for
 // earlier requests). Deterministic for a given engine state.
 //
-//   ScriptMutator m(dualfuzz::http::protocol());
+//   ScriptMutator m(protocol);  // a harness::Protocol
 //   std::mt19937_64 rng(seed);
 //   std::string next = m.mutate(current, /*max_size=*/4096, rng);
 #pragma once
@@ -33,7 +33,7 @@ class ScriptMutator {
   // The runner must be deterministic (in-process server) for mutate() to
   // stay a function of (input, rng state).
   //
-  //   ScriptMutator m(http, [&](const Script& s) { return player.play(s, true, true); },
+  //   ScriptMutator m(protocol, [&](const Script& s) { return p.play(s, true, true); },
   //                   solver);
   ScriptMutator(harness::Protocol protocol, Runner runner,
                 std::shared_ptr<oracle::Solver> solver)

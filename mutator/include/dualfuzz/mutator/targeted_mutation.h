@@ -11,7 +11,8 @@
 //     corpus.push_back(*next);
 //
 // Needs the protocol's `retarget` (which request field carried a value the
-// model compared); nullopt when no branch of the run can be flipped.
+// model compared) and `apply_retarget` (how a script's request carries
+// that field); nullopt when no branch of the run can be flipped.
 #pragma once
 
 #include <optional>

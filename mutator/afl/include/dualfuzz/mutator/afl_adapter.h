@@ -1,8 +1,9 @@
 // The state behind the AFL++ custom-mutator ABI (afl_custom_mutator.h): a
 // ScriptMutator, its random engine, the buffers handed to afl-fuzz, and a
-// step-wise trimmer. The extern "C" hooks are one-line forwards to this.
+// step-wise trimmer. The extern "C" hooks (DUALFUZZ_AFL_CUSTOM_MUTATOR) are
+// one-line forwards to detail/afl_hooks.h, which calls this.
 //
-//   AflAdapter a(dualfuzz::http::protocol(), seed);
+//   AflAdapter a(protocol, seed);  // a harness::Protocol or a ScriptMutator
 //   std::string_view next = a.fuzz(input, splice_or_empty, max_size);
 #pragma once
 
@@ -47,7 +48,7 @@ class AflAdapter {
   AflAdapter(harness::Protocol protocol, unsigned int seed)
       : mutator_(std::move(protocol)), rng_(seed) {}
   // With a mutator of one's own, e.g. one with targeted mutation:
-  //   AflAdapter a(cli::Player::engine_mutator(cli::Player::spec_from_env()), seed);
+  //   AflAdapter a(campaign::Player::engine_mutator(plugin, spec), seed);
   AflAdapter(ScriptMutator mutator, unsigned int seed)
       : mutator_(std::move(mutator)), rng_(seed) {}
 

@@ -1,14 +1,32 @@
-// The AFL++ 4.04c custom-mutator ABI (docs/custom_mutators.md; the hooks of
-// `struct custom_mutator` in include/afl-fuzz.h). Debian's afl++ package ships
-// no headers, so the prototypes are declared here, with AFL's u8/u32/s32
-// spelled as the fixed-width types they are typedefs of. afl-fuzz dlsym()s
-// these names from libdualfuzz_afl_mutator.so:
+// The AFL++ custom-mutator library of a protocol, in one macro, the way
+// DUALFUZZ_FUZZ_TARGET (dualfuzz/fuzz_target.h) makes the fuzz target: the
+// structure-aware script mutator, crossover and step-wise trimming over
+// the protocol's scripts, for afl-fuzz to dlopen() through
+// AFL_CUSTOM_MUTATOR_LIBRARY.
 //
-//   export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/build-afl/mutator/libdualfuzz_afl_mutator.so
-//   AFL_CUSTOM_MUTATOR_ONLY=1 afl-fuzz -i corpora/http -o out -- ./http_inprocess_fuzzer
+//   // my_afl_mutator.cpp, built by the CMake function
+//   //   dualfuzz_add_afl_custom_mutator(my_afl_mutator SOURCES my_afl_mutator.cpp
+//   //                                   LIBS my_protocol)
+//   #include "dualfuzz/mutator/afl_custom_mutator.h"
+//   #include "my_protocol.h"
 //
-// Every buffer handed back stays owned by the library and valid until the
-// next call of the same hook on the same state (AFL copies what it keeps).
+//   DUALFUZZ_AFL_CUSTOM_MUTATOR(my::protocol())
+//
+//   export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/build/libmy_afl_mutator.so
+//   AFL_CUSTOM_MUTATOR_ONLY=1 afl-fuzz -i seeds -o out -- ./my_fuzzer
+//
+// The argument is a harness::Protocol (plain structural mutation) or a
+// mutator::ScriptMutator (e.g. one with Z3-targeted mutation,
+// campaign::Player::engine_mutator); it is evaluated at each
+// afl_custom_init. libdualfuzz_afl_mutator.so is this macro over the
+// built-in registry ($DUALFUZZ_PROTOCOL chooses the plug-in).
+//
+// Below, the AFL++ 4.04c custom-mutator ABI (docs/custom_mutators.md; the
+// hooks of `struct custom_mutator` in include/afl-fuzz.h). Debian's afl++
+// package ships no headers, so the prototypes are declared here, with AFL's
+// u8/u32/s32 spelled as the fixed-width types they are typedefs of. Every
+// buffer handed back stays owned by the library and valid until the next
+// call of the same hook on the same state (AFL copies what it keeps).
 #pragma once
 
 #include <stddef.h>
@@ -56,4 +74,41 @@ DUALFUZZ_AFL_API int32_t afl_custom_post_trim(void* data, uint8_t success);
 
 #ifdef __cplusplus
 }
+#endif
+
+#ifdef __cplusplus
+#include "dualfuzz/mutator/detail/afl_hooks.h"
+
+// Defines the afl_custom_* hooks above over one AflAdapter per afl-fuzz
+// instance, made from `mutator...` (a harness::Protocol or a
+// mutator::ScriptMutator). Use it once per shared library.
+#define DUALFUZZ_AFL_CUSTOM_MUTATOR(...)                                                \
+  extern "C" DUALFUZZ_AFL_API void* afl_custom_init(afl_state_t*, unsigned int seed) {  \
+    return ::dualfuzz::mutator::detail::afl_init(                                       \
+        seed, [] { return ::dualfuzz::mutator::ScriptMutator(__VA_ARGS__); });          \
+  }                                                                                     \
+  extern "C" DUALFUZZ_AFL_API void afl_custom_deinit(void* data) {                      \
+    ::dualfuzz::mutator::detail::afl_deinit(data);                                      \
+  }                                                                                     \
+  extern "C" DUALFUZZ_AFL_API size_t afl_custom_fuzz(                                   \
+      void* data, uint8_t* buf, size_t buf_size, uint8_t** out_buf, uint8_t* add_buf,   \
+      size_t add_buf_size, size_t max_size) {                                           \
+    return ::dualfuzz::mutator::detail::afl_fuzz(data, buf, buf_size, out_buf, add_buf, \
+                                                 add_buf_size, max_size);               \
+  }                                                                                     \
+  extern "C" DUALFUZZ_AFL_API const char* afl_custom_describe(void* data,               \
+                                                              size_t max_len) {         \
+    return ::dualfuzz::mutator::detail::afl_describe(data, max_len);                    \
+  }                                                                                     \
+  extern "C" DUALFUZZ_AFL_API int32_t afl_custom_init_trim(void* data, uint8_t* buf,    \
+                                                           size_t buf_size) {           \
+    return ::dualfuzz::mutator::detail::afl_init_trim(data, buf, buf_size);             \
+  }                                                                                     \
+  extern "C" DUALFUZZ_AFL_API size_t afl_custom_trim(void* data, uint8_t** out_buf) {   \
+    return ::dualfuzz::mutator::detail::afl_trim(data, out_buf);                        \
+  }                                                                                     \
+  extern "C" DUALFUZZ_AFL_API int32_t afl_custom_post_trim(void* data,                  \
+                                                           uint8_t success) {           \
+    return ::dualfuzz::mutator::detail::afl_post_trim(data, success);                   \
+  }
 #endif

@@ -21,4 +21,9 @@ harness::Jexp mutate_well_formed(std::mt19937_64& rng, const harness::Jexp& requ
 std::optional<harness::Protocol::Retarget> retarget(const harness::Json& request_ir,
                                                     const harness::Json& old_value,
                                                     const harness::Json& new_value);
+// ... written into a script's request: `request` with the header `field.field`
+// (any case) set to `field.text`; nullopt when `request` is no object of
+// fields or its "headers" no object.
+std::optional<harness::Jexp> apply_retarget(const harness::Jexp& request,
+                                            const harness::Protocol::Retarget& field);
 }  // namespace dualfuzz::http
