@@ -231,8 +231,9 @@ Script ScriptMutator::generate(std::mt19937_64& rng, std::size_t requests) const
     wait_for_references(s, s.steps.size(), body, rng);
     // (Made in place: moving a temporary step into the vector drew a false
     // -Wmaybe-uninitialized from GCC 12's std::variant code.)
-    s.steps.emplace_back(std::in_place_type<RequestStep>, l, conn, std::move(body));
-    if (pick(rng, 2)) s.steps.emplace_back(std::in_place_type<WaitStep>, l);
+    s.steps.emplace_back(std::in_place_type<RequestStep>,
+                         RequestStep{l, conn, std::move(body)});
+    if (pick(rng, 2)) s.steps.emplace_back(std::in_place_type<WaitStep>, WaitStep{l});
   }
   return s;
 }
