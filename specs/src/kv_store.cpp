@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/container/small_vector.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,74 +48,95 @@ KvOp decode(const Json& r) {
 }
 
 // The store: key -> value, sorted by key; absent keys read as "". A flat
-// vector rather than a JSON object: a step that writes copies it, and one
-// partition holds one key. Values are kept as constants (Sym::lit, hashed
-// once, when written), each with the response a read of it gets, built
-// once when the value is written: the search absorbs every read in many
-// states (reads are most of a history's steps), and a read then answers
-// with that response as it is, without building, copying or hashing it.
-Sym read_response(const Sym& value) {
+// vector rather than a JSON object: a step that writes makes a new one, and
+// one partition holds one key. Each value is kept only inside the response
+// a read of it gets, {"type":"ok","value":v}, built once when the value is
+// written: the search absorbs every read in many states (reads are most of
+// a history's steps, and 95 % of the values written on c50-ok are read),
+// and a read then answers with that response as it is. The value is the
+// response's second field, a constant (Sym::lit, hashed once).
+const Sym::Fields& read_shape() {
   // (Per thread: partitions searched on several threads would otherwise
   // count references in the same nodes, oracle/src/symbolic.cpp.)
   static thread_local const Sym::Fields kShape = Sym::fields({"type", "value"});
+  return kShape;
+}
+Sym read_response(Json value) {
   static thread_local const Sym kOk = Sym::lit("ok");
-  return Sym::object(kShape, {kOk, value});
+  // (Built in place: an initializer list would copy both Syms, counting a
+  // reference in each and releasing it again.)
+  std::vector<Sym> fields;
+  fields.reserve(2);
+  fields.push_back(kOk);
+  fields.push_back(Sym::lit(std::move(value)));
+  return Sym::object(read_shape(), std::move(fields));
+}
+const std::string& text(const Sym& value) {
+  // (Through the pointer: get_ref<>() goes through nlohmann's checked
+  // conversion; a written value is always a string.)
+  return *value.value().get_ptr<const std::string*>();
 }
 struct KvEntry {
   std::string key;
-  Sym value;
-  Sym read;  // read_response(value): not part of the state's identity
+  Sym read;  // read_response(value)
+  const Sym& value() const { return read.args()[1]; }
   friend bool operator==(const KvEntry& a, const KvEntry& b) {
-    return a.key == b.key && a.value == b.value;
+    return a.key == b.key && a.value() == b.value();
   }
 };
 struct KvState {
   // (Inline room for one key: a partition's store holds one, and its copy
   // is then part of the state's own allocation.)
   boost::container::small_vector<KvEntry, 1> entries;
-  // Where `key` is or would go, in `es` (this store's entries or a copy's).
-  template <class Entries>
-  static auto position(Entries& es, const std::string& key) {
-    return std::lower_bound(es.begin(), es.end(), key,
+  using Entries = boost::container::small_vector<KvEntry, 1>;
+  // Where `key` is or would go.
+  Entries::const_iterator position(const std::string& key) const {
+    return std::lower_bound(entries.begin(), entries.end(), key,
                             [](const KvEntry& e, const std::string& k) { return e.key < k; });
   }
+  // Up to this many keys, a lookup compares each for equality.
+  static constexpr std::size_t kScan = 4;
   const KvEntry* find(const std::string& key) const {
-    auto it = position(entries, key);
+    // (A partition's store holds one key: comparing for equality is one
+    // length test, where a binary search compared the bytes twice.)
+    if (entries.size() <= kScan) {
+      for (const KvEntry& e : entries)
+        if (e.key == key) return &e;
+      return nullptr;
+    }
+    auto it = position(key);
     return it != entries.end() && it->key == key ? &*it : nullptr;
   }
-  const Sym& get(const std::string& key) const {
-    static thread_local const Sym empty = Sym::lit("");
+  const std::string& get(const std::string& key) const {
+    static thread_local const std::string empty;
     const KvEntry* e = find(key);
-    return e ? e->value : empty;
+    return e ? text(e->value()) : empty;
   }
   // The response to a read of `key`.
   const Sym& read(const std::string& key) const {
-    static thread_local const Sym empty = read_response(Sym::lit(""));
+    static thread_local const Sym empty = read_response(Json(""));
     const KvEntry* e = find(key);
     return e ? e->read : empty;
   }
-  KvState with(const std::string& key, std::string value) const {
-    KvState next = *this;
-    auto it = position(next.entries, key);
-    Sym v = Sym::lit(std::move(value));
-    Sym r = read_response(v);
-    if (it != next.entries.end() && it->key == key) {
-      it->value = std::move(v);
-      it->read = std::move(r);
-    } else {
-      next.entries.insert(it, KvEntry{key, std::move(v), std::move(r)});
-    }
+  // This store with `key` set to `value` (a JSON string). The entries are
+  // copied around the written one, not copied and then overwritten (which
+  // counted a reference in the old response only to release it).
+  KvState with(const std::string& key, Json value) const {
+    KvState next;
+    auto it = position(key);
+    const bool found = it != entries.end() && it->key == key;
+    next.entries.reserve(entries.size() + (found ? 0 : 1));
+    next.entries.insert(next.entries.end(), entries.begin(), it);
+    next.entries.push_back(KvEntry{key, read_response(std::move(value))});
+    next.entries.insert(next.entries.end(), found ? it + 1 : it, entries.end());
     return next;
   }
   friend bool operator==(const KvState&, const KvState&) = default;
 };
-const std::string& text(const Sym& value) {
-  return value.value().get_ref<const std::string&>();
-}
 // (Explanations and state-based heuristics read it as the JSON object.)
 void to_json(Json& j, const KvState& s) {
   j = Json::object();
-  for (const KvEntry& e : s.entries) j[e.key] = text(e.value);
+  for (const KvEntry& e : s.entries) j[e.key] = text(e.value());
 }
 }  // namespace
 }  // namespace dualfuzz::specs
@@ -124,40 +146,40 @@ struct std::hash<dualfuzz::specs::KvState> {
   std::size_t operator()(const dualfuzz::specs::KvState& s) const {
     std::size_t h = s.entries.size();
     for (const auto& e : s.entries)
-      h = (h * 31 + std::hash<std::string>{}(e.key)) * 31 + e.value.hash();
+      h = (h * 31 + std::hash<std::string>{}(e.key)) * 31 + e.value().hash();
     return h;
   }
 };
 
 namespace dualfuzz::specs {
 namespace {
-// The state lives in its ModelState, so an unchanged state is passed on
-// without a copy; a step that leaves it unchanged (a read, a refused
-// request) continues with this very tree (`self`).
-Tree serve(const ModelState& state) {
-  return recv(state, [state](const Request& q, const Tree& self) -> Tree {
-    const KvState& st = *state.get<KvState>();
-    KvOp own;
+// The state lives in its ModelState, in the recv event, and the
+// continuation reads it there (through `self`): a copy in the continuation
+// too counted one more reference per state. A step that leaves the state
+// unchanged (a read, a refused request) continues with this very tree.
+Tree serve(ModelState state) {
+  return recv(std::move(state), [](const Request& q, const Tree& self) -> Tree {
+    const KvState& st = *self.event().state.get<KvState>();
     const KvOp* op = q.decoded_as<KvOp>();
-    if (!op) {  // (no decoder: the same model, decoding here)
-      own = decode(q.json());
-      op = &own;
-    }
+    std::optional<KvOp> own;  // (engaged only without a decoder)
+    if (!op) op = &own.emplace(decode(q.json()));  // (the same model, decoding here)
     if (!op->has_key || op->f == KvOp::F::Other) return send(q.conn, jepsen_fail(), self);
     if (op->f == KvOp::F::Get) return send(q.conn, st.read(op->key), self);
-    const Sym& cur = st.get(op->key);
-    // (Sized once: `text(cur) + op->value` copied the value into a string of
-    // its own size, then grew it to twice that for the append. The states
-    // of a search are its largest memory, and every append makes one.)
-    std::string next;
+    // The new value is made in its JSON string, sized once: `text(cur) +
+    // op->value` copied the value into a string of its own size, then grew
+    // it to twice that for the append (the states of a search are its
+    // largest memory, and every append makes one), and a separate string
+    // was then moved into a JSON value of its own.
+    Json next(Json::value_t::string);
+    std::string& s = *next.get_ptr<std::string*>();
     if (op->f == KvOp::F::Put) {
-      next = op->value;
+      s = op->value;
     } else {
-      next.reserve(text(cur).size() + op->value.size());
-      next.append(text(cur)).append(op->value);
+      const std::string& cur = st.get(op->key);
+      s.reserve(cur.size() + op->value.size());
+      s.append(cur).append(op->value);
     }
-    return send(q.conn, jepsen_ok(),
-                serve(ModelState(st.with(op->key, std::move(next)))));
+    return send(q.conn, jepsen_ok(), serve(ModelState(st.with(op->key, std::move(next)))));
   });
 }
 }  // namespace
