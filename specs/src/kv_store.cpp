@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <boost/container/small_vector.hpp>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,7 +60,9 @@ const Sym::Fields& read_shape() {
   static thread_local const Sym::Fields kShape = Sym::fields({"type", "value"});
   return kShape;
 }
-Sym read_response(Json value) {
+// (`value` by reference: each JSON value passed on by value is one more
+// moved-from temporary to destroy, per write.)
+Sym read_response(Json&& value) {
   static thread_local const Sym kOk = Sym::lit("ok");
   // (Built in place: an initializer list would copy both Syms, counting a
   // reference in each and releasing it again.)
@@ -121,7 +122,7 @@ struct KvState {
   // This store with `key` set to `value` (a JSON string). The entries are
   // copied around the written one, not copied and then overwritten (which
   // counted a reference in the old response only to release it).
-  KvState with(const std::string& key, Json value) const {
+  KvState with(const std::string& key, Json&& value) const {
     KvState next;
     auto it = position(key);
     const bool found = it != entries.end() && it->key == key;
@@ -153,6 +154,28 @@ struct std::hash<dualfuzz::specs::KvState> {
 
 namespace dualfuzz::specs {
 namespace {
+Tree serve(ModelState state);
+// One step of the store in state `st` (the tree `self`) on `op`, the
+// request `q` as the model reads it.
+Tree step(const KvState& st, const KvOp& op, const Request& q, const Tree& self) {
+  if (!op.has_key || op.f == KvOp::F::Other) return send(q.conn, jepsen_fail(), self);
+  if (op.f == KvOp::F::Get) return send(q.conn, st.read(op.key), self);
+  // The new value is made in its JSON string, sized once: `text(cur) +
+  // op.value` copied the value into a string of its own size, then grew it
+  // to twice that for the append (the states of a search are its largest
+  // memory, and every append makes one), and a separate string was then
+  // moved into a JSON value of its own.
+  Json next(Json::value_t::string);
+  std::string& s = *next.get_ptr<std::string*>();
+  if (op.f == KvOp::F::Put) {
+    s = op.value;
+  } else {
+    const std::string& cur = st.get(op.key);
+    s.reserve(cur.size() + op.value.size());
+    s.append(cur).append(op.value);
+  }
+  return send(q.conn, jepsen_ok(), serve(ModelState(st.with(op.key, std::move(next)))));
+}
 // The state lives in its ModelState, in the recv event, and the
 // continuation reads it there (through `self`): a copy in the continuation
 // too counted one more reference per state. A step that leaves the state
@@ -160,26 +183,8 @@ namespace {
 Tree serve(ModelState state) {
   return recv(std::move(state), [](const Request& q, const Tree& self) -> Tree {
     const KvState& st = *self.event().state.get<KvState>();
-    const KvOp* op = q.decoded_as<KvOp>();
-    std::optional<KvOp> own;  // (engaged only without a decoder)
-    if (!op) op = &own.emplace(decode(q.json()));  // (the same model, decoding here)
-    if (!op->has_key || op->f == KvOp::F::Other) return send(q.conn, jepsen_fail(), self);
-    if (op->f == KvOp::F::Get) return send(q.conn, st.read(op->key), self);
-    // The new value is made in its JSON string, sized once: `text(cur) +
-    // op->value` copied the value into a string of its own size, then grew
-    // it to twice that for the append (the states of a search are its
-    // largest memory, and every append makes one), and a separate string
-    // was then moved into a JSON value of its own.
-    Json next(Json::value_t::string);
-    std::string& s = *next.get_ptr<std::string*>();
-    if (op->f == KvOp::F::Put) {
-      s = op->value;
-    } else {
-      const std::string& cur = st.get(op->key);
-      s.reserve(cur.size() + op->value.size());
-      s.append(cur).append(op->value);
-    }
-    return send(q.conn, jepsen_ok(), serve(ModelState(st.with(op->key, std::move(next)))));
+    if (const KvOp* op = q.decoded_as<KvOp>()) return step(st, *op, q, self);
+    return step(st, decode(q.json()), q, self);  // (no decoder: the same model)
   });
 }
 }  // namespace
