@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
 
 #include "dualfuzz/specs/kv_store.h"
 #include "dualfuzz/specs/register.h"
@@ -70,6 +71,67 @@ TEST(JepsenKv, ReproducesEveryVerdictPartitionedAndNot) {
     if (name.rfind("c01", 0) != 0) continue;
     oracle::Verdict u = oracle::check(kv_store_model_unpartitioned(), *t);
     EXPECT_EQ(u.accepted(), expected) << name << " (unpartitioned)\n" << u.explanation;
+  }
+}
+
+// The kv model decodes each request once (ServerModel::decode) and must
+// behave the same when it has to read the JSON itself.
+oracle::ServerModel without_decoder(oracle::ServerModel m) {
+  m.decode = nullptr;
+  return m;
+}
+
+TEST(JepsenKv, WithoutItsDecoderTheModelAgrees) {
+  REQUIRE_DATA();
+  for (const char* name : {"c01-ok.txt", "c01-bad.txt", "c10-ok.txt", "c10-bad.txt"}) {
+    auto t = parse_jepsen_kv(slurp(kData / "kv" / name));
+    ASSERT_TRUE(t) << name << ": " << t.error();
+    const bool expected = oracle::check(kv_store_model(), *t).accepted();
+    EXPECT_EQ(oracle::check(without_decoder(kv_store_model()), *t).accepted(), expected)
+        << name;
+    if (std::string(name).rfind("c01", 0) != 0) continue;
+    EXPECT_EQ(
+        oracle::check(without_decoder(kv_store_model_unpartitioned()), *t).accepted(),
+        expected)
+        << name << " (unpartitioned)";
+  }
+}
+
+// Put, append and get on one process, over six keys (more than the store
+// scans for equality before it searches by order): the store reads what was
+// last written to each key, "" for a key never written.
+TEST(JepsenKv, ReadsWhatWasWrittenToEachKey) {
+  std::string ok;
+  std::string bad;
+  auto op = [](std::string& h, const char* f, const std::string& key, const std::string& in,
+               const std::string& out) {
+    const bool get = std::string(f) == "get";
+    h += "{:process 0, :type :invoke, :f :" + std::string(f) + ", :key \"" + key +
+         "\", :value " + (get ? "nil" : "\"" + in + "\"") + "}\n";
+    h += "{:process 0, :type :ok, :f :" + std::string(f) + ", :key \"" + key +
+         "\", :value \"" + (get ? out : in) + "\"}\n";
+  };
+  for (std::string* h : {&ok, &bad}) {
+    for (const char* k : {"5", "1", "4", "0", "3", "2"}) op(*h, "put", k, std::string("v") + k, "");
+    op(*h, "append", "4", "w", "");
+    op(*h, "append", "9", "z", "");
+    op(*h, "put", "1", "u", "");
+  }
+  op(ok, "get", "4", "", "v4w");
+  op(ok, "get", "9", "", "z");
+  op(ok, "get", "1", "", "u");
+  op(ok, "get", "7", "", "");
+  op(bad, "get", "4", "", "v4");  // (the append is lost)
+  for (const std::string* h : {&ok, &bad}) {
+    auto t = parse_jepsen_kv(*h);
+    ASSERT_TRUE(t) << t.error();
+    const bool expected = h == &ok;
+    for (const oracle::ServerModel& m :
+         {kv_store_model(), kv_store_model_unpartitioned(), without_decoder(kv_store_model()),
+          without_decoder(kv_store_model_unpartitioned())}) {
+      oracle::Verdict v = oracle::check(m, *t);
+      EXPECT_EQ(v.accepted(), expected) << (expected ? "ok" : "bad") << "\n" << v.explanation;
+    }
   }
 }
 
