@@ -22,7 +22,8 @@ struct KvOp final : DecodedRequest {
   enum class F { Get, Put, Append, Other } f = F::Other;
   bool has_key = false;
   std::string key;
-  std::string value;  // (absent: "")
+  std::size_t key_hash = 0;  // std::hash of `key`, for the states it writes
+  std::string value;         // (absent: "")
 };
 
 const std::string* string_field(const Json& r, const char* name) {
@@ -36,6 +37,7 @@ KvOp decode(const Json& r) {
   if (const std::string* k = string_field(r, "key")) {
     op.has_key = true;
     op.key = *k;
+    op.key_hash = std::hash<std::string>{}(op.key);
   }
   if (const std::string* v = string_field(r, "value")) op.value = *v;
   if (const std::string* f = string_field(r, "f"))
@@ -79,7 +81,11 @@ const std::string& text(const Sym& value) {
 }
 struct KvEntry {
   std::string key;
-  Sym read;  // read_response(value)
+  // (Kept: a state is hashed when it is made, once per write, and hashing
+  // the key again was a call per write. It fits in the state's allocation
+  // size class.)
+  std::size_t key_hash;  // std::hash<std::string>{}(key)
+  Sym read;              // read_response(value)
   const Sym& value() const { return read.args()[1]; }
   friend bool operator==(const KvEntry& a, const KvEntry& b) {
     return a.key == b.key && a.value() == b.value();
@@ -122,13 +128,13 @@ struct KvState {
   // This store with `key` set to `value` (a JSON string). The entries are
   // copied around the written one, not copied and then overwritten (which
   // counted a reference in the old response only to release it).
-  KvState with(const std::string& key, Json&& value) const {
+  KvState with(const std::string& key, std::size_t key_hash, Json&& value) const {
     KvState next;
     auto it = position(key);
     const bool found = it != entries.end() && it->key == key;
     next.entries.reserve(entries.size() + (found ? 0 : 1));
     next.entries.insert(next.entries.end(), entries.begin(), it);
-    next.entries.push_back(KvEntry{key, read_response(std::move(value))});
+    next.entries.push_back(KvEntry{key, key_hash, read_response(std::move(value))});
     next.entries.insert(next.entries.end(), found ? it + 1 : it, entries.end());
     return next;
   }
@@ -147,7 +153,7 @@ struct std::hash<dualfuzz::specs::KvState> {
   std::size_t operator()(const dualfuzz::specs::KvState& s) const {
     std::size_t h = s.entries.size();
     for (const auto& e : s.entries)
-      h = (h * 31 + std::hash<std::string>{}(e.key)) * 31 + e.value().hash();
+      h = (h * 31 + e.key_hash) * 31 + e.value().hash();
     return h;
   }
 };
@@ -174,7 +180,7 @@ Tree step(const KvState& st, const KvOp& op, const Request& q, const Tree& self)
     s.reserve(cur.size() + op.value.size());
     s.append(cur).append(op.value);
   }
-  return send(q.conn, jepsen_ok(), serve(ModelState(st.with(op.key, std::move(next)))));
+  return send(q.conn, jepsen_ok(), serve(ModelState(st.with(op.key, op.key_hash, std::move(next)))));
 }
 // The state lives in its ModelState, in the recv event, and the
 // continuation reads it there (through `self`): a copy in the continuation
