@@ -96,6 +96,16 @@ struct KvState {
   // is then part of the state's own allocation.)
   boost::container::small_vector<KvEntry, 1> entries;
   using Entries = boost::container::small_vector<KvEntry, 1>;
+  KvState() = default;
+  KvState(const KvState&) = default;
+  KvState& operator=(const KvState&) = default;
+  KvState& operator=(KvState&&) = default;
+  // (A state is moved twice into its ModelState, whose constructor takes it
+  // by value. small_vector's own move of inline entries went through its
+  // generic range assignment, a call per move; entry by entry it inlines.)
+  KvState(KvState&& o) noexcept {
+    for (KvEntry& e : o.entries) entries.push_back(std::move(e));
+  }
   // Where `key` is or would go.
   Entries::const_iterator position(const std::string& key) const {
     return std::lower_bound(entries.begin(), entries.end(), key,
@@ -132,10 +142,13 @@ struct KvState {
     KvState next;
     auto it = position(key);
     const bool found = it != entries.end() && it->key == key;
-    next.entries.reserve(entries.size() + (found ? 0 : 1));
-    next.entries.insert(next.entries.end(), entries.begin(), it);
+    // (Entry by entry, and room made only past the one inline entry: with a
+    // single key, small_vector's range insertions and reserve were calls
+    // that did nothing.)
+    if (const std::size_t n = entries.size() + (found ? 0 : 1); n > 1) next.entries.reserve(n);
+    for (auto e = entries.begin(); e != it; ++e) next.entries.push_back(*e);
     next.entries.push_back(KvEntry{key, key_hash, read_response(std::move(value))});
-    next.entries.insert(next.entries.end(), found ? it + 1 : it, entries.end());
+    for (auto e = found ? it + 1 : it; e != entries.end(); ++e) next.entries.push_back(*e);
     return next;
   }
   friend bool operator==(const KvState&, const KvState&) = default;
