@@ -102,8 +102,13 @@ struct KvState {
   KvState& operator=(KvState&&) = default;
   // (A state is moved twice into its ModelState, whose constructor takes it
   // by value. small_vector's own move of inline entries went through its
-  // generic range assignment, a call per move; entry by entry it inlines.)
+  // generic range assignment, a call per move; entry by entry it inlines.
+  // More than one entry are on the heap, and their buffer is taken.)
   KvState(KvState&& o) noexcept {
+    if (o.entries.size() > 1) {
+      entries = std::move(o.entries);
+      return;
+    }
     for (KvEntry& e : o.entries) entries.push_back(std::move(e));
   }
   // Where `key` is or would go.
