@@ -1008,7 +1008,7 @@ StepOutcome HypothesisSearch::request_sent(ConnId conn, Label label,
     o.status = StepOutcome::Status::GaveUp;
     o.reasons.push_back(Reason::generic(
         Reason::Kind::Other, "connection",
-        "request sent on connection " + std::to_string(conn) + " after it was closed"));
+        "request sent on " + connection_name(conn) + " after it was closed"));
     return o;
   }
   if (dfs_mode_) {  // (interned when the search reaches it)
@@ -1134,10 +1134,10 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
   if (!own_request && ctx.wants_reason())
     ctx.reason(Reason::generic(
         Reason::Kind::NothingOutstanding, "connection",
-        keys.empty() ? "no request is outstanding on connection " + std::to_string(c) +
+        keys.empty() ? "no request is outstanding on " + connection_name(c) +
                            ", so no response can arrive there"
-                     : "the server answers in order on each connection, and connection " +
-                           std::to_string(c) + " has nothing left to answer"));
+                     : "the server answers in order on each connection, and " +
+                           connection_name(c) + " has nothing left to answer"));
   // Oldest request first: the likeliest order of execution, which is the
   // order the depth-first check tries first (as Porcupine does).
   // Requests of closed connections go last: they may wait forever, so
@@ -1253,7 +1253,7 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
   if (dfs_mode_) {
     if (closed_.count(c)) {
       Ctx ctx(0, &closed_);
-      ctx.give_up("response observed on connection " + std::to_string(c) +
+      ctx.give_up("response observed on " + connection_name(c) +
                   " after the tester closed it");
       return finish(ctx);
     }
@@ -1433,7 +1433,7 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
                                                 SetAside set_aside) {
   Ctx ctx(max_reasons, &closed_);
   if (closed_.count(c)) {
-    ctx.give_up("response observed on connection " + std::to_string(c) +
+    ctx.give_up("response observed on " + connection_name(c) +
                 " after the tester closed it");
     return finish(ctx);
   }

@@ -20,7 +20,7 @@ std::string brief(const Json& v, std::size_t max = 200) {
 
 Reason unsolicited_response(ConnId c) {
   return Reason::generic(Reason::Kind::NothingOutstanding, "connection",
-                         "no request is outstanding on connection " + std::to_string(c) +
+                         "no request is outstanding on " + connection_name(c) +
                              ": a server answers only what it was asked (unsolicited "
                              "response)");
 }
@@ -54,18 +54,22 @@ Verdict describe_failure(Verdict::Status st, const std::string& model_name,
 }
 
 std::string Event::describe() const {
-  std::string c = "connection " + std::to_string(conn);
+  const std::string c = connection_name(conn);
+  // On a connection the server opened, the roles turn: the tester answers
+  // what the server forwards (docs/proxy.md).
+  const bool origin = conn >= kFirstAcceptedConn;
   switch (kind) {
     case Kind::Open:
       return c + " opened";
     case Kind::Close:
-      return c + " closed by the tester";
+      return c + " closed";
     case Kind::Request:
-      return "request " + std::to_string(label) + " sent on " + c + ": " +
-             brief(payload());
+      if (origin && label == 0) return c + " opened by the server";
+      return (origin ? "answer " : "request ") + std::to_string(label) + " sent on " + c +
+             ": " + brief(payload());
     case Kind::Response:
-      return "response " + std::to_string(label) + " received on " + c + ": " +
-             brief(payload());
+      return (origin ? "forwarded request " : "response ") + std::to_string(label) +
+             " received on " + c + ": " + brief(payload());
   }
   return "?";
 }

@@ -287,6 +287,62 @@ TEST(ProxyModel, RefusalsOnlyWhenAllowed) {
   EXPECT_EQ(play(t, {.refusals = true}).status, Verdict::Status::Reject);
 }
 
+Json status(int code) { return {{"status", code}, {"headers", Json::object()}}; }
+Json post(const std::string& path) {
+  Json q = get(path);
+  q["method"] = "POST";
+  q["body"] = "x";
+  return q;
+}
+
+// A proxy process's origin connections can fail under it (the tester closes
+// them between executions; a pooled one it has not yet seen closed takes
+// the request, which it MUST NOT retry when it is not idempotent, RFC 9112
+// §9.3.1): a 502 or 504 instead of a forward is its right there.
+TEST(ProxyModel, ALostForwardGets502Or504InAProxyProcess) {
+  for (int code : {502, 504}) {
+    std::vector<Event> t = {Event::request(0, 1, post("/a")),
+                            Event::response(0, 2, status(code))};
+    EXPECT_EQ(play(t).status, Verdict::Status::Reject) << code;
+    EXPECT_TRUE(play(t, {.lost_forwards = true}).accepted()) << code;
+  }
+  // Only those: a refusal by policy is another matter (ModelOptions::refusals).
+  std::vector<Event> t = {Event::request(0, 1, get("/a")),
+                          Event::response(0, 2, status(403))};
+  EXPECT_EQ(play(t, {.lost_forwards = true}).status, Verdict::Status::Reject);
+  // And a lost request is never relayed something else: its 502 is what the
+  // client gets, in its turn.
+  std::vector<Event> order = {Event::request(0, 1, get("/a")),
+                              Event::request(0, 3, get("/b")),
+                              Event::request(kO1, 0, kAccepted),
+                              Event::response(kO1, 5, forwarded("/b")),
+                              Event::request(kO1, 6, answer("for b")),
+                              Event::response(0, 2, relayed("for b"))};
+  EXPECT_EQ(play(order, {.lost_forwards = true}).status, Verdict::Status::Reject);
+  order.back() = Event::response(0, 2, status(502));
+  order.push_back(Event::response(0, 4, relayed("for b")));
+  EXPECT_TRUE(play(order, {.lost_forwards = true}).accepted());
+}
+
+// Forwarded, and the proxy gave up waiting just before the origin's answer
+// came: a 504 (or 502) where the relay was due. (A 504 seen before the
+// tester answered is not accepted: the tester answers within its message
+// timeout, which a proxy's origin timeout must exceed, docs/proxy.md.)
+TEST(ProxyModel, AProxyThatGaveUpJustBeforeTheAnswerMaySend504) {
+  std::vector<Event> t = {Event::request(0, 1, get("/a")),
+                          Event::request(kO1, 0, kAccepted),
+                          Event::response(kO1, 3, forwarded("/a")),
+                          Event::request(kO1, 4, answer("late")),
+                          Event::response(0, 2, status(504))};
+  EXPECT_EQ(play(t).status, Verdict::Status::Reject);
+  EXPECT_TRUE(play(t, {.lost_forwards = true}).accepted());
+  // Any other answer of its own instead of the relay is still wrong.
+  t.back() = Event::response(0, 2, relayed("other"));
+  EXPECT_EQ(play(t, {.lost_forwards = true}).status, Verdict::Status::Reject);
+  t.back() = Event::response(0, 2, status(500));
+  EXPECT_EQ(play(t, {.lost_forwards = true}).status, Verdict::Status::Reject);
+}
+
 TEST(ProxyModel, ReusesAnOriginConnectionAfterItsAnswer) {
   std::vector<Event> t = {
       Event::request(0, 1, get("/a")),         Event::request(1, 3, get("/b")),

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "dualfuzz/http/detail/field_text.h"
+#include "dualfuzz/http/triage.h"
 
 namespace dualfuzz::proxy {
 namespace {
@@ -98,6 +99,31 @@ Target split_target(std::string_view t) {
   out.path = out.empty_path ? "/" : std::string(rest.substr(slash));
   if (out.path.front() == '?') out.path = "/" + out.path;  // RFC 9112 §3.2.1
   return out;
+}
+
+Json namespace_request(Json q, std::string_view prefix) {
+  if (prefix.empty() || !q.is_object() || !q.contains("path") || !q["path"].is_string())
+    return q;
+  std::string path = q["path"].get<std::string>();
+  const Target t = split_target(path);
+  if (!t.absolute) return http::namespace_request(std::move(q), prefix);
+  if (t.empty_path) return q;
+  // (The first '/' or '?' after "scheme://" ends the authority.)
+  const std::size_t at = path.find_first_of("/?", path.find("://") + 3);
+  if (path[at] == '/')
+    path.insert(at + 1, prefix);
+  else  // "http://h?q": the path is "/" (RFC 9112 §3.2.1)
+    path.insert(at, "/" + std::string(prefix));
+  q["path"] = std::move(path);
+  return q;
+}
+
+bool of_another_run(const Json& forwarded, std::string_view prefix) {
+  const std::size_t word = prefix.find('-');
+  if (prefix.empty() || word == std::string_view::npos) return false;
+  std::string path = split_target(string_field(forwarded, "path")).path;
+  if (path.starts_with('/')) path.erase(0, 1);
+  return path.starts_with(prefix.substr(0, word + 1)) && !path.starts_with(prefix);
 }
 
 std::optional<long long> max_forwards(const Json& request) {
@@ -303,6 +329,11 @@ Sym refusal_pattern() {
     for (int c = 500; c <= 511; ++c) codes.push_back(Sym::lit(c));
     return Sym::object({{"status", Sym::alt(std::move(codes))}});
   }();
+  return p;
+}
+
+Sym lost_pattern() {
+  static const Sym p = Sym::object({{"status", Sym::alt({Sym::lit(502), Sym::lit(504)})}});
   return p;
 }
 

@@ -1,7 +1,6 @@
 #include "dualfuzz/proxy/model.h"
 
-#include <deque>
-#include <map>
+#include <boost/container/flat_map.hpp>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -42,14 +41,16 @@ struct Pending {
 };
 struct OriginConn {
   bool free = false;  // the tester's last message is answered by nothing yet
-  std::deque<std::pair<ConnId, Label>> carrying;  // forwarded, unanswered
+  std::vector<std::pair<ConnId, Label>> carrying;  // forwarded, unanswered
   friend bool operator==(const OriginConn&, const OriginConn&) = default;
 };
 
 struct State {
   std::vector<Pending> pending;  // in order of arrival
-  std::map<ConnId, std::deque<Owed>> owed;
-  std::map<ConnId, OriginConn> origins;
+  // (Flat maps and vectors, not std::map and deques: a state is copied at
+  // every step of the search and these hold a few entries each.)
+  boost::container::flat_map<ConnId, std::vector<Owed>> owed;
+  boost::container::flat_map<ConnId, OriginConn> origins;
   friend bool operator==(const State&, const State&) = default;
 };
 
@@ -108,12 +109,13 @@ class ProxyModel {
   // Where the model stands after an input: it sends what it owes in order,
   // then may forward, then waits.
   Tree settle(State s) const {
-    std::erase_if(s.owed, [](const auto& e) { return e.second.empty(); });
+    for (auto it = s.owed.begin(); it != s.owed.end();)
+      it = it->second.empty() ? s.owed.erase(it) : std::next(it);
     for (auto& [c, q] : s.owed) {
       if (!q.front().response) continue;
       const ConnId client = c;
       Owed head = std::move(q.front());
-      q.pop_front();
+      q.erase(q.begin());
       Tree next = settle(std::move(s));
       return oracle::send(client, std::move(*head.response), std::move(next),
                           head.clause);
@@ -165,20 +167,25 @@ class ProxyModel {
       OriginConn& conn = s.origins[q.conn];
       if (!is_acceptance(q.json()) && !conn.carrying.empty()) {
         auto [client, label] = conn.carrying.front();
-        conn.carrying.pop_front();
+        conn.carrying.erase(conn.carrying.begin());
         for (Owed& x : s.owed[client])
-          if (x.label == label)
+          if (x.label == label) {
             x.response = relayed_pattern(q.json(), x.method, o_.mode, x.range);
+            // (Or the proxy gave up waiting just before the answer came: a
+            // 504, or a 502.)
+            if (o_.lost_forwards) x.response = Sym::alt({*x.response, lost_pattern()});
+          }
       }
       // An answer that says `Connection: close` ends the connection.
       conn.free = !connection_options(q.json()).count("close");
       return settle(std::move(s));
     }
     const Json& body = q.json();
-    Owed owed{q.label,
-              body.is_object() && body.contains("method") && body["method"].is_string()
-                  ? body["method"].get<std::string>()
-                  : "GET"};
+    Owed owed;
+    owed.label = q.label;
+    owed.method = body.is_object() && body.contains("method") && body["method"].is_string()
+                      ? body["method"].get<std::string>()
+                      : "GET";
     if (body.is_object() && body.contains("headers") && body["headers"].is_object()) {
       auto r = body["headers"].find("range");
       if (r != body["headers"].end() && r->is_string()) owed.range = r->get<std::string>();
@@ -190,13 +197,16 @@ class ProxyModel {
       return settle(std::move(s));
     }
     s.owed[q.conn].push_back(owed);
-    if (!o_.refusals) {
+    if (!o_.refusals && !o_.lost_forwards) {
       s.pending.push_back({q.conn, q.label, q.body});
       return settle(std::move(s));
     }
+    // Refused by policy (an error of its own, refusal_pattern), or lost on
+    // an origin connection that failed (502/504: lost_pattern): either way
+    // never forwarded, as far as the tester sees.
     State refused = s;
-    refused.owed[q.conn].back().response = refusal_pattern();
-    refused.owed[q.conn].back().clause = kRefusalClause;
+    refused.owed[q.conn].back().response = o_.refusals ? refusal_pattern() : lost_pattern();
+    refused.owed[q.conn].back().clause = o_.refusals ? kRefusalClause : kLostClause;
     s.pending.push_back({q.conn, q.label, q.body});
     return oracle::choose(settle(std::move(s)), settle(std::move(refused)));
   }

@@ -50,7 +50,9 @@ harness::Protocol protocol(ProtocolOptions options) {
   harness::Protocol p;
   http::set_presentation(p);
   p.name = options.mode == Mode::Forward ? "proxy" : "gateway";
-  const ModelOptions mo{options.mode, options.refusals};
+  // (A proxy process, which connects to the tester's listener, may lose a
+  // forward on a connection the tester closed: ModelOptions::lost_forwards.)
+  const ModelOptions mo{options.mode, options.refusals, !options.origin.empty()};
   const std::string authority =
       options.origin.empty() ? kInProcessOrigin : options.origin;
   if (options.mode == Mode::Forward) {
@@ -66,9 +68,21 @@ harness::Protocol protocol(ProtocolOptions options) {
       return http::canonical_request(q, printed);
     };
   }
+  // A forward proxy's clients name the origin in Host, as they must (RFC
+  // 9112 §3.2.2): that is no "other host" worth a signature of its own.
+  p.request_shape = [shape = p.request_shape](const Json& q) {
+    std::string s = shape(q);
+    if (auto at = s.find(" host(other)"); at != std::string::npos)
+      s.erase(at, std::string_view(" host(other)").size());
+    return s;
+  };
   p.new_response_stream = [] { return std::make_unique<ClientStream>(); };
   p.model = [mo] { return model(mo); };
+  // Each run of a campaign against a proxy process in its own namespace, so
+  // that a forward the proxy sends late is told apart (of_another_run).
+  p.namespace_request = namespace_request;
   p.origin = origin_side();
+  p.origin->of_another_run = of_another_run;
   p.origin->generate_answer = generate_answer;
   p.origin->listen = options.origin;
   p.generate_request = generate_request;

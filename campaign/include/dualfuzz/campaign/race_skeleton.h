@@ -62,7 +62,9 @@ inline std::vector<harness::Label> overlapping_requests(const harness::Protocol&
       in_flight.erase(harness::request_of(m.label));
       continue;
     }
-    if (p.race_key(m.ir) != key) continue;
+    // (What a proxy forwards on its origin connections is the same request
+    // on another connection, not a second one racing it.)
+    if (harness::is_accepted_conn(m.conn) || p.race_key(m.ir) != key) continue;
     auto it = wire.find(m.label);
     const oracle::ConnId conn = it == wire.end() ? m.conn : it->second;
     for (const auto& [label, c] : in_flight)

@@ -102,6 +102,9 @@ struct RunResult {
   // request it will never answer, or a server that hangs; the fuzz loop
   // tells them apart with Protocol::liveness_probe.
   bool went_silent = false;
+  // Forwarded requests of earlier executions that arrived during this one
+  // (Protocol::Origin::of_another_run): answered, not judged.
+  std::size_t late_forwards = 0;
   // Configurations the oracle explored (its cost, deterministic: what a
   // fuzz target weighs before keeping an input for coverage).
   std::size_t explored = 0;

@@ -168,6 +168,14 @@ struct Protocol {
     // (HTTP: a `close` connection option in either message, RFC 9112 §9.6);
     // null: never.
     std::function<bool(const Json& forwarded_ir, const Json& answer_ir)> closes_after;
+    // Whether `forwarded_ir` was made for another run than the one whose
+    // namespace is `run_prefix` (Protocol::namespace_request): a request of
+    // an earlier execution the server forwards late (a proxy may still
+    // forward what a closed client had pipelined). The executor answers it
+    // with default_answer and neither records nor judges it
+    // (RunResult::late_forwards). Null: none is told apart.
+    std::function<bool(const Json& forwarded_ir, std::string_view run_prefix)>
+        of_another_run;
     // A new answer body for the forwarded request labelled `forwarded`
     // (the mutator inserts `answer` steps with it; null: it does not).
     std::function<Jexp(std::mt19937_64&, Label forwarded)> generate_answer;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dualfuzz/harness/ir.h"
+#include "dualfuzz/oracle/server_model.h"
 #include "dualfuzz/result.h"
 
 namespace dualfuzz::harness {
@@ -20,7 +21,7 @@ namespace dualfuzz::harness {
 // connecting to the origin the tester plays, docs/proxy.md) have ids from
 // here on, numbered by the transport in order of acceptance: receive()
 // delivers their bytes, send() answers on them, close() closes them.
-inline constexpr ConnId kFirstAcceptedConn = 1u << 20;
+inline constexpr ConnId kFirstAcceptedConn = oracle::kFirstAcceptedConn;
 constexpr bool is_accepted_conn(ConnId c) { return c >= kFirstAcceptedConn; }
 
 class Transport {

@@ -30,6 +30,15 @@
 namespace dualfuzz::oracle {
 
 using ConnId = std::uint32_t;
+// Connections the server under test opened to the tester (a proxy's to the
+// origin the tester plays) have ids from here on (harness::kFirstAcceptedConn
+// is this one); reports name them o1, o2, ...
+inline constexpr ConnId kFirstAcceptedConn = 1u << 20;
+// "connection 3", or "origin connection o1" for one the server opened.
+inline std::string connection_name(ConnId c) {
+  return c >= kFirstAcceptedConn ? "origin connection o" + std::to_string(c - kFirstAcceptedConn + 1)
+                                 : "connection " + std::to_string(c);
+}
 using Label = std::uint32_t;
 
 // What a model reads from a request, decoded once per distinct request by

@@ -57,6 +57,16 @@ Target split_target(std::string_view target);
 // the last proxy, which the proxy under test is); a gateway's as received.
 std::string forwarded_target(const Json& request, Mode mode);
 
+// A run's namespace (Protocol::namespace_request) in a proxy client's
+// request: the path's first segment gets `prefix`, in origin-form or after
+// an absolute-form's authority ("http://h/a" -> "http://h/PREFIXa"); an
+// absolute-form with no path, "*" and CONNECT's authority stay as they are.
+Json namespace_request(Json request, std::string_view prefix);
+// Whether a forwarded request names a path of another run's namespace than
+// `prefix` (run namespaces are WORD-...-N-: the same first word, another
+// name): a late forward of an earlier execution (Origin::of_another_run).
+bool of_another_run(const Json& forwarded, std::string_view prefix);
+
 // Max-Forwards as a number when it is one (1*DIGIT, §7.6.2).
 std::optional<long long> max_forwards(const Json& request);
 // TRACE and OPTIONS: the methods whose Max-Forwards a proxy must honour.
@@ -79,6 +89,11 @@ oracle::Sym relayed_pattern(const Json& answer, std::string_view method, Mode mo
 // recipient"), or an error status of its own (a refusal).
 oracle::Sym own_answer_pattern();
 oracle::Sym refusal_pattern();
+// A proxy's answer when its connection to the origin failed (502: a pooled
+// connection the origin had closed, RFC 9112 §9.5, where a non-idempotent
+// request MUST NOT be retried, §9.3.1) or the origin's answer did not come
+// in the proxy's time (504).
+oracle::Sym lost_pattern();
 
 // The clauses the model's sends name.
 inline constexpr const char* kForwardClause =
@@ -92,6 +107,10 @@ inline constexpr const char* kRelayClause =
 inline constexpr const char* kMaxForwardsClause =
     "RFC 9110 §7.6.2 (Max-Forwards: 0 on TRACE/OPTIONS: answered by the proxy, not "
     "forwarded)";
+inline constexpr const char* kLostClause =
+    "RFC 9110 §15.6.3, §15.6.5 (502/504: the proxy's connection to the origin failed "
+    "or its answer came too late; RFC 9112 §9.3.1: a non-idempotent request is not "
+    "retried)";
 inline constexpr const char* kRefusalClause =
     "RFC 9110 §15 (a request the proxy refuses gets an error status of its own)";
 

@@ -24,6 +24,15 @@ struct ModelOptions {
   // forwarding it (policy, an unreachable origin). Off for the reference
   // proxy, which forwards everything: a refusal is then a violation.
   bool refusals = false;
+  // The proxy's connections to the origin may fail under it: the tester
+  // closes every origin connection between executions, so a proxy that
+  // pools them may send a request on one it has not yet seen closed, and a
+  // forwarded request may wait on the tester's `answer` step longer than
+  // the proxy waits. So any request may get 502 or 504 instead of being
+  // forwarded or relayed (lost_pattern). On for a proxy process (the tester
+  // listens as its origin), off in process, where nothing closes under the
+  // reference proxy and the tester answers at once.
+  bool lost_forwards = false;
 };
 
 oracle::ServerModel model(ModelOptions options = {});
