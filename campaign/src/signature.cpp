@@ -214,8 +214,13 @@ std::string rest_part(const harness::Protocol& p, const harness::RunResult& r,
 
 }  // namespace
 
+std::string forward_key(const harness::RunResult& r) {
+  return std::string(kind_name(r.outcome)) + ": a forwarded request | " + verdict_part(r);
+}
+
 std::string identity_of(const harness::Protocol& p, const harness::RunResult& r) {
   if (!r.violation()) return "";
+  if (blamed_on_a_forward(r)) return forward_key(r);
   if (r.outcome == Outcome::ProtocolViolation) {
     // "PROTOCOL VIOLATION on cN: RFC 9110 §8.6 (MUST): ...": a message rule
     // names itself; anything else as violation_key shapes it.
