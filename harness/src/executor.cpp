@@ -324,7 +324,7 @@ class Run {
     res_.outcome = RunResult::Outcome::LivenessViolation;
     res_.detail = "LIVENESS: at `" + where + "`, " + std::to_string(outstanding()) +
                   " request(s) were still unanswered after " +
-                  std::to_string(o_.message_timeout.count()) + " ms of silence";
+                  std::to_string(o_.message_timeout.count()) + " ms of silence\n";
   }
 
   void closed(ConnId c, bool by_server) {
