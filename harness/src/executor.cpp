@@ -415,20 +415,27 @@ class Run {
                        std::to_string(f.conn - kFirstAcceptedConn + 1) +
                        " closed after a `close` with " + std::to_string(o.held.size()) +
                        " forwarded request(s) unprocessed\n";
-      o.held.clear();
-      o.open = false;
-      t_.close(f.conn);
-      observe(oracle::Event::close(f.conn));
+      close_origin(f.conn, o);
       return;
     }
     side->second.awaiting = true;
     record_held(f.conn);
   }
 
+  // The origin is done with o after an answer: what the server forwarded
+  // on it since is dropped unprocessed.
+  void close_origin(ConnId o, OriginSide& side) {
+    side.held.clear();
+    side.open = false;
+    t_.close(o);
+    observe(oracle::Event::close(o));
+  }
+
   // The next held forwarded request of o, now that o has an answer.
   void record_held(ConnId o) {
     OriginSide& side = origins_[o];
-    while (side.awaiting && !side.held.empty() && !done() && of_another_run(side.held.front())) {
+    while (side.awaiting && !side.held.empty() && !done() &&
+           of_another_run(side.held.front())) {
       // Late: answered so that the server is not held up, never judged.
       Json late = std::move(side.held.front());
       side.held.pop_front();
@@ -436,10 +443,7 @@ class Run {
       const Json a = p_.origin->default_answer(late);
       t_.send(o, p_.origin->print_answer(a, late));
       if (p_.origin->closes_after && p_.origin->closes_after(late, a)) {
-        side.held.clear();
-        side.open = false;
-        t_.close(o);
-        observe(oracle::Event::close(o));
+        close_origin(o, side);
         return;
       }
     }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "dualfuzz/oracle/dualize.h"
+#include "dualfuzz/oracle/detail/ground_match.h"
 
 namespace dualfuzz::oracle {
 namespace {
@@ -329,15 +330,7 @@ class ResponseViews {
           continue;
         }
       }
-      switch (match_ground(sub, *field)) {
-        case GroundMatch::No:
-          return GroundMatch::No;
-        case GroundMatch::Unknown:
-          unknown = true;
-          break;
-        case GroundMatch::Yes:
-          break;
-      }
+      if (!detail::and_part(match_ground(sub, *field), unknown)) return GroundMatch::No;
     }
     return unknown ? GroundMatch::Unknown : GroundMatch::Yes;
   }

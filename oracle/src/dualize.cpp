@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "dualfuzz/oracle/detail/ground_match.h"
+
 namespace dualfuzz::oracle {
 namespace {
 
@@ -383,15 +385,7 @@ GroundMatch match_ground(const Sym& p, const Json& v) {
           }
           return GroundMatch::No;
         }
-        switch (match_ground(sub, *field)) {
-          case GroundMatch::No:
-            return GroundMatch::No;
-          case GroundMatch::Unknown:
-            unknown = true;
-            break;
-          case GroundMatch::Yes:
-            break;
-        }
+        if (!detail::and_part(match_ground(sub, *field), unknown)) return GroundMatch::No;
       }
       return unknown ? GroundMatch::Unknown : GroundMatch::Yes;
     }

@@ -14,6 +14,7 @@ namespace dualfuzz {
 namespace {
 
 using testing::AflLibrary;
+using testing::AflStateTest;
 
 const AflLibrary& library() {
   static const AflLibrary lib(TOY_AFL_MUTATOR_SO);
@@ -30,18 +31,9 @@ req 3 on c0: {"key":"b","op":"get"}
 wait 3
 )";
 
-class ToyAflMutator : public ::testing::Test {
+class ToyAflMutator : public AflStateTest {
  protected:
-  void SetUp() override {
-    ASSERT_NE(library().dl, nullptr) << library().error;
-    ASSERT_TRUE(library().complete());
-    st = library().init(nullptr, 5);
-    ASSERT_NE(st, nullptr);
-  }
-  void TearDown() override {
-    if (st) library().deinit(st);
-  }
-  void* st = nullptr;
+  ToyAflMutator() : AflStateTest(library(), 5) {}
 };
 
 TEST_F(ToyAflMutator, FuzzMakesToyScripts) {

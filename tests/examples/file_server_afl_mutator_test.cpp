@@ -19,6 +19,7 @@
 namespace {
 
 using dualfuzz::testing::AflLibrary;
+using dualfuzz::testing::AflStateTest;
 
 const AflLibrary& library() {
   static const AflLibrary lib(FILE_SERVER_AFL_MUTATOR_SO);
@@ -47,18 +48,9 @@ std::vector<std::string> seeds(std::size_t n) {
   return out;
 }
 
-class FileServerAflMutator : public ::testing::Test {
+class FileServerAflMutator : public AflStateTest {
  protected:
-  void SetUp() override {
-    ASSERT_NE(library().dl, nullptr) << library().error;
-    ASSERT_TRUE(library().complete());
-    st = library().init(nullptr, 42);
-    ASSERT_NE(st, nullptr);
-  }
-  void TearDown() override {
-    if (st) library().deinit(st);
-  }
-  void* st = nullptr;
+  FileServerAflMutator() : AflStateTest(library(), 42) {}
 };
 
 TEST_F(FileServerAflMutator, MakesParseableScriptsFromTheSeeds) {

@@ -91,19 +91,9 @@ std::size_t step_count(const std::string& s) {
   return p ? p->steps.size() : 0;
 }
 
-class AflMutator : public ::testing::Test {
+class AflMutator : public dualfuzz::testing::AflStateTest {
  protected:
-  void SetUp() override {
-    ASSERT_NE(hooks().dl, nullptr) << hooks().error;
-    ASSERT_TRUE(hooks().init && hooks().deinit && hooks().fuzz && hooks().describe &&
-                hooks().init_trim && hooks().trim && hooks().post_trim);
-    st = hooks().init(nullptr, 42);
-    ASSERT_NE(st, nullptr);
-  }
-  void TearDown() override {
-    if (st) hooks().deinit(st);
-  }
-  void* st = nullptr;
+  AflMutator() : AflStateTest(hooks(), 42) {}
 };
 
 TEST_F(AflMutator, ExportsOnlyTheHooks) {

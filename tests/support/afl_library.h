@@ -9,6 +9,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -64,6 +65,31 @@ struct AflLibrary {
                          add.size(), max_size);
     return out ? std::string(reinterpret_cast<char*>(out), n) : std::string();
   }
+};
+
+// A test whose every case holds one afl_custom_init state of a library, as
+// afl-fuzz holds one per run; deinit after the case.
+//   class TheirMutator : public AflStateTest {
+//    protected:
+//     TheirMutator() : AflStateTest(library(), 42) {}
+//   };
+class AflStateTest : public ::testing::Test {
+ protected:
+  AflStateTest(const AflLibrary& lib, unsigned int seed) : lib_(lib), seed_(seed) {}
+  void SetUp() override {
+    ASSERT_NE(lib_.dl, nullptr) << lib_.error;
+    ASSERT_TRUE(lib_.complete());
+    st = lib_.init(nullptr, seed_);
+    ASSERT_NE(st, nullptr);
+  }
+  void TearDown() override {
+    if (st) lib_.deinit(st);
+  }
+  void* st = nullptr;
+
+ private:
+  const AflLibrary& lib_;
+  unsigned int seed_;
 };
 
 }  // namespace dualfuzz::testing
