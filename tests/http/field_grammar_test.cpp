@@ -2,6 +2,8 @@
 // accepts the RFC's own examples and refuses what breaks its ABNF.
 #include "dualfuzz/http/field_grammar.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 namespace dualfuzz::http {
@@ -92,6 +94,50 @@ TEST(FieldGrammar, FieldValueCharacters) {
   EXPECT_FALSE(field_value_chars(std::string_view("a\x01", 2)));
   EXPECT_FALSE(field_value_chars("a\x7f"));
   EXPECT_EQ(field_grammar("x-private"), nullptr);
+}
+
+// Every grammar the rule layer checks, both ways: a value the ABNF allows and
+// one it does not. The table must name each grammar, so a new one cannot be
+// added untested.
+TEST(FieldGrammar, EveryGrammarBothWays) {
+  struct Case {
+    std::string_view name, good, bad;
+  };
+  const Case cases[] = {
+      {"accept-encoding", "gzip, br;q=0.5", "gzip;q=2"},
+      {"accept-patch", "application/example, text/x-c", "application"},
+      {"accept-ranges", "bytes", ""},
+      {"age", "60", "-1"},
+      {"allow", "GET, HEAD", "GET,, HEAD"},
+      {"cache-control", "no-cache, max-age=0", "max-age=\"0"},
+      {"connection", "close", "close keep-alive"},
+      {"content-encoding", "gzip", "gzip deflate"},
+      {"content-language", "en-US", "en_US"},
+      {"content-length", "0", "0x10"},
+      {"content-location", "/a/b?c", "/a b"},
+      {"content-range", "bytes 0-0/2", "bytes 0-0"},
+      {"content-type", "text/plain", "text"},
+      {"date", "Sun, 06 Nov 1994 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"},
+      {"etag", "W/\"1\"", "1"},
+      {"expires", "Thu, 01 Dec 1994 16:00:00 GMT", "0"},
+      {"last-modified", "Tue, 15 Nov 1994 12:45:26 GMT", "yesterday"},
+      {"location", "/b", "/a b"},
+      {"proxy-authenticate", "Basic realm=\"proxy\"", "Basic realm=\"x"},
+      {"retry-after", "120", "soon"},
+      {"server", "x/1.0 (y)", "(y)"},
+      {"transfer-encoding", "gzip, chunked", "chunked gzip"},
+      {"upgrade", "h2c, websocket", "h2c websocket"},
+      {"vary", "accept, *", "accept encoding"},
+      {"www-authenticate", "Bearer", ""},
+  };
+  std::set<std::string_view> named;
+  for (const Case& c : cases) {
+    named.insert(c.name);
+    EXPECT_TRUE(ok(c.name, c.good)) << c.name << ": " << c.good;
+    EXPECT_FALSE(ok(c.name, c.bad)) << c.name << ": " << c.bad;
+  }
+  for (const FieldGrammar& g : field_grammars())
+    EXPECT_TRUE(named.count(g.name)) << g.name << " has no case";
 }
 
 }  // namespace

@@ -2,10 +2,16 @@
 // sends them (bytes, through the codec), judged with the request they answer.
 #include "dualfuzz/http/message_rules.h"
 
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "dualfuzz/http/codec.h"
 #include "dualfuzz/http/connection_options.h"
+#include "dualfuzz/http/field_grammar.h"
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/http/protocol.h"
 
@@ -250,6 +256,158 @@ TEST(MessageRules, TheTableNamesEachRule) {
   for (const MessageRule& r : message_rules()) {
     EXPECT_FALSE(r.clause.empty()) << r.id;
     EXPECT_FALSE(r.text.empty()) << r.id;
+  }
+}
+
+// Every rule of the table, both ways: a response that breaks it (and only
+// it) and one that does not, after the exchanges the rule compares with.
+// The table must name each rule, so a new rule cannot be added untested.
+TEST(MessageRules, EveryRuleBothWays) {
+  const std::string d = kDate;
+  const Json asks = get("/a", {{"upgrade", "h2c"}, {"connection", "upgrade"}});
+  Json expects = get("/a", {{"upgrade", "h2c"}, {"expect", "100-continue"}});
+  expects["method"] = "PUT";
+  expects["body"] = "x";
+  Json http10 = get();
+  http10["version"] = "HTTP/1.0";
+  const Json connect = {
+      {"method", "CONNECT"}, {"path", "dualfuzz.invalid:80"}, {"headers", Json::object()}};
+  const Json head = {{"method", "HEAD"}, {"path", "/a"}, {"headers", Json::object()}};
+  const Json inm = get("/a", {{"if-none-match", "\"1\""}});
+  const Json range = get("/a", {{"range", "bytes=0-0"}});
+  const std::string with_etag = ok200("ETag: \"1\"\r\n");
+  struct Case {
+    std::string_view id;
+    std::vector<std::pair<Json, std::string>> before;  // exchanges judged first
+    Json request;
+    std::string breaks;
+    std::string expected;  // the one break, "MUST: ..." / "SHOULD: ..."
+    std::string clean;
+  };
+  const std::vector<Case> cases = {
+      {"field-value-chars", {}, get(), ok200("X-A: a\x7f" "b\r\n"),
+       "MUST: a control character in a field value", ok200("X-A: ab\r\n")},
+      {"content-length-1xx-204", {}, get(),
+       "HTTP/1.1 204 NC\r\n" + d + "Content-Length: 0\r\n\r\n",
+       "MUST: Content-Length in a 204 response", "HTTP/1.1 204 NC\r\n" + d + "\r\n"},
+      {"transfer-encoding-1xx-204", {}, get(),
+       "HTTP/1.1 100 Continue\r\nTransfer-Encoding: chunked\r\n\r\n" + ok200(),
+       "MUST: Transfer-Encoding in a 1xx response",
+       "HTTP/1.1 100 Continue\r\n\r\n" + ok200()},
+      {"content-205", {}, get(),
+       "HTTP/1.1 205 R\r\n" + d + "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi",
+       "MUST: content in a 205 response",
+       "HTTP/1.1 205 R\r\n" + d + "Content-Length: 0\r\n\r\n"},
+      {"upgrade-101", {}, asks, "HTTP/1.1 101 S\r\nConnection: upgrade\r\n\r\n",
+       "MUST: a 101 response without upgrade",
+       "HTTP/1.1 101 S\r\nUpgrade: h2c\r\nConnection: upgrade\r\n\r\n"},
+      {"switch-unoffered", {}, get(),
+       "HTTP/1.1 101 S\r\nUpgrade: h2c\r\nConnection: upgrade\r\n\r\n",
+       "MUST: a 101 switching to a protocol the request did not offer", ok200()},
+      {"continue-before-101", {}, expects, "HTTP/1.1 101 S\r\nUpgrade: h2c\r\n\r\n",
+       "MUST: a 101 to Expect: 100-continue without a 100",
+       "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 S\r\nUpgrade: h2c\r\n\r\n"},
+      {"www-authenticate-401", {}, get(),
+       "HTTP/1.1 401 N\r\n" + d + "Content-Length: 0\r\n\r\n",
+       "MUST: a 401 response without www-authenticate",
+       "HTTP/1.1 401 N\r\n" + d + "WWW-Authenticate: Basic realm=\"x\"\r\n"
+       "Content-Length: 0\r\n\r\n"},
+      {"allow-405", {}, get(), "HTTP/1.1 405 N\r\n" + d + "Content-Length: 0\r\n\r\n",
+       "MUST: a 405 response without allow",
+       "HTTP/1.1 405 N\r\n" + d + "Allow: GET, HEAD\r\nContent-Length: 0\r\n\r\n"},
+      {"proxy-authenticate-407", {}, get(),
+       "HTTP/1.1 407 N\r\n" + d + "Content-Length: 0\r\n\r\n",
+       "MUST: a 407 response without proxy-authenticate",
+       "HTTP/1.1 407 N\r\n" + d + "Proxy-Authenticate: Basic realm=\"p\"\r\n"
+       "Content-Length: 0\r\n\r\n"},
+      {"upgrade-426", {}, get(), "HTTP/1.1 426 N\r\n" + d + "Content-Length: 0\r\n\r\n",
+       "MUST: a 426 response without upgrade",
+       "HTTP/1.1 426 N\r\n" + d + "Upgrade: h2c\r\nContent-Length: 0\r\n\r\n"},
+      {"location-3xx", {}, get(), "HTTP/1.1 302 F\r\n" + d + "Content-Length: 0\r\n\r\n",
+       "SHOULD: a 302 response without location",
+       "HTTP/1.1 302 F\r\n" + d + "Location: /b\r\nContent-Length: 0\r\n\r\n"},
+      {"content-type", {}, get(), "HTTP/1.1 200 OK\r\n" + d + "Content-Length: 2\r\n\r\nhi",
+       "SHOULD: content without Content-Type", ok200()},
+      {"date", {{get(), ok200()}}, get(),
+       "HTTP/1.1 200 OK\r\nContent-Type: a/b\r\nContent-Length: 0\r\n\r\n",
+       "MUST: a 2xx-4xx response without Date from a server with a clock", ok200()},
+      {"transfer-encoding-http10", {}, http10,
+       "HTTP/1.1 200 OK\r\n" + d +
+           "Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+           "2\r\nhi\r\n0\r\n\r\n",
+       "MUST: Transfer-Encoding in the answer to an HTTP/1.0 request", ok200()},
+      {"connect-2xx-framing", {}, connect,
+       "HTTP/1.1 200 OK\r\n" + d + "Content-Length: 0\r\n\r\n",
+       "MUST: Content-Length in a 2xx response to CONNECT",
+       "HTTP/1.1 200 OK\r\n" + d + "\r\n"},
+      {"content-range-416", {}, get("/a", {{"range", "bytes=5-6"}}),
+       "HTTP/1.1 416 R\r\n" + d + "Content-Length: 0\r\n\r\n",
+       "SHOULD: a 416 to a byte-range request without Content-Range",
+       "HTTP/1.1 416 R\r\n" + d + "Content-Range: bytes */2\r\nContent-Length: 0\r\n\r\n"},
+      {"close-option", {}, get("/a", {{"connection", "close"}}), ok200(),
+       "SHOULD: no close option in the answer to a request that closes",
+       ok200("Connection: close\r\n")},
+      {"head-get-fields", {{get(), with_etag}}, head,
+       "HTTP/1.1 200 OK\r\n" + d + "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\n",
+       "SHOULD: HEAD and GET answered with different fields",
+       "HTTP/1.1 200 OK\r\n" + d +
+           "Content-Type: text/plain\r\nContent-Length: 2\r\nETag: \"1\"\r\n\r\n"},
+      {"fields-304", {{get(), with_etag}}, inm, "HTTP/1.1 304 NM\r\n" + d + "\r\n",
+       "MUST: a 304 without a field its 200 had",
+       "HTTP/1.1 304 NM\r\n" + d + "ETag: \"1\"\r\n\r\n"},
+      {"content-length-304", {{get(), with_etag}}, inm,
+       "HTTP/1.1 304 NM\r\n" + d + "ETag: \"1\"\r\nContent-Length: 3\r\n\r\n",
+       "MUST: a 304's Content-Length other than its 200's content length",
+       "HTTP/1.1 304 NM\r\n" + d + "ETag: \"1\"\r\nContent-Length: 2\r\n\r\n"},
+      {"fields-206", {{get(), with_etag}}, range,
+       "HTTP/1.1 206 P\r\n" + d +
+           "Content-Type: text/plain\r\nContent-Range: bytes 0-0/2\r\n"
+           "Content-Length: 1\r\n\r\nh",
+       "MUST: a 206 without a field its 200 had",
+       "HTTP/1.1 206 P\r\n" + d +
+           "Content-Type: text/plain\r\nContent-Range: bytes 0-0/2\r\nETag: \"1\"\r\n"
+           "Content-Length: 1\r\n\r\nh"},
+  };
+  // A repeated line of each singleton field; ok200 has one Date, one
+  // Content-Type and one Content-Length already.
+  const std::map<std::string_view, std::string> singleton_value = {
+      {"age", "1"},
+      {"content-length", "2"},
+      {"content-location", "/a"},
+      {"content-range", "bytes 0-1/2"},
+      {"content-type", "text/plain"},
+      {"date", "Sun, 06 Nov 1994 08:49:37 GMT"},
+      {"etag", "\"1\""},
+      {"expires", "Sun, 06 Nov 1994 08:49:37 GMT"},
+      {"last-modified", "Sun, 06 Nov 1994 08:49:37 GMT"},
+      {"location", "/b"},
+      {"retry-after", "1"},
+      {"server", "x/1"}};
+  std::set<std::string_view> named;
+  auto check = [&](const Case& c) {
+    named.insert(c.id);
+    for (const bool broken : {true, false}) {
+      auto rules = new_message_rules();
+      for (const auto& [q, r] : c.before) EXPECT_EQ(judge(*rules, q, r), V{}) << c.id;
+      EXPECT_EQ(judge(*rules, c.request, broken ? c.breaks : c.clean),
+                broken ? V{c.expected} : V{})
+          << c.id << (broken ? " (broken)" : " (clean)");
+    }
+  };
+  for (const Case& c : cases) check(c);
+  for (const auto& [name, value] : singleton_value) {
+    const bool in_ok200 =
+        name == "date" || name == "content-type" || name == "content-length";
+    const std::string line = std::string(name) + ": " + value + "\r\n";
+    check({name, {}, get(), ok200(in_ok200 ? line : line + line),
+           "MUST: more than one " + std::string(name) + " field line",
+           ok200(in_ok200 ? "" : line)});
+  }
+  for (const MessageRule& r : message_rules()) {
+    // The grammars are tested value by value in field_grammar_test.cpp
+    // (FieldGrammar.EveryGrammarBothWays), and through a line here above.
+    if (field_grammar(r.id) && !singleton_value.count(r.id)) continue;
+    EXPECT_TRUE(named.count(r.id)) << r.id << " has no case";
   }
 }
 
