@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "dualfuzz/harness/transport.h"
+#include "dualfuzz/proxy/forwarding.h"
 #include "dualfuzz/oracle/oracle.h"
 
 namespace dualfuzz::proxy {
@@ -27,11 +28,8 @@ Json get(const std::string& path, Json headers = Json::object()) {
 Json forwarded(const std::string& path, Json headers = Json::object()) {
   headers["host"] = "o.test";
   headers["via"] = "1.1 p";
-  return {{"method", "GET"},
-          {"path", path},
-          {"headers", headers},
-          {"body", ""},
-          {"via", {{"present", true}}}};
+  return mark_forwarded(
+      {{"method", "GET"}, {"path", path}, {"headers", headers}, {"body", ""}});
 }
 // Answers carry no-transform, as the tester's origin's mostly do: their
 // bytes are then the proxy's to pass on unchanged (RFC 9110 §7.7).
@@ -42,10 +40,7 @@ Json answer(const std::string& body, Json headers = Json::object()) {
 Json relayed(const std::string& body, Json headers = Json::object()) {
   if (!headers.contains("cache-control")) headers["cache-control"] = "no-transform";
   headers["via"] = "1.1 p";
-  return {{"status", 200},
-          {"headers", headers},
-          {"body", body},
-          {"via", {{"present", true}}}};
+  return mark_forwarded({{"status", 200}, {"headers", headers}, {"body", body}});
 }
 const Json kAccepted = {{"origin", "accepted"}};
 
@@ -185,8 +180,8 @@ TEST(ProxyModel, ViaIsAddedBothWays) {
                   Event::response(kO1, 3, no_via)})
                 .status,
             Verdict::Status::Reject);
-  Json bare = {
-      {"status", 200}, {"headers", {{"cache-control", "no-transform"}}}, {"body", "x"}};
+  Json bare = mark_forwarded(
+      {{"status", 200}, {"headers", {{"cache-control", "no-transform"}}}, {"body", "x"}});
   std::vector<Event> t = {
       Event::request(0, 1, get("/a")), Event::request(kO1, 0, kAccepted),
       Event::response(kO1, 3, forwarded("/a")), Event::request(kO1, 4, answer("x")),
@@ -233,6 +228,69 @@ TEST(ProxyModel, MaxForwards) {
   EXPECT_TRUE(play(t("0")).accepted());
   EXPECT_EQ(play(t("3")).status, Verdict::Status::Reject);
   EXPECT_EQ(play(t("-1")).status, Verdict::Status::Reject);
+}
+
+// "A proxy, whether or not it implements a cache, MUST pass cache directives
+// through in forwarded messages" (RFC 9111 §5.2): each directive with its
+// argument, both ways. A cache may add its own (Squid adds max-age=259200 to
+// the requests it forwards): no clause forbids it.
+TEST(ProxyModel, CacheDirectivesPassThroughAndMayBeAddedTo) {
+  auto ahead = [](Json client, Json origin) {
+    return play({Event::request(0, 1, get("/a", std::move(client))),
+                 Event::request(kO1, 0, kAccepted),
+                 Event::response(kO1, 3, forwarded("/a", std::move(origin)))});
+  };
+  const Json nt = {{"cache-control", "no-transform"}};
+  EXPECT_TRUE(ahead(nt, nt).accepted());
+  EXPECT_TRUE(ahead(nt, {{"cache-control", "no-transform, max-age=259200"}}).accepted());
+  EXPECT_TRUE(ahead(Json::object(), {{"cache-control", "max-age=259200"}}).accepted());
+  // Directives compare case-insensitively; an argument quoted or not.
+  EXPECT_TRUE(
+      ahead({{"cache-control", "Max-Age=60"}}, {{"cache-control", "max-age=\"60\""}})
+          .accepted());
+  EXPECT_EQ(ahead(nt, {{"cache-control", "max-age=259200"}}).status,
+            Verdict::Status::Reject);
+  EXPECT_EQ(ahead(nt, Json::object()).status, Verdict::Status::Reject);
+  EXPECT_EQ(ahead({{"cache-control", "max-age=60"}}, {{"cache-control", "max-age=0"}})
+                .status,
+            Verdict::Status::Reject);
+  // An unknown directive too ("regardless of their significance").
+  EXPECT_EQ(ahead({{"cache-control", "v1"}}, {{"cache-control", "max-age=259200"}}).status,
+            Verdict::Status::Reject);
+
+  auto back = [](Json origin, Json client) {
+    return play({Event::request(0, 1, get("/a")), Event::request(kO1, 0, kAccepted),
+                 Event::response(kO1, 3, forwarded("/a")),
+                 Event::request(kO1, 4, answer("x", std::move(origin))),
+                 Event::response(0, 2, relayed("x", std::move(client)))});
+  };
+  const Json fixed = {{"cache-control", "no-transform, max-age=60"}};
+  EXPECT_TRUE(back(fixed, fixed).accepted());
+  EXPECT_TRUE(back(fixed, {{"cache-control", "no-transform, max-age=60, private"}})
+                  .accepted());
+  EXPECT_EQ(back(fixed, {{"cache-control", "no-transform"}}).status,
+            Verdict::Status::Reject);
+  EXPECT_EQ(back(fixed, {{"cache-control", "no-transform, max-age=0"}}).status,
+            Verdict::Status::Reject);
+}
+
+// Max-Forwards on a method other than TRACE and OPTIONS: "A recipient MAY
+// ignore" it (RFC 9110 §7.6.2): passed on as is, decremented, or dropped
+// (Squid drops it); never another value.
+TEST(ProxyModel, MaxForwardsOnOtherMethodsMayBeIgnored) {
+  auto trace = [](Json fwd_headers) {
+    Json q = get("/a", {{"max-forwards", "2"}});
+    q["method"] = "PATCH";
+    Json f = forwarded("/a", std::move(fwd_headers));
+    f["method"] = "PATCH";
+    return play({Event::request(0, 1, q), Event::request(kO1, 0, kAccepted),
+                 Event::response(kO1, 3, f)});
+  };
+  EXPECT_TRUE(trace({{"max-forwards", "2"}}).accepted());
+  EXPECT_TRUE(trace({{"max-forwards", "1"}}).accepted());
+  EXPECT_TRUE(trace(Json::object()).accepted());
+  EXPECT_EQ(trace({{"max-forwards", "3"}}).status, Verdict::Status::Reject);
+  EXPECT_EQ(trace({{"max-forwards", "x"}}).status, Verdict::Status::Reject);
 }
 
 // RFC 9112 §3.2.4: OPTIONS http://o.test (no path, no query) reaches the

@@ -147,10 +147,50 @@ bool answered_by_proxy(const Json& request) {
   return honours_max_forwards(request) && n && *n == 0;
 }
 
-Json mark_via(Json message) {
-  if (headers_of(message).contains("via")) message["via"] = {{"present", true}};
+namespace {
+// A Cache-Control value as its directives (RFC 9111 §5.2: tokens compared
+// case-insensitively, an argument a token or a quoted-string).
+Json cache_directives(const std::string& value) {
+  Json out = Json::object();
+  for (const std::string& d : http::detail::list_members(value)) {
+    const std::size_t eq = d.find('=');
+    if (eq == std::string::npos) {
+      out[d] = true;
+      continue;
+    }
+    std::string arg = d.substr(eq + 1);
+    if (arg.size() >= 2 && arg.front() == '"' && arg.back() == '"')
+      arg = arg.substr(1, arg.size() - 2);
+    out[d.substr(0, eq)] = std::move(arg);
+  }
+  return out;
+}
+}  // namespace
+
+Json mark_forwarded(Json message) {
+  const Json& h = headers_of(message);
+  if (h.contains("via")) message["via"] = {{"present", true}};
+  if (const auto it = h.find("cache-control"); it != h.end() && it->is_string())
+    message["cache-directives"] = cache_directives(it->get<std::string>());
   return message;
 }
+
+namespace {
+// Cache-Control in a pattern: every directive received, with its argument
+// ("A proxy, whether or not it implements a cache, MUST pass cache
+// directives through in forwarded messages", RFC 9111 §5.2). The field's
+// bytes are not compared: a cache may add directives of its own (Squid adds
+// max-age=259200 to the requests it forwards), and no clause forbids it.
+std::optional<Sym> directives_pattern(const Json& h) {
+  const auto it = h.find("cache-control");
+  if (it == h.end() || !it->is_string()) return std::nullopt;
+  std::vector<std::pair<std::string, Sym>> fields;
+  const Json directives = cache_directives(it->get<std::string>());
+  for (const auto& [d, arg] : directives.items())
+    fields.emplace_back(d, Sym::lit(arg));
+  return Sym::object(std::move(fields));
+}
+}  // namespace
 
 std::string forwarded_target(const Json& request, Mode mode) {
   const std::string sent = string_field(request, "path");
@@ -176,7 +216,7 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
   const bool range_meaningless = string_field(request, "method") != "GET";
   for (const auto& [k, v] : h.items()) {
     if (k == "connection" || framing(k) || k == "via" || k == "host" ||
-        k == "max-forwards")
+        k == "max-forwards" || (k == "cache-control" && !listed.count(k)))
       continue;
     if (listed.count(k))
       fields.emplace_back(k, Sym::absent());
@@ -208,13 +248,15 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
                                                 ? std::move(lesser.front())
                                                 : Sym::alt(std::move(lesser)));
       }
-    } else if (n && *n > 0) {
-      // Other methods: a recipient MAY ignore it (passed on as is); a
-      // decremented value is accepted too.
-      fields.emplace_back("max-forwards",
-                          Sym::alt({Sym::lit(v), Sym::lit(std::to_string(*n - 1))}));
     } else {
-      fields.emplace_back("max-forwards", Sym::lit(v));
+      // Other methods: "A recipient MAY ignore a Max-Forwards header field
+      // received with any other request method" (§7.6.2): passed on as is,
+      // decremented, or dropped (Squid drops it; the field's definition
+      // covers only TRACE and OPTIONS, and no clause asks a proxy that
+      // knows it to pass it on).
+      std::vector<Sym> ok = {Sym::lit(v), Sym::absent()};
+      if (n && *n > 0) ok.push_back(Sym::lit(std::to_string(*n - 1)));
+      fields.emplace_back("max-forwards", Sym::alt(std::move(ok)));
     }
   }
   std::vector<std::pair<std::string, Sym>> top = {
@@ -224,6 +266,8 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
       {"body", Sym::lit(string_field(request, "body"))},
       // §7.6.3: a proxy, and a gateway on inbound requests, MUST send Via.
       {"via", Sym::object({{"present", Sym::lit(true)}})}};
+  if (!listed.count("cache-control"))
+    if (auto d = directives_pattern(h)) top.emplace_back("cache-directives", std::move(*d));
   // "A proxy MAY transform the content of a message that does not contain a
   // no-transform cache directive" (RFC 9110 §7.7; the request directive,
   // RFC 9111 §5.2.1.6); it MUST NOT transform one that does.
@@ -266,11 +310,15 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
   const auto listed = connection_options(answer);
   std::vector<std::pair<std::string, Sym>> fields;
   for (const auto& [k, v] : h.items()) {
-    if (k == "connection" || framing(k) || k == "via") continue;
+    if (k == "connection" || framing(k) || k == "via" ||
+        (k == "cache-control" && !listed.count(k)))
+      continue;
     fields.emplace_back(k, listed.count(k)       ? Sym::absent()
                            : known_hop_by_hop(k) ? removable(v)
                                                  : Sym::lit(v));
   }
+  const std::optional<Sym> directives =
+      listed.count("cache-control") ? std::nullopt : directives_pattern(h);
   int status = 200;
   if (answer.is_object() && answer.contains("status") &&
       answer["status"].is_number_integer())
@@ -290,6 +338,7 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
     if (slice) p.emplace_back("body", Sym::lit(*slice));
     if (mode == Mode::Forward)
       p.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
+    if (directives) p.emplace_back("cache-directives", *directives);
     // (One range that selects nothing: no 206 is possible, only the 200.)
     if (slice || range.find(',') != std::string_view::npos)
       partial = Sym::object(std::move(p));
@@ -302,6 +351,7 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
   // MAY in responses.
   if (mode == Mode::Forward)
     top.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
+  if (directives) top.emplace_back("cache-directives", *directives);
   std::vector<Sym> alts;
   // "A proxy MAY transform the content of a message that does not contain a
   // no-transform cache directive"; one "that transforms the content of a 200

@@ -28,7 +28,7 @@ class ForwardStream final : public harness::ResponseStream {
     // HTTP/1.1 is the default; an HTTP/1.0 request is kept so (its answer is
     // framed and closed as RFC 9112 §6.1 and §9.3 have it).
     if ((*q)["version"] != "HTTP/1.0") q->erase("version");
-    return mark_via(std::move(*q));
+    return mark_forwarded(std::move(*q));
   }
   bool failed() const override { return parser_.failed(); }
   std::string error() const override { return parser_.error(); }

@@ -11,7 +11,7 @@
 namespace dualfuzz::proxy {
 namespace {
 
-// HTTP's response stream, with the Via marker the model reads.
+// HTTP's response stream, with the markers (Via, cache directives) the model reads.
 class ClientStream final : public harness::ResponseStream {
  public:
   void expect(const Json& q) override { http_->expect(q); }
@@ -20,7 +20,7 @@ class ClientStream final : public harness::ResponseStream {
   std::optional<Json> next() override {
     auto r = http_->next();
     if (!r) return std::nullopt;
-    return mark_via(std::move(*r));
+    return mark_forwarded(std::move(*r));
   }
   bool failed() const override { return http_->failed(); }
   std::string error() const override { return http_->error(); }

@@ -74,9 +74,16 @@ bool honours_max_forwards(const Json& request);
 // A TRACE/OPTIONS with Max-Forwards 0: the proxy answers it itself.
 bool answered_by_proxy(const Json& request);
 
-// The marker the model reads a field's presence from: a message with a Via
-// field gets "via": {"present": true} (the patterns cannot say "any value").
-Json mark_via(Json message);
+// The markers the model reads from a message a proxy sent (a forwarded
+// request, a relayed answer), where a pattern cannot say "any value" or "at
+// least these": a Via field gives "via": {"present": true}; a Cache-Control
+// field gives "cache-directives", each directive (lower case) with its
+// argument (unquoted) or true:
+//   Cache-Control: no-transform, max-age=60
+//   -> "cache-directives": {"no-transform": true, "max-age": "60"}
+// (A proxy MUST pass every directive through, RFC 9111 §5.2, and nothing
+// forbids it to add its own: an object pattern allows other members.)
+Json mark_forwarded(Json message);
 
 // What the proxy must forward for `request` (a client's request IR as sent).
 oracle::Sym forwarded_pattern(const Json& request, Mode mode);
