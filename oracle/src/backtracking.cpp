@@ -1116,12 +1116,25 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
   boost::container::small_vector<Key, 8> keys;
   bool own_request = false;
   const bool none_closed = closed.empty();
+  // SearchLimits::Order::FirstAnswered (the depth-first check, which knows
+  // the trace): d's front request is answered by the response observed on d
+  // after the `answers` already in flight there, from position ahead_at on.
+  const PositionsByConn* answered_at =
+      limits_.order == SearchLimits::Order::FirstAnswered ? ctx.ahead_responses : nullptr;
+  auto when_answered = [&](ConnId d, std::size_t answers) -> std::uint64_t {
+    const std::vector<std::size_t>* at = answered_at->find(d);
+    if (!at) return 0xffff'ffffu;
+    auto first = std::lower_bound(at->begin(), at->end(), ctx.ahead_at);
+    return static_cast<std::size_t>(at->end() - first) > answers
+               ? std::min<std::uint64_t>(first[answers], 0xffff'fffeu)
+               : 0xffff'ffffu;
+  };
   h.net.for_each_ready_channel([&](ConnId d, const Request& front, std::size_t answers) {
     own_request = own_request || d == c;
     const bool later = own_first && d != c;
     const bool is_closed = !none_closed && closed.count(d) > 0;
-    keys.push_back(Key{(std::uint64_t{later} << 33) | (std::uint64_t{is_closed} << 32) |
-                           std::uint64_t{front.label},
+    const std::uint64_t rank = answered_at ? when_answered(d, answers) : front.label;
+    keys.push_back(Key{(std::uint64_t{later} << 33) | (std::uint64_t{is_closed} << 32) | rank,
                        d, &front, answers});
   });
   if (!own_request && ctx.wants_reason())
@@ -1585,11 +1598,14 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
         out = connection_closed(ob.conn);
         break;
     }
-    if (out.status == StepOutcome::Status::Alive && explored_ - start > budget) {
+    if (out.status == StepOutcome::Status::Alive &&
+        (explored_ - start > budget || limits_.stopped())) {
       out.status = StepOutcome::Status::GaveUp;
       out.reasons = {Reason::generic(
           Reason::Kind::Limit, {},
-          "more than " + std::to_string(budget) + " configurations explored")};
+          limits_.stopped()
+              ? std::string("stopped: the verdict no longer needs this search")
+              : "more than " + std::to_string(budget) + " configurations explored")};
     }
     if (out.status != StepOutcome::Status::Alive) {
       stopped_at = i;
@@ -1714,8 +1730,10 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   };
   std::vector<Hypothesis>& succ = d.succ;
   while (!d.stack.empty()) {
-    if (d.nodes >= budget) {
-      ctx.give_up("more than " + std::to_string(budget) + " configurations explored");
+    if (d.nodes >= budget || limits_.stopped()) {
+      ctx.give_up(limits_.stopped()
+                      ? std::string("stopped: the verdict no longer needs this search")
+                      : "more than " + std::to_string(budget) + " configurations explored");
       stopped_at = d.deepest;
       return finish(ctx);
     }
@@ -1834,6 +1852,8 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
     }
     ++explored_;
     ++d.nodes;
+    ctx.ahead_responses = &d.responses_on;  // (ready_order's FirstAnswered)
+    ctx.ahead_at = i;
     Network::ConnList ready = ready_order(h, trace[i].conn, ctx);
     if (!ready.empty()) {
       d.stack.push_back(Dfs::Entry{i, std::move(h), true, std::move(ready)});

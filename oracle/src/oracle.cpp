@@ -257,16 +257,36 @@ struct Part {
   std::vector<std::size_t> event_of;  // observation -> trace index
 };
 
-// One partition's search state across budgets. Each partition is searched
-// by one thread at a time; with several threads each has its own solver
-// (a Solver is single-threaded; its Z3 context is made only if queried).
+// The two orders a partition's depth-first search tries requests in
+// (SearchLimits::Order), a portfolio: which one finds an explanation sooner
+// depends on the history, and much (c50-ok, configurations to decide each
+// of its ten partitions, oldest first: 21,121 15,724 7,056 5,269 62,862
+// 2,250 2,084 4,622 3,124 53,752; first answered first: 6,837 697 11,131
+// 3,742 186,680 301 437 2,684 1,031 13,519). Oldest first runs at every
+// budget, with the breadth-first search; first answered runs first at each
+// budget up to kFirstAnsweredBudget, and its searches are the ones dropped
+// beyond: a partition hard for both is left to the one order that
+// Porcupine uses, and the second costs it at most that budget.
+enum Order : std::size_t { kFirstAnswered = 0, kOldest = 1, kOrders = 2 };
+constexpr std::size_t kFirstAnsweredBudget = 20'000;
+
+// One partition's search state across budgets. Each of its orders is
+// searched by one thread at a time; with several threads each has its own
+// solver (a Solver is single-threaded; its Z3 context is made only if
+// queried).
 struct PartSearch {
   const Part* part = nullptr;
   bool unknown_start = false;
-  std::unique_ptr<Solver> own_solver;
-  Solver* solver = nullptr;
+  std::unique_ptr<Solver> own_solver[kOrders];
+  Solver* solver[kOrders] = {nullptr, nullptr};
   // Depth-first searches resume with each larger budget instead of restarting.
-  std::unique_ptr<HypothesisSearch> depth_first;
+  std::unique_ptr<HypothesisSearch> depth_first[kOrders];
+  // Set when the verdict no longer needs an order's search in progress
+  // (SearchLimits::stop; each its own allocation: the searches keep its
+  // address).
+  std::unique_ptr<std::atomic<bool>> stop[kOrders] = {
+      std::make_unique<std::atomic<bool>>(false),
+      std::make_unique<std::atomic<bool>>(false)};
 };
 
 // What one partition's search at one budget found.
@@ -275,27 +295,38 @@ struct Attempt {
   std::size_t explained = 0;  // observations of the partition explained (a prefix)
   std::size_t index = 0;      // Dead / GaveUp: the trace's event that decided
   std::vector<Reason> reasons;
+  bool stopped = false;  // GaveUp because SearchLimits::stop was set: not read
 };
 
+// `resumed`: whether a larger budget may follow in this order (else its
+// depth-first search is dropped at once when it gives up).
 Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSearch& ps,
-                std::size_t budget, std::size_t limit, std::size_t trace_size) {
+                Order order, std::size_t budget, std::size_t limit, bool resumed,
+                std::size_t trace_size) {
   const Part& p = *ps.part;
+  Solver& solver = *ps.solver[order];
   auto start = [&] { return ps.unknown_start ? model.unknown() : model.initial(); };
   // A portfolio: breadth-first is exhaustive and memoizes across the
   // whole frontier (fast when explanations are few); depth-first stops
   // at the first full explanation (fast when they are many).
   std::size_t stopped = 0;
   StepOutcome out;
-  for (int strategy = 0; strategy < 2; ++strategy) {
+  SearchLimits limits = options.limits;
+  limits.stop = ps.stop[order].get();
+  limits.order = order == kOldest ? SearchLimits::Order::Oldest
+                                  : SearchLimits::Order::FirstAnswered;
+  // (The breadth-first half runs beside the oldest-first order only.)
+  const int strategies = order == kOldest ? 2 : 1;
+  for (int strategy = 0; strategy < strategies; ++strategy) {
     if (strategy == 0) {
-      auto& search = ps.depth_first;
+      auto& search = ps.depth_first[order];
       if (!search)
-        search = std::make_unique<HypothesisSearch>(start(), *ps.solver, options.limits,
-                                                    model.decode);
+        search = std::make_unique<HypothesisSearch>(start(), solver, limits, model.decode);
       out = search->check_offline(p.obs, stopped, budget);
-      if (out.status != StepOutcome::Status::GaveUp) search.reset();
+      if (out.status != StepOutcome::Status::GaveUp || !resumed || limits.stopped())
+        search.reset();
     } else {
-      HypothesisSearch search(start(), *ps.solver, options.limits, model.decode);
+      HypothesisSearch search(start(), solver, limits, model.decode);
       // A sixteenth of the depth-first budget below the last, a quarter
       // at the last: this half starts afresh at each budget, and
       // depth-first decided every partition of the Jepsen histories
@@ -308,6 +339,7 @@ Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSear
   }
   Attempt a;
   a.status = out.status;
+  a.stopped = out.status == StepOutcome::Status::GaveUp && limits.stopped();
   if (out.status == StepOutcome::Status::Alive) {
     a.explained = p.obs.size();
     return a;
@@ -318,7 +350,7 @@ Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSear
     // The depth-first search prunes by looking ahead, so its reasons are
     // thin; the breadth-first search names the exact event and why each
     // explanation died. Ask it, within a bounded effort.
-    HypothesisSearch explain(start(), *ps.solver, options.limits, model.decode);
+    HypothesisSearch explain(start(), solver, options.limits, model.decode);
     std::size_t at = 0;
     StepOutcome why =
         explain.check_breadth_first(p.obs, at, std::max<std::size_t>(budget, 100'000));
@@ -337,48 +369,74 @@ Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSear
   return a;
 }
 
-// A partition's search at one budget: round r of partition k. One thread's
-// order is (round, key): every partition at the first budget, in key
-// order, then those still undecided at the next budget, and so on.
+// A partition's search at one budget in one order: round r of partition k
+// in order o. One thread's order is (round, order, key): every partition at
+// the first budget first answered first, in key order, then oldest first
+// those that this left undecided, then those still undecided at the next
+// budget, and so on.
 struct Task {
-  std::size_t round = 0, part = 0;
+  std::size_t round = 0, order = 0, part = 0;
   auto operator<=>(const Task&) const = default;
 };
 
-// Runs the tasks on `threads` threads (the caller's among them), without
-// waiting for a round to end before the next begins: a partition that gave
-// up at round r is queued at round r + 1 at once (`next`), and the threads
-// take the least task queued, so they rarely wait. `skip(task, decisive)`,
-// given the least decisive task found so far (or none), says whether a
-// task need not start; it must only skip tasks one thread would not run
-// after that decisive one. Every task one thread runs is run whatever the
-// timing (a task is skipped only for a decisive one found before it), so
-// reading the results in task order gives one thread's reading; some more
-// may run (a task started before a lesser decisive one was found). Returns
-// each task's result; an exception is raised as one thread would raise it.
-template <class Job, class Next, class Skip>
-std::map<Task, Attempt> run_tasks(std::size_t parts, unsigned threads, Job job, Next next,
-                                  Skip skip) {
+// Runs the tasks on `threads` threads (the caller's among them), starting
+// from `initial`, without waiting for a round to end before the next
+// begins: an order that gave up on a partition at round r is queued at
+// round r + 1 at once (`next`). The caller's thread takes the least task
+// queued, as one thread would; the others take the task of the latest round
+// queued (its least): the work of a history is uneven (on c50-ok two
+// partitions of ten take most of it, and only a partition's first budgets
+// tell which), so the partitions that have been hardest so far are carried
+// on at once beside the first thread's sweep instead of waiting for it.
+// A partition one task explained is settled: its other tasks are skipped,
+// and one running is stopped (`stop(task)`: its search gives up at its next
+// configuration). `skip(task, decisive)`, given the least decisive task
+// found so far (or none), says whether a task need not start; it must only
+// skip tasks one thread would not run after that decisive one, and skip a
+// task whenever it skips a lesser one of the same partition and order; a
+// running task it comes to skip is stopped too. No task is skipped or
+// stopped that one thread would run, except on a settled partition (whose
+// tasks can then only explain it or give up: no order finds a violation
+// where another found an explanation), so reading the results in task
+// order gives one thread's verdict and partitions; some more tasks may
+// run. `drop(task)` frees what a skipped task of a settled partition would
+// have resumed. Returns each task's result (a stopped task's is never
+// read); an exception is raised as one thread would raise it.
+template <class Job, class Next, class Skip, class Stop, class Drop>
+std::map<Task, Attempt> run_tasks(const std::vector<Task>& initial, unsigned threads,
+                                  Job job, Next next, Skip skip, Stop stop, Drop drop) {
   std::mutex mu;
   std::condition_variable cv;
-  std::set<Task> queued;
-  for (std::size_t k = 0; k < parts; ++k) queued.insert(Task{0, k});
-  std::size_t running = 0;
+  std::set<Task> queued(initial.begin(), initial.end());
+  std::set<Task> running;
+  std::set<std::size_t> settled;  // partitions explained
   std::optional<Task> decisive;
   std::map<Task, Attempt> done;
   std::map<Task, std::exception_ptr> failed;
-  auto work = [&] {
+  auto work = [&](unsigned worker) {
     std::unique_lock lock(mu);
     for (;;) {
-      cv.wait(lock, [&] { return !queued.empty() || running == 0; });
+      cv.wait(lock, [&] { return !queued.empty() || running.empty(); });
       if (queued.empty()) return;  // (and nothing running: nothing more comes)
-      const Task t = *queued.begin();
-      queued.erase(queued.begin());
+      auto pick = queued.begin();
+      if (worker > 0)  // (the latest round's least task)
+        pick = queued.lower_bound(Task{std::prev(queued.end())->round, 0, 0});
+      const Task t = *pick;
+      queued.erase(pick);
+      if (settled.count(t.part)) {
+        // (What its order kept for this task is freed now, not at the end;
+        // only this task could use it.)
+        lock.unlock();
+        drop(t);
+        lock.lock();
+        cv.notify_all();
+        continue;
+      }
       if (skip(t, decisive)) {
         cv.notify_all();
         continue;
       }
-      ++running;
+      running.insert(t);
       lock.unlock();
       Attempt a;
       std::exception_ptr e;
@@ -388,10 +446,18 @@ std::map<Task, Attempt> run_tasks(std::size_t parts, unsigned threads, Job job, 
         e = std::current_exception();
       }
       lock.lock();
-      --running;
+      running.erase(t);
       // (An exception stops one thread there: decisive too.)
       if (e || a.status == StepOutcome::Status::Dead) {
-        if (!decisive || t < *decisive) decisive = t;
+        if (!decisive || t < *decisive) {
+          decisive = t;
+          for (const Task& r : running)
+            if (skip(r, decisive)) stop(r);
+        }
+      } else if (a.status == StepOutcome::Status::Alive) {
+        settled.insert(t.part);
+        for (const Task& r : running)
+          if (r.part == t.part) stop(r);
       } else if (std::optional<Task> n = next(t, a)) {
         queued.insert(*n);
       }
@@ -402,8 +468,8 @@ std::map<Task, Attempt> run_tasks(std::size_t parts, unsigned threads, Job job, 
   };
   {
     std::vector<std::jthread> helpers;
-    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
-    work();
+    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work, t);
+    work(0);
   }  // (joined)
   // An exception as one thread would raise it: the first in task order
   // among the tasks it would run.
@@ -521,11 +587,12 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
                   : std::max(1u, std::jthread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, searches.size()));
   Solver shared_solver(options.solver_timeout_ms, model.strings);
-  for (PartSearch& s : searches) {
-    if (threads > 1)
-      s.own_solver = std::make_unique<Solver>(options.solver_timeout_ms, model.strings);
-    s.solver = s.own_solver ? s.own_solver.get() : &shared_solver;
-  }
+  for (PartSearch& s : searches)
+    for (std::size_t o = 0; o < kOrders; ++o) {
+      if (threads > 1)
+        s.own_solver[o] = std::make_unique<Solver>(options.solver_timeout_ms, model.strings);
+      s.solver[o] = s.own_solver[o] ? s.own_solver[o].get() : &shared_solver;
+    }
 
   Verdict& best = result.verdict;
   bool decided = false;  // a partition no explanation covers fixed the verdict
@@ -555,57 +622,82 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
     for (std::size_t r = 0; r < round && b < limit; ++r) b = std::min(b * 4, limit);
     return b;
   };
+  // First answered first runs at the budgets up to kFirstAnsweredBudget.
+  auto probes = [&](std::size_t round) { return budget(round) <= kFirstAnsweredBudget; };
   // The partitions of all rounds are searched in parallel and read below
-  // in (round, key) order, as one thread runs them, so the first failing
-  // one is the one a single thread finds. One thread stops at the first
-  // failing partition; with every_partition, after the round that found one
-  // once its budget reached after_verdict_budget.
+  // in (round, order, key) order, as one thread runs them, so the first
+  // failing one is the one a single thread finds. One thread stops at the
+  // first failing partition; with every_partition, after the round that
+  // found one once its budget reached after_verdict_budget.
+  std::vector<Task> initial;
+  for (std::size_t k = 0; k < searches.size(); ++k) {
+    if (probes(0)) initial.push_back(Task{0, kFirstAnswered, k});
+    initial.push_back(Task{0, kOldest, k});
+  }
   std::map<Task, Attempt> done = run_tasks(
-      searches.size(), threads,
+      initial, threads,
       [&](const Task& t) {
-        return attempt(model, options, searches[t.part], budget(t.round), limit,
-                       trace.size());
+        const bool resumed = budget(t.round) < limit &&
+                             (t.order == kOldest || probes(t.round + 1));
+        return attempt(model, options, searches[t.part], static_cast<Order>(t.order),
+                       budget(t.round), limit, resumed, trace.size());
       },
       [&](const Task& t, const Attempt& a) -> std::optional<Task> {
-        if (a.status != StepOutcome::Status::GaveUp || budget(t.round) == limit)
+        if (a.status != StepOutcome::Status::GaveUp || a.stopped ||
+            budget(t.round) == limit)
           return std::nullopt;
-        return Task{t.round + 1, t.part};
+        if (t.order == kFirstAnswered && !probes(t.round + 1)) return std::nullopt;
+        return Task{t.round + 1, t.order, t.part};
       },
       [&](const Task& t, const std::optional<Task>& decisive) {
         if (!decisive) return false;
         if (!how.every_partition) return *decisive < t;
         return t.round > 0 && decisive->round < t.round &&
                budget(t.round - 1) >= how.after_verdict_budget;
-      });
+      },
+      [&](const Task& t) {
+        searches[t.part].stop[t.order]->store(true, std::memory_order_relaxed);
+      },
+      [&](const Task& t) { searches[t.part].depth_first[t.order].reset(); });
   std::vector<std::size_t> pending(searches.size());
   for (std::size_t k = 0; k < pending.size(); ++k) pending[k] = k;
   for (std::size_t round = 0; !pending.empty(); ++round) {
     const std::size_t b = budget(round);
-    std::vector<std::size_t> undecided;
-    for (std::size_t k : pending) {
-      Attempt& a = done.at(Task{round, k});  // (one thread would have run it)
-      PartitionOutcome& o = result.partitions[k];
-      o.explained = a.explained;
-      if (a.status == StepOutcome::Status::Alive) {
-        o.status = PartitionOutcome::Status::Explained;
-        o.reasons.clear();
-        continue;
+    for (std::size_t order : {kFirstAnswered, kOldest}) {
+      if (order == kFirstAnswered && !probes(round)) continue;
+      std::vector<std::size_t> undecided;
+      for (std::size_t k : pending) {
+        auto it = done.find(Task{round, order, k});
+        // Not run or stopped: the partition was explained by its other
+        // order (read there), which one thread may have found later.
+        if (it == done.end() || it->second.stopped) {
+          undecided.push_back(k);
+          continue;
+        }
+        Attempt& a = it->second;
+        PartitionOutcome& o = result.partitions[k];
+        o.explained = a.explained;
+        if (a.status == StepOutcome::Status::Alive) {
+          o.status = PartitionOutcome::Status::Explained;
+          o.reasons.clear();
+          continue;
+        }
+        o.reasons = a.reasons;
+        if (a.status == StepOutcome::Status::Dead) {
+          o.status = PartitionOutcome::Status::Violated;
+          consider(Verdict::Status::Reject, a.index, std::move(a.reasons));
+          decided = true;
+          if (!how.every_partition) return result;
+          continue;
+        }
+        o.status = PartitionOutcome::Status::Unknown;
+        undecided.push_back(k);
+        if (b == limit && order == kOldest)
+          consider(Verdict::Status::Inconclusive, a.index, std::move(a.reasons));
       }
-      o.reasons = a.reasons;
-      if (a.status == StepOutcome::Status::Dead) {
-        o.status = PartitionOutcome::Status::Violated;
-        consider(Verdict::Status::Reject, a.index, std::move(a.reasons));
-        decided = true;
-        if (!how.every_partition) return result;
-        continue;
-      }
-      o.status = PartitionOutcome::Status::Unknown;
-      undecided.push_back(k);
-      if (b == limit)
-        consider(Verdict::Status::Inconclusive, a.index, std::move(a.reasons));
+      pending = std::move(undecided);
     }
     if (b == limit || (decided && b >= how.after_verdict_budget)) break;
-    pending = std::move(undecided);
   }
   return result;
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -79,11 +80,12 @@ TEST(HypothesisSearch, GoesDepthFirstWithTheSameVerdicts) {
 }
 
 // The whole-trace (depth-first) check's outcome over `steps`, for the
-// server `initial` (getput's by default).
+// server `initial` (getput's by default), with `limits`.
 StepOutcome::Status whole_trace(const std::vector<Step>& steps,
-                                const Tree& initial = specs::getput_model().initial()) {
+                                const Tree& initial = specs::getput_model().initial(),
+                                SearchLimits limits = {}) {
   Solver solver;
-  HypothesisSearch s(initial, solver);
+  HypothesisSearch s(initial, solver, limits);
   std::vector<Observation> trace;
   Label label = 1;
   for (const Step& st : steps) {
@@ -125,6 +127,23 @@ TEST(HypothesisSearch, AReadLeftUnansweredIsFoundInThePastWhenItsAnswerComes) {
   open.pop_back();
   EXPECT_EQ(run(open, 1).first, StepOutcome::Status::Alive);
   EXPECT_EQ(whole_trace(open), StepOutcome::Status::Alive);
+}
+
+// SearchLimits::stop: a search told to stop gives up, whatever it would have
+// found (check_history stops the searches a verdict no longer needs).
+TEST(HypothesisSearch, AStoppedSearchGivesUpAndDecidesNothing) {
+  std::atomic<bool> stop{true};
+  SearchLimits stopped;
+  stopped.stop = &stop;
+  for (Json seen : {Json(), Json("zzz")})
+    EXPECT_EQ(whole_trace(late_read(seen), specs::getput_model().initial(), stopped),
+              StepOutcome::Status::GaveUp)
+        << seen;
+  stop = false;
+  EXPECT_EQ(whole_trace(late_read(Json()), specs::getput_model().initial(), stopped),
+            StepOutcome::Status::Alive);
+  EXPECT_EQ(whole_trace(late_read(Json("zzz")), specs::getput_model().initial(), stopped),
+            StepOutcome::Status::Dead);
 }
 
 // An unanswered GET with a PUT pipelined behind it on the same connection

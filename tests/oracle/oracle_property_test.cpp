@@ -12,6 +12,7 @@
 #include <optional>
 #include <random>
 
+#include "dualfuzz/oracle/backtracking.h"
 #include "dualfuzz/oracle/oracle.h"
 #include "dualfuzz/specs/getput_store.h"
 
@@ -139,6 +140,32 @@ std::optional<bool> online_depth_first(const std::vector<Event>& t,
   return o.verdict().accepted();
 }
 
+// The whole-trace depth-first search alone (HypothesisSearch::check_offline),
+// trying requests in `order` (check_history runs both orders and reads
+// whichever decides first, so each must decide alike on its own): its
+// verdict, or nullopt if it gave up.
+std::optional<bool> offline(const std::vector<Event>& t, SearchLimits::Order order) {
+  SearchLimits limits;
+  limits.order = order;
+  Solver solver;
+  HypothesisSearch s(specs::getput_model().initial(), solver, limits);
+  std::vector<Observation> obs;
+  for (const Event& e : t) {
+    if (e.kind == Event::Kind::Request)
+      obs.push_back({Observation::Kind::Request, e.conn, e.label, e.body});
+    else if (e.kind == Event::Kind::Response)
+      obs.push_back({Observation::Kind::Response, e.conn, e.label, e.body});
+    else if (e.kind == Event::Kind::Close)
+      obs.push_back({Observation::Kind::Close, e.conn, 0, nullptr});
+  }
+  std::size_t stopped = 0;
+  StepOutcome out = s.check_offline(obs, stopped, 1'000'000);
+  if (out.status == StepOutcome::Status::GaveUp) return std::nullopt;
+  return out.status == StepOutcome::Status::Alive;
+}
+constexpr SearchLimits::Order kOrders[] = {SearchLimits::Order::Oldest,
+                                           SearchLimits::Order::FirstAnswered};
+
 TEST(OracleProperty, ModelGeneratedTracesAreAccepted) {
   std::mt19937_64 rng(20261122);
   for (int i = 0; i < 300; ++i) {
@@ -152,6 +179,8 @@ TEST(OracleProperty, ModelGeneratedTracesAreAccepted) {
     ASSERT_EQ(online_depth_first(t, 1, true), std::optional<bool>(true));
     // (Gone depth-first later, with hypotheses set aside before: they join.)
     ASSERT_EQ(online_depth_first(t, 3, true), std::optional<bool>(true));
+    for (SearchLimits::Order order : kOrders)
+      ASSERT_EQ(offline(t, order), std::optional<bool>(true));
     ASSERT_TRUE(explainable(t)) << "brute force disagrees with the generator";
   }
 }
@@ -181,6 +210,8 @@ TEST(OracleProperty, MutatedResponseRejectedIffNothingExplainsIt) {
     ASSERT_EQ(online_depth_first(t, 1, true), std::optional<bool>(expected));
     // (Gone depth-first later, with hypotheses set aside before: they join.)
     ASSERT_EQ(online_depth_first(t, 3, true), std::optional<bool>(expected));
+    for (SearchLimits::Order order : kOrders)
+      ASSERT_EQ(offline(t, order), std::optional<bool>(expected));
     (expected ? accepted : rejected)++;
   }
   // Both directions must actually be exercised.

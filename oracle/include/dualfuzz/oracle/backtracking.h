@@ -18,6 +18,7 @@
 // a closed connection whose processing changes nothing is never processed.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <set>
@@ -61,6 +62,21 @@ struct SearchLimits {
   std::size_t max_reasons = 8;
   // Keep each hypothesis's symbolic branches (Hypothesis::decisions).
   bool record_decisions = false;
+  // The order in which the depth-first whole-trace check (check_offline)
+  // tries the requests the server may absorb next: the oldest first (the
+  // order they were sent in, as Porcupine tries them), or the one whose
+  // response the trace shows first (unanswered ones last). Either is
+  // exhaustive: only the cost differs, and which one is cheaper depends on
+  // the history (check_history runs both for the first budgets).
+  enum class Order { Oldest, FirstAnswered };
+  Order order = Order::Oldest;
+  // Set (by another thread) once the search's outcome is no longer wanted:
+  // the whole-trace searches then give up at their next configuration, as
+  // at the end of their budget (GaveUp, never a verdict). check_history
+  // stops so a partition that a violation found earlier in its order made
+  // moot.
+  const std::atomic<bool>* stop = nullptr;
+  bool stopped() const { return stop && stop->load(std::memory_order_relaxed); }
 };
 
 struct StepOutcome {
