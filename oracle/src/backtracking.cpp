@@ -1133,7 +1133,10 @@ Network::ConnList HypothesisSearch::ready_order(const Hypothesis& h, ConnId c, C
     own_request = own_request || d == c;
     const bool later = own_first && d != c;
     const bool is_closed = !none_closed && closed.count(d) > 0;
-    const std::uint64_t rank = answered_at ? when_answered(d, answers) : front.label;
+    const std::uint64_t rank =
+        answered_at                                           ? when_answered(d, answers)
+        : limits_.order == SearchLimits::Order::Newest ? 0xffff'ffffu - front.label
+                                                              : front.label;
     keys.push_back(Key{(std::uint64_t{later} << 33) | (std::uint64_t{is_closed} << 32) | rank,
                        d, &front, answers});
   });

@@ -257,18 +257,25 @@ struct Part {
   std::vector<std::size_t> event_of;  // observation -> trace index
 };
 
-// The two orders a partition's depth-first search tries requests in
-// (SearchLimits::Order), a portfolio: which one finds an explanation sooner
-// depends on the history, and much (c50-ok, configurations to decide each
-// of its ten partitions, oldest first: 21,121 15,724 7,056 5,269 62,862
-// 2,250 2,084 4,622 3,124 53,752; first answered first: 6,837 697 11,131
-// 3,742 186,680 301 437 2,684 1,031 13,519). Oldest first runs at every
-// budget, with the breadth-first search; first answered runs first at each
-// budget up to kFirstAnsweredBudget, and its searches are the ones dropped
-// beyond: a partition hard for both is left to the one order that
-// Porcupine uses, and the second costs it at most that budget.
-enum Order : std::size_t { kFirstAnswered = 0, kOldest = 1, kOrders = 2 };
-constexpr std::size_t kFirstAnsweredBudget = 20'000;
+// The orders a partition's depth-first search tries requests in
+// (SearchLimits::Order), a portfolio: which one finds an explanation soon
+// depends on the history, and much. c50-ok, configurations to decide each
+// of its ten partitions:
+//   oldest first     21,121 15,724  7,056 5,269  62,862 2,250 2,084 4,622 3,124 53,752
+//   first answered    6,837    697 11,131 3,742 186,680   301   437 2,684 1,031 13,519
+//   newest first      9,960  3,999 12,209 3,845   6,347 1,266 1,386 4,445 1,419 17,076
+// (etcd's histories are cheapest first answered first: 714 M instructions
+// for the 102 with it and oldest first, 896 M with newest first instead.)
+// At each budget first answered first runs first, then newest first on
+// the partitions it left undecided, then oldest first with the
+// breadth-first search; the first two stop at kProbeBudget: a partition
+// hard for every order is left to the one Porcupine uses, and the others
+// cost it at most that budget each.
+enum Order : std::size_t { kFirstAnswered = 0, kNewest = 1, kOldest = 2, kOrders = 3 };
+constexpr std::size_t kProbeBudget = 20'000;
+constexpr SearchLimits::Order kSearchOrder[kOrders] = {SearchLimits::Order::FirstAnswered,
+                                                       SearchLimits::Order::Newest,
+                                                       SearchLimits::Order::Oldest};
 
 // One partition's search state across budgets. Each of its orders is
 // searched by one thread at a time; with several threads each has its own
@@ -278,14 +285,14 @@ struct PartSearch {
   const Part* part = nullptr;
   bool unknown_start = false;
   std::unique_ptr<Solver> own_solver[kOrders];
-  Solver* solver[kOrders] = {nullptr, nullptr};
+  Solver* solver[kOrders] = {};
   // Depth-first searches resume with each larger budget instead of restarting.
   std::unique_ptr<HypothesisSearch> depth_first[kOrders];
   // Set when the verdict no longer needs an order's search in progress
   // (SearchLimits::stop; each its own allocation: the searches keep its
   // address).
   std::unique_ptr<std::atomic<bool>> stop[kOrders] = {
-      std::make_unique<std::atomic<bool>>(false),
+      std::make_unique<std::atomic<bool>>(false), std::make_unique<std::atomic<bool>>(false),
       std::make_unique<std::atomic<bool>>(false)};
 };
 
@@ -313,8 +320,7 @@ Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSear
   StepOutcome out;
   SearchLimits limits = options.limits;
   limits.stop = ps.stop[order].get();
-  limits.order = order == kOldest ? SearchLimits::Order::Oldest
-                                  : SearchLimits::Order::FirstAnswered;
+  limits.order = kSearchOrder[order];
   // (The breadth-first half runs beside the oldest-first order only.)
   const int strategies = order == kOldest ? 2 : 1;
   for (int strategy = 0; strategy < strategies; ++strategy) {
@@ -371,9 +377,9 @@ Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSear
 
 // A partition's search at one budget in one order: round r of partition k
 // in order o. One thread's order is (round, order, key): every partition at
-// the first budget first answered first, in key order, then oldest first
-// those that this left undecided, then those still undecided at the next
-// budget, and so on.
+// the first budget first answered first, in key order, then newest first
+// those that this left undecided, then oldest first those still undecided,
+// then the same at the next budget, and so on.
 struct Task {
   std::size_t round = 0, order = 0, part = 0;
   auto operator<=>(const Task&) const = default;
@@ -622,8 +628,11 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
     for (std::size_t r = 0; r < round && b < limit; ++r) b = std::min(b * 4, limit);
     return b;
   };
-  // First answered first runs at the budgets up to kFirstAnsweredBudget.
-  auto probes = [&](std::size_t round) { return budget(round) <= kFirstAnsweredBudget; };
+  // Whether `order` runs at `round` (all but oldest first stop at
+  // kProbeBudget).
+  auto runs = [&](std::size_t order, std::size_t round) {
+    return order == kOldest || budget(round) <= kProbeBudget;
+  };
   // The partitions of all rounds are searched in parallel and read below
   // in (round, order, key) order, as one thread runs them, so the first
   // failing one is the one a single thread finds. One thread stops at the
@@ -631,14 +640,13 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
   // found one once its budget reached after_verdict_budget.
   std::vector<Task> initial;
   for (std::size_t k = 0; k < searches.size(); ++k) {
-    if (probes(0)) initial.push_back(Task{0, kFirstAnswered, k});
-    initial.push_back(Task{0, kOldest, k});
+    for (std::size_t order = 0; order < kOrders; ++order)
+      if (runs(order, 0)) initial.push_back(Task{0, order, k});
   }
   std::map<Task, Attempt> done = run_tasks(
       initial, threads,
       [&](const Task& t) {
-        const bool resumed = budget(t.round) < limit &&
-                             (t.order == kOldest || probes(t.round + 1));
+        const bool resumed = budget(t.round) < limit && runs(t.order, t.round + 1);
         return attempt(model, options, searches[t.part], static_cast<Order>(t.order),
                        budget(t.round), limit, resumed, trace.size());
       },
@@ -646,7 +654,7 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
         if (a.status != StepOutcome::Status::GaveUp || a.stopped ||
             budget(t.round) == limit)
           return std::nullopt;
-        if (t.order == kFirstAnswered && !probes(t.round + 1)) return std::nullopt;
+        if (!runs(t.order, t.round + 1)) return std::nullopt;
         return Task{t.round + 1, t.order, t.part};
       },
       [&](const Task& t, const std::optional<Task>& decisive) {
@@ -663,8 +671,8 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
   for (std::size_t k = 0; k < pending.size(); ++k) pending[k] = k;
   for (std::size_t round = 0; !pending.empty(); ++round) {
     const std::size_t b = budget(round);
-    for (std::size_t order : {kFirstAnswered, kOldest}) {
-      if (order == kFirstAnswered && !probes(round)) continue;
+    for (std::size_t order = 0; order < kOrders; ++order) {
+      if (!runs(order, round)) continue;
       std::vector<std::size_t> undecided;
       for (std::size_t k : pending) {
         auto it = done.find(Task{round, order, k});

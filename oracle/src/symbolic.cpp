@@ -54,8 +54,25 @@ Sym Sym::build(Node&& n) {
         h = mix(h, a.hash());
         n.ground = n.ground && a.ground();
       }
-      if (n.names)
-        for (const std::string& s : *n.names) h = mix(h, std::hash<std::string>{}(s));
+      if (n.names) {
+        // An object's names are shared by every object of its shape (a
+        // model makes a few shapes, once): their hashes are remembered for
+        // the last shape met, per thread, instead of hashing each name again
+        // for every object (a kv write makes one). The shape is kept alive,
+        // so its address is not reused.
+        struct NameHashes {
+          Fields names;
+          std::vector<std::size_t> hashes;
+        };
+        static thread_local NameHashes last;
+        if (last.names != n.names) {
+          last.hashes.clear();
+          for (const std::string& s : *n.names)
+            last.hashes.push_back(std::hash<std::string>{}(s));
+          last.names = n.names;
+        }
+        for (std::size_t x : last.hashes) h = mix(h, x);
+      }
       if (n.op == Op::Match)
         h = mix(mix(h, static_cast<std::size_t>(n.marked)), n.theory.hash());
   }

@@ -164,6 +164,7 @@ std::optional<bool> offline(const std::vector<Event>& t, SearchLimits::Order ord
   return out.status == StepOutcome::Status::Alive;
 }
 constexpr SearchLimits::Order kOrders[] = {SearchLimits::Order::Oldest,
+                                           SearchLimits::Order::Newest,
                                            SearchLimits::Order::FirstAnswered};
 
 TEST(OracleProperty, ModelGeneratedTracesAreAccepted) {

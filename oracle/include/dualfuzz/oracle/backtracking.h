@@ -64,11 +64,12 @@ struct SearchLimits {
   bool record_decisions = false;
   // The order in which the depth-first whole-trace check (check_offline)
   // tries the requests the server may absorb next: the oldest first (the
-  // order they were sent in, as Porcupine tries them), or the one whose
-  // response the trace shows first (unanswered ones last). Either is
-  // exhaustive: only the cost differs, and which one is cheaper depends on
-  // the history (check_history runs both for the first budgets).
-  enum class Order { Oldest, FirstAnswered };
+  // order they were sent in, as Porcupine tries them), the newest first, or
+  // the one whose response the trace shows first (unanswered ones last).
+  // Each is exhaustive: only the cost differs, and which one is cheaper
+  // depends on the history (check_history runs all three for the first
+  // budgets).
+  enum class Order { Oldest, Newest, FirstAnswered };
   Order order = Order::Oldest;
   // Set (by another thread) once the search's outcome is no longer wanted:
   // the whole-trace searches then give up at their next configuration, as
