@@ -268,9 +268,9 @@ struct Part {
 // for the 102 with it and oldest first, 896 M with newest first instead.)
 // At each budget first answered first runs first, then newest first on
 // the partitions it left undecided, then oldest first with the
-// breadth-first search; the first two stop at kProbeBudget: a partition
-// hard for every order is left to the one Porcupine uses, and the others
-// cost it at most that budget each.
+// breadth-first search, a budget behind (check_history); the first two
+// stop at kProbeBudget: a partition hard for every order is left to the
+// one Porcupine uses, and the others cost it at most that budget each.
 enum Order : std::size_t { kFirstAnswered = 0, kNewest = 1, kOldest = 2, kOrders = 3 };
 constexpr std::size_t kProbeBudget = 20'000;
 constexpr SearchLimits::Order kSearchOrder[kOrders] = {SearchLimits::Order::FirstAnswered,
@@ -378,8 +378,9 @@ Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSear
 // A partition's search at one budget in one order: round r of partition k
 // in order o. One thread's order is (round, order, key): every partition at
 // the first budget first answered first, in key order, then newest first
-// those that this left undecided, then oldest first those still undecided,
-// then the same at the next budget, and so on.
+// those that this left undecided; at the next round the same at the next
+// budget, then oldest first at the first budget those still undecided; and
+// so on.
 struct Task {
   std::size_t round = 0, order = 0, part = 0;
   auto operator<=>(const Task&) const = default;
@@ -388,12 +389,11 @@ struct Task {
 // Runs the tasks on `threads` threads (the caller's among them), starting
 // from `initial`, without waiting for a round to end before the next
 // begins: an order that gave up on a partition at round r is queued at
-// round r + 1 at once (`next`). The caller's thread takes the least task
-// queued, as one thread would; the others take the task of the latest round
-// queued (its least): the work of a history is uneven (on c50-ok two
-// partitions of ten take most of it, and only a partition's first budgets
-// tell which), so the partitions that have been hardest so far are carried
-// on at once beside the first thread's sweep instead of waiting for it.
+// round r + 1 at once (`next`), and the threads take the least task queued,
+// as one thread would, so they rarely wait. (Helpers that took the latest
+// round's tasks instead, to carry the hardest partitions on early, ran
+// ahead of a violation the first round was about to find: c50-bad's
+// rejection took twice the work.)
 // A partition one task explained is settled: its other tasks are skipped,
 // and one running is stopped (`stop(task)`: its search gives up at its next
 // configuration). `skip(task, decisive)`, given the least decisive task
@@ -419,16 +419,13 @@ std::map<Task, Attempt> run_tasks(const std::vector<Task>& initial, unsigned thr
   std::optional<Task> decisive;
   std::map<Task, Attempt> done;
   std::map<Task, std::exception_ptr> failed;
-  auto work = [&](unsigned worker) {
+  auto work = [&] {
     std::unique_lock lock(mu);
     for (;;) {
       cv.wait(lock, [&] { return !queued.empty() || running.empty(); });
       if (queued.empty()) return;  // (and nothing running: nothing more comes)
-      auto pick = queued.begin();
-      if (worker > 0)  // (the latest round's least task)
-        pick = queued.lower_bound(Task{std::prev(queued.end())->round, 0, 0});
-      const Task t = *pick;
-      queued.erase(pick);
+      const Task t = *queued.begin();
+      queued.erase(queued.begin());
       if (settled.count(t.part)) {
         // (What its order kept for this task is freed now, not at the end;
         // only this task could use it.)
@@ -474,8 +471,8 @@ std::map<Task, Attempt> run_tasks(const std::vector<Task>& initial, unsigned thr
   };
   {
     std::vector<std::jthread> helpers;
-    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work, t);
-    work(0);
+    for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
   }  // (joined)
   // An exception as one thread would raise it: the first in task order
   // among the tasks it would run.
@@ -628,10 +625,23 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
     for (std::size_t r = 0; r < round && b < limit; ++r) b = std::min(b * 4, limit);
     return b;
   };
-  // Whether `order` runs at `round` (all but oldest first stop at
-  // kProbeBudget).
+  // Oldest first runs a round behind the other orders, from round 1: its
+  // first budget after their second, which decides most partitions they
+  // leave at the first (on c50-ok, oldest first at the first budget was 20,000
+  // configurations of 100,000, all on partitions the others then decided).
+  // The others stop at kProbeBudget.
   auto runs = [&](std::size_t order, std::size_t round) {
-    return order == kOldest || budget(round) <= kProbeBudget;
+    return order == kOldest ? round >= 1 : budget(round) <= kProbeBudget;
+  };
+  auto order_budget = [&](std::size_t order, std::size_t round) {
+    return budget(order == kOldest ? round - 1 : round);
+  };
+  // The largest budget any order searches at `round`.
+  auto round_budget = [&](std::size_t round) {
+    std::size_t b = 0;
+    for (std::size_t order = 0; order < kOrders; ++order)
+      if (runs(order, round)) b = std::max(b, order_budget(order, round));
+    return b;
   };
   // The partitions of all rounds are searched in parallel and read below
   // in (round, order, key) order, as one thread runs them, so the first
@@ -639,20 +649,20 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
   // first failing partition; with every_partition, after the round that
   // found one once its budget reached after_verdict_budget.
   std::vector<Task> initial;
-  for (std::size_t k = 0; k < searches.size(); ++k) {
+  for (std::size_t k = 0; k < searches.size(); ++k)
     for (std::size_t order = 0; order < kOrders; ++order)
-      if (runs(order, 0)) initial.push_back(Task{0, order, k});
-  }
+      initial.push_back(Task{runs(order, 0) ? 0u : 1u, order, k});
   std::map<Task, Attempt> done = run_tasks(
       initial, threads,
       [&](const Task& t) {
-        const bool resumed = budget(t.round) < limit && runs(t.order, t.round + 1);
-        return attempt(model, options, searches[t.part], static_cast<Order>(t.order),
-                       budget(t.round), limit, resumed, trace.size());
+        const std::size_t b = order_budget(t.order, t.round);
+        const bool resumed = b < limit && runs(t.order, t.round + 1);
+        return attempt(model, options, searches[t.part], static_cast<Order>(t.order), b,
+                       limit, resumed, trace.size());
       },
       [&](const Task& t, const Attempt& a) -> std::optional<Task> {
         if (a.status != StepOutcome::Status::GaveUp || a.stopped ||
-            budget(t.round) == limit)
+            order_budget(t.order, t.round) == limit)
           return std::nullopt;
         if (!runs(t.order, t.round + 1)) return std::nullopt;
         return Task{t.round + 1, t.order, t.part};
@@ -661,7 +671,7 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
         if (!decisive) return false;
         if (!how.every_partition) return *decisive < t;
         return t.round > 0 && decisive->round < t.round &&
-               budget(t.round - 1) >= how.after_verdict_budget;
+               round_budget(t.round - 1) >= how.after_verdict_budget;
       },
       [&](const Task& t) {
         searches[t.part].stop[t.order]->store(true, std::memory_order_relaxed);
@@ -670,9 +680,9 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
   std::vector<std::size_t> pending(searches.size());
   for (std::size_t k = 0; k < pending.size(); ++k) pending[k] = k;
   for (std::size_t round = 0; !pending.empty(); ++round) {
-    const std::size_t b = budget(round);
     for (std::size_t order = 0; order < kOrders; ++order) {
       if (!runs(order, round)) continue;
+      const std::size_t b = order_budget(order, round);
       std::vector<std::size_t> undecided;
       for (std::size_t k : pending) {
         auto it = done.find(Task{round, order, k});
@@ -705,7 +715,9 @@ HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& t
       }
       pending = std::move(undecided);
     }
-    if (b == limit || (decided && b >= how.after_verdict_budget)) break;
+    if ((runs(kOldest, round) && order_budget(kOldest, round) == limit) ||
+        (decided && round_budget(round) >= how.after_verdict_budget))
+      break;
   }
   return result;
 }
