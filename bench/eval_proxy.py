@@ -33,16 +33,38 @@ BUGS = ["connection-listed", "hop-by-hop", "response-hop-by-hop", "max-forwards-
         "chunked-body-lost", "out-of-order", "host-kept", "conditional-dropped"]
 
 
-def fuzz(exe, target, seconds, seed, connections):
+def fuzz(exe, target, seconds, seed, connections, tcp=None):
+    """One run; `tcp` = (proxy port, origin port): the reference proxy as its
+    own process (`dualfuzz serve --proxy [--bug BUG]`) played over TCP, the
+    tester listening as its origin."""
     cmd = [exe, "fuzz", "--spec", "proxy", "--target", target, "--seconds", str(seconds),
            "--seed", str(seed), "--connections", str(connections), "--liveness", "-q"]
+    server = None
+    if tcp:
+        bug = target.split(":", 1)[1] if ":" in target else ""
+        port, origin = tcp
+        server = subprocess.Popen(
+            [exe, "serve", "--proxy", "--port", str(port), "--origin", f"127.0.0.1:{origin}"]
+            + (["--bug", bug] if bug else []),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.3)
+        cmd[cmd.index(target)] = f"127.0.0.1:{port}"
+        cmd += ["--origin", f"127.0.0.1:{origin}", "--timeout-ms", "500"]
     start = time.time()
-    p = subprocess.run(cmd + ["--json"], capture_output=True, text=True,
-                       timeout=seconds * 4 + 120)
+    try:
+        p = subprocess.run(cmd + ["--json"], capture_output=True, text=True,
+                           timeout=seconds * 4 + 120)
+    finally:
+        if server:
+            server.terminate()
+            server.wait()
     s = last_json(p.stdout) or {}
     s.update({"target": target, "seed": seed, "exit": p.returncode,
-              "wall": time.time() - start})
+              "wall": time.time() - start, "tcp": bool(tcp)})
+    # Time to the first violation: the run's seconds without its shrinking.
     if s.get("violation"):
+        s["found_seconds"] = s.get("seconds", 0) - s.get("shrink_seconds", 0)
+    if s.get("violation") and not tcp:
         # The readable finding (minimized script and report) of the same run.
         q = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds * 4 + 120)
         s["finding"] = q.stdout
@@ -75,17 +97,27 @@ def oracle_cost(exe, clients, requests):
 
 def section(m, args, bugs, fa, cost):
     out = [SECTION, ""]
-    out.append(f"`bench/eval_proxy.py` on {m['date']}, commit {m['commit']}, {m['nproc']} "
-               f"cores ({m['cpu']}, shared with two other engineers' builds). Every fuzz "
-               "run: `dualfuzz fuzz --spec proxy --target inprocess[:BUG] --liveness "
+    if args.tcp:
+        how = ("`dualfuzz serve --proxy [--bug BUG] --port P --origin 127.0.0.1:O` and "
+               "`dualfuzz fuzz --spec proxy --target 127.0.0.1:P --origin 127.0.0.1:O "
+               "--timeout-ms 500 --liveness --seed S --connections K` (the reference proxy "
+               "as its own process over TCP, the tester as clients and origin; "
+               "docs/proxy.md). \"s to find\": the run's time to its first violation, "
+               "shrinking left out.")
+    else:
+        how = ("`dualfuzz fuzz --spec proxy --target inprocess[:BUG] --liveness "
                "--seed S --connections K` (the reference proxy in-process, the tester "
                "as clients and origin; docs/proxy.md).")
+    out.append(f"`bench/eval_proxy.py{' --tcp' if args.tcp else ''}` on {m['date']}, "
+               f"commit {m['commit']}, {m['nproc']} cores ({m['cpu']}). Every fuzz run: "
+               + how)
     out.append("")
     if bugs:
         out.append(f"### Planted proxy bugs ({args.seeds} seeds x {args.bug_seconds} s, "
                    f"{args.bug_connections} clients)")
         out.append("")
-        out.append("| bug | found | median s | max s | median executions | minimized steps |")
+        out.append("| bug | found | median s to find | max s | median executions | "
+                   "minimized steps |")
         out.append("| --- | --- | --- | --- | --- | --- |")
         for name in BUGS:
             runs = bugs.get(name, [])
@@ -93,7 +125,7 @@ def section(m, args, bugs, fa, cost):
             if not found:
                 out.append(f"| {name} | 0/{len(runs)} | - | - | - | - |")
                 continue
-            secs = [r["seconds"] for r in found]
+            secs = [r.get("found_seconds", r["seconds"]) for r in found]
             execs = [r["executions"] for r in found]
             steps = sorted({r.get("min_steps") for r in found})
             out.append(f"| {name} | {len(found)}/{len(runs)} | {statistics.median(secs):.2f} | "
@@ -146,6 +178,9 @@ def main():
     ap.add_argument("--skip-bugs", action="store_true")
     ap.add_argument("--skip-false-alarm", action="store_true")
     ap.add_argument("--skip-cost", action="store_true")
+    ap.add_argument("--tcp", action="store_true",
+                    help="the reference proxy as a process over TCP (`serve --proxy`), "
+                         "not in process; planted bugs and false alarms alike")
     ap.add_argument("--raw", default=os.path.join(ROOT, "docs/eval/proxy.json"))
     ap.add_argument("--write", action="store_true", help="into docs/evaluation-journal.md")
     args = ap.parse_args()
@@ -154,13 +189,15 @@ def main():
     if not args.skip_bugs:
         for name in BUGS:
             for seed in range(1, args.seeds + 1):
+                port = 18600 + 2 * (len(bugs) * args.seeds + seed) % 200
                 r = fuzz(args.dualfuzz, "inprocess:" + name, args.bug_seconds, seed,
-                         args.bug_connections)
+                         args.bug_connections, (port, port + 1) if args.tcp else None)
                 bugs.setdefault(name, []).append(r)
                 print(name, seed, r.get("violation"), r.get("seconds"), file=sys.stderr)
     if not args.skip_false_alarm:
         for k in (1, 2, 3, 4):
-            r = fuzz(args.dualfuzz, "inprocess", args.false_alarm_seconds, k, k)
+            r = fuzz(args.dualfuzz, "inprocess", args.false_alarm_seconds, k, k,
+                     (18580 + 2 * k, 18581 + 2 * k) if args.tcp else None)
             fa.append(r)
             print("correct", k, r.get("violation"), r.get("executions"), file=sys.stderr)
     if not args.skip_cost:

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dualfuzz::campaign {
@@ -66,7 +67,34 @@ bool error_status(const std::string& location, const std::string& expected) {
   return is_status(location) && (expected.starts_with('4') || expected.starts_with('5'));
 }
 
-std::string verdict_part(const harness::RunResult& r) {
+// One place of a mismatch as its classes: "location: expected-class
+// expected, observed-class observed".
+std::string place_part(const std::string& location, const std::string& expected,
+                       const std::string& observed) {
+  return location_shape(location) + ": " + expected_class(location, expected) +
+         " expected, " + value_class(location, observed) + " observed";
+}
+
+// The places a mismatch names. With several (alternatives that went wrong
+// at different places), an error status that one alternative allowed (a
+// proxy's 502 in place of its relay) is the server's latitude, not what went
+// wrong, whenever another place is left: the relay's missing field decides.
+std::vector<std::pair<std::string, std::string>> mismatch_places(const oracle::Reason& x) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const oracle::Reason::Place& p : x.places)
+    if (!error_status(p.location, p.expected))
+      out.emplace_back(p.location, place_part(p.location, p.expected, p.observed));
+  if (out.empty()) out.emplace_back(x.location, place_part(x.location, x.expected, x.observed));
+  return out;
+}
+
+// The decisive reasons of a verdict, each with the places it names (a
+// reason that is no mismatch: its location, or none).
+struct Decisive {
+  std::vector<std::string> parts;      // as verdict_part joins them
+  std::vector<std::string> locations;  // every place they name
+};
+Decisive decisive_of(const harness::RunResult& r) {
   // An error the model also allowed (a 409 kept alive by a nested path, a
   // 400 by an invalid field) is a latitude of the server: when a success
   // was expected too, or another reason decided (a contradiction), that
@@ -78,25 +106,41 @@ std::string verdict_part(const harness::RunResult& r) {
         !incidental(x) && !error_status(x.location, x.expected))
       success_expected = true;
   std::set<std::string> decisive, all;
+  std::vector<std::string> locations, all_locations;
   for (const oracle::Reason& x : r.reasons()) {
     std::string one;
-    if (x.kind == oracle::Reason::Kind::Mismatch)
-      one = location_shape(x.location) + ": " + expected_class(x.location, x.expected) +
-            " expected, " + value_class(x.location, x.observed) + " observed";
-    else
+    std::vector<std::string> at;
+    if (x.kind == oracle::Reason::Kind::Mismatch) {
+      for (auto& [loc, part] : mismatch_places(x)) {
+        one += (one.empty() ? "" : " or ") + part;
+        at.push_back(loc);
+      }
+    } else {
       one = std::string(oracle::kind_name(x.kind)) +
             (x.location.empty() ? "" : " at " + location_shape(x.location));
+      at.push_back(x.location);
+    }
     if (!x.clause.empty()) one += " (" + x.clause + ")";
     all.insert(one);
+    all_locations.insert(all_locations.end(), at.begin(), at.end());
     const bool located = x.kind == oracle::Reason::Kind::Mismatch ||
                          x.kind == oracle::Reason::Kind::Contradiction;
     if (located && !incidental(x) &&
-        !(success_expected && error_status(x.location, x.expected)))
+        !(success_expected && error_status(x.location, x.expected))) {
       decisive.insert(one);
+      locations.insert(locations.end(), at.begin(), at.end());
+    }
   }
-  const std::set<std::string>& used = decisive.empty() ? all : decisive;
+  Decisive d;
+  const bool none = decisive.empty();
+  for (const auto& s : none ? all : decisive) d.parts.push_back(s);
+  d.locations = none ? std::move(all_locations) : std::move(locations);
+  return d;
+}
+
+std::string verdict_part(const harness::RunResult& r) {
   std::string out;
-  for (const auto& s : used) out += (out.empty() ? "" : "; ") + s;
+  for (const auto& s : decisive_of(r).parts) out += (out.empty() ? "" : "; ") + s;
   return out.empty() ? "no reason" : out;
 }
 
@@ -218,9 +262,29 @@ std::string forward_key(const harness::RunResult& r) {
   return std::string(kind_name(r.outcome)) + ": a forwarded request | " + verdict_part(r);
 }
 
+std::string relay_key(const harness::Protocol& p, const harness::RunResult& r) {
+  if (!p.origin || r.outcome != Outcome::ModelViolation || blamed_on_a_forward(r) ||
+      r.blamed_event() >= r.events.size() ||
+      r.events[r.blamed_event()].kind != oracle::Event::Kind::Response)
+    return "";
+  const Decisive d = decisive_of(r);
+  if (d.locations.empty()) return "";
+  // (The content stays named by its request: an answer relayed to the
+  // wrong client or out of order is wrong in its body, and which requests
+  // were in flight is what tells those bugs apart.)
+  for (const std::string& at : d.locations)
+    if (at.empty() || at == "response" || at == "connection" || is_status(at) ||
+        at.ends_with(".body"))
+      return "";
+  std::string out;
+  for (const auto& s : d.parts) out += (out.empty() ? "" : "; ") + s;
+  return std::string(kind_name(r.outcome)) + ": an answer to a client | " + out;
+}
+
 std::string identity_of(const harness::Protocol& p, const harness::RunResult& r) {
   if (!r.violation()) return "";
   if (blamed_on_a_forward(r)) return forward_key(r);
+  if (std::string k = relay_key(p, r); !k.empty()) return k;
   if (r.outcome == Outcome::ProtocolViolation) {
     // "PROTOCOL VIOLATION on cN: RFC 9110 §8.6 (MUST): ...": a message rule
     // names itself; anything else as violation_key shapes it.

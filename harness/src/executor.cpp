@@ -325,6 +325,10 @@ class Run {
     res_.detail = "LIVENESS: at `" + where + "`, " + std::to_string(outstanding()) +
                   " request(s) were still unanswered after " +
                   std::to_string(o_.message_timeout.count()) + " ms of silence\n";
+    if (!p_.liveness_clause.empty())
+      res_.detail += "  broke " + p_.liveness_clause + "; the " +
+                     std::to_string(o_.message_timeout.count()) +
+                     "-ms bound is the tester's (--timeout-ms)\n";
   }
 
   void closed(ConnId c, bool by_server) {
@@ -411,8 +415,7 @@ class Run {
       // still to be forwarded, as a server that retries it elsewhere would).
       OriginSide& o = side->second;
       if (!o.held.empty())
-        res_.detail += "note: origin o" +
-                       std::to_string(f.conn - kFirstAcceptedConn + 1) +
+        res_.detail += "note: origin " + oracle::origin_name(f.conn) +
                        " closed after a `close` with " + std::to_string(o.held.size()) +
                        " forwarded request(s) unprocessed\n";
       close_origin(f.conn, o);
@@ -485,8 +488,7 @@ class Run {
     record_held(msg.conn);
     if (!done() && side.stream->failed()) {
       res_.outcome = RunResult::Outcome::ProtocolViolation;
-      res_.detail = "PROTOCOL VIOLATION on origin o" +
-                    std::to_string(msg.conn - kFirstAcceptedConn + 1) +
+      res_.detail = "PROTOCOL VIOLATION on origin " + oracle::origin_name(msg.conn) +
                     " (what the server forwarded): " + side.stream->error() + "\n";
     }
     if (!done() && (msg.eof || !msg.error.empty())) {
@@ -643,8 +645,7 @@ std::string report_with(const RunResult& r, const Protocol* p) {
     // On an origin connection (docs/proxy.md) the tester receives the
     // requests and sends the answers.
     const bool origin = is_accepted_conn(m.conn);
-    s += (origin ? "  o" + std::to_string(m.conn - kFirstAcceptedConn + 1)
-                 : "  c" + std::to_string(m.conn)) +
+    s += (origin ? "  " + oracle::origin_name(m.conn) : "  c" + std::to_string(m.conn)) +
          (req != origin ? " > " : " < ") + std::to_string(m.label) + " " +
          (!p ? brief(m.ir)
              : one_line(req ? p->describe_request(m.ir) : p->describe_response(m.ir))) +

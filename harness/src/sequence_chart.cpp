@@ -135,7 +135,7 @@ std::string lifeline_name(const RunResult& r, ConnId mc) {
   // connection is the one its requests were sent on.
   if (mc <= kMaxConn) return "c" + std::to_string(mc);
   if (is_accepted_conn(mc))
-    return "origin o" + std::to_string(mc - kFirstAcceptedConn + 1);
+    return "origin " + oracle::origin_name(mc);
   for (const Event& e : r.events)
     if (e.conn == mc && e.kind == Event::Kind::Request)
       if (auto c = r.trace.conn_of(e.label)) return "c" + std::to_string(*c) + " (again)";

@@ -185,6 +185,7 @@ Reason explain_mismatch(const Why& why) {
     } else {
       const std::string place = relative(e.location, why.at);
       expected += (expected.empty() ? "" : "; or ") + (place.empty() ? all : place + " " + all);
+      r.places.push_back({e.location, std::move(all), e.observed});
     }
   }
   if (places.size() == 1) {

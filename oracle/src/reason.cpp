@@ -30,6 +30,13 @@ void to_json(Json& j, const Reason& r) {
            {"clause", r.clause},
            {"state", r.state},
            {"text", r.text}};
+  if (!r.places.empty()) {
+    Json places = Json::array();
+    for (const Reason::Place& p : r.places)
+      places.push_back(
+          {{"location", p.location}, {"expected", p.expected}, {"observed", p.observed}});
+    j["places"] = std::move(places);
+  }
 }
 
 // (A reason names the bytes; it does not repeat a ten-kilobyte file.)

@@ -102,6 +102,9 @@ TEST(MisbehavingTcpServer, SilenceEndsTheRunAndIsALivenessViolationWhenAskedFor)
   auto r = play_against("", false, true);
   EXPECT_EQ(r.outcome, RunResult::Outcome::LivenessViolation) << r.report();
   EXPECT_NE(r.report().find("unanswered"), std::string::npos) << r.report();
+  // The clause it rests on, and whose bound the time is.
+  EXPECT_NE(r.report().find("RFC 9112 §9.3.2"), std::string::npos) << r.report();
+  EXPECT_NE(r.report().find("bound is the tester's"), std::string::npos) << r.report();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5))
       << "the message timeout bounds a silent server";
 }

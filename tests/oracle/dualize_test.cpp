@@ -50,11 +50,18 @@ TEST(Dualize, ReasonsNameTheFieldWhereTheResponseWentWrong) {
   EXPECT_EQ(g.mismatch->text,
             "response.status: expected 412, observed 200; or response.body: expected "
             "\"x\", observed \"y\"");
+  // ... and each place apart, for readers that tell them apart (a proxy's
+  // 502 in place of its relay is a latitude, the relay's body what broke).
+  using Place = Reason::Place;
+  EXPECT_EQ(g.mismatch->places,
+            (std::vector<Place>{{"response.status", "412", "200"},
+                                {"response.body", "\"x\"", "\"y\""}}));
   // Whole-response alternatives that go wrong at one place: that place.
   Guard one = guard(either, {{"status", 404}, {"body", "x"}});
   EXPECT_EQ(one.mismatch->location, "response.status");
   EXPECT_EQ(one.mismatch->expected, "200 or 412");
   EXPECT_EQ(one.mismatch->observed, "404");
+  EXPECT_TRUE(one.mismatch->places.empty());
   // A match explains nothing.
   EXPECT_FALSE(guard(p, {{"status", 204}, {"headers", {{"etag", "v1"}}}}).mismatch);
   // Nor does a guard that is not asked to.

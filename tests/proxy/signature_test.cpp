@@ -35,12 +35,51 @@ TEST(ProxySignature, AForwardIsNamedByTheObligationItBreaks) {
   EXPECT_NE(campaign::signature_of(p, get).find("via"), std::string::npos);
   EXPECT_EQ(campaign::signature_of(p, get), campaign::signature_of(p, put));
   EXPECT_EQ(campaign::identity_of(p, get), campaign::identity_of(p, put));
-  // What the client gets is judged and named as before: by its request.
+  // What the client gets is another obligation, another name.
   auto relayed = run("no-via-response", "req 1 on c0: {\"path\":\"/a\"}\n");
   ASSERT_EQ(relayed.outcome, harness::RunResult::Outcome::ModelViolation)
       << relayed.report();
   EXPECT_FALSE(campaign::blamed_on_a_forward(relayed));
   EXPECT_NE(campaign::signature_of(p, relayed), campaign::signature_of(p, get));
+}
+
+// A relayed answer wrong in a field is named by the obligation too, whatever
+// the request and the origin's status; two obligations stay two names; a
+// body relayed wrong stays named by its request.
+TEST(ProxySignature, ARelayWrongInAFieldIsNamedByTheObligationItBreaks) {
+  const harness::Protocol p = protocol();
+  const std::string get_a = "req 1 on c0: {\"path\":\"/a\"}\n";
+  const std::string put_b =
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/b\",\"body\":\"x\"}\n";
+  auto get = run("no-via-response", get_a);
+  auto put = run("no-via-response", put_b);
+  ASSERT_EQ(get.outcome, harness::RunResult::Outcome::ModelViolation) << get.report();
+  ASSERT_EQ(put.outcome, harness::RunResult::Outcome::ModelViolation) << put.report();
+  const std::string id = campaign::identity_of(p, get);
+  EXPECT_TRUE(id.starts_with("model: an answer to a client | ")) << id;
+  EXPECT_NE(id.find("via"), std::string::npos) << id;
+  EXPECT_EQ(id, campaign::identity_of(p, put));
+  EXPECT_EQ(campaign::signature_of(p, get), campaign::signature_of(p, put));
+  // Another field, another obligation: the origin's Connection-listed field
+  // relayed.
+  auto hop = run("response-hop-by-hop",
+                 get_a + R"(answer 3: {"status":200,"headers":{"connection":"x-o","x-o":"1"},"body":"b"})");
+  ASSERT_EQ(hop.outcome, harness::RunResult::Outcome::ModelViolation) << hop.report();
+  EXPECT_TRUE(campaign::identity_of(p, hop).starts_with("model: an answer to a client | "))
+      << campaign::identity_of(p, hop);
+  EXPECT_NE(campaign::identity_of(p, hop).find("x-o"), std::string::npos)
+      << campaign::identity_of(p, hop);
+  EXPECT_NE(campaign::identity_of(p, hop), id);
+  // The content relayed to the wrong client: named by its requests.
+  auto crossed = run(
+      "cross-talk",
+      "req 1 on c0: {\"path\":\"/a\"}\nreq 3 on c1: {\"path\":\"/bb\"}\n"
+      R"(answer 5: {"status":200,"headers":{"cache-control":"no-transform"},"body":5.(this@"path").id})");
+  ASSERT_EQ(crossed.outcome, harness::RunResult::Outcome::ModelViolation)
+      << crossed.report();
+  EXPECT_FALSE(
+      campaign::identity_of(p, crossed).starts_with("model: an answer to a client"))
+      << campaign::identity_of(p, crossed);
 }
 
 }  // namespace

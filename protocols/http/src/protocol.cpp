@@ -92,6 +92,9 @@ harness::Protocol protocol() {
   p.closes_after = closes_connection;
   p.new_message_rules = new_message_rules;
   p.liveness_probe = Json{{"method", "HEAD"}, {"path", "/"}};
+  p.liveness_clause =
+      "RFC 9110 §3 (a server responds to each request it receives) and RFC 9112 "
+      "§9.3.2 (in the order received), or closes the connection (§9.5)";
   p.site = harness::Protocol::Site{
       {"/", "/sitemap.xml"},
       site_read,

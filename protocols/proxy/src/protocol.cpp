@@ -50,6 +50,12 @@ harness::Protocol protocol(ProtocolOptions options) {
   harness::Protocol p;
   http::set_presentation(p);
   p.name = options.mode == Mode::Forward ? "proxy" : "gateway";
+  // A proxy is a server to its clients; one that gets no answer in time
+  // from upstream has its own: 504 (RFC 9110 §15.6.5).
+  p.liveness_clause =
+      "RFC 9110 §3 (a server, a proxy too, responds to each request it receives; a "
+      "proxy without a timely answer from upstream sends 504, §15.6.5) and RFC 9112 "
+      "§9.3.2 (in the order received), or closes the connection (§9.5)";
   // (A proxy process, which connects to the tester's listener, may lose a
   // forward on a connection the tester closed: ModelOptions::lost_forwards.)
   const ModelOptions mo{options.mode, options.refusals, !options.origin.empty()};

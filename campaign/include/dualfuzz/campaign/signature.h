@@ -138,8 +138,21 @@ inline bool blamed_on_a_forward(const harness::RunResult& r) {
          harness::is_accepted_conn(r.events[r.blamed_event()].conn);
 }
 
+// Likewise a proxy's answer to its client that is wrong in its fields only
+// (a hop-by-hop field relayed, Via missing, a cache directive lost):
+// relaying them is one obligation whatever the request and the origin's
+// status were, so the verdict alone names it (nginx without Via on its
+// relays: 15 findings in 30 s, one per method and status). A wrong status
+// or content stays named by its request: the proxy's own answer depends on
+// what was asked, and a body relayed to the wrong client on what was in
+// flight. "" when the rule does not apply (no origin side: not a proxy).
+//   "model: an answer to a client | response.headers.x-hop: absent expected,
+//    value observed (RFC 9110 §7.6 (relayed response: ...))"
+std::string relay_key(const harness::Protocol& p, const harness::RunResult& r);
+
 inline std::string signature_of(const harness::Protocol& p, const harness::RunResult& r) {
   if (blamed_on_a_forward(r)) return forward_key(r);
+  if (std::string k = relay_key(p, r); !k.empty()) return k;
   const harness::Json* kill = killing_request(r);
   if (r.outcome != harness::RunResult::Outcome::ModelViolation || !kill)
     return harness::violation_key(p, r);

@@ -211,6 +211,10 @@ struct Protocol {
   // sends it on a fresh connection, and no answer means the server hangs
   // (campaign/fuzz_loop.h, ServerOutage). nullopt: no such probe.
   std::optional<Json> liveness_probe;
+  // What a liveness violation rests on, for its report: the clause by which
+  // a server answers each request it read (the time bound is the tester's,
+  // ExecOptions::message_timeout, since no clause gives one).
+  std::string liveness_clause;
 
   // Presentation and triage.
   // A message in a few words, for charts: "PUT /a", "412".

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "dualfuzz/oracle/symbolic.h"
 
@@ -46,6 +47,17 @@ struct Reason {
   // a response sent before any request ("server state ...").
   std::string state;
   std::string text;      // the human sentence
+  // A mismatch whose alternatives went wrong at several places: each place
+  // (its path, what the alternatives expected there, what was observed),
+  // in the order met; `location` is then their common place. Empty for one
+  // place. A reader may tell them apart: for a proxy's relayed answer,
+  // "response.headers.x-hop: absent expected" beside "response.status:
+  // 502 or 504" (the 502 it may send instead).
+  struct Place {
+    std::string location, expected, observed;
+    friend bool operator==(const Place&, const Place&) = default;
+  };
+  std::vector<Place> places;
   friend bool operator==(const Reason&, const Reason&) = default;
 
   // A reason that is about no part of a response's content.

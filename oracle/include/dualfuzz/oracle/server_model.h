@@ -35,8 +35,13 @@ using ConnId = std::uint32_t;
 // is this one); reports name them o1, o2, ...
 inline constexpr ConnId kFirstAcceptedConn = 1u << 20;
 // "connection 3", or "origin connection o1" for one the server opened.
+// An origin connection's short name, "o1" for the first the server opened
+// (scripts, traces, charts).
+inline std::string origin_name(ConnId c) {
+  return "o" + std::to_string(c - kFirstAcceptedConn + 1);
+}
 inline std::string connection_name(ConnId c) {
-  return c >= kFirstAcceptedConn ? "origin connection o" + std::to_string(c - kFirstAcceptedConn + 1)
+  return c >= kFirstAcceptedConn ? "origin connection " + origin_name(c)
                                  : "connection " + std::to_string(c);
 }
 using Label = std::uint32_t;
