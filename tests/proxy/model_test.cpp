@@ -204,9 +204,21 @@ TEST(ProxyModel, MaxForwards) {
       play({Event::request(0, 1, trace0),
             Event::response(0, 2, {{"status", 405}, {"headers", Json::object()}})})
           .accepted());
-  // ... never forwarded.
-  EXPECT_EQ(play({Event::request(0, 1, trace0), Event::request(kO1, 0, kAccepted),
-                  Event::response(kO1, 3, forwarded("/t", {{"max-forwards", "0"}}))})
+  // ... never forwarded; a forward is told the clause it broke.
+  Json fwd0 = forwarded("/t", {{"max-forwards", "0"}});
+  fwd0["method"] = "TRACE";
+  const Verdict sent = play({Event::request(0, 1, trace0), Event::request(kO1, 0, kAccepted),
+                             Event::response(kO1, 3, fwd0)});
+  EXPECT_EQ(sent.status, Verdict::Status::Reject);
+  bool named = false;
+  for (const oracle::Reason& r : sent.reasons)
+    named = named || r.clause.starts_with("RFC 9110 §7.6.2");
+  EXPECT_TRUE(named);
+  // Forwarded before an origin connection existed, or after the proxy's own
+  // answer: the same.
+  EXPECT_EQ(play({Event::request(0, 1, trace0),
+                  Event::response(0, 2, {{"status", 200}, {"headers", Json::object()}}),
+                  Event::request(kO1, 0, kAccepted), Event::response(kO1, 3, fwd0)})
                 .status,
             Verdict::Status::Reject);
   Json opt2 = get("/t", {{"max-forwards", "2"}});

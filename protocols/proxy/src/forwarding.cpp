@@ -372,6 +372,11 @@ Sym own_answer_pattern() {
   return Sym::object(std::vector<std::pair<std::string, Sym>>{});
 }
 
+Sym never_forwarded_pattern() {
+  static const Sym p = Sym::object({{"not-forwarded", Sym::lit(true)}});
+  return p;
+}
+
 Sym refusal_pattern() {
   static const Sym p = [] {
     std::vector<Sym> codes;

@@ -35,8 +35,14 @@ struct Pending {
   ConnId client = 0;
   Label label = 0;
   std::shared_ptr<const Json> body;
+  // A request the proxy must answer itself (Max-Forwards 0 on TRACE or
+  // OPTIONS), in the branch where it forwards it anyway: that forward
+  // expects what no forwarded request has, so a proxy that makes it is told
+  // the clause it broke, not only that nothing was outstanding on the
+  // origin connection (see input).
+  bool forbidden = false;
   friend bool operator==(const Pending& a, const Pending& b) {
-    return a.client == b.client && a.label == b.label;
+    return a.client == b.client && a.label == b.label && a.forbidden == b.forbidden;
   }
 };
 struct OriginConn {
@@ -152,6 +158,9 @@ class ProxyModel {
     conn.free = false;
     conn.carrying.emplace_back(p.client, p.label);
     Tree next = settle(std::move(s));
+    if (p.forbidden)
+      return oracle::send(o, never_forwarded_pattern(), std::move(next),
+                          kMaxForwardsClause);
     return oracle::send(o, forwarded_pattern(*p.body, o_.mode), std::move(next),
                         kForwardClause);
   }
@@ -191,10 +200,15 @@ class ProxyModel {
       if (r != body["headers"].end() && r->is_string()) owed.range = r->get<std::string>();
     }
     if (answered_by_proxy(body)) {
-      owed.response = own_answer_pattern();
+      // Answered by the proxy, or (a branch that lives until the proxy's
+      // answer or a forward shows which) forwarded against §7.6.2.
       owed.clause = kMaxForwardsClause;
+      State forwarded = s;
+      forwarded.owed[q.conn].push_back(owed);
+      forwarded.pending.push_back({q.conn, q.label, q.body, /*forbidden=*/true});
+      owed.response = own_answer_pattern();
       s.owed[q.conn].push_back(std::move(owed));
-      return settle(std::move(s));
+      return oracle::choose(settle(std::move(s)), settle(std::move(forwarded)));
     }
     s.owed[q.conn].push_back(owed);
     if (!o_.refusals && !o_.lost_forwards) {

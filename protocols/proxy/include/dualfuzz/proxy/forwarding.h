@@ -95,6 +95,10 @@ oracle::Sym relayed_pattern(const Json& answer, std::string_view method, Mode mo
 // A response the proxy makes itself: any (Max-Forwards 0, "as the final
 // recipient"), or an error status of its own (a refusal).
 oracle::Sym own_answer_pattern();
+// What no forwarded request matches (it names a member none has): the
+// expectation of a forward the proxy must not make, so that making it breaks
+// a send that names the clause.
+oracle::Sym never_forwarded_pattern();
 oracle::Sym refusal_pattern();
 // A proxy's answer when its connection to the origin failed (502: a pooled
 // connection the origin had closed, RFC 9112 §9.5, where a non-idempotent
