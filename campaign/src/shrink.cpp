@@ -239,6 +239,12 @@ mutator::Tested<ShrinkState> ViolationShrinker::test(const ShrinkCandidate& c,
            (c.restates ? std::ranges::any_of(
                              now, [&](const std::string& r) { return was.count(r) > 0; })
                        : std::ranges::includes(was, now));
+    } else if (c.kind == Kind::Structural && !ok && o_.same_violation && x.violation() &&
+               names_better(from.run, x)) {
+      // With a step less the violation names what broke (signature.h,
+      // names_better): that is the bug to report, under its own name.
+      key = quick_key(p_, x);
+      ok = true;
     } else if (c.kind == Kind::Serialized && !ok &&
                x.outcome == RunResult::Outcome::ModelViolation && killing_request(x)) {
       // Another violation in sequence (a DELETE that ignored If-None-Match,

@@ -2,6 +2,7 @@
 // shape of its shrunk script.
 #include "dualfuzz/campaign/signature.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <string>
@@ -260,6 +261,17 @@ std::string rest_part(const harness::Protocol& p, const harness::RunResult& r,
 
 std::string forward_key(const harness::RunResult& r) {
   return std::string(kind_name(r.outcome)) + ": a forwarded request | " + verdict_part(r);
+}
+
+bool names_better(const harness::RunResult& from, const harness::RunResult& x) {
+  auto located = [](const harness::RunResult& r) {
+    return std::ranges::any_of(r.reasons(), [](const oracle::Reason& y) {
+      return y.kind == oracle::Reason::Kind::Mismatch ||
+             y.kind == oracle::Reason::Kind::Contradiction;
+    });
+  };
+  return from.outcome == Outcome::ModelViolation && x.outcome == Outcome::ModelViolation &&
+         !from.reasons().empty() && !located(from) && located(x);
 }
 
 std::string relay_key(const harness::Protocol& p, const harness::RunResult& r) {

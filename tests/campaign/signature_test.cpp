@@ -59,5 +59,30 @@ TEST(Signature, AnAnswerAheadOfItsTurnIsNamedByTheAnswer) {
   EXPECT_EQ(open.find("9.3.2"), std::string::npos) << open;
 }
 
+// A violation no reason locates ("nothing outstanding" where the answer
+// came) is named better by one that has a located reason; never the other
+// way, nor between two located ones, nor across outcome kinds.
+TEST(Signature, ALocatedReasonNamesBetterThanNothingOutstanding) {
+  using Kind = oracle::Reason::Kind;
+  auto with = [](harness::RunResult::Outcome o, std::vector<Kind> kinds) {
+    harness::RunResult r;
+    r.outcome = o;
+    for (Kind k : kinds) r.verdict.reasons.push_back(oracle::Reason::generic(k, "", ""));
+    return r;
+  };
+  const auto model = harness::RunResult::Outcome::ModelViolation;
+  const auto nothing = with(model, {Kind::NothingOutstanding, Kind::NothingOutstanding});
+  const auto field = with(model, {Kind::NothingOutstanding, Kind::Mismatch});
+  const auto clash = with(model, {Kind::Contradiction});
+  EXPECT_TRUE(names_better(nothing, field));
+  EXPECT_TRUE(names_better(nothing, clash));
+  EXPECT_FALSE(names_better(field, nothing));
+  EXPECT_FALSE(names_better(field, clash));
+  EXPECT_FALSE(names_better(nothing, nothing));
+  EXPECT_FALSE(names_better(
+      nothing, with(harness::RunResult::Outcome::ProtocolViolation, {Kind::Mismatch})));
+  EXPECT_FALSE(names_better(with(model, {}), field));
+}
+
 }  // namespace
 }  // namespace dualfuzz::campaign

@@ -138,6 +138,17 @@ inline bool blamed_on_a_forward(const harness::RunResult& r) {
          harness::is_accepted_conn(r.events[r.blamed_event()].conn);
 }
 
+// Does `x` name better what broke than `from`, both model violations? True
+// when no reason of `from` locates anything (nothing was outstanding where
+// an answer came: another request's explanation lived longer than the one
+// that broke) and one of `x` does (a mismatch or a contradiction, with its
+// field and clause). The shrinker then takes `x`'s name: nginx forwarding a
+// Connection-listed field next to a plain request of the same method and
+// path had the forward read as the plain one's, and died at the client's
+// answer ("LOCK -> 200 | nothing-outstanding at connection"); without the
+// plain request the forward itself breaks §7.6.1 and says so.
+bool names_better(const harness::RunResult& from, const harness::RunResult& x);
+
 // Likewise a proxy's answer to its client that is wrong in its fields only
 // (a hop-by-hop field relayed, Via missing, a cache directive lost):
 // relaying them is one obligation whatever the request and the origin's
