@@ -31,5 +31,24 @@ TEST(Origin, AnHttp10RequestGetsNoChunksAndAClose) {
   EXPECT_FALSE(o.closes_after(now, o.canonical_answer(answer, now, o.print_answer(answer, now))));
 }
 
+// A proxy that closes in the middle of a forwarded request gave up on it
+// (RFC 9112 §9.5: any party may close at any time; Squid does when the
+// client goes away): no request, no protocol violation. Garbage stays one.
+TEST(Origin, AForwardCutShortIsAbandonedNotMalformed) {
+  auto cut = origin_side().new_forward_stream();
+  cut->feed("POST /a HTTP/1.1\r\nHost: o\r\nContent-Length: 10\r\n\r\nabc");
+  cut->on_eof();
+  EXPECT_FALSE(cut->next());
+  EXPECT_FALSE(cut->failed()) << cut->error();
+  auto headers_only = origin_side().new_forward_stream();
+  headers_only->feed("POST /a HTTP/1.1\r\nHost: o\r\nConte");
+  headers_only->on_eof();
+  EXPECT_FALSE(headers_only->failed()) << headers_only->error();
+  auto garbage = origin_side().new_forward_stream();
+  garbage->feed("\x16\x03\x01 not http\r\n\r\n");
+  garbage->on_eof();
+  EXPECT_TRUE(garbage->failed());
+}
+
 }  // namespace
 }  // namespace dualfuzz::proxy

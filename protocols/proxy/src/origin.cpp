@@ -19,8 +19,14 @@ class ForwardStream final : public harness::ResponseStream {
   void expect(const Json&) override {}
   void feed(std::string_view b) override { parser_.feed(b); }
   void on_eof() override {
-    // A proxy that closes between requests is done, not broken.
-    if (!parser_.between_messages()) parser_.on_eof();
+    // A proxy that closes between requests is done, not broken; one that
+    // closes in the middle of a request gave up forwarding it (its client
+    // went away: Squid aborts a POST whose client closed), which any
+    // party may do at any time (RFC 9112 §9.5). The origin drops the part
+    // it read, as a server does with an incomplete request; for the model
+    // that request was not forwarded. (Bytes that are no request at all
+    // stay a protocol violation: the parser failed before the end.) So the
+    // end of the stream is no error here.
   }
   std::optional<Json> next() override {
     auto q = parser_.next();
