@@ -170,6 +170,31 @@ TEST(ProxyModel, ARangedGetMayBeServedPartiallyByTheProxy) {
   EXPECT_EQ(play(trace("GET", partial("cd"))).status, Verdict::Status::Reject);
   EXPECT_EQ(play(trace("PUT", partial("bc"))).status, Verdict::Status::Reject);
   EXPECT_TRUE(play(trace("PUT", relayed("abcdef"))).accepted());
+
+  // Several ranges: a multipart/byteranges 206 (RFC 9110 §14.6), whose
+  // Content-Type is its own; the origin's other fields stay as they were.
+  auto two = [](Json relay) {
+    Json q = get("/a", {{"range", "bytes=4-5,0-1"}});
+    Json f = forwarded("/a", {{"range", "bytes=4-5,0-1"}});
+    return std::vector<Event>{
+        Event::request(0, 1, q), Event::request(kO1, 0, kAccepted),
+        Event::response(kO1, 3, f),
+        Event::request(kO1, 4,
+                       answer("abcdef", {{"content-type", "text/plain"}, {"x-e2e", "1"}})),
+        Event::response(0, 2, std::move(relay))};
+  };
+  auto multipart = [](Json headers) {
+    Json r = relayed("\r\n--b\r\nContent-Range: bytes 4-5/6\r\n\r\nef\r\n--b--\r\n",
+                     std::move(headers));
+    r["status"] = 206;
+    return r;
+  };
+  EXPECT_TRUE(play(two(multipart({{"content-type", "multipart/byteranges; boundary=b"},
+                                  {"x-e2e", "1"}})))
+                  .accepted());
+  EXPECT_EQ(play(two(multipart({{"content-type", "multipart/byteranges; boundary=b"}})))
+                .status,
+            Verdict::Status::Reject);
 }
 
 TEST(ProxyModel, ViaIsAddedBothWays) {

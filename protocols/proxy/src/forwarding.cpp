@@ -332,9 +332,15 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
   // for several (multipart or coalesced) the content is not checked.
   std::optional<Sym> partial;
   if (method == "GET" && status == 200 && !range.empty()) {
-    std::vector<std::pair<std::string, Sym>> p = {{"status", Sym::lit(206)},
-                                                  {"headers", Sym::object(fields)}};
     const auto slice = one_range(range, string_field(answer, "body"));
+    // Several ranges in one 206 are a multipart/byteranges message (RFC
+    // 9110 §14.6): its Content-Type is that, the origin's moves into each
+    // part (Apache's answer to "bytes=4-6,0-1").
+    std::vector<std::pair<std::string, Sym>> kept;
+    for (const auto& [k, v] : fields)
+      if (slice || k != "content-type") kept.emplace_back(k, v);
+    std::vector<std::pair<std::string, Sym>> p = {{"status", Sym::lit(206)},
+                                                  {"headers", Sym::object(std::move(kept))}};
     if (slice) p.emplace_back("body", Sym::lit(*slice));
     if (mode == Mode::Forward)
       p.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
