@@ -98,11 +98,12 @@ TEST(HttpDate, ObsoleteFormatsAgreeWithStrptime) {
     ASSERT_EQ(got.has_value(), want.has_value()) << buf;
     // strptime's century (%y: 69-99 -> 19xx) and the RFC's 50-year window
     // differ by whole centuries at most.
-    if (got)
+    if (got) {
       EXPECT_EQ((*got - *want) % (86'400LL * 36'524) == 0 ||
                     (*got - *want) % (86'400LL * 36'525) == 0,
                 true)
           << buf;
+    }
   }
   EXPECT_GT(valid, 5000u);
 }

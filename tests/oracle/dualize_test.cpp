@@ -301,7 +301,9 @@ TEST(DualizeReasons, ExplainingNeverChangesAVerdict) {
     EXPECT_EQ(guard(p, v, &none, false).ok(), told.ok());
     EXPECT_EQ(guard(p, v, &none, true).ok(), told.ok());
     GroundMatch m = match_ground(p, v);
-    if (m != GroundMatch::Unknown) EXPECT_EQ(m == GroundMatch::Yes, told.ok());
+    if (m != GroundMatch::Unknown) {
+      EXPECT_EQ(m == GroundMatch::Yes, told.ok());
+    }
     if (!told.ok()) {
       ++failed;
       EXPECT_FALSE(told.mismatch->text.empty());

@@ -89,7 +89,7 @@ Tree pong() {
 }
 
 TEST(Reasons, NameTheClauseOfTheExpectedAnswer) {
-  ServerModel m{"ping", [] { return pong(); }};
+  ServerModel m{"ping", [] { return pong(); }, nullptr};
   std::vector<Event> t = {Event::request(1, 1, "ping"), Event::response(1, 2, "pong"),
                           Event::request(1, 3, "ping"), Event::response(1, 4, "pang")};
   Verdict v = both(m, t);
@@ -184,7 +184,7 @@ Tree any_status_but_405() {
 }
 
 TEST(Reasons, FiveHundredAlternativesAreOneShortReason) {
-  ServerModel m{"statuses", [] { return any_status_but_405(); }};
+  ServerModel m{"statuses", [] { return any_status_but_405(); }, nullptr};
   Verdict v = both(m, {Event::request(1, 1, "q"), Event::response(1, 2, {{"status", 405}})});
   ASSERT_EQ(v.status, Verdict::Status::Reject);
   ASSERT_EQ(v.reasons.size(), 1u);
@@ -212,7 +212,7 @@ TEST(Reasons, GenericReasonsHaveAKindAndPlace) {
   EXPECT_EQ(v.reasons[0].location, "connection");
   EXPECT_EQ(v.reasons[0].clause, "");
   // An answer on a connection whose request the server already answered.
-  ServerModel m{"ping", [] { return pong(); }};
+  ServerModel m{"ping", [] { return pong(); }, nullptr};
   Verdict twice = both(m, {Event::request(1, 1, "ping"), Event::request(2, 3, "ping"),
                            Event::response(1, 2, "pong"), Event::response(1, 4, "pong")});
   ASSERT_EQ(twice.status, Verdict::Status::Reject);

@@ -38,7 +38,9 @@ TEST(DiskReplica, AgreesWithTheModelsFileSystem) {
       ASSERT_EQ(got.value("ok", false), want.value("ok", false))
           << "seed " << seed << " step " << i << ": " << got.dump() << " vs "
           << want.dump();
-      if (want.value("ok", false)) ASSERT_EQ(got, want);
+      if (want.value("ok", false)) {
+        ASSERT_EQ(got, want);
+      }
       ASSERT_EQ(disk.snapshot(), memory.snapshot()) << "seed " << seed << " step " << i;
     }
   }
