@@ -195,6 +195,26 @@ TEST(ProxyModel, ARangedGetMayBeServedPartiallyByTheProxy) {
   EXPECT_EQ(play(two(multipart({{"content-type", "multipart/byteranges; boundary=b"}})))
                 .status,
             Verdict::Status::Reject);
+
+  // A range past the end: the proxy that honours it answers 416 of its own
+  // (RFC 9110 §15.5.17; Apache does); not on PUT, and not for a range it
+  // could satisfy.
+  auto ranged = [](const std::string& method, const std::string& range, Json relay) {
+    Json q = get("/a", {{"range", range}});
+    q["method"] = method;
+    Json f = forwarded("/a", {{"range", range}});
+    f["method"] = method;
+    return std::vector<Event>{Event::request(0, 1, q), Event::request(kO1, 0, kAccepted),
+                              Event::response(kO1, 3, f),
+                              Event::request(kO1, 4, answer("abcdef")),
+                              Event::response(0, 2, std::move(relay))};
+  };
+  const Json refused = {{"status", 416}, {"headers", Json::object()}, {"body", "no"}};
+  EXPECT_TRUE(play(ranged("GET", "bytes=320-", refused)).accepted());
+  EXPECT_TRUE(play(ranged("GET", "bytes=320-", relayed("abcdef"))).accepted());
+  EXPECT_EQ(play(ranged("GET", "bytes=2-", refused)).status, Verdict::Status::Reject);
+  EXPECT_EQ(play(ranged("PUT", "bytes=320-", refused)).status, Verdict::Status::Reject);
+  EXPECT_EQ(play(ranged("GET", "items=320-", refused)).status, Verdict::Status::Reject);
 }
 
 TEST(ProxyModel, ViaIsAddedBothWays) {

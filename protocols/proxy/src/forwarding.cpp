@@ -302,6 +302,26 @@ std::optional<std::string> one_range(std::string_view spec, const std::string& b
   if (*a >= body.size() || (b && *b < *a)) return std::nullopt;
   return body.substr(*a, b ? *b - *a + 1 : std::string::npos);
 }
+// Does one "bytes=..." range select nothing of `body` (its first byte past
+// the end, or an empty suffix)? A server that honours Range answers 416 then
+// (RFC 9110 §14.1.1, §15.5.17). Not for another unit or a list: those it
+// MUST ignore, or may still satisfy in part.
+bool unsatisfiable(std::string_view spec, const std::string& body) {
+  if (spec.rfind("bytes=", 0) != 0) return false;
+  spec.remove_prefix(6);
+  const auto dash = spec.find('-');
+  if (dash == std::string_view::npos || spec.find(',') != std::string_view::npos)
+    return false;
+  const std::string_view a = spec.substr(0, dash), b = spec.substr(dash + 1);
+  auto digits = [](std::string_view d) {
+    return !d.empty() && d.size() <= 15 &&
+           std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (a.empty()) return digits(b) && (std::stoull(std::string(b)) == 0 || body.empty());
+  if (!digits(a) || (!b.empty() && !digits(b))) return false;
+  const auto first = std::stoull(std::string(a));
+  return (b.empty() || std::stoull(std::string(b)) >= first) && first >= body.size();
+}
 }  // namespace
 
 Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
@@ -345,9 +365,12 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
     if (mode == Mode::Forward)
       p.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
     if (directives) p.emplace_back("cache-directives", *directives);
-    // (One range that selects nothing: no 206 is possible, only the 200.)
+    // (One range that selects nothing: no 206 is possible; the 200, or the
+    // proxy's own 416 for a range it honours and cannot satisfy.)
     if (slice || range.find(',') != std::string_view::npos)
       partial = Sym::object(std::move(p));
+    else if (unsatisfiable(range, string_field(answer, "body")))
+      partial = Sym::object({{"status", Sym::lit(416)}});
   }
   std::vector<std::pair<std::string, Sym>> top = {
       {"status", Sym::lit(status)},
