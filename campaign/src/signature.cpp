@@ -68,6 +68,13 @@ bool error_status(const std::string& location, const std::string& expected) {
   return is_status(location) && (expected.starts_with('4') || expected.starts_with('5'));
 }
 
+// A reason that says where the answer went wrong: a mismatch, or a
+// contradiction with what earlier messages revealed.
+bool is_located(const oracle::Reason& x) {
+  return x.kind == oracle::Reason::Kind::Mismatch ||
+         x.kind == oracle::Reason::Kind::Contradiction;
+}
+
 // One place of a mismatch as its classes: "location: expected-class
 // expected, observed-class observed".
 std::string place_part(const std::string& location, const std::string& expected,
@@ -124,9 +131,7 @@ Decisive decisive_of(const harness::RunResult& r) {
     if (!x.clause.empty()) one += " (" + x.clause + ")";
     all.insert(one);
     all_locations.insert(all_locations.end(), at.begin(), at.end());
-    const bool located = x.kind == oracle::Reason::Kind::Mismatch ||
-                         x.kind == oracle::Reason::Kind::Contradiction;
-    if (located && !incidental(x) &&
+    if (is_located(x) && !incidental(x) &&
         !(success_expected && error_status(x.location, x.expected))) {
       decisive.insert(one);
       locations.insert(locations.end(), at.begin(), at.end());
@@ -139,9 +144,15 @@ Decisive decisive_of(const harness::RunResult& r) {
   return d;
 }
 
-std::string verdict_part(const harness::RunResult& r) {
+// The decisive reasons as one text ("" for none).
+std::string joined(const Decisive& d) {
   std::string out;
-  for (const auto& s : decisive_of(r).parts) out += (out.empty() ? "" : "; ") + s;
+  for (const auto& s : d.parts) out += (out.empty() ? "" : "; ") + s;
+  return out;
+}
+
+std::string verdict_part(const harness::RunResult& r) {
+  const std::string out = joined(decisive_of(r));
   return out.empty() ? "no reason" : out;
 }
 
@@ -265,10 +276,7 @@ std::string forward_key(const harness::RunResult& r) {
 
 bool names_better(const harness::RunResult& from, const harness::RunResult& x) {
   auto located = [](const harness::RunResult& r) {
-    return std::ranges::any_of(r.reasons(), [](const oracle::Reason& y) {
-      return y.kind == oracle::Reason::Kind::Mismatch ||
-             y.kind == oracle::Reason::Kind::Contradiction;
-    });
+    return std::ranges::any_of(r.reasons(), is_located);
   };
   return from.outcome == Outcome::ModelViolation && x.outcome == Outcome::ModelViolation &&
          !from.reasons().empty() && !located(from) && located(x);
@@ -288,9 +296,7 @@ std::string relay_key(const harness::Protocol& p, const harness::RunResult& r) {
     if (at.empty() || at == "response" || at == "connection" || is_status(at) ||
         at.ends_with(".body"))
       return "";
-  std::string out;
-  for (const auto& s : d.parts) out += (out.empty() ? "" : "; ") + s;
-  return std::string(kind_name(r.outcome)) + ": an answer to a client | " + out;
+  return std::string(kind_name(r.outcome)) + ": an answer to a client | " + joined(d);
 }
 
 std::string identity_of(const harness::Protocol& p, const harness::RunResult& r) {

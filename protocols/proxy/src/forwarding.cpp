@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
+#include <string>
 
 #include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/triage.h"
@@ -181,9 +183,11 @@ namespace {
 // directives through in forwarded messages", RFC 9111 §5.2). The field's
 // bytes are not compared: a cache may add directives of its own (Squid adds
 // max-age=259200 to the requests it forwards), and no clause forbids it.
-std::optional<Sym> directives_pattern(const Json& h) {
+// None when Connection names Cache-Control: the field must go, and the
+// fields' pattern says so.
+std::optional<Sym> directives_pattern(const Json& h, const std::set<std::string>& listed) {
   const auto it = h.find("cache-control");
-  if (it == h.end() || !it->is_string()) return std::nullopt;
+  if (it == h.end() || !it->is_string() || listed.count("cache-control")) return std::nullopt;
   std::vector<std::pair<std::string, Sym>> fields;
   const Json directives = cache_directives(it->get<std::string>());
   for (const auto& [d, arg] : directives.items())
@@ -266,8 +270,7 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
       {"body", Sym::lit(string_field(request, "body"))},
       // §7.6.3: a proxy, and a gateway on inbound requests, MUST send Via.
       {"via", Sym::object({{"present", Sym::lit(true)}})}};
-  if (!listed.count("cache-control"))
-    if (auto d = directives_pattern(h)) top.emplace_back("cache-directives", std::move(*d));
+  if (auto d = directives_pattern(h, listed)) top.emplace_back("cache-directives", std::move(*d));
   // "A proxy MAY transform the content of a message that does not contain a
   // no-transform cache directive" (RFC 9110 §7.7; the request directive,
   // RFC 9111 §5.2.1.6); it MUST NOT transform one that does.
@@ -279,22 +282,33 @@ Sym forwarded_pattern(const Json& request, Mode mode) {
 }
 
 namespace {
-// The bytes of `body` that one "bytes=first-last" / "bytes=first-" /
-// "bytes=-suffix" range selects (RFC 9110 §14.1.2); nullopt for anything
-// else (several ranges, another unit, unsatisfiable).
-std::optional<std::string> one_range(std::string_view spec, const std::string& body) {
+// One "bytes=first-last" range as written (either end may be empty);
+// nullopt for another unit or a list.
+struct RangeText {
+  std::string_view first, last;
+};
+std::optional<RangeText> bytes_range(std::string_view spec) {
   if (spec.rfind("bytes=", 0) != 0) return std::nullopt;
   spec.remove_prefix(6);
   const auto dash = spec.find('-');
   if (dash == std::string_view::npos || spec.find(',') != std::string_view::npos)
     return std::nullopt;
-  auto number = [](std::string_view d) -> std::optional<std::size_t> {
-    if (d.empty() || d.size() > 15 ||
-        !std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      return std::nullopt;
-    return static_cast<std::size_t>(std::stoull(std::string(d)));
-  };
-  const auto a = number(spec.substr(0, dash)), b = number(spec.substr(dash + 1));
+  return RangeText{spec.substr(0, dash), spec.substr(dash + 1)};
+}
+std::optional<std::size_t> number(std::string_view d) {
+  if (d.empty() || d.size() > 15 ||
+      !std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return static_cast<std::size_t>(std::stoull(std::string(d)));
+}
+
+// The bytes of `body` that one "bytes=first-last" / "bytes=first-" /
+// "bytes=-suffix" range selects (RFC 9110 §14.1.2); nullopt for anything
+// else (several ranges, another unit, unsatisfiable).
+std::optional<std::string> one_range(std::string_view spec, const std::string& body) {
+  const auto t = bytes_range(spec);
+  if (!t) return std::nullopt;
+  const auto a = number(t->first), b = number(t->last);
   if (!a) {  // a suffix
     if (!b || *b == 0 || body.empty()) return std::nullopt;
     return body.substr(body.size() - std::min(*b, body.size()));
@@ -307,20 +321,13 @@ std::optional<std::string> one_range(std::string_view spec, const std::string& b
 // (RFC 9110 §14.1.1, §15.5.17). Not for another unit or a list: those it
 // MUST ignore, or may still satisfy in part.
 bool unsatisfiable(std::string_view spec, const std::string& body) {
-  if (spec.rfind("bytes=", 0) != 0) return false;
-  spec.remove_prefix(6);
-  const auto dash = spec.find('-');
-  if (dash == std::string_view::npos || spec.find(',') != std::string_view::npos)
-    return false;
-  const std::string_view a = spec.substr(0, dash), b = spec.substr(dash + 1);
-  auto digits = [](std::string_view d) {
-    return !d.empty() && d.size() <= 15 &&
-           std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (a.empty()) return digits(b) && (std::stoull(std::string(b)) == 0 || body.empty());
-  if (!digits(a) || (!b.empty() && !digits(b))) return false;
-  const auto first = std::stoull(std::string(a));
-  return (b.empty() || std::stoull(std::string(b)) >= first) && first >= body.size();
+  const auto t = bytes_range(spec);
+  if (!t) return false;
+  const auto b = number(t->last);
+  if (t->first.empty()) return b && (*b == 0 || body.empty());
+  const auto a = number(t->first);
+  if (!a || (!t->last.empty() && !b)) return false;
+  return (!b || *b >= *a) && *a >= body.size();
 }
 }  // namespace
 
@@ -337,8 +344,7 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
                            : known_hop_by_hop(k) ? removable(v)
                                                  : Sym::lit(v));
   }
-  const std::optional<Sym> directives =
-      listed.count("cache-control") ? std::nullopt : directives_pattern(h);
+  const std::optional<Sym> directives = directives_pattern(h, listed);
   int status = 200;
   if (answer.is_object() && answer.contains("status") &&
       answer["status"].is_number_integer())
