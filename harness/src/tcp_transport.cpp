@@ -1,8 +1,29 @@
 #include "dualfuzz/harness/tcp_transport.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 namespace dualfuzz::harness {
 namespace asio = boost::asio;
 using asio::ip::tcp;
+
+namespace {
+// Acknowledge what the server sent at once (Linux: TCP_QUICKACK, which the
+// kernel drops again after a while, so it is set after every read). A
+// server that leaves Nagle's algorithm on holds its next answer until the
+// last is acknowledged, and a delayed acknowledgement then costs 40 ms per
+// pipelined answer: a Python socketserver answered 7 executions/s, 117/s
+// with this (or with TCP_NODELAY on its side).
+void quick_ack(tcp::socket& s) {
+#ifdef TCP_QUICKACK
+  const int one = 1;
+  ::setsockopt(s.native_handle(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
+#else
+  (void)s;
+#endif
+}
+}  // namespace
 
 struct TcpTransport::Conn {
   explicit Conn(asio::io_context& io) : socket(io) {}
@@ -72,6 +93,7 @@ Result<bool> TcpTransport::open(ConnId c) {
     return make_error("connect to " + host_ + ":" + std::to_string(port_) + ": " +
                       result.message());
   conn->socket.set_option(tcp::no_delay(true), ec);
+  quick_ack(conn->socket);
   conns_[c] = conn;
   start_read(c, conn);
   return true;
@@ -94,6 +116,7 @@ void TcpTransport::start_read(ConnId c, const std::shared_ptr<Conn>& conn) {
           return;
         }
         inbox_.push_back({c, std::string(conn->buf.data(), n), false, {}});
+        quick_ack(conn->socket);
         start_read(c, conn);
       });
 }

@@ -172,5 +172,53 @@ TEST(HttpAssumptions, RequestsAboutNoResourceGetAnyAnswerUnderEveryAssumption) {
     }
 }
 
+// A 202 "might or might not eventually be acted upon" (RFC 9110 §15.3.3),
+// at a time the tester cannot see: a DELETE, PUT or POST so answered may
+// show done or not done, in any order, after it. Under every assumption (a
+// writable store may accept for later too). What came before it is still
+// judged, and a 204 is still a deletion done.
+TEST(HttpAssumptions, AnAcceptedChangeMayHappenLater) {
+  for (Assumptions a : {Assumptions{}, kWritable}) {
+    const Json put = req("PUT", "/a", {}, "x");
+    for (const char* later : {"done", "not yet"}) {
+      const bool done = later[0] == 'd';
+      EXPECT_TRUE(accepted({{put, resp(201)},
+                            {req("DELETE", "/a"), resp(202)},
+                            {req("GET", "/a"), done ? resp(404) : resp(200, {}, "x")},
+                            {req("GET", "/a"), done ? resp(404) : resp(200, {}, "x")}},
+                           a))
+          << later;
+      EXPECT_TRUE(accepted({{put, resp(201)},
+                            {req("PUT", "/a", {}, "y"), resp(202)},
+                            {req("GET", "/a"), resp(200, {}, done ? "y" : "x")}},
+                           a))
+          << later;
+      EXPECT_TRUE(accepted({{req("POST", "/p", {}, "y"), resp(202)},
+                            {req("GET", "/p"), done ? resp(200, {}, "y") : resp(404)}},
+                           a))
+          << later;
+    }
+    // The other way: a deletion answered 204 is done, and a 202 does not
+    // excuse what was shown before it.
+    EXPECT_FALSE(accepted({{put, resp(201)},
+                           {req("DELETE", "/a"), resp(204)},
+                           {req("GET", "/a"), resp(200, {}, "x")}},
+                          a));
+    EXPECT_FALSE(accepted({{put, resp(201)},
+                           {req("GET", "/a"), resp(200, {}, "z")},
+                           {req("DELETE", "/a"), resp(202)}},
+                          a));
+    // A DELETE of nothing there may be accepted for later too, or answered
+    // as done (§9.3.5 asks no 404); after a 204 nothing is there still.
+    EXPECT_TRUE(accepted(
+        {{req("DELETE", "/none"), resp(202)}, {req("GET", "/none"), resp(404)}}, a));
+    EXPECT_TRUE(accepted(
+        {{req("DELETE", "/none"), resp(204)}, {req("GET", "/none"), resp(404)}}, a));
+    EXPECT_FALSE(accepted({{req("DELETE", "/none"), resp(204)},
+                           {req("GET", "/none"), resp(200, {}, "")}},
+                          a));
+  }
+}
+
 }  // namespace
 }  // namespace dualfuzz::http

@@ -366,8 +366,9 @@ const Sym& processed_pattern(bool post, bool strict) {
     for (int i = 0; i < 4; ++i) {
       const bool is_post = i & 1, must = i & 2;
       std::vector<int> plain;
+      // (202: accepted(), which leaves the state unknown, not fixed.)
       for (int c = 200; c <= 299; ++c)
-        if (!(must && is_post && c == 201)) plain.push_back(c);
+        if (c != 202 && !(must && is_post && c == 201)) plain.push_back(c);
       std::vector<Sym> alts = {Sym::object({{"status", status(plain)}})};
       if (must && is_post) alts.push_back(with_field({201}, "location"));
       alts.push_back(must ? with_field({303}, "location")
@@ -983,19 +984,28 @@ Tree processed(const Ev& e) {
                  post ? kPost : kPatch);
 }
 
+// A 202 to a request that may change the resource: "accepted for
+// processing, but the processing has not been completed. The request might
+// or might not eventually be acted upon" (RFC 9110 §15.3.3), at a time the
+// model cannot see: from then on the path's state is unknown.
+Tree accepted(const Ev& e, Clause clause) {
+  return respond(e, status_only({202}), unknown_state(e), clause);
+}
+
 // The method itself, once the preconditions hold.
 Tree proceed(const Ev& e) {
   if (e->req().safe) return get(e, e->req().method == Method::Head);
-  if (e->req().method == Method::Put) return put(e);
+  if (e->req().method == Method::Put) return oracle::choose(put(e), accepted(e, kPut));
   if (e->req().method == Method::Post || e->req().method == Method::Patch)
-    return processed(e);
+    return oracle::choose(processed(e),
+                          accepted(e, e->req().method == Method::Post ? kPost : kPatch));
   // Other methods: a 2xx that changes nothing (see handle).
   if (e->req().method != Method::Delete)
     return respond(e, status_only({200, 204}), kPost);
-  // DELETE of an existing resource.
+  // DELETE of an existing resource: gone, or (202) perhaps later.
   const PathState gone{std::nullopt, e->st().clock, false, false, e->st().assume};
   return oracle::choose(respond(e, status_only({200, 204}), gone, kDelete),
-                        respond(e, status_only({202}), kDelete));
+                        accepted(e, kDelete));
 }
 
 // `clause`: the precondition that failed.
@@ -1081,7 +1091,15 @@ Tree handle_method(const Ev& e) {
   // (With preconditions, a 412 instead breaks §13.2.1.)
   if ((e->req().safe || e->req().method == Method::Delete) && !e->file()) {
     const HttpRequest& q = e->req();
-    return respond(e, status_only({404}), preconditioned(q) ? kIgnored : kNotFound);
+    Tree missing = respond(e, status_only({404}), preconditioned(q) ? kIgnored : kNotFound);
+    // A DELETE of nothing: RFC 9110 §9.3.5 asks no 404 of it, and a server
+    // for which "gone" is done may say so (200/204, nothing changes; S3
+    // does), or accept it for later (202), when it finds what is there then.
+    if (q.method == Method::Delete)
+      return oracle::choose(
+          std::move(missing),
+          oracle::choose(respond(e, status_only({200, 204}), kDelete), accepted(e, kDelete)));
+    return missing;
   }
   // The model keeps paths independent, so it cannot know whether /a/b's
   // parent collection exists: a PUT there may fail with 409 and change

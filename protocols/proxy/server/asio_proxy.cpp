@@ -4,6 +4,7 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <deque>
 #include <iostream>
@@ -28,6 +29,7 @@ struct AsioProxy::State : std::enable_shared_from_this<State> {
     bool connected = false;  // (origin side: until then writes wait)
     bool writing = false;
     bool close_after = false;
+    bool lingering = false;  // (closing in stages: see linger)
   };
   using Key = std::pair<bool, ConnId>;  // {to_origin, conn}
 
@@ -56,6 +58,15 @@ struct AsioProxy::State : std::enable_shared_from_this<State> {
   void read(Key k, const std::shared_ptr<Socket>& s) {
     s->socket.async_read_some(asio::buffer(s->buf), [self = shared_from_this(), k, s](
                                                         error_code ec, std::size_t n) {
+      if (s->lingering) {  // what still comes is dropped, until EOF
+        if (ec) {
+          error_code ignored;
+          s->socket.close(ignored);
+        } else {
+          self->read(k, s);
+        }
+        return;
+      }
       if (!self->alive(k, s)) return;
       if (ec) {
         self->peer_closed(k);
@@ -135,10 +146,12 @@ struct AsioProxy::State : std::enable_shared_from_this<State> {
     if (!s->connected || s->writing) return;
     if (s->out.empty()) {
       if (!s->close_after) return;
-      drop(k);
+      if (k.first) return drop(k);
       // (As the in-process transport does: the core forgets a client it
       // closed; an origin connection it closed it has forgotten already.)
-      if (!k.first) proxy.on_client_close(k.second);
+      sockets.erase(k);
+      linger(s);
+      proxy.on_client_close(k.second);
       return;
     }
     s->writing = true;
@@ -154,6 +167,23 @@ struct AsioProxy::State : std::enable_shared_from_this<State> {
                         s->out.pop_front();
                         self->write(k, s);
                       });
+  }
+
+  // RFC 9112 §9.6: a server SHOULD close in stages: shut down its sending
+  // side, then read until the client closes. Closed at once with a
+  // pipelined request still unread, the kernel resets the connection, and
+  // the reset can destroy the last answer before the client has read it.
+  // The socket's read loop drops what still comes (Socket::lingering);
+  // 2 s at most.
+  void linger(const std::shared_ptr<Socket>& s) {
+    s->lingering = true;
+    error_code ignored;
+    s->socket.shutdown(tcp::socket::shutdown_send, ignored);
+    auto timer = std::make_shared<asio::steady_timer>(io, std::chrono::seconds(2));
+    timer->async_wait([s, timer](error_code) {
+      error_code i;
+      s->socket.close(i);
+    });
   }
 
   void stop() {

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""A correct origin server written apart from the model, fuzzed under each of
+the choices the RFCs leave to it, and with each of its planted bugs
+(scripts/subjects/varied-origin/server.py).
+
+Both directions, as a new user runs dualfuzz (black box, default assumptions):
+  1. legal choices: one run per choice (and `all`), `--keep-going`; every
+     violation reported is a false alarm of dualfuzz (advisories are listed,
+     they are SHOULDs);
+  2. planted bugs: one run per bug and seed, stopping at the first finding;
+     found?, seconds to it, its kind and signature. Bugs that only break a
+     MUST of a message, or that kill or hang the server, are in the list.
+
+  bench/eval_variants.py                                  # ~20 min
+  bench/eval_variants.py --legal-seconds 30 --legal delete-202,idle-close
+  bench/eval_variants.py --bugs-only --seeds 1,2,3
+
+Prints a markdown table per direction; raw JSON lines to --raw.
+"""
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from eval_blackbox import last_json  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVER = os.path.join(ROOT, "scripts", "subjects", "varied-origin", "server.py")
+
+
+def choices():
+    """The server's own lists (one source of truth)."""
+    ns = {}
+    with open(SERVER) as f:
+        src = f.read()
+    exec(compile(src.split("\nclass Resource")[0], SERVER, "exec"), ns)  # constants only
+    return ns["LEGAL"], ns["BUGS"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port, proc, seconds=5.0):
+    end = time.time() + seconds
+    while time.time() < end and proc.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
+    port = free_port()
+    server_cmd = [sys.executable, SERVER, str(port)]
+    if legal:
+        server_cmd += ["--legal", legal]
+    if bug:
+        server_cmd += ["--bug", bug]
+    server = subprocess.Popen(server_cmd, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    if not wait_listening(port, server):
+        server.kill()
+        return {"legal": legal, "bug": bug, "seed": seed, "error": "server did not start"}
+    # A bug that kills the server: the campaign brings it back (a supervisor
+    # of the user's would too) so that its finding can be shrunk.
+    restart = " ".join(server_cmd) + " >/dev/null 2>&1 &"
+    cmd = [exe, "fuzz", "--target", f"127.0.0.1:{port}", "--seconds", str(seconds),
+           "--seed", str(seed), "--connections", str(connections), "--json", "-q",
+           "--restart", restart] + (["--keep-going"] if keep_going else []) + extra
+    start = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds * 4 + 120)
+        out, rc = p.stdout, p.returncode
+    except subprocess.TimeoutExpired as e:
+        out, rc = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), -9
+    wall = time.time() - start
+    server.kill()
+    subprocess.run(["pkill", "-f", f"{SERVER} {port}"], check=False)
+    s = last_json(out) or {}
+    violations = s.get("violations") or []
+    if not keep_going and s.get("violation"):
+        violations = [s]
+    findings = [f for f in (s.get("findings") or []) if f.get("kind") in ("crash", "hang")]
+    return {"legal": legal, "bug": bug, "seed": seed, "seconds": seconds, "wall": round(wall, 2),
+            "exit": rc, "executions": s.get("executions"),
+            "violation": bool(s.get("violation")),
+            "first_seconds": s.get("seconds") if not keep_going else None,
+            "kinds": sorted({v.get("kind", "") for v in violations + findings}),
+            "signatures": [v.get("signature", "") for v in violations + findings][:20],
+            "clauses": sorted({r.get("clause", "") for v in violations
+                               for r in v.get("reasons") or []})[:10],
+            "advisories": [a.get("key", "") if isinstance(a, dict) else a
+                           for a in (s.get("advisories") or [])][:10],
+            "explanations": [(v.get("explanation") or v.get("detail") or "")[:400]
+                             for v in violations + findings][:5],
+            "races": len(s.get("races") or [])}
+
+
+def main():
+    legal_all, bugs_all = choices()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--exe", default=os.path.join(ROOT, "build", "cli", "dualfuzz"))
+    ap.add_argument("--legal", help="comma-separated choices (default: each, and all)")
+    ap.add_argument("--bugs", help="comma-separated planted bugs (default: every one)")
+    ap.add_argument("--legal-seconds", type=int, default=40)
+    ap.add_argument("--bug-seconds", type=int, default=30)
+    ap.add_argument("--connections", type=int, default=2)
+    ap.add_argument("--seeds", default="1", help="seeds of the bug runs")
+    ap.add_argument("--legal-only", action="store_true")
+    ap.add_argument("--bugs-only", action="store_true")
+    ap.add_argument("--raw", default=os.path.join(ROOT, "bench", "results", "variants.jsonl"))
+    a = ap.parse_args()
+    os.makedirs(os.path.dirname(a.raw), exist_ok=True)
+    raw = open(a.raw, "a")
+    seeds = [int(x) for x in a.seeds.split(",")]
+
+    def keep(r):
+        raw.write(json.dumps(r) + "\n")
+        raw.flush()
+        print(json.dumps(r), file=sys.stderr)
+        return r
+
+    if not a.bugs_only:
+        names = a.legal.split(",") if a.legal else legal_all + ["all"]
+        print("| legal choice | executions | violations (false alarms) | advisories |")
+        print("|---|---|---|---|")
+        for n in names:
+            r = keep(run(a.exe, n, "", 1, a.legal_seconds, a.connections, True, []))
+            fa = "; ".join(r.get("signatures", [])) or "none"
+            print(f"| {n} | {r.get('executions')} | {fa} | {len(r.get('advisories', []))} |",
+                  flush=True)
+    if not a.legal_only:
+        names = a.bugs.split(",") if a.bugs else bugs_all
+        print("\n| planted bug | seed | found | seconds | kind | signature |")
+        print("|---|---|---|---|---|---|")
+        for n in names:
+            for seed in seeds:
+                r = keep(run(a.exe, "", n, seed, a.bug_seconds, a.connections, False, []))
+                found = r["violation"] or bool(set(r["kinds"]) & {"crash", "hang"})
+                sig = (r["signatures"] or [""])[0]
+                print(f"| {n} | {seed} | {'yes' if found else 'NO'} | {r['first_seconds']} | "
+                      f"{','.join(r['kinds'])} | {sig} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
