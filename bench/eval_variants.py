@@ -72,7 +72,9 @@ def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
         return {"legal": legal, "bug": bug, "seed": seed, "error": "server did not start"}
     # A bug that kills the server: the campaign brings it back (a supervisor
     # of the user's would too) so that its finding can be shrunk.
-    restart = " ".join(server_cmd) + " >/dev/null 2>&1 &"
+    # (A hung server this script started, the command must stop itself.)
+    restart = (f"pkill -f '{SERVER} {port}'; sleep 0.3; exec " + " ".join(server_cmd) +
+               " >/dev/null 2>&1")
     cmd = [exe, "fuzz", "--target", f"127.0.0.1:{port}", "--seconds", str(seconds),
            "--seed", str(seed), "--connections", str(connections), "--json", "-q",
            "--restart", restart] + (["--keep-going"] if keep_going else []) + extra
@@ -90,10 +92,16 @@ def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
     if not keep_going and s.get("violation"):
         violations = [s]
     findings = [f for f in (s.get("findings") or []) if f.get("kind") in ("crash", "hang")]
+    violations = [v for v in violations if v.get("kind") not in ("crash", "hang", "")]
     return {"legal": legal, "bug": bug, "seed": seed, "seconds": seconds, "wall": round(wall, 2),
             "exit": rc, "executions": s.get("executions"),
             "violation": bool(s.get("violation")),
-            "first_seconds": s.get("seconds") if not keep_going else None,
+            # (The first finding's own time: a death's run goes on after it.)
+            "first_seconds": min([f.get("first_seconds") for f in findings
+                                  if f.get("first_seconds") is not None] +
+                                 ([s.get("seconds", 0) - s.get("shrink_seconds", 0)]
+                                  if s.get("violation") and not findings else []),
+                                 default=None) if not keep_going else None,
             "kinds": sorted({v.get("kind", "") for v in violations + findings}),
             "signatures": [v.get("signature", "") for v in violations + findings][:20],
             "clauses": sorted({r.get("clause", "") for v in violations

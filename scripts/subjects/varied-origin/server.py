@@ -65,6 +65,7 @@ import socketserver
 import sys
 import threading
 import time
+from urllib.parse import quote
 
 LEGAL = ["http10", "close", "chunked", "no-validators", "weak-etag", "no-range",
          "multipart", "read-only-405", "read-only-501", "forbid-writes", "auth", "busy",
@@ -479,7 +480,7 @@ class Handler(socketserver.StreamRequestHandler):
         if r is None:
             if self.legal("slash-redirect") and not path.endswith("/") and any(
                     p.startswith(path + "/") for p in self.store.items):
-                return self.send(301, {"Location": path + "/"}, b"see folder\n")
+                return self.send(301, {"Location": quote(path) + "/"}, b"see folder\n")
             return self.missing(path)
         status = self.preconditions(r, f, True)
         if status == 304:
@@ -560,7 +561,7 @@ class Handler(socketserver.StreamRequestHandler):
         created = st.put(path, body)
         h = self.validators(st.items[path])
         if created:
-            return self.send(201, dict(h, Location=path), b"created\n")
+            return self.send(201, dict(h, Location=quote(path)), b"created\n")
         return self.send(204, h)
 
     def do_post(self, path, f, body):
@@ -573,7 +574,7 @@ class Handler(socketserver.StreamRequestHandler):
         if self.legal("post-creates"):
             created = st.put(path, body)
             if created:
-                return self.send(201, {"Location": path}, b"created\n")
+                return self.send(201, {"Location": quote(path)}, b"created\n")
             return self.send(200, {"Content-Type": "text/plain"}, b"stored\n")
         # Processes the content and changes nothing: an echo.
         return self.send(200, {"Content-Type": "text/plain"}, b"got %d bytes\n" % len(body))
