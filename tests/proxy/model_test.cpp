@@ -215,6 +215,24 @@ TEST(ProxyModel, ARangedGetMayBeServedPartiallyByTheProxy) {
   EXPECT_EQ(play(ranged("GET", "bytes=2-", refused)).status, Verdict::Status::Reject);
   EXPECT_EQ(play(ranged("PUT", "bytes=320-", refused)).status, Verdict::Status::Reject);
   EXPECT_EQ(play(ranged("GET", "items=320-", refused)).status, Verdict::Status::Reject);
+  // No range-spec (RFC 9110 §14.1.1: an end that is not digits, a last
+  // before the first): ignored (the 200) or rejected (416, §14.2), never
+  // read as a range it is not ("1-x" as "1-", "x-5" as the last 5 bytes).
+  auto part = [](const std::string& body, const std::string& range) {
+    Json r = relayed(body, {{"content-range", range}});
+    r["status"] = 206;
+    return r;
+  };
+  for (const char* bad : {"bytes=1-x", "bytes=x-5", "bytes=3-1", "bytes=-"}) {
+    EXPECT_TRUE(play(ranged("GET", bad, relayed("abcdef"))).accepted()) << bad;
+    EXPECT_TRUE(play(ranged("GET", bad, refused)).accepted()) << bad;
+  }
+  EXPECT_EQ(play(ranged("GET", "bytes=1-x", part("bcdef", "bytes 1-5/6"))).status,
+            Verdict::Status::Reject);
+  EXPECT_EQ(play(ranged("GET", "bytes=x-5", part("bcdef", "bytes 1-5/6"))).status,
+            Verdict::Status::Reject);
+  EXPECT_TRUE(play(ranged("GET", "bytes=1-", part("bcdef", "bytes 1-5/6"))).accepted());
+  EXPECT_TRUE(play(ranged("GET", "bytes=-5", part("bcdef", "bytes 1-5/6"))).accepted());
 }
 
 TEST(ProxyModel, ViaIsAddedBothWays) {

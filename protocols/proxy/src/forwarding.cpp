@@ -301,33 +301,40 @@ std::optional<std::size_t> number(std::string_view d) {
     return std::nullopt;
   return static_cast<std::size_t>(std::stoull(std::string(d)));
 }
+// Not a range-spec (RFC 9110 §14.1.1): an end that is not digits, no end at
+// all, or a last-pos before the first-pos ("invalid").
+bool invalid(const RangeText& t) {
+  const auto a = number(t.first), b = number(t.last);
+  return (!t.first.empty() && !a) || (!t.last.empty() && !b) || (!a && !b) ||
+         (a && b && *b < *a);
+}
 
 // The bytes of `body` that one "bytes=first-last" / "bytes=first-" /
 // "bytes=-suffix" range selects (RFC 9110 §14.1.2); nullopt for anything
 // else (several ranges, another unit, unsatisfiable).
 std::optional<std::string> one_range(std::string_view spec, const std::string& body) {
   const auto t = bytes_range(spec);
-  if (!t) return std::nullopt;
+  if (!t || invalid(*t)) return std::nullopt;  // ("5-x" is no "5-")
   const auto a = number(t->first), b = number(t->last);
   if (!a) {  // a suffix
-    if (!b || *b == 0 || body.empty()) return std::nullopt;
+    if (*b == 0 || body.empty()) return std::nullopt;
     return body.substr(body.size() - std::min(*b, body.size()));
   }
-  if (*a >= body.size() || (b && *b < *a)) return std::nullopt;
+  if (*a >= body.size()) return std::nullopt;
   return body.substr(*a, b ? *b - *a + 1 : std::string::npos);
 }
-// Does one "bytes=..." range select nothing of `body` (its first byte past
-// the end, or an empty suffix)? A server that honours Range answers 416 then
-// (RFC 9110 §14.1.1, §15.5.17). Not for another unit or a list: those it
-// MUST ignore, or may still satisfy in part.
+// May a proxy that honours one "bytes=..." range answer its own 416? When
+// it selects nothing of `body` (its first byte past the end, or an empty
+// suffix: RFC 9110 §14.1.1, §15.5.17), or is no range-spec at all ("MAY
+// ignore or reject ... an invalid ranges-specifier", §14.2). Not for
+// another unit or a list: those it MUST ignore, or may still satisfy in part.
 bool unsatisfiable(std::string_view spec, const std::string& body) {
   const auto t = bytes_range(spec);
   if (!t) return false;
-  const auto b = number(t->last);
-  if (t->first.empty()) return b && (*b == 0 || body.empty());
-  const auto a = number(t->first);
-  if (!a || (!t->last.empty() && !b)) return false;
-  return (!b || *b >= *a) && *a >= body.size();
+  if (invalid(*t)) return true;
+  const auto a = number(t->first), b = number(t->last);
+  if (!a) return *b == 0 || body.empty();
+  return *a >= body.size();
 }
 }  // namespace
 
