@@ -110,6 +110,8 @@ def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
                            for a in (s.get("advisories") or [])][:10],
             "explanations": [(v.get("explanation") or v.get("detail") or "")[:400]
                              for v in violations + findings][:5],
+            "script": ((violations + findings)[0].get("script") or "")[:2000]
+            if violations + findings else "",
             "races": len(s.get("races") or [])}
 
 
@@ -123,6 +125,7 @@ def main():
     ap.add_argument("--bug-seconds", type=int, default=30)
     ap.add_argument("--connections", type=int, default=2)
     ap.add_argument("--seeds", default="1", help="seeds of the bug runs")
+    ap.add_argument("--legal-seed", type=int, default=1)
     ap.add_argument("--legal-only", action="store_true")
     ap.add_argument("--bugs-only", action="store_true")
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench", "results", "variants.jsonl"))
@@ -140,9 +143,9 @@ def main():
     if not a.bugs_only:
         names = a.legal.split(",") if a.legal else legal_all + ["all"]
         print("| legal choice | executions | violations (false alarms) | advisories |")
-        print("|---|---|---|---|")
+        print("|---|---|---|---|", flush=True)
         for n in names:
-            r = keep(run(a.exe, n, "", 1, a.legal_seconds, a.connections, True, []))
+            r = keep(run(a.exe, n, "", a.legal_seed, a.legal_seconds, a.connections, True, []))
             fa = "; ".join(r.get("signatures", [])) or "none"
             print(f"| {n} | {r.get('executions')} | {fa} | {len(r.get('advisories', []))} |",
                   flush=True)

@@ -1,10 +1,10 @@
 #include "dualfuzz/oracle/constraint_store.h"
 
-#include <boost/container/small_vector.hpp>
 #include <functional>
 #include <unordered_map>
 
 #include "dualfuzz/oracle/detail/cheap_decision.h"
+#include "dualfuzz/oracle/detail/small_vector.h"
 
 namespace dualfuzz::oracle {
 namespace {

@@ -1,11 +1,11 @@
 #include "dualfuzz/specs/kv_store.h"
 
 #include <algorithm>
-#include <boost/container/small_vector.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "dualfuzz/oracle/detail/small_vector.h"
 #include "dualfuzz/specs/detail/jepsen_responses.h"
 
 namespace dualfuzz::specs {

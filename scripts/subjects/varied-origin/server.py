@@ -41,6 +41,14 @@ Legal choices (clause that allows it):
   minimal-304    a 304 with ETag and Date only (9110 §15.4.5)
   lower-case     field names in lower case (9110 §5.1)
   no-content-type content without Content-Type (9110 §8.3: SHOULD)
+ and on the wire (what a client's parser must take):
+  chunk-ext      chunked content with chunk extensions and a trailer section (9112 §7.1.1, §7.1.2)
+  empty-reason   status lines with an empty reason phrase (9112 §4)
+  ows            field values with spaces and tabs around them, "Chunked" (9112 §5.1, 9110 §5.6.3)
+  close-delimited GET content without length, ended by closing (9112 §6.3 rule 8)
+  304-length     a 304 with the 200's Content-Length and Content-Type (9110 §8.6, §15.4.5)
+  split-fields   list fields (Allow, Cache-Control) on several lines (9110 §5.3)
+  interim-many   a 100 and a 103 before every final answer to HTTP/1.1 (9110 §15.2)
 Planted bugs (clause broken):
   stale-304      If-None-Match with a tag of an older content: 304 (9110 §13.1.2)
   range-off      a single range one byte short (9110 §14.1.2)
@@ -58,6 +66,7 @@ Planted bugs (clause broken):
 import argparse
 import email.utils
 import hashlib
+import ipaddress
 import os
 import re
 import socket
@@ -71,9 +80,11 @@ LEGAL = ["http10", "close", "chunked", "no-validators", "weak-etag", "no-range",
          "multipart", "read-only-405", "read-only-501", "forbid-writes", "auth", "busy",
          "post-creates", "delete-202", "gone-410", "head-no-length", "keepalive-3",
          "idle-close", "early-hints", "continue", "options-204", "trace-405", "new-etag",
-         "slash-redirect", "nested-409", "minimal-304", "lower-case", "no-content-type"]
+         "slash-redirect", "nested-409", "minimal-304", "lower-case", "no-content-type",
+         "chunk-ext", "empty-reason", "ows", "close-delimited", "304-length", "split-fields",
+         "interim-many"]
 # Choices that exclude another, or that leave nothing else to judge: not in `all`.
-NOT_IN_ALL = {"http10", "close", "read-only-405", "read-only-501", "forbid-writes", "auth",
+NOT_IN_ALL = {"http10", "close", "close-delimited", "read-only-405", "read-only-501", "forbid-writes", "auth",
               "no-validators", "no-range"}
 BUGS = ["stale-304", "range-off", "head-length", "lost-put", "ghost-delete", "no-allow",
         "no-challenge", "get-405", "crash-if-match", "hang-options", "ims-over-inm",
@@ -81,9 +92,25 @@ BUGS = ["stale-304", "range-off", "head-length", "lost-put", "ghost-delete", "no
 NODELAY = os.environ.get("VARIED_ORIGIN_NAGLE") is None  # (set it to see Nagle's delays)
 CREDENTIALS = "Basic ZHVhbGZ1eno6ZHVhbGZ1eno="  # dualfuzz:dualfuzz
 WRITES = {"PUT", "DELETE", "POST", "PATCH"}
-# RFC 9110 §7.2: Host = uri-host [ ":" port ], RFC 3986 §3.2.2 (IPvFuture left out).
-HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|([A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)"
-                  r"(:[0-9]*)?")
+# RFC 9110 §7.2: Host = uri-host [ ":" port ], RFC 3986 §3.2.2.
+HOST_SHAPE = re.compile(r"(\[([^\]]*)\]|([A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)"
+                        r"(:[0-9]*)?")
+FUTURE = re.compile(r"[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+")
+
+
+def valid_host(v):
+    m = HOST_SHAPE.fullmatch(v)
+    if not m:
+        return False
+    literal = m.group(2)
+    if literal is None:
+        return True
+    if FUTURE.fullmatch(literal):
+        return True
+    try:
+        return "%" not in literal and bool(ipaddress.IPv6Address(literal))
+    except ValueError:
+        return False
 KNOWN = {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "POST", "PATCH"}
 
 
@@ -246,7 +273,7 @@ class Handler(socketserver.StreamRequestHandler):
         hosts = [v for n, v in fields if n == "host"]
         # RFC 9112 §3.2: a 400 to a 1.1 request without Host, with two, or an invalid one.
         if (self.version == b"HTTP/1.1" and len(hosts) != 1) or len(hosts) > 1 or \
-                (hosts and not HOST.fullmatch(hosts[0])):
+                (hosts and not valid_host(hosts[0])):
             self.send(400, {}, b"bad host\n", close=True)
             return False
         if "transfer-encoding" in f:
@@ -329,34 +356,61 @@ class Handler(socketserver.StreamRequestHandler):
             h.setdefault("Date", http_date(time.time()))
         h.setdefault("Server", "varied-origin")
         no_content = status in (204, 304) or 100 <= status < 200
-        chunked = (self.legal("chunked") and status == 200 and not head and
-                   self.version == b"HTTP/1.1" and not self.legal("http10") and body)
-        if not no_content and "Content-Length" not in h and not chunked:
+        chunked = ((self.legal("chunked") or self.legal("chunk-ext")) and status == 200 and
+                   not head and self.version == b"HTTP/1.1" and not self.legal("http10") and
+                   body)
+        delimited = (self.legal("close-delimited") and status == 200 and not head and
+                     self.method == "GET" and not chunked)
+        if delimited:
+            close = self.closing = True
+        if not no_content and "Content-Length" not in h and not chunked and not delimited:
             if not (head and self.legal("head-no-length")):
                 h["Content-Length"] = str(len(body))
         if head and self.legal("head-no-length"):
             h.pop("Content-Length", None)
-        if chunked:
+        # HEAD's fields as GET's would be (§9.3.2): a chunked GET's HEAD says
+        # chunked too, with no content to follow (9112 §6.3 rule 1).
+        if head and status == 200 and (self.legal("chunked") or self.legal("chunk-ext")) \
+                and self.version == b"HTTP/1.1" and not self.legal("http10"):
+            h.pop("Content-Length", None)
             h["Transfer-Encoding"] = "chunked"
+        if chunked:
+            h["Transfer-Encoding"] = "Chunked" if self.legal("ows") else "chunked"
+            if self.legal("chunk-ext"):
+                h["Trailer"] = "X-Checksum"
         if close:
             h["Connection"] = "close"
         elif self.version == b"HTTP/1.0" and not self.legal("http10"):
             h["Connection"] = "keep-alive"
-        if self.legal("early-hints") and status == 200 and self.version == b"HTTP/1.1" \
-                and not self.legal("http10"):
+        interim = self.version == b"HTTP/1.1" and not self.legal("http10") and status >= 200
+        if self.legal("interim-many") and interim:
+            self.raw(b"HTTP/1.1 100 Continue\r\n\r\n"
+                     b"HTTP/1.1 103 Early Hints\r\nLink: </small.txt>; rel=preload\r\n\r\n")
+        elif self.legal("early-hints") and status == 200 and interim:
             self.raw(b"HTTP/1.1 103 Early Hints\r\nLink: </small.txt>; rel=preload\r\n\r\n")
-        lines = [b"%s %d %s" % (version, status, reasons.get(status, "Other").encode())]
+        reason = b"" if self.legal("empty-reason") else reasons.get(status, "Other").encode()
+        lines = [b"%s %d %s" % (version, status, reason)]
         for k, v in h.items():
             name = k.lower() if self.legal("lower-case") else k
-            lines.append(("%s: %s" % (name, v)).encode("latin-1"))
+            values = [v]
+            if self.legal("split-fields") and k in ("Allow", "Cache-Control") and ", " in v:
+                values = v.split(", ")
+            for one in values:
+                one = " \t%s\t " % one if self.legal("ows") else one
+                lines.append(("%s:%s" % (name, one if self.legal("ows") else " " + one))
+                             .encode("latin-1"))
         out = b"\r\n".join(lines) + b"\r\n\r\n"
         if not head and not no_content:
             if chunked:
                 mid = len(body) // 2
+                ext = b";a=1;b=\"x y\"" if self.legal("chunk-ext") else b""
                 for piece in (body[:mid], body[mid:]):
                     if piece:
-                        out += b"%x\r\n" % len(piece) + piece + b"\r\n"
-                out += b"0\r\n\r\n"
+                        out += b"%x%s\r\n" % (len(piece), ext) + piece + b"\r\n"
+                out += b"0%s\r\n" % ext
+                if self.legal("chunk-ext"):
+                    out += b"X-Checksum: %d\r\n" % (sum(body) % 65536)
+                out += b"\r\n"
             else:
                 out += body
         self.raw(out)
@@ -485,6 +539,9 @@ class Handler(socketserver.StreamRequestHandler):
         status = self.preconditions(r, f, True)
         if status == 304:
             h = self.validators(r, with_lm=not self.legal("minimal-304"))
+            if self.legal("304-length"):
+                h["Content-Length"] = str(len(r.body))
+                h["Content-Type"] = "application/octet-stream"
             return self.send(304, h)
         if status:
             return self.send(status, {}, b"precondition failed\n")

@@ -14,11 +14,11 @@
 // forking a hypothesis copies it.
 #pragma once
 
-#include <boost/container/small_vector.hpp>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "dualfuzz/oracle/detail/small_vector.h"
 #include "dualfuzz/oracle/solver.h"
 #include "dualfuzz/oracle/symbolic.h"
 

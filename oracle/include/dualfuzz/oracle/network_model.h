@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -18,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "dualfuzz/oracle/detail/small_vector.h"
 #include "dualfuzz/oracle/reason.h"
 #include "dualfuzz/oracle/server_model.h"
 #include "dualfuzz/oracle/symbolic.h"

@@ -12,7 +12,6 @@
 // verdict sticks.
 #pragma once
 
-#include <boost/container/small_vector.hpp>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "dualfuzz/oracle/backtracking.h"
+#include "dualfuzz/oracle/detail/small_vector.h"
 #include "dualfuzz/oracle/partition_router.h"
 #include "dualfuzz/oracle/reason.h"
 #include "dualfuzz/oracle/server_model.h"
