@@ -466,6 +466,13 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
                  "bug, not a finding; the first was reported above)\n";
   print_races(s);
   const std::size_t n = s.findings.size() - s.races();
+  if (n == 0 && c.executions == 0 && c.unreachable) {
+    // (Not "no violation": nothing was judged.)
+    std::cout << "dualfuzz fuzz: nothing judged in " << s.seconds
+              << " s: the server never took a script (" << c.unreachable
+              << " play(s) could not reach it)\n";
+    return;
+  }
   if (n == 0) {
     std::cout << "dualfuzz fuzz: no violation in " << s.seconds << " s, " << c.executions
               << " executions, " << c.messages << " messages, " << c.inconclusive

@@ -531,6 +531,16 @@ assert j["violation"] is False and len(j["workers"]) == 2, j
 assert all(x["executions"] > 0 for x in j["workers"]), j["workers"]
 ' || fail "clean summary: $(tail -1 out.txt)"
     ;;
+  fuzz_unreachable)
+    # Nothing listens: exit 2 (trouble), and the summary says nothing was
+    # judged, never "no violation".
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    [ "$(code "$dualfuzz" fuzz --target "127.0.0.1:$port" --seconds 2)" = 2 ] ||
+      fail "exit code $(tail -3 out.txt)"
+    grep -q 'nothing judged in .* the server never took a script' out.txt ||
+      fail "summary: $(tail -2 out.txt)"
+    ! grep -q 'no violation' out.txt || fail "said no violation"
+    ;;
   fuzz_stop_signal)
     # SIGINT ends a run with its summary (exit 0: nothing found), and a
     # --jobs parent hands it on to its workers.
