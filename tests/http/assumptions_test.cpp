@@ -217,6 +217,12 @@ TEST(HttpAssumptions, AnAcceptedChangeMayHappenLater) {
     EXPECT_FALSE(accepted({{req("DELETE", "/none"), resp(204)},
                            {req("GET", "/none"), resp(200, {}, "")}},
                           a));
+    // Its preconditions are evaluated or ignored (§13.2.1), never broken:
+    // an If-Match is false where nothing is (§13.1.1).
+    const Json if_match = req("DELETE", "/none", {{"if-match", "\"x\""}});
+    EXPECT_TRUE(accepted({{if_match, resp(404)}}, a));
+    EXPECT_TRUE(accepted({{if_match, resp(412)}}, a));
+    EXPECT_FALSE(accepted({{if_match, resp(204)}}, a));
   }
 }
 

@@ -1099,10 +1099,10 @@ Tree handle_method(const Ev& e) {
     // A DELETE of nothing: RFC 9110 §9.3.5 asks no 404 of it, and a server
     // for which "gone" is done may say so (200/204, nothing changes; S3
     // does), or accept it for later (202), when it finds what is there then.
+    // Such a server evaluates the preconditions (§13.2.1): an If-Match is
+    // false where nothing is, a 412 (§13.1.1).
     if (q.method == Method::Delete)
-      return oracle::choose(
-          std::move(missing),
-          oracle::choose(respond(e, status_only({200, 204}), kDelete), accepted(e, kDelete)));
+      return oracle::choose(std::move(missing), preconditions(e));
     return missing;
   }
   // The model keeps paths independent, so it cannot know whether /a/b's
