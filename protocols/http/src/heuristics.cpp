@@ -147,30 +147,17 @@ std::string random_body(std::mt19937_64& rng) {
   return b;
 }
 
-// Trace-based: a header of the response to an earlier request. Half the
-// time the latest one on the same path (the resource's current
-// validators); else, as often each, one from before the latest write there
-// (a stale validator: what a server that remembers old tags answers 304 or
-// 206 to), any earlier one on the path, or any earlier response at all.
+// Trace-based: a header of the response to an earlier request — most often
+// the latest one on the same path (the resource's current validators).
 Jexp header_ref(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                 const std::string& path, const char* name, const char* fn) {
   harness::Label l = ctx.earlier_labels[pick(rng, ctx.earlier_labels.size())] + 1;
-  std::vector<std::size_t> same;   // earlier requests on `path`, latest first
-  std::vector<std::size_t> stale;  // those of them before the latest write
-  bool written = false;
-  for (std::size_t i = ctx.earlier.size(); i-- > 0;) {
-    if (path_of(ctx.earlier[i]) != path) continue;
-    same.push_back(i);
-    if (written) stale.push_back(i);
-    const std::string m = string_field(ctx.earlier[i], "method");
-    written = written || (m != "GET" && m != "HEAD" && m != "OPTIONS");
-  }
-  if (!same.empty()) {
-    const std::size_t roll = pick(rng, 6);
-    if (roll < 3 || (roll == 3 && stale.empty())) l = ctx.earlier_labels[same.front()] + 1;
-    if (roll == 3 && !stale.empty()) l = ctx.earlier_labels[stale[pick(rng, stale.size())]] + 1;
-    if (roll == 4) l = ctx.earlier_labels[same[pick(rng, same.size())]] + 1;
-  }
+  if (pick(rng, 3) != 0)
+    for (std::size_t i = ctx.earlier.size(); i-- > 0;)
+      if (path_of(ctx.earlier[i]) == path) {
+        l = ctx.earlier_labels[i] + 1;
+        break;
+      }
   return Jexp::ref({l, Jpath({Jpath::Field{"headers"}, Jpath::Field{name}}), fn});
 }
 
