@@ -301,40 +301,24 @@ std::optional<std::size_t> number(std::string_view d) {
     return std::nullopt;
   return static_cast<std::size_t>(std::stoull(std::string(d)));
 }
-// Not a range-spec (RFC 9110 §14.1.1): an end that is not digits, no end at
-// all, or a last-pos before the first-pos ("invalid").
-bool invalid(const RangeText& t) {
-  const auto a = number(t.first), b = number(t.last);
-  return (!t.first.empty() && !a) || (!t.last.empty() && !b) || (!a && !b) ||
-         (a && b && *b < *a);
-}
-
 // The bytes of `body` that one "bytes=first-last" / "bytes=first-" /
 // "bytes=-suffix" range selects (RFC 9110 §14.1.2); nullopt for anything
-// else (several ranges, another unit, unsatisfiable).
+// else: several ranges, another unit, one that selects nothing, or no
+// range-spec at all (§14.1.1: an end that is not digits, no end, a last-pos
+// before the first-pos; "5-x" is no "5-").
 std::optional<std::string> one_range(std::string_view spec, const std::string& body) {
   const auto t = bytes_range(spec);
-  if (!t || invalid(*t)) return std::nullopt;  // ("5-x" is no "5-")
+  if (!t) return std::nullopt;
   const auto a = number(t->first), b = number(t->last);
+  if ((!t->first.empty() && !a) || (!t->last.empty() && !b) || (!a && !b) ||
+      (a && b && *b < *a))
+    return std::nullopt;
   if (!a) {  // a suffix
     if (*b == 0 || body.empty()) return std::nullopt;
     return body.substr(body.size() - std::min(*b, body.size()));
   }
   if (*a >= body.size()) return std::nullopt;
   return body.substr(*a, b ? *b - *a + 1 : std::string::npos);
-}
-// May a proxy that honours one "bytes=..." range answer its own 416? When
-// it selects nothing of `body` (its first byte past the end, or an empty
-// suffix: RFC 9110 §14.1.1, §15.5.17), or is no range-spec at all ("MAY
-// ignore or reject ... an invalid ranges-specifier", §14.2). Not for
-// another unit or a list: those it MUST ignore, or may still satisfy in part.
-bool unsatisfiable(std::string_view spec, const std::string& body) {
-  const auto t = bytes_range(spec);
-  if (!t) return false;
-  if (invalid(*t)) return true;
-  const auto a = number(t->first), b = number(t->last);
-  if (!a) return *b == 0 || body.empty();
-  return *a >= body.size();
 }
 }  // namespace
 
@@ -378,11 +362,14 @@ Sym relayed_pattern(const Json& answer, std::string_view method, Mode mode,
     if (mode == Mode::Forward)
       p.emplace_back("via", Sym::object({{"present", Sym::lit(true)}}));
     if (directives) p.emplace_back("cache-directives", *directives);
-    // (One range that selects nothing: no 206 is possible; the 200, or the
-    // proxy's own 416 for a range it honours and cannot satisfy.)
+    // One bytes range that selects nothing, or is no range-spec: no 206 is
+    // possible; the 200, or the proxy's own 416 for a range it honours and
+    // cannot satisfy (RFC 9110 §15.5.17; "MAY ignore or reject ... an
+    // invalid ranges-specifier", §14.2). Not for another unit or a list:
+    // those it MUST ignore, or may still satisfy in part.
     if (slice || range.find(',') != std::string_view::npos)
       partial = Sym::object(std::move(p));
-    else if (unsatisfiable(range, string_field(answer, "body")))
+    else if (bytes_range(range))
       partial = Sym::object({{"status", Sym::lit(416)}});
   }
   std::vector<std::pair<std::string, Sym>> top = {
