@@ -218,6 +218,7 @@ class Handler(socketserver.StreamRequestHandler):
         super().setup()
         self.opts, self.store = self.server.opts, self.server.store
         self.answered = 0
+        self.method, self.path, self.closing = "", "", False
 
     def legal(self, name):
         return name in self.opts.legal
@@ -346,10 +347,10 @@ class Handler(socketserver.StreamRequestHandler):
         if self.legal("http10") or self.legal("close") or (
                 self.legal("keepalive-3") and self.answered >= 2):
             close = True
-        if close or getattr(self, "closing", False):
+        if close or self.closing:
             close = self.closing = True  # §9.6: SHOULD say so when closing
         h = dict(headers)
-        head = head or getattr(self, "method", "") == "HEAD"
+        head = head or self.method == "HEAD"
         if body and "Content-Type" not in h and not self.legal("no-content-type"):
             h["Content-Type"] = "text/plain"
         if not (self.opts.bug == "no-date" and status == 200):
@@ -484,6 +485,7 @@ class Handler(socketserver.StreamRequestHandler):
                              {"Allow": self.allow()})
         if "content-range" in f and method == "PUT":
             return self.send(400, {}, b"no partial PUT\n")  # §14.5: MUST
+        self.path = path  # (what the stale-304 bug remembers tags by)
         with st.lock:
             getattr(self, "do_" + method.lower())(path, f, body)
 
@@ -529,7 +531,6 @@ class Handler(socketserver.StreamRequestHandler):
         return None
 
     def do_get(self, path, f, body, head=False):
-        self.path = path
         r = self.store.items.get(path)
         if r is None:
             if self.legal("slash-redirect") and not path.endswith("/") and any(
@@ -601,13 +602,18 @@ class Handler(socketserver.StreamRequestHandler):
     def do_head(self, path, f, body):
         return self.do_get(path, f, body, head=True)
 
-    def do_put(self, path, f, body):
-        self.path = path
-        st = self.store
-        r = st.items.get(path)
+    def precondition_failed(self, r, f):
+        """Answers a write whose preconditions fail (412); whether it did."""
         status = self.preconditions(r, f, False)
         if status:
-            return self.send(status, {}, b"precondition failed\n")
+            self.send(status, {}, b"precondition failed\n")
+        return bool(status)
+
+    def do_put(self, path, f, body):
+        st = self.store
+        r = st.items.get(path)
+        if self.precondition_failed(r, f):
+            return
         parent = path.rsplit("/", 1)[0]
         if self.legal("nested-409") and parent and parent not in st.items and not any(
                 p.startswith(parent + "/") for p in st.items):
@@ -622,12 +628,9 @@ class Handler(socketserver.StreamRequestHandler):
         return self.send(204, h)
 
     def do_post(self, path, f, body):
-        self.path = path
         st = self.store
-        r = st.items.get(path)
-        status = self.preconditions(r, f, False)
-        if status:
-            return self.send(status, {}, b"precondition failed\n")
+        if self.precondition_failed(st.items.get(path), f):
+            return
         if self.legal("post-creates"):
             created = st.put(path, body)
             if created:
@@ -640,14 +643,12 @@ class Handler(socketserver.StreamRequestHandler):
         return self.refuse405()  # PATCH is not in Allow
 
     def do_delete(self, path, f, body):
-        self.path = path
         st = self.store
         r = st.items.get(path)
         if r is None:
             return self.missing(path)
-        status = self.preconditions(r, f, False)
-        if status:
-            return self.send(status, {}, b"precondition failed\n")
+        if self.precondition_failed(r, f):
+            return
         if self.opts.bug == "ghost-delete":
             return self.send(204, {})
         if self.legal("delete-202"):
@@ -660,12 +661,6 @@ class Handler(socketserver.StreamRequestHandler):
             return self.send(202, {}, b"will delete\n")
         st.delete(path)
         return self.send(204, {})
-
-    def do_options(self, path, f, body):
-        pass  # answered in dispatch
-
-    def do_trace(self, path, f, body):
-        pass
 
 
 class Server(socketserver.ThreadingTCPServer):
