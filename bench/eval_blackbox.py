@@ -21,6 +21,7 @@ import datetime
 import json
 import os
 import re
+import socket
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,13 @@ def machine():
         "commit": sh(f"git -C {ROOT} rev-parse --short HEAD"),
         "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
     }
+
+
+def free_port():
+    """A loopback port nothing listens on now (the eval scripts' servers)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def last_json(stdout):

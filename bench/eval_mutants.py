@@ -50,7 +50,7 @@ import threading
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eval_blackbox  # noqa: E402  (last_json())
+import eval_blackbox  # noqa: E402  (last_json(), free_port())
 import eval_servercov  # noqa: E402  (engine_cmd(), executions())
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -61,7 +61,7 @@ LOG_LOCK = threading.Lock()
 
 class Server:
     def __init__(self, binary, shm=None):
-        self.binary, self.port, self.shm = binary, eval_servercov.free_port(), shm
+        self.binary, self.port, self.shm = binary, eval_blackbox.free_port(), shm
         self.tmp = tempfile.mkdtemp(prefix="mutant-")
         os.chmod(self.tmp, 0o755)
         self.work = os.path.join(self.tmp, "s")

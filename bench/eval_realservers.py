@@ -27,14 +27,13 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eval_blackbox  # noqa: E402  (machine(), write_section())
+import eval_blackbox  # noqa: E402  (machine(), write_section(), free_port())
 import eval_libfuzzer  # noqa: E402  (the fuzz target's report and status lines)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -1757,10 +1756,6 @@ def judge_signature(v, proven):
     return None
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def append_record(log, rec):
@@ -1778,7 +1773,7 @@ class Subject:
     `error` says why it did not start (then there is nothing to play)."""
 
     def __init__(self, server):
-        self.server, self.port, self.error = server, free_port(), None
+        self.server, self.port, self.error = server, eval_blackbox.free_port(), None
         self.work = tempfile.mkdtemp(prefix=f"dualfuzz-{server}-")
         os.chmod(self.work, 0o755)  # the server's workers must reach the docroot
         self.subj = os.path.join(self.work, "subject")

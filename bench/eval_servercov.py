@@ -52,7 +52,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -62,7 +61,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import eval_blackbox  # noqa: E402  (machine(), last_json())
+import eval_blackbox  # noqa: E402  (machine(), last_json(), free_port())
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUBJECT = os.path.join(ROOT, "scripts/subjects/subject.sh")
@@ -91,10 +90,6 @@ def read_map(name):
             "ever": ever}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def engine_cmd(engine, args, target, shm, tmp, seconds):
@@ -156,7 +151,7 @@ def findings(engine, tmp, out):
 
 
 def run(engine, args, log):
-    port, shm = free_port(), f"/dualfuzz-servercov-{engine}-{os.getpid()}"
+    port, shm = eval_blackbox.free_port(), f"/dualfuzz-servercov-{engine}-{os.getpid()}"
     tmp = tempfile.mkdtemp(prefix=f"servercov-{engine}-")
     os.chmod(tmp, 0o755)
     work = os.path.join(tmp, "subject")

@@ -18,6 +18,7 @@ Both directions, as a new user runs dualfuzz (black box, default assumptions):
 Prints a markdown table per direction; raw JSON lines to --raw.
 """
 import argparse
+import importlib.util
 import json
 import os
 import socket
@@ -26,25 +27,19 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eval_blackbox import last_json  # noqa: E402
+from eval_blackbox import free_port, last_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER = os.path.join(ROOT, "scripts", "subjects", "varied-origin", "server.py")
 
 
 def choices():
-    """The server's own lists (one source of truth)."""
-    ns = {}
-    with open(SERVER) as f:
-        src = f.read()
-    exec(compile(src.split("\nclass Resource")[0], SERVER, "exec"), ns)  # constants only
-    return ns["LEGAL"], ns["BUGS"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """The server's own lists (one source of truth): the script imported as
+    a module (it serves only from main())."""
+    spec = importlib.util.spec_from_file_location("varied_origin", SERVER)
+    server = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(server)
+    return server.LEGAL, server.BUGS
 
 
 def wait_listening(port, proc, seconds=5.0):
