@@ -128,6 +128,16 @@ RunResult FuzzCampaign::play_past_races(const Script& s) {
   opts.check_advisories = false;  // (only its violations are read)
   RunResult r = run_on_target(s, opts, *past_, past_solver_);
   reached(s, r);
+  // Judged past races the search may give up where the atomic one decides
+  // (four writes in flight on one path under "interval"): a violation of
+  // the atomic play that no weaker consistency explains (classify, the
+  // whole-trace check up to the violation) is the protocol's all the same.
+  // Without this, a protocol finding shrunk past races never re-occurred.
+  if (r.outcome == RunResult::Outcome::Pass && r.inconclusive())
+    if (RunResult a = play(s);
+        a.violation() &&
+        classify(protocol_, a, classify_options()).kind == Classification::Kind::Protocol)
+      return a;
   return r;
 }
 
@@ -159,8 +169,9 @@ Shrunk FuzzCampaign::shrink_as(const Script& s, const RunResult& r, bool same_vi
   // and its grace, a finding keeps the smallest script shown so far.
   // (A run of no end, or of years, has none: the cast would overflow.)
   if (const double end = o_.seconds + o_.shrink_grace_seconds; end < 1e9)
-    so.deadline = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(end));
+    so.deadline =
+        start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(end));
   ViolationShrinker shrinker(
       protocol_, [this, past](const Script& x) { return guarded_play(x, past); }, so);
   down_note_.clear();
@@ -773,8 +784,7 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
                                                    : std::nullopt,
                                      false, false});
       }
-      if (elapsed() - down_since >= o_.server_down_seconds)
-        break;  // server_lost()
+      if (elapsed() - down_since >= o_.server_down_seconds) break;  // server_lost()
       // (no spinning through scripts while it is down)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       continue;

@@ -93,6 +93,8 @@ class Run {
     for (const auto& [o, side] : origins_)
       if (side.open) t_.close(o);
     if (o_.oracle && o_.check_at_end) judge_at_end();
+    if (o_.oracle && res_.outcome == RunResult::Outcome::Pass && res_.inconclusive())
+      judge_whole_trace();
     if (o_.oracle && res_.outcome == RunResult::Outcome::ModelViolation) find_culprit();
     if (o_.oracle) res_.explored = oracle_.stats().explored;
     if (o_.oracle && o_.check_advisories) judge_advisory();
@@ -124,6 +126,40 @@ class Run {
       return;  // (later events leave a rejection as it is)
     }
   }
+  // The incremental search gave up (too many hypotheses for one
+  // observation, or its budget): the whole-trace check (oracle::check: the
+  // same model, partitions and network semantics, depth-first with
+  // memoization) decides it within a budget of its own, for it need not
+  // keep every explanation. Four writes in flight on one path under the
+  // interval consistency left 20,000 hypotheses at their first answer; the
+  // whole-trace check rejected the trace in a few hundred configurations.
+  // If it gives up too, the incremental verdict (where it stopped) stays.
+  void judge_whole_trace() {
+    // (Its budget per partition is four times max_hypotheses: the run's
+    // max_explored, when the run has one, bounds it as it bounded the
+    // incremental search.)
+    oracle::OracleOptions opts = o_.oracle_options;
+    if (const std::size_t b = opts.limits.max_explored)
+      opts.limits.max_hypotheses =
+          std::min(opts.limits.max_hypotheses, std::max<std::size_t>(1, b / 4));
+    oracle::Verdict v = oracle::check(model_, res_.events, opts);
+    if (v.status == oracle::Verdict::Status::Inconclusive) return;
+    if (v.status == oracle::Verdict::Status::Reject) {
+      res_.outcome = RunResult::Outcome::ModelViolation;
+      res_.detail = v.explanation;
+      // (As an incremental check that had decided would have stopped there.)
+      std::size_t messages = 0;
+      for (std::size_t i = 0; i <= v.event_index && i < res_.events.size(); ++i)
+        messages += res_.events[i].kind == oracle::Event::Kind::Request ||
+                    res_.events[i].kind == oracle::Event::Kind::Response;
+      if (v.event_index + 1 < res_.events.size()) {
+        res_.events.resize(v.event_index + 1);
+        res_.trace.truncate(messages);
+      }
+    }
+    res_.verdict = std::move(v);
+  }
+
   // Protocol::MessageRules on a response just observed (the last event): a
   // broken MUST (any rule when strict) is a protocol violation; the first
   // broken SHOULD is the run's advisory.

@@ -145,6 +145,57 @@ TEST(RacesApart, APlayJudgedPastARaceShowsTheBugAfterIt) {
   EXPECT_EQ(stopping->play_past_races(creates).outcome, Outcome::ModelViolation);
 }
 
+// Two PATCHes and two PUTs in flight on one path, then in sequence a PUT
+// and a GET: under "interval" the incremental search meets 20,000
+// hypotheses at the first answer. lost-update answers the last PUT without
+// storing it, which no consistency explains.
+constexpr const char* kFourWritesInFlight =
+    "req 1 on c0: {\"method\":\"PATCH\",\"path\":\"/a\","
+    "\"headers\":{\"if-none-match\":\"\\\"2\\\"\"}}\n"
+    "req 3 on c1: {\"method\":\"PATCH\",\"path\":\"/a\","
+    "\"headers\":{\"if-none-match\":\"\\\"2\\\"\"}}\n"
+    "req 5 on c2: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\n"
+    "req 7 on c3: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"yy\"}\n"
+    "wait 5\n"
+    "req 9 on c2: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"zzz\"}\n"
+    "wait 9\n"
+    "req 11 on c2: {\"method\":\"GET\",\"path\":\"/a\"}\n";
+
+// Where the incremental search gives up, the whole-trace check decides
+// (executor.cpp, judge_whole_trace): both ways, within the fuzz budget.
+TEST(RacesApart, WhereTheSearchGivesUpTheWholeTraceCheckDecides) {
+  Plugin interval = http::plugin();
+  auto q = with_consistency(interval.protocol, "interval");
+  ASSERT_TRUE(q);
+  interval.protocol = std::move(*q);
+  auto bad = campaign(interval, {.target = "inprocess:lost-update"});
+  ASSERT_TRUE(bad);
+  const harness::RunResult r = bad->play(parse(*bad, kFourWritesInFlight));
+  EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(bad->protocol());
+  auto good = campaign(interval, {.target = "inprocess"});
+  ASSERT_TRUE(good);
+  const harness::RunResult g = good->play(parse(*good, kFourWritesInFlight));
+  EXPECT_EQ(g.outcome, Outcome::Pass) << g.report(good->protocol());
+  EXPECT_FALSE(g.inconclusive()) << g.report(good->protocol());
+}
+
+// A protocol finding is shrunk past races. Where that search gives up even
+// on the whole trace (a budget of 1,000) and the atomic one decides, the
+// atomic play's violation is taken when no weaker consistency explains it:
+// before, such a finding never re-occurred in its replays.
+TEST(RacesApart, APastRacesPlayThatGivesUpTakesTheAtomicPlaysProtocolViolation) {
+  auto bad = campaign(http::plugin(),
+                      {.target = "inprocess:lost-update", .oracle_budget = 1000});
+  ASSERT_TRUE(bad);
+  const harness::RunResult r = bad->play_past_races(parse(*bad, kFourWritesInFlight));
+  ASSERT_EQ(r.outcome, Outcome::ModelViolation) << r.report(bad->protocol());
+  EXPECT_EQ(classify(bad->protocol(), r).kind, Kind::Protocol);
+  auto good = campaign(http::plugin(), {.target = "inprocess", .oracle_budget = 1000});
+  ASSERT_TRUE(good);
+  EXPECT_EQ(good->play_past_races(parse(*good, kFourWritesInFlight)).outcome,
+            Outcome::Pass);
+}
+
 TEST(RacesApart, ARaceNeitherEndsTheRunNorIsAViolation) {
   std::size_t races = 0, violations = 0;
   FuzzObserver obs;
