@@ -148,16 +148,20 @@ std::string random_body(std::mt19937_64& rng) {
 }
 
 // Trace-based: a header of the response to an earlier request — most often
-// the latest one on the same path (the resource's current validators).
+// the latest one on the same path (the resource's current validators), else
+// as often any earlier one on that path (a stale validator: what a server
+// that remembers old tags answers 304 or 206 to) as any earlier response.
 Jexp header_ref(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                 const std::string& path, const char* name, const char* fn) {
   harness::Label l = ctx.earlier_labels[pick(rng, ctx.earlier_labels.size())] + 1;
-  if (pick(rng, 3) != 0)
-    for (std::size_t i = ctx.earlier.size(); i-- > 0;)
-      if (path_of(ctx.earlier[i]) == path) {
-        l = ctx.earlier_labels[i] + 1;
-        break;
-      }
+  std::vector<std::size_t> same;  // earlier requests on `path`, latest first
+  for (std::size_t i = ctx.earlier.size(); i-- > 0;)
+    if (path_of(ctx.earlier[i]) == path) same.push_back(i);
+  if (!same.empty()) {
+    const std::size_t roll = pick(rng, 6);
+    if (roll < 4) l = ctx.earlier_labels[same.front()] + 1;
+    if (roll == 4) l = ctx.earlier_labels[same[pick(rng, same.size())]] + 1;
+  }
   return Jexp::ref({l, Jpath({Jpath::Field{"headers"}, Jpath::Field{name}}), fn});
 }
 
