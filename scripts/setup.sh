@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential cmake ninja-build g++ clang libclang-rt-14-dev llvm unison
       libz3-dev libboost-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-      libbenchmark-dev libcli11-dev libgumbo-dev pkg-config afl++ zip python3
+      libbenchmark-dev libcli11-dev libgumbo-dev zlib1g-dev pkg-config afl++ zip python3
       libjemalloc2)  # (linked into dualfuzz and jepsen_bench when present)
 missing=()
 for p in "${PKGS[@]}"; do

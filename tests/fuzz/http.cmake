@@ -33,3 +33,10 @@ dualfuzz_fuzzer(http_message_rules_fuzzer
                         ${PROJECT_SOURCE_DIR}/protocols/http/src/message_rules.cpp
                         ${PROJECT_SOURCE_DIR}/protocols/http/src/connection_options.cpp
                 LIBS dualfuzz::http_codec_instrumented)
+# Content codings (zlib over any bytes, Accept-Encoding lists): the source
+# compiled into the target, instrumented, since it lives in the model library.
+find_package(ZLIB REQUIRED)
+dualfuzz_fuzzer(http_content_coding_fuzzer
+                SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_content_coding_fuzzer.cpp
+                        ${PROJECT_SOURCE_DIR}/protocols/http/src/content_coding.cpp
+                LIBS dualfuzz::http_codec_instrumented ZLIB::ZLIB)

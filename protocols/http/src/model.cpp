@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "dualfuzz/http/byte_range.h"
+#include "dualfuzz/http/content_coding.h"
 #include "dualfuzz/http/destination.h"
 #include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/entity_tag.h"
@@ -290,6 +291,7 @@ Tree serve_world(World w);
 // an explanation that dies on it says which clause the server broke.
 using oracle::Clause;
 constexpr Clause kGet = "RFC 9110 §9.3.1";
+constexpr Clause kCoded = "RFC 9110 §8.4 (a content-coded representation)";
 constexpr Clause kHead = "RFC 9110 §9.3.2";
 constexpr Clause kPost = "RFC 9110 §9.3.3";
 constexpr Clause kPut = "RFC 9110 §9.3.4";
@@ -567,6 +569,13 @@ struct HttpRequest final : oracle::DecodedRequest {
   // A field sent blind (field_havoc.h): what the server made of its bytes
   // is its own, so nothing of the request is judged.
   bool blind = false;
+  // A GET or HEAD whose Accept-Encoding admits a content coding: the server
+  // may select a coded representation, whose validators the model does not
+  // know (coded), so its preconditions may hold or not. (Without the field
+  // the identity representation's validators decide: §12.5.3 would let a
+  // server code unasked, but servers code when asked, and reading every
+  // conditional GET so would leave none judged.)
+  bool codings = false;
   // A resource of the site: a path the server held before the run, sent as
   // it is (no run prefix; Request IR "site": true). Its state is unknown
   // but fixed until an answer shows it (fixed_answer).
@@ -692,8 +701,9 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr,
                *range = nullptr, *if_range = nullptr, *if_ = nullptr, *dest = nullptr,
                *depth = nullptr, *overwrite = nullptr, *te = nullptr, *host = nullptr,
-               *expect = nullptr, *upgrade = nullptr;
+               *expect = nullptr, *upgrade = nullptr, *accept_encoding = nullptr;
     pick(*headers, {{"if-match", &im},
+                    {"accept-encoding", &accept_encoding},
                     {"upgrade", &upgrade},
                     {"if-none-match", &inm},
                     {"if-unmodified-since", &ius},
@@ -708,6 +718,9 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                     {"host", &host},
                     {"expect", &expect}});
     if (expect) d->odd_expect = !expects_only_continue(expect);
+    d->codings = d->safe && accept_encoding &&
+                 (!accept_encoding->is_string() ||
+                  admits_coding(accept_encoding->get_ref<const std::string&>()));
     // "A server MUST ignore an Upgrade header field that is received in an
     // HTTP/1.0 request" (RFC 9110 §7.8).
     const Json* version = field(r, "version");
@@ -817,12 +830,40 @@ const Sym::Fields& shown_shape() {
   return shape;
 }
 
+// A content-coded form of the representation (RFC 9110 §8.4), which a
+// server may send a request without Accept-Encoding as much as one asking
+// for it (§12.5.3: no field means "no preferences"). It is a representation
+// of its own, with validators of its own (§8.8.3: a strong tag tells them
+// apart; nginx makes its tag weak, Apache appends "-gzip"), so its fields
+// are not compared; its decoded content is, where the model can decode it
+// (normalize_response). A HEAD's, a 206's (a range of the coded bytes) and
+// an undecodable coding's content are not. (An alternative of the answer's
+// pattern, not a branch: a pending GET costs no second explanation.)
+Sym coded(const Resource& r, bool head, bool ranged) {
+  static const Sym::Fields shape = Sym::fields({"status", "content-coding", "decoded"});
+  static const Sym opaque =
+      Sym::object({{"status", Sym::lit(200)}, {"content-coding", Sym::lit("opaque")}});
+  static const Sym any_coding = Sym::object(
+      {{"status", Sym::lit(200)},
+       {"content-coding", Sym::alt({Sym::lit("decoded"), Sym::lit("opaque")})}});
+  static const Sym part = Sym::object(
+      {{"status", Sym::lit(206)},
+       {"content-coding", Sym::alt({Sym::lit("decoded"), Sym::lit("opaque")})}});
+  if (head) return any_coding;
+  Sym whole = Sym::object(shape, {Sym::lit(200), Sym::lit("decoded"), r.content});
+  if (ranged) return Sym::alt({std::move(whole), opaque, part});
+  return Sym::alt({std::move(whole), opaque});
+}
+
 Tree full(const Ev& e, Clause clause) {
   static const Sym::Fields with_body =
       Sym::fields({"status", "headers", "dates", "body"});
   const Resource& r = *e->file();
   return respond(
-      e, Sym::object(with_body, {Sym::lit(200), r.headers, r.dates, r.content}), clause);
+      e,
+      Sym::alt({Sym::object(with_body, {Sym::lit(200), r.headers, r.dates, r.content}),
+                coded(r, false, e->req().range.has_value())}),
+      clause);
 }
 
 // A 206 with one part: exactly these bytes, and a Content-Range saying so
@@ -908,9 +949,11 @@ Tree get(const Ev& e, bool head) {
   // HEAD: GET's status and header fields without content; a Range is
   // ignored, range handling being defined for GET only (§9.3.2, §14.2).
   if (head)
-    return respond(e,
-                   Sym::object(shown_shape(), {Sym::lit(200), r.head_headers, r.dates}),
-                   kHeadLength);
+    return respond(
+        e,
+        Sym::alt({Sym::object(shown_shape(), {Sym::lit(200), r.head_headers, r.dates}),
+                  coded(r, true, false)}),
+        kHeadLength);
   if (!e->req().range) return full(e, kGet);
   // If-Range (§13.1.5): false means the full representation, never a part.
   // True for an entity tag that strongly matches the current one, or the
@@ -1095,7 +1138,8 @@ Tree handle_method(const Ev& e) {
   // (With preconditions, a 412 instead breaks §13.2.1.)
   if ((e->req().safe || e->req().method == Method::Delete) && !e->file()) {
     const HttpRequest& q = e->req();
-    Tree missing = respond(e, status_only({404}), preconditioned(q) ? kIgnored : kNotFound);
+    Tree missing =
+        respond(e, status_only({404}), preconditioned(q) ? kIgnored : kNotFound);
     // A DELETE of nothing: RFC 9110 §9.3.5 asks no 404 of it, and a server
     // for which "gone" is done may say so (200/204, nothing changes; S3
     // does), or accept it for later (202), when it finds what is there then.
@@ -1104,6 +1148,12 @@ Tree handle_method(const Ev& e) {
     if (q.method == Method::Delete)
       return oracle::choose(std::move(missing), preconditions(e));
     return missing;
+  }
+  // A coded representation's validators are its own (coded): a precondition
+  // on one may hold (its 200 or 206) or fail (a 304, or a 412).
+  if (e->req().codings && e->file() && preconditioned(e->req())) {
+    static const Sym failed = status_only({304, 412});
+    return oracle::choose(preconditions(e), respond(e, failed, kCoded));
   }
   // The model keeps paths independent, so it cannot know whether /a/b's
   // parent collection exists: a PUT there may fail with 409 and change
@@ -1814,6 +1864,18 @@ Json normalize_response(Json ir) {
         it->get<std::string>().substr(0, it->get_ref<const std::string&>().find(';'));
     std::erase_if(type, [](char c) { return c == ' ' || c == '\t'; });
     if (detail::lower(type) == "multipart/byteranges") ir["multipart"] = true;
+  }
+  // A content coding (RFC 9110 §8.4): the content compared is the decoded
+  // one where the model can decode it ("decoded", the bytes in "decoded";
+  // "body" stays as sent), else nothing of it is ("opaque"): coded().
+  if (auto it = h.find("content-encoding");
+      it != h.end() && it->is_string() && is_coded(it->get_ref<const std::string&>())) {
+    std::optional<std::string> plain;
+    if (const auto b = ir.find("body"); b != ir.end() && b->is_string())
+      plain = decode_content(it->get_ref<const std::string&>(),
+                             b->get_ref<const std::string&>());
+    ir["content-coding"] = plain ? "decoded" : "opaque";
+    if (plain) ir["decoded"] = std::move(*plain);
   }
   // Fields whose presence a status code requires (a 405's Allow, §15.5.6; a
   // 401's WWW-Authenticate, §11.6.1) or recommends (a redirect's Location).
