@@ -169,7 +169,10 @@ Jexp tag_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                const std::string& path) {
   if (!ctx.earlier_labels.empty() && pick(rng, 3) != 0)
     return header_ref(rng, ctx, path, "etag", pick(rng, 4) == 0 ? "weak" : "id");
-  return Jexp::scalar(kTags[pick(rng, std::size(kTags))]);
+  // "*" a third of the time: If-None-Match: * is how a client creates
+  // without replacing (RFC 9110 §13.1.2), If-Match: * how it replaces only.
+  if (pick(rng, 3) == 0) return Jexp::scalar("*");
+  return Jexp::scalar(kTags[1 + pick(rng, std::size(kTags) - 1)]);
 }
 Jexp date_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                 const std::string& path) {

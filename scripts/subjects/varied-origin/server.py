@@ -62,6 +62,14 @@ Planted bugs (clause broken):
   hang-options   stops answering at an OPTIONS with content (a hang)
   ims-over-inm   If-Modified-Since evaluated though If-None-Match is there (9110 §13.1.3)
   no-date        no Date on 200 answers (9110 §6.6.1)
+  inm-star-put   a PUT or DELETE with If-None-Match: * goes ahead on what is there (9110 §13.1.2)
+  weak-if-match  If-Match compared weakly: W/"t" matches "t" (9110 §13.1.1, §8.8.3.2)
+  ius-ignored    If-Unmodified-Since never evaluated (9110 §13.1.4)
+  etag-reuse     a PUT of other content keeps the strong tag it replaces (9110 §8.8.3)
+  if-range-ignored a Range served whatever If-Range says (9110 §13.1.5)
+  unsatisfiable-206 a Range with no satisfiable range: an empty 206 (9110 §14.2, §15.5.17)
+  304-body       a 304 followed by content bytes (9110 §15.4.5, 9112 §6.3)
+  head-body      HEAD answered with GET's content bytes after it (9110 §9.3.2, 9112 §6.3)
 """
 import argparse
 import email.utils
@@ -88,7 +96,8 @@ NOT_IN_ALL = {"http10", "close", "close-delimited", "read-only-405", "read-only-
               "no-validators", "no-range"}
 BUGS = ["stale-304", "range-off", "head-length", "lost-put", "ghost-delete", "no-allow",
         "no-challenge", "get-405", "crash-if-match", "hang-options", "ims-over-inm",
-        "no-date"]
+        "no-date", "inm-star-put", "weak-if-match", "ius-ignored", "etag-reuse",
+        "if-range-ignored", "unsatisfiable-206", "304-body", "head-body"]
 NODELAY = os.environ.get("VARIED_ORIGIN_NAGLE") is None  # (set it to see Nagle's delays)
 CREDENTIALS = "Basic ZHVhbGZ1eno6ZHVhbGZ1eno="  # dualfuzz:dualfuzz
 WRITES = {"PUT", "DELETE", "POST", "PATCH"}
@@ -117,6 +126,7 @@ KNOWN = {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "POST", "PATCH"}
 class Resource:
     def __init__(self, body, version, mtime):
         self.body, self.version, self.mtime = body, version, mtime
+        self.fixed_tag = None
 
 
 class Store:
@@ -140,6 +150,8 @@ class Store:
         if old and old.body == body and "new-etag" not in self.opts.legal:
             version = old.version
         r = Resource(body, version, self.tick())
+        if old and "etag-reuse" == self.opts.bug:
+            r.fixed_tag = self.tag_of(old)
         self.items[path] = r
         self.history.setdefault(path, set()).add(self.tag_of(r))
         self.deleted.discard(path)
@@ -150,6 +162,8 @@ class Store:
         self.deleted.add(path)
 
     def tag_of(self, r):
+        if r.fixed_tag:
+            return r.fixed_tag
         digest = hashlib.sha256(b"%d:" % r.version + r.body).hexdigest()[:16]
         return ('W/"%s"' if "weak-etag" in self.opts.legal else '"%s"') % digest
 
@@ -401,6 +415,9 @@ class Handler(socketserver.StreamRequestHandler):
                 lines.append(("%s:%s" % (name, one if self.legal("ows") else " " + one))
                              .encode("latin-1"))
         out = b"\r\n".join(lines) + b"\r\n\r\n"
+        if (head and self.opts.bug == "head-body" and status == 200) or (
+                status == 304 and self.opts.bug == "304-body"):
+            out += body or b"not modified\n"  # (no framing says so: the next answer's start)
         if not head and not no_content:
             if chunked:
                 mid = len(body) // 2
@@ -505,9 +522,12 @@ class Handler(socketserver.StreamRequestHandler):
             if tags is not None:
                 ok = r is not None and (tags == ["*"] or (
                     tag is not None and not tag.startswith("W/") and tag in tags))
+                if self.opts.bug == "weak-if-match" and r is not None and tag is not None:
+                    ok = ok or opaque(tag) in [opaque(t) for t in tags]
                 if not ok:
                     return 412
-        elif "if-unmodified-since" in f and r is not None and lm is not None:
+        elif "if-unmodified-since" in f and r is not None and lm is not None and \
+                self.opts.bug != "ius-ignored":
             d = parse_date(f["if-unmodified-since"])
             if d is not None and lm > d:
                 return 412
@@ -519,6 +539,8 @@ class Handler(socketserver.StreamRequestHandler):
                 if not match and self.opts.bug == "stale-304" and r is not None and safe:
                     old = {opaque(t) for t in self.store.history.get(self.path, ())}
                     match = any(opaque(t) in old for t in tags)
+                if match and not safe and tags == ["*"] and self.opts.bug == "inm-star-put":
+                    match = False
                 if match:
                     return 304 if safe else 412
                 if self.opts.bug != "ims-over-inm":
@@ -555,7 +577,7 @@ class Handler(socketserver.StreamRequestHandler):
         ranges = None
         if "range" in f and not self.legal("no-range"):
             ranges = parse_ranges(f["range"], len(r.body))
-            if "if-range" in f:
+            if "if-range" in f and self.opts.bug != "if-range-ignored":
                 v = f["if-range"]
                 tag = self.store.tag_of(r) if not self.legal("no-validators") else None
                 if v.startswith('"') or v.startswith("W/"):
@@ -568,6 +590,8 @@ class Handler(socketserver.StreamRequestHandler):
                         ranges = None
         if ranges is None:
             return self.send(200, h, r.body)
+        if not ranges and self.opts.bug == "unsatisfiable-206":
+            return self.send(206, dict(h, **{"Content-Range": "bytes */%d" % len(r.body)}))
         if not ranges:
             return self.send(416, {"Content-Range": "bytes */%d" % len(r.body)},
                              b"unsatisfiable\n")
