@@ -94,6 +94,10 @@ Probe probe(const harness::Protocol& p, Target& t, std::chrono::milliseconds wai
   }
   for (const auto& m : r.trace.messages())
     if (!harness::is_request_label(m.label)) return {Seen::Answered, "answered " + what};
+  // Bytes that are no answer (a garbage status line) come from a server
+  // that lives: the play's protocol violation is the finding, not a hang.
+  if (r.outcome == RunResult::Outcome::ProtocolViolation)
+    return {Seen::Answered, "answered " + what + " with bytes that are no response"};
   if (r.went_silent)
     return {Seen::Silent, what + " unanswered for " + std::to_string(wait.count()) +
                               " ms on a fresh connection"};

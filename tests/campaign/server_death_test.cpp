@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -291,6 +292,41 @@ TEST(ServerDeath, AHangWithoutARestartEndsTheRunWithIt) {
   EXPECT_TRUE(sends_delete(f.run)) << harness::print_script(f.script);
   EXPECT_TRUE(first_delete_unanswered(f.run)) << harness::print_script(f.script);
   EXPECT_EQ(s.counters.hangs, 1u);
+}
+
+// A server that answers every request with bytes that are no response
+// lives: its answer is a protocol violation, not a death (the probes were
+// read as "closed without an answer", and a hang reported).
+TEST(ServerDeath, GarbageIsAProtocolViolationNotADeath) {
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+  const auto port = acceptor.local_endpoint().port();
+  std::function<void()> accept = [&] {
+    acceptor.async_accept([&](boost::system::error_code ec, tcp::socket sock) {
+      if (ec) return;
+      auto s = std::make_shared<tcp::socket>(std::move(sock));
+      auto buf = std::make_shared<std::array<char, 4096>>();
+      s->async_read_some(
+          asio::buffer(*buf), [s, buf](boost::system::error_code e, std::size_t) {
+            if (e) return;
+            boost::system::error_code wec;
+            asio::write(*s, asio::buffer(std::string_view("garbage\r\n\r\n")), wec);
+            s->close(wec);
+          });
+      accept();
+    });
+  };
+  accept();
+  std::jthread serving([&] { io.run(); });
+  const FuzzSummary s = fuzz({.target = "127.0.0.1:" + std::to_string(port),
+                              .seconds = 10,
+                              .server_down_seconds = 1},
+                             1);
+  io.stop();
+  ASSERT_TRUE(s.first) << s.findings.size() << " findings";
+  EXPECT_EQ(s.first->kind, "protocol");
+  EXPECT_EQ(s.counters.hangs + s.counters.crashes, 0u);
+  EXPECT_TRUE(s.findings.empty());
 }
 
 // A supervisor brings it back: the killing script is shrunk on the
