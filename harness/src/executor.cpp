@@ -132,7 +132,7 @@ class Run {
   // memoization) decides it within a budget of its own, for it need not
   // keep every explanation. Four writes in flight on one path under the
   // interval consistency left 20,000 hypotheses at their first answer; the
-  // whole-trace check rejected the trace in a few hundred configurations.
+  // whole-trace check decides that script within the fuzz budget (5,000).
   // If it gives up too, the incremental verdict (where it stopped) stays.
   void judge_whole_trace() {
     // (Its budget per partition is four times max_hypotheses: the run's
