@@ -338,14 +338,29 @@ TEST(ServerDeath, ASupervisedCrashIsOneShrunkFindingAndTheRunGoesOn) {
   EXPECT_TRUE(s.violation());
   EXPECT_FALSE(s.server_lost());
   EXPECT_FALSE(s.lost_on);
-  const auto d = deaths(s);
-  ASSERT_EQ(d.size(), 1u) << (d.size() > 1 ? d[1]->signature : "");
-  EXPECT_EQ(d[0]->kind, "crash");
-  EXPECT_TRUE(d[0]->reproduced) << d[0]->note;
-  EXPECT_EQ(d[0]->signature, "crash: DELETE");
-  EXPECT_LE(d[0]->run.trace.size(), 3u);
-  EXPECT_EQ(count_requests(d[0]->script), 1u) << harness::print_script(d[0]->script);
-  EXPECT_EQ(d[0]->count, s.counters.crashes);
+  // One death shrunk to its DELETE. (The planted server dies on any DELETE
+  // bytes it reads, also those pipelined behind a request it refuses and
+  // closes on — `FOO` with a bare CR — when one read brings both, which
+  // another play's timing may not: such a death stays unshrunk, with a note
+  // saying so, and is no second reproduced finding: 3 runs in 40 on a quiet
+  // machine.)
+  std::vector<const Finding*> shown;
+  std::uint64_t counted = 0;
+  for (const Finding* f : deaths(s)) {
+    counted += f->count;
+    if (f->reproduced)
+      shown.push_back(f);
+    else
+      EXPECT_NE(f->note.find("again"), std::string::npos)
+          << f->signature << ": " << f->note;
+  }
+  ASSERT_EQ(shown.size(), 1u) << signatures(shown);
+  const Finding* d = shown[0];
+  EXPECT_EQ(d->kind, "crash");
+  EXPECT_EQ(d->signature, "crash: DELETE");
+  EXPECT_LE(d->run.trace.size(), 3u);
+  EXPECT_EQ(count_requests(d->script), 1u) << harness::print_script(d->script);
+  EXPECT_EQ(counted, s.counters.crashes);
   EXPECT_GT(s.counters.executions, 50u) << "fuzzing went on";
   // Its script is never mutated again: the deaths are few, not one a play.
   EXPECT_LT(s.counters.crashes * 5, s.counters.executions);
