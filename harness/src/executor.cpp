@@ -109,22 +109,26 @@ class Run {
   // fed them, and the result an online check would have had.
   void judge_at_end() {
     const std::size_t stop = harness_stop_ == kNone ? res_.events.size() : harness_stop_;
-    std::size_t messages = 0;  // trace messages up to the current event
     for (std::size_t i = 0; i < res_.events.size(); ++i) {
-      const oracle::Event& e = res_.events[i];
-      messages += e.kind == oracle::Event::Kind::Request ||
-                  e.kind == oracle::Event::Kind::Response;
-      oracle::Verdict v = oracle_.observe(e);
+      oracle::Verdict v = oracle_.observe(res_.events[i]);
       res_.verdict = v;
       if (v.status != oracle::Verdict::Status::Reject) continue;
       res_.outcome = RunResult::Outcome::ModelViolation;
       res_.detail = v.explanation;
-      if (i < stop) {  // an online check had stopped the run here
-        res_.events.resize(i + 1);
-        res_.trace.truncate(messages);
-      }
-      return;  // (later events leave a rejection as it is)
+      if (i < stop) cut_after(i);  // an online check had stopped the run here
+      return;                      // (later events leave a rejection as it is)
     }
+  }
+  // The events and the trace's messages up to event `i`, as a run the
+  // oracle stopped there holds them.
+  void cut_after(std::size_t i) {
+    if (i + 1 >= res_.events.size()) return;
+    std::size_t messages = 0;
+    for (std::size_t k = 0; k <= i; ++k)
+      messages += res_.events[k].kind == oracle::Event::Kind::Request ||
+                  res_.events[k].kind == oracle::Event::Kind::Response;
+    res_.events.resize(i + 1);
+    res_.trace.truncate(messages);
   }
   // The incremental search gave up (too many hypotheses for one
   // observation, or its budget): the whole-trace check (oracle::check: the
@@ -148,14 +152,7 @@ class Run {
       res_.outcome = RunResult::Outcome::ModelViolation;
       res_.detail = v.explanation;
       // (As an incremental check that had decided would have stopped there.)
-      std::size_t messages = 0;
-      for (std::size_t i = 0; i <= v.event_index && i < res_.events.size(); ++i)
-        messages += res_.events[i].kind == oracle::Event::Kind::Request ||
-                    res_.events[i].kind == oracle::Event::Kind::Response;
-      if (v.event_index + 1 < res_.events.size()) {
-        res_.events.resize(v.event_index + 1);
-        res_.trace.truncate(messages);
-      }
+      cut_after(v.event_index);
     }
     res_.verdict = std::move(v);
   }

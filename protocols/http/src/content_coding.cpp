@@ -2,39 +2,17 @@
 
 #include <zlib.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <limits>
 #include <vector>
 
+#include "dualfuzz/http/detail/field_text.h"
+
 namespace dualfuzz::http {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-// The list's members, trimmed, lower case, empty ones dropped (§5.6.1).
-std::vector<std::string> members(std::string_view v) {
-  std::vector<std::string> out;
-  while (true) {
-    const std::size_t comma = v.find(',');
-    if (std::string_view m = trim(v.substr(0, comma)); !m.empty())
-      out.push_back(lower(m));
-    if (comma == std::string_view::npos) return out;
-    v.remove_prefix(comma + 1);
-  }
-}
+using detail::list_members;
+using detail::trim_ows;
 
 // zlib's inflate: window_bits 15 + 32 reads a gzip or zlib header, -15 raw
 // deflate (what some servers send as "deflate").
@@ -64,7 +42,7 @@ std::optional<std::string> inflate_all(std::string_view in, int window_bits,
 }  // namespace
 
 bool is_coded(std::string_view content_encoding) {
-  for (const std::string& m : members(content_encoding))
+  for (const std::string& m : list_members(content_encoding))
     if (m != "identity") return true;
   return false;
 }
@@ -72,7 +50,7 @@ bool is_coded(std::string_view content_encoding) {
 std::optional<std::string> decode_content(std::string_view content_encoding,
                                           std::string_view body, std::size_t limit) {
   if (body.size() > std::numeric_limits<uInt>::max()) return std::nullopt;
-  std::vector<std::string> codings = members(content_encoding);
+  std::vector<std::string> codings = list_members(content_encoding);
   std::string data(body);
   for (auto it = codings.rbegin(); it != codings.rend(); ++it) {
     std::optional<std::string> next;
@@ -90,13 +68,13 @@ std::optional<std::string> decode_content(std::string_view content_encoding,
 }
 
 bool admits_coding(std::string_view accept_encoding) {
-  for (const std::string& m : members(accept_encoding)) {
+  for (const std::string& m : list_members(accept_encoding)) {
     const std::size_t semi = m.find(';');
-    const std::string_view coding = trim(std::string_view(m).substr(0, semi));
+    const std::string_view coding = trim_ows(std::string_view(m).substr(0, semi));
     if (coding.empty()) return true;  // (does not parse)
     double q = 1;
     if (semi != std::string::npos) {
-      std::string_view p = trim(std::string_view(m).substr(semi + 1));
+      std::string_view p = trim_ows(std::string_view(m).substr(semi + 1));
       if (!p.starts_with("q=")) return true;
       const std::string value(p.substr(2));
       char* end = nullptr;

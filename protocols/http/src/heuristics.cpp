@@ -40,8 +40,9 @@ const char* kRanges[] = {
     "bytes=-1",      "bytes= 0-1",    "bytes=0-0,-1",  "bytes=1-2,4-5,7-8", "bytes=-30",
     "bytes=5-4,1-1"};
 const char* kBodies[] = {"", "x", "hello", "0123456789", "y"};
-// Lists with the likely current tag first and not first (every member counts).
-const char* kTags[] = {"*", "\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\"", "\"9\", \"1\""};
+// Lists with the likely current tag first and not first (every member counts);
+// "*" is drawn apart (tag_value).
+const char* kTags[] = {"\"1\"", "\"2\"", "W/\"1\"", "\"1\", \"2\"", "\"9\", \"1\""};
 // All three HTTP-date formats (RFC 9110 §5.6.7: a recipient MUST accept
 // each), before and after any date the server uses, and one that is none.
 const char* kDates[] = {"Mon, 01 Jan 2001 00:00:00 GMT",  "Fri, 01 Jan 2100 00:00:00 GMT",
@@ -172,7 +173,7 @@ Jexp tag_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
   // "*" a third of the time: If-None-Match: * is how a client creates
   // without replacing (RFC 9110 §13.1.2), If-Match: * how it replaces only.
   if (pick(rng, 3) == 0) return Jexp::scalar("*");
-  return Jexp::scalar(kTags[1 + pick(rng, std::size(kTags) - 1)]);
+  return Jexp::scalar(kTags[pick(rng, std::size(kTags))]);
 }
 Jexp date_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                 const std::string& path) {
