@@ -112,9 +112,7 @@ struct Opts {
   std::vector<std::string> args;  // dualfuzz's own, from "fuzz" on (for --jobs)
 };
 
-std::string dump(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string dump(const nlohmann::json& j) { return harness::dump_json(j); }
 
 harness::TraceFormat trace_format(const Opts& o) {
   return o.json ? harness::TraceFormat::Json : harness::TraceFormat::Readable;

@@ -121,7 +121,7 @@ Json merge_counts(const std::vector<const Json*>& lists, const std::string& key)
     if (!list || !list->is_array()) continue;
     for (const Json& e : *list) {
       if (!e.is_object() || !e.contains(key)) continue;
-      const std::string k = e[key].dump();
+      const std::string k = dump(e[key]);
       const auto it = at.find(k);
       if (it == at.end()) {
         at[k] = out.size();

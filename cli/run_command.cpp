@@ -165,13 +165,12 @@ int run_script(const Opts& o) {
                 << "\n";
     }
     std::cout << "\n"
-              << harness::Json{{"plays", o.repeat},
+              << harness::dump_json(harness::Json{{"plays", o.repeat},
                                {"violations", violations},
                                {"reproduced", reproduced},
                                {"races", races},
                                {"inconclusive", inconclusive},
-                               {"signatures", signatures}}
-                     .dump()
+                               {"signatures", signatures}})
               << "\n";
   }
   return exit_code(r);

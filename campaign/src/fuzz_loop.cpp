@@ -585,7 +585,7 @@ RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
     out << "### script\n"
         << harness::print_script(s) << "### run\n"
         << r.report(protocol_) << "\n### events (bench/oracle_recheck reads them)\n";
-    for (const auto& e : r.events) out << e.to_json().dump() << "\n";
+    for (const auto& e : r.events) out << harness::dump_json(e.to_json()) << "\n";
   }
   if (r.outcome == RunResult::Outcome::InternalError) ++c.internal_errors;
   return r;

@@ -16,11 +16,7 @@
 namespace dualfuzz::oracle {
 namespace {
 
-std::string brief(const Json& v) {
-  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (s.size() > 120) s = s.substr(0, 117) + "...";
-  return s;
-}
+std::string brief(const Json& v) { return brief_json(v, 120); }
 
 // An open-addressing index over a vector's entries, keyed by their hashes
 // (slot = entry + 1; 0: empty) and grown at half full. The owner keeps the

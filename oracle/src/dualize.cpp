@@ -10,11 +10,7 @@
 namespace dualfuzz::oracle {
 namespace {
 
-std::string brief(const Json& v) {
-  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (s.size() > 80) s = s.substr(0, 77) + "...";
-  return s;
-}
+std::string brief(const Json& v) { return brief_json(v, 80); }
 
 // Why a pattern did not match, as the explaining match builds it: what was
 // expected at each place where it went wrong. A plain pattern goes wrong at

@@ -12,11 +12,7 @@
 
 namespace dualfuzz::oracle {
 namespace {
-std::string brief(const Json& v, std::size_t max = 200) {
-  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (s.size() > max) s = s.substr(0, max - 3) + "...";
-  return s;
-}
+std::string brief(const Json& v) { return brief_json(v, 200); }
 
 Reason unsolicited_response(ConnId c) {
   return Reason::generic(Reason::Kind::NothingOutstanding, "connection",

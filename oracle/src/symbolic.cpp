@@ -240,7 +240,7 @@ bool operator==(const Sym& a, const Sym& b) {
 std::string Sym::to_string() const {
   switch (op()) {
     case Op::Const:
-      return value().dump();
+      return dump_json(value());
     case Op::Var:
       return "$" + std::to_string(var_id());
     case Op::Absent:
@@ -249,7 +249,7 @@ std::string Sym::to_string() const {
       std::string s = "{";
       for (std::size_t i = 0; i < args().size(); ++i) {
         if (i) s += ",";
-        s += Json(field_names()[i]).dump() + ":" + args()[i].to_string();
+        s += dump_json(Json(field_names()[i])) + ":" + args()[i].to_string();
       }
       return s + ",...}";
     }

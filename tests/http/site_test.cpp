@@ -48,6 +48,23 @@ TEST(HttpSite, TheFirstAnswerBindsTheContent) {
   EXPECT_FALSE(accepted({{req("GET", "/f"), resp(200, tag("\"1\""), "abc")}}));
 }
 
+// A server's bytes are any bytes: a verdict on content that is not UTF-8 (a
+// binary file, h2o's 200 to a weak If-None-Match of large.bin) is explained,
+// not an internal error of the oracle's printing (it threw json's
+// type_error 316).
+TEST(HttpSite, AVerdictOnBinaryContentIsExplained) {
+  const std::string binary = "X\xa8\x34\xff\x12";
+  const std::vector<Event> t = test::one_connection(
+      {{site(req("HEAD", "/f")), resp(200, tag("\"1\""))},
+       {site(req("GET", "/f", {{"if-none-match", "W/\"1\""}})),
+        resp(200, tag("\"1\""), binary.c_str())}});
+  oracle::Verdict v;
+  ASSERT_NO_THROW(v = test::judged(server_model(), t));
+  EXPECT_FALSE(v.accepted());
+  EXPECT_NE(v.explanation.find("13.1.2"), std::string::npos) << v.explanation;
+  EXPECT_NE(v.explanation.find("\xEF\xBF\xBD"), std::string::npos) << v.explanation;
+}
+
 TEST(HttpSite, ValidatorsMayChangeButEachAnswerAgreesWithItsOwn) {
   // A new ETag for the same bytes (the file was touched) is no violation.
   EXPECT_TRUE(accepted({{site(req("GET", "/f")), resp(200, tag("\"1\""), "abc")},

@@ -36,7 +36,7 @@ struct std::hash<dualfuzz::http::State> {
     std::size_t h = 0;
     for (const auto& [p, r] : s.res)
       h = h * 31 + std::hash<std::string>{}(p) + r.etag.hash() * 7 +
-          std::hash<std::string>{}(r.body.dump());
+          std::hash<std::string>{}(dualfuzz::oracle::dump_json(r.body));
     return h;
   }
 };

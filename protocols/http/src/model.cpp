@@ -610,7 +610,7 @@ void pick(const Json& obj,
 // deletion before, a false alarm.
 bool odd_depth(Method m, const Json* depth, const Json* overwrite) {
   auto lower = [](const Json* v) {
-    return detail::lower(v->is_string() ? v->get_ref<const std::string&>() : v->dump());
+    return detail::lower(v->is_string() ? v->get_ref<const std::string&>() : oracle::dump_json(*v));
   };
   if (overwrite && (m == Method::Copy || m == Method::Move)) {
     const std::string o = lower(overwrite);
@@ -696,7 +696,7 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
                    !(body->is_string() && body->get_ref<const std::string&>().empty());
   // Only a PUT stores (and compares) its content.
   if (body && d->method == Method::Put)
-    d->body = body->is_string() ? body->get<std::string>() : body->dump();
+    d->body = body->is_string() ? body->get<std::string>() : oracle::dump_json(*body);
   if (headers) {
     const Json *im = nullptr, *inm = nullptr, *ius = nullptr, *ims = nullptr,
                *range = nullptr, *if_range = nullptr, *if_ = nullptr, *dest = nullptr,

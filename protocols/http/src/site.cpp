@@ -77,7 +77,7 @@ std::string site_script(const std::vector<std::string>& paths, bool shared) {
   auto req = [&](const std::string& path, const char* method, const Json& headers) {
     Json q = {{"method", method}, {"path", path}, {"site", mark}};
     if (!headers.empty()) q["headers"] = headers;
-    std::string line = "req " + std::to_string(l) + " on c0: " + q.dump();
+    std::string line = "req " + std::to_string(l) + " on c0: " + harness::dump_json(q);
     l += 2;
     return line + "\n";
   };

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "dualfuzz/oracle/json_text.h"
+
 namespace dualfuzz::harness {
 
 using Json = nlohmann::json;
@@ -18,9 +20,7 @@ using ConnId = std::uint32_t;
 
 // Compact JSON text; invalid UTF-8 (bytes a server sent) is replaced rather
 // than thrown on, so printing never fails.
-inline std::string dump_json(const Json& v) {
-  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+using oracle::dump_json;
 
 // Largest label a script or reference may name: nine decimal digits keep
 // every label printable and parseable without overflow.

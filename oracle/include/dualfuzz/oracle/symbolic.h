@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "dualfuzz/oracle/json_text.h"
 #include "dualfuzz/oracle/theory.h"
 
 namespace dualfuzz::oracle {
