@@ -225,6 +225,15 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Why* wh
     case Op::Absent:
       if (why) mismatch(why, at, "no value", brief(v));
       return false;
+    case Op::Test:
+      if (!p.value_test()->accepts(p.value(), v)) {
+        if (why)
+          mismatch(why, at,
+                   std::string(p.value_test()->name()) + " " + brief_json(p.value(), 60),
+                   brief(v));
+        return false;
+      }
+      return match(p.args()[0], v, at, acc, why, store, bindings);
     case Op::Object: {
       if (!v.is_object()) {
         if (why) mismatch(why, at, "an object", brief(v));
@@ -366,6 +375,9 @@ GroundMatch match_ground(const Sym& p, const Json& v) {
     }
     case Op::Absent:
       return GroundMatch::No;
+    case Op::Test:
+      if (!p.value_test()->accepts(p.value(), v)) return GroundMatch::No;
+      return match_ground(p.args()[0], v);
     case Op::Object: {
       if (!v.is_object()) return GroundMatch::No;
       bool unknown = false;

@@ -49,6 +49,11 @@ Sym Sym::build(Node&& n) {
       n.ground = false;
       h = mix(h, n.var);
       break;
+    case Op::Test:
+      h = mix(mix(mix(h, std::hash<const void*>{}(n.test)), std::hash<Json>{}(n.value)),
+              n.args[0].hash());
+      n.ground = n.args[0].ground();
+      break;
     default:
       for (const Sym& a : n.args) {
         h = mix(h, a.hash());
@@ -220,6 +225,15 @@ Sym Sym::make_match(const Sym& a, const Sym& b, const StringTheory& theory,
   return build(std::move(n));
 }
 
+Sym Sym::test(const ValueTest& t, Json argument, Sym pattern) {
+  Node n;
+  n.op = Op::Test;
+  n.test = &t;
+  n.value = std::move(argument);
+  n.args = {std::move(pattern)};
+  return build(std::move(n));
+}
+
 bool operator==(const Sym& a, const Sym& b) {
   if (a.node_ == b.node_) return true;
   if (a.hash() != b.hash() || a.op() != b.op()) return false;
@@ -230,6 +244,8 @@ bool operator==(const Sym& a, const Sym& b) {
       return x.value == y.value;
     case Op::Var:
       return x.var == y.var && x.sort == y.sort;
+    case Op::Test:
+      return x.test == y.test && x.args == y.args && x.value == y.value;
     default:
       return x.args == y.args &&
              (x.names == y.names || (x.names && y.names && *x.names == *y.names)) &&
@@ -245,6 +261,9 @@ std::string Sym::to_string() const {
       return "$" + std::to_string(var_id());
     case Op::Absent:
       return "<absent>";
+    case Op::Test:
+      return "(" + args()[0].to_string() + " and " + value_test()->name() + " " +
+             brief_json(value(), 60) + ")";
     case Op::Object: {
       std::string s = "{";
       for (std::size_t i = 0; i < args().size(); ++i) {
@@ -378,6 +397,8 @@ Sym rebuild(const Sym& s, std::vector<Sym> args) {
       return Sym::array(std::move(args));
     case Op::Alt:
       return Sym::alt(std::move(args));
+    case Op::Test:
+      return Sym::test(*s.value_test(), s.value(), std::move(args[0]));
     default:
       return s;
   }

@@ -28,6 +28,39 @@ constexpr Assumptions kStrict{.strict = true};
 const Json kAllow = {{"allow", "GET, HEAD"}};
 const Json kChallenge = {{"www-authenticate", "Basic realm=\"x\""}};
 
+// RFC 9110 §14.2: a 206's parts SHOULD correspond to the ranges asked for;
+// §15.3.7.1 MUST: its Content-Range names the part enclosed, and the content
+// is that range. busybox httpd answers `bytes=0-0` with the whole
+// representation as `bytes 0-83/84`: an advisory, a violation under strict.
+TEST(HttpAssumptions, APartOtherThanAskedForBreaksAShould) {
+  const auto put = std::pair{req("PUT", "/a", {}, "0123456789"), resp(201)};
+  auto ranged = [](const char* range) { return req("GET", "/a", {{"range", range}}); };
+  auto part = [](const char* content_range, const char* body) {
+    return resp(206, {{"content-range", content_range}}, body);
+  };
+  for (const auto& [range, answer] :
+       std::vector<std::pair<const char*, Json>>{
+           {"bytes=0-0", part("bytes 0-9/10", "0123456789")},  // busybox's
+           {"bytes=2-4", part("bytes 1-5/10", "12345")},
+           {"bytes=2-4", part("bytes 7-8/*", "78")},
+           {"bytes=0-1,5-6", part("bytes 5-6/10", "56")}}) {
+    EXPECT_TRUE(accepted({put, {ranged(range), answer}})) << range << answer;
+    EXPECT_FALSE(accepted({put, {ranged(range), answer}}, kStrict)) << range << answer;
+  }
+  // The MUST stays: bytes other than the part named, a wrong complete
+  // length, a part past the end, no Content-Range at all.
+  for (const Json& answer :
+       {part("bytes 1-5/10", "12346"), part("bytes 1-5/10", "1234"),
+        part("bytes 0-9/11", "0123456789"), part("bytes 8-10/*", "89"),
+        resp(206, Json::object(), "234")})
+    EXPECT_FALSE(accepted({put, {ranged("bytes=2-4"), answer}})) << answer;
+  // No part is the answer to a set with no satisfiable range, nor more of
+  // an invalid set than its well-formed specs (§14.2: ignore or reject it).
+  EXPECT_FALSE(accepted({put, {ranged("bytes=10-"), part("bytes 0-9/10", "0123456789")}}));
+  EXPECT_FALSE(accepted({put, {ranged("bytes=5-4,1-1"), part("bytes 0-1/10", "01")}}));
+  EXPECT_TRUE(accepted({put, {ranged("bytes=5-4,1-1"), part("bytes 1-1/10", "1")}}));
+}
+
 TEST(HttpAssumptions, ARefusedWriteIsNoViolationAndChangesNothing) {
   // python's http.server (501), nginx's static site (405 with Allow), a
   // location behind `limit_except` (403), `auth_basic` (401 with a challenge).
@@ -64,9 +97,37 @@ TEST(HttpAssumptions, RefusalsKeepTheirMusts) {
   // 404 means nothing is there: not for a resource just stored.
   EXPECT_FALSE(
       accepted({{req("PUT", "/a", {}, "x"), resp(201)}, {req("GET", "/a"), resp(404)}}));
-  // Not every status is a refusal: a 500, or a 400 for a well-formed PUT.
+  // Not every status is a refusal: a 500 is not.
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(500)}}));
-  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(400)}}));
+}
+
+// Every method but GET and HEAD is OPTIONAL, and one a server does not
+// implement SHOULD get 501 (RFC 9110 §9.1): any other client error is an
+// advisory (webfs answers OPTIONS, DELETE and PATCH with 400 "*PLONK*"),
+// a violation under strict; it changes nothing; GET and HEAD get no such
+// latitude, and a 405 or 401 still carries its field.
+TEST(HttpAssumptions, AMethodNotImplementedMayGetAnyClientError) {
+  // (Content only where the method defines it: content in a DELETE or an
+  // OPTIONS may be refused with 400 whatever the server implements.)
+  for (const char* m : {"PUT", "DELETE", "OPTIONS", "PATCH", "POST"}) {
+    const bool content = m == std::string("PUT") || m == std::string("PATCH") ||
+                         m == std::string("POST");
+    const Json q = req(m, "/a", {}, content ? "x" : nullptr);
+    EXPECT_TRUE(accepted({{q, resp(400)}})) << m;
+    EXPECT_TRUE(accepted({{q, resp(422)}})) << m;
+    EXPECT_FALSE(accepted({{q, resp(400)}}, kStrict)) << m;
+    EXPECT_FALSE(accepted({{q, resp(400)}}, kWritable)) << m;
+    EXPECT_FALSE(accepted({{q, resp(405)}})) << m;
+    EXPECT_FALSE(accepted({{q, resp(500)}})) << m;
+  }
+  // Nothing changed: the stored content is still there after a refused DELETE.
+  const auto put = std::pair{req("PUT", "/a", {}, "x"), resp(201)};
+  EXPECT_TRUE(accepted({put, {req("DELETE", "/a"), resp(400)}, {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted({put, {req("DELETE", "/a"), resp(400)}, {req("GET", "/a"), resp(404)}}));
+  for (const char* m : {"GET", "HEAD"}) {
+    EXPECT_FALSE(accepted({{req(m, "/a"), resp(400)}})) << m;
+    EXPECT_FALSE(accepted({{req(m, "/a"), resp(422)}})) << m;
+  }
 }
 
 TEST(HttpAssumptions, ReadsAreJudgedAroundRefusals) {

@@ -68,6 +68,38 @@ TEST(Dualize, ReasonsNameTheFieldWhereTheResponseWentWrong) {
   EXPECT_FALSE(guard(p, {{"status", 412}}, /*explain=*/false).mismatch);
 }
 
+// A protocol's test (ValueTest) beside a pattern: both must hold; the
+// pattern's variables bind as without it; the reason names the test.
+struct Prefix final : ValueTest {
+  bool accepts(const Json& arg, const Json& v) const override {
+    return v.is_object() && v.contains("body") && v["body"].is_string() &&
+           arg.get<std::string>().starts_with(v["body"].get<std::string>());
+  }
+  const char* name() const override { return "a prefix of"; }
+};
+
+TEST(Dualize, AProtocolsTestAndItsPattern) {
+  static const Prefix kPrefix;
+  const Sym v = Sym::var(0, Sort::Int);
+  const Sym p = Sym::test(kPrefix, "abcdef", Sym::object({{"status", v}}));
+  EXPECT_TRUE(guard(p, {{"status", 206}, {"body", "abc"}}).ok());
+  Guard no = guard(p, {{"status", 206}, {"body", "abd"}});
+  ASSERT_FALSE(no.ok());
+  EXPECT_NE(no.mismatch->text.find("a prefix of \"abcdef\""), std::string::npos)
+      << no.mismatch->text;
+  EXPECT_FALSE(guard(p, {{"body", "abc"}}).ok());  // the pattern fails
+  // Ground: the fast path decides it; with a variable inside, substitution
+  // keeps the test.
+  const Sym ground = Sym::test(kPrefix, "abcdef", Sym::object({{"status", Sym::lit(206)}}));
+  EXPECT_EQ(match_ground(ground, {{"status", 206}, {"body", "ab"}}), GroundMatch::Yes);
+  EXPECT_EQ(match_ground(ground, {{"status", 206}, {"body", "b"}}), GroundMatch::No);
+  EXPECT_EQ(match_ground(ground, {{"status", 200}, {"body", "ab"}}), GroundMatch::No);
+  EXPECT_FALSE(p.ground());
+  const Sym bound = substitute(p, [](const Sym&) { return Sym::lit(206); });
+  EXPECT_EQ(bound, ground);
+  EXPECT_NE(bound, Sym::test(kPrefix, "abcdeX", Sym::object({{"status", Sym::lit(206)}})));
+}
+
 TEST(Dualize, ObjectsAreOpenAndFieldsMayBeAbsentOrOptional) {
   Sym p = Sym::object({{"status", Sym::lit(200)},
                        {"etag", Sym::absent()},

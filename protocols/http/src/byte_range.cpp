@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <utility>
 
 #include "dualfuzz/http/detail/field_text.h"
 
@@ -141,8 +142,12 @@ std::string unsatisfied_range(long long complete) {
   return "bytes */" + std::to_string(complete);
 }
 
-std::optional<std::string> canonical_content_range(const std::string& value) {
-  // Content-Range = range-unit SP ( range-resp / unsatisfied-range )
+namespace {
+
+// Content-Range = range-unit SP ( range-resp / unsatisfied-range ), split
+// into the range ("F-L" or "*") and the complete length ("N" or "*").
+std::optional<std::pair<std::string_view, std::string_view>> content_range_halves(
+    std::string_view value) {
   const std::string_view v = trim(value);
   const auto sp = v.find(' ');
   if (sp == std::string_view::npos || !iequals(v.substr(0, sp), "bytes"))
@@ -150,20 +155,36 @@ std::optional<std::string> canonical_content_range(const std::string& value) {
   const std::string_view r = v.substr(sp + 1);
   const auto slash = r.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
-  const std::string_view range = r.substr(0, slash), total = r.substr(slash + 1);
-  if (range == "*") {
-    auto n = digits(total);
-    if (!n) return std::nullopt;
-    return unsatisfied_range(*n);
-  }
+  return std::pair{r.substr(0, slash), r.substr(slash + 1)};
+}
+
+}  // namespace
+
+std::optional<ContentRangePart> content_range_part(const std::string& value) {
+  const auto halves = content_range_halves(value);
+  if (!halves) return std::nullopt;
+  const auto [range, total] = *halves;
   const auto dash = range.find('-');
   if (dash == std::string_view::npos) return std::nullopt;
   auto first = digits(range.substr(0, dash)), last = digits(range.substr(dash + 1));
   if (!first || !last || *last < *first) return std::nullopt;
-  if (total == "*") return content_range(*first, *last, std::nullopt);
+  if (total == "*") return ContentRangePart{{*first, *last}, std::nullopt};
   auto n = digits(total);
   if (!n || *n <= *last) return std::nullopt;
-  return content_range(*first, *last, *n);
+  return ContentRangePart{{*first, *last}, *n};
+}
+
+std::optional<std::string> canonical_content_range(const std::string& value) {
+  const auto halves = content_range_halves(value);
+  if (!halves) return std::nullopt;
+  if (halves->first == "*") {
+    auto n = digits(halves->second);
+    if (!n) return std::nullopt;
+    return unsatisfied_range(*n);
+  }
+  const auto part = content_range_part(value);
+  if (!part) return std::nullopt;
+  return content_range(part->range.first, part->range.last, part->complete);
 }
 
 }  // namespace dualfuzz::http

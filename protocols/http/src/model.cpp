@@ -335,7 +335,11 @@ constexpr Clause kUnknownMethod = "RFC 9110 §9.1 (an unknown method: 501 SHOULD
 //  - 413, 414 (§15.5.14-15), 429 and 431 (RFC 6585 §4, §5), 503 (§15.6.4;
 //    Retry-After is a MAY);
 //  - a redirect, 301, 302, 303, 307, 308 (§15.4), which SHOULD carry
-//    Location (§15.4.2-15.4.9): required only when strict.
+//    Location (§15.4.2-15.4.9): required only when strict;
+//  - for a method other than GET and HEAD, any client error: "All other
+//    methods are OPTIONAL" (§9.1), and one the server does not implement
+//    "SHOULD" get 501 (§9.1): webfs answers OPTIONS, DELETE and PATCH with
+//    400. Only the codes above when strict (the SHOULD as a MUST).
 const Sym& refusals(bool get_or_head, bool missing, bool content, bool strict) {
   static const std::vector<Sym> table = [] {
     std::vector<Sym> t;
@@ -344,8 +348,11 @@ const Sym& refusals(bool get_or_head, bool missing, bool content, bool strict) {
       std::vector<int> plain = {401, 403, 413, 414, 429, 431, 503};
       if (gone) plain.insert(plain.end(), {404, 410});
       if (!safe) plain.insert(plain.end(), {405, 409, 501});
+      if (!safe && !must)
+        for (int c = 400; c <= 499; ++c) plain.push_back(c);
       if (body) plain.insert(plain.end(), {415, 507});
       std::sort(plain.begin(), plain.end());
+      plain.erase(std::unique(plain.begin(), plain.end()), plain.end());
       const std::vector<int> redirects = {301, 302, 303, 307, 308};
       t.push_back(Sym::alt({answered(std::move(plain)),
                             must ? with_field(redirects, "location")
@@ -883,11 +890,59 @@ Sym single_part(const Resource& r, ByteInterval part) {
        {"multipart", Sym::absent()}});
 }
 
+// A 206 with one part of a range the server chose instead of the one asked
+// for. RFC 9110 §14.2 asks for parts that "correspond to the satisfiable
+// range(s) requested" only as a SHOULD (busybox httpd answers `bytes=0-0`
+// with the whole representation as `bytes 0-83/84`); what §15.3.7.1 makes a
+// MUST is that the Content-Range describe the part enclosed and the content
+// be that range. So the part's bytes are those of the representation at the
+// offsets its Content-Range names, and its complete length the
+// representation's (or "*"). Not under --strict: there the SHOULD holds and
+// such an answer is the advisory.
+struct SliceTest final : oracle::ValueTest {
+  bool accepts(const Json& representation, const Json& observed) const override {
+    const Json* range = field(observed, "content-range");
+    const Json* body = field(observed, "body");
+    if (!range || !range->is_string() || !body || !body->is_string()) return false;
+    const auto part = content_range_part(range->get_ref<const std::string&>());
+    const std::string& bytes = representation.get_ref<const std::string&>();
+    const auto n = static_cast<long long>(bytes.size());
+    if (!part || part->range.last >= n || (part->complete && *part->complete != n))
+      return false;
+    const auto first = static_cast<std::size_t>(part->range.first);
+    const auto length = static_cast<std::size_t>(part->range.last - part->range.first + 1);
+    return bytes.compare(first, length, body->get_ref<const std::string&>()) == 0;
+  }
+  const char* name() const override {
+    return "a part whose Content-Range names its bytes (RFC 9110 §15.3.7.1) of";
+  }
+
+ private:
+  static const Json* field(const Json& v, const char* name) {
+    if (!v.is_object()) return nullptr;
+    const auto it = v.find(name);
+    return it == v.end() ? nullptr : &*it;
+  }
+};
+
+Sym other_part(const Resource& r) {
+  static const SliceTest kSlice;
+  return Sym::test(kSlice, r.body,
+                   Sym::object({{"status", Sym::lit(206)},
+                                {"headers", r.headers},
+                                {"dates", r.dates},
+                                {"multipart", Sym::absent()}}));
+}
+
 // The Range of a GET whose preconditions (and If-Range) hold. A server MAY
 // ignore Range (§14.2): the full 200 is always correct.
-Tree ranges(const Ev& e, const RangeField& f);
-Tree ranges(const Ev& e) { return ranges(e, *e->req().range); }
-Tree ranges(const Ev& e, const RangeField& f) {
+// `other_parts`: whether a part other than the one asked for is the SHOULD
+// it breaks (other_part), or, for an invalid set's well-formed specs, no
+// answer at all (§14.2 lets a server ignore or reject the set, not serve
+// more of it).
+Tree ranges(const Ev& e, const RangeField& f, bool other_parts);
+Tree ranges(const Ev& e) { return ranges(e, *e->req().range, true); }
+Tree ranges(const Ev& e, const RangeField& f, bool other_parts) {
   const Resource& r = *e->file();
   if (!r.known) {
     // Bytes the model has not read: the full 200, or a 206 with this
@@ -906,7 +961,7 @@ Tree ranges(const Ev& e, const RangeField& f) {
     if (!f.well_formed.empty())
       t = oracle::choose(
           std::move(t),
-          ranges(e, RangeField{RangeField::Kind::Bytes, f.well_formed, {}}));
+          ranges(e, RangeField{RangeField::Kind::Bytes, f.well_formed, {}}, false));
     return t;
   }
   const std::vector<ByteInterval> parts = satisfiable(f, n);
@@ -920,8 +975,12 @@ Tree ranges(const Ev& e, const RangeField& f) {
     return oracle::choose(full(e, kRange),
                           respond(e, std::move(refused), kUnsatisfiable));
   }
-  if (f.specs.size() == 1)  // never multipart for one range (§15.3.7.2)
-    return oracle::choose(full(e, kRange), respond(e, single_part(r, parts[0]), kRange));
+  const bool others = other_parts && !e->st().assume.strict;
+  if (f.specs.size() == 1) {  // never multipart for one range (§15.3.7.2)
+    Sym part = single_part(r, parts[0]);
+    if (others) part = Sym::alt({std::move(part), other_part(r)});
+    return oracle::choose(full(e, kRange), respond(e, std::move(part), kRange));
+  }
   // Several ranges: multipart/byteranges (its parts are not checked, and no
   // Content-Range in the header section, §15.3.7.2), or one part when the
   // server coalesced them all: from the first byte asked for to the last.
@@ -935,8 +994,9 @@ Tree ranges(const Ev& e, const RangeField& f) {
                                {"dates", r.dates},
                                {"content-range", Sym::absent()},
                                {"multipart", Sym::lit(true)}});
-  Tree partial =
-      respond(e, Sym::alt({std::move(multipart), single_part(r, hull)}), kRange);
+  std::vector<Sym> partials = {std::move(multipart), single_part(r, hull)};
+  if (others) partials.push_back(other_part(r));
+  Tree partial = respond(e, Sym::alt(std::move(partials)), kRange);
   Tree answer = oracle::choose(full(e, kRange), std::move(partial));
   // Overlapping or unordered ranges MAY be rejected (§14.2).
   if (overlapping_or_unordered(parts))

@@ -42,6 +42,24 @@ enum class Op : std::uint8_t {
   Lt,      // integers: a < b
   Le,      // integers: a <= b
   Ite,     // if a then b else c
+  Test,    // response pattern: a pattern, and a protocol's test of the value (ValueTest)
+};
+
+// A test a protocol applies to an observed value, where no pattern of
+// constants and variables says it: "the content is the slice of these bytes
+// that its Content-Range names" (a 206 of a range the server chose). Only in
+// response patterns, matched against ground values; never in a constraint.
+// A test is a static object of the protocol; nodes name it by address.
+//   struct SliceTest final : ValueTest { ... };
+//   static const SliceTest kSlice;
+//   Sym p = Sym::test(kSlice, "the representation", Sym::object({...}));
+class ValueTest {
+ public:
+  virtual ~ValueTest() = default;
+  // Whether `observed` passes, given the node's constant argument.
+  virtual bool accepts(const Json& argument, const Json& observed) const = 0;
+  // What the test asks, for explanations ("a slice of" ...).
+  virtual const char* name() const = 0;
 };
 
 class Sym {
@@ -65,11 +83,14 @@ class Sym {
   static Sym make(Op op, std::vector<Sym> args);  // no folding; prefer the helpers below
   static Sym make_match(const Sym& a, const Sym& b, const StringTheory& theory,
                         Marked marked);  // no folding; prefer match()
+  // A pattern matching the values that match `pattern` and that `t` accepts
+  // with `argument` (a static test, see ValueTest).
+  static Sym test(const ValueTest& t, Json argument, Sym pattern);
 
   Op op() const { return node_->op; }
   bool is_const() const { return node_->op == Op::Const; }
   bool is_var() const { return node_->op == Op::Var; }
-  const Json& value() const { return node_->value; }  // Const only
+  const Json& value() const { return node_->value; }  // Const, Test's argument
   VarId var_id() const { return node_->var; }
   Sort sort() const { return node_->sort; }
   const std::vector<Sym>& args() const { return node_->args; }
@@ -80,6 +101,7 @@ class Sym {
   // Match: the theory its strings are read in, and whether marked ones match.
   const StringTheory& theory() const { return node_->theory; }
   Marked marked() const { return node_->marked; }
+  const ValueTest* value_test() const { return node_->test; }  // Test only
   bool is_true() const {
     return is_const() && value().is_boolean() && value().get<bool>();
   }
@@ -109,6 +131,7 @@ class Sym {
     // Match only: in the node, so that folding and substitution need no
     // context and cost no lookup.
     StringTheory theory;
+    const ValueTest* test = nullptr;  // Test only
     std::size_t hash = 0;
   };
   explicit Sym(std::shared_ptr<const Node> n) : node_(std::move(n)) {}

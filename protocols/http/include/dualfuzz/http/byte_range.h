@@ -64,6 +64,15 @@ std::string content_range(long long first, long long last,
 // "bytes */N": an unsatisfied-range (§14.4, for a 416).
 std::string unsatisfied_range(long long complete);
 
+// The part a Content-Range names: `bytes F-L/N` or `bytes F-L/*` (complete
+// absent); nullopt for an unsatisfied-range or anything that is no valid
+// Content-Range (§14.4).
+struct ContentRangePart {
+  ByteInterval range;
+  std::optional<long long> complete;
+};
+std::optional<ContentRangePart> content_range_part(const std::string& value);
+
 // A received Content-Range in the form the two functions above write (unit
 // lowercase, no leading zeros), or nullopt when it is not a valid
 // Content-Range (§14.4: also last < first, or a length not above last).
