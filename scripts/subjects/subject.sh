@@ -20,6 +20,15 @@
 #   nginx-auth      the same with auth_basic (user dualfuzz, password dualfuzz)
 #   apache2-static  Debian's default modules, no mod_dav, a plain DocumentRoot
 #   lighttpd-static Debian's lighttpd.conf modules, no mod_webdav
+#   caddy-static    `caddy file-server` (Debian's caddy 2.6)
+#   h2o-static      h2o 2.2 with one `file.dir` path
+#   busybox-static  `busybox httpd -f`
+#   twisted-static  `twistd3 web --path` (Twisted 22.4)
+#   webfs-static    `webfsd -F` (webfs 1.21)
+#   mini-httpd-static `mini_httpd -D` (1.30)
+#   node-http-server npm http-server 14.1.1 (`http-server ROOT -s`)
+#   node-serve      npm serve 14.2.7 (`serve -l tcp://...`)
+#   rclone-http     `rclone serve http` (read-only; `rclone` is its WebDAV)
 # and webdav-node: npm webdav-server 2.6.3 (installed once into
 # ~/.cache/dualfuzz/webdav-server-2.6.3) run by scripts/subjects/webdav-node/
 # server.js, no authentication, a physical file system at WORKDIR/root, under
@@ -50,7 +59,7 @@
 # that dies (a finding), as nginx's master does.
 set -euo pipefail
 ACTION=${1:?start|stop|version}
-NAME=${2:?apache2|nginx|lighttpd|gowebdav|rclone|pyhttp|nginx-static|nginx-limit|nginx-auth|apache2-static|lighttpd-static|webdav-node}
+NAME=${2:?apache2|nginx|lighttpd|gowebdav|rclone|pyhttp|nginx-static|nginx-limit|nginx-auth|apache2-static|lighttpd-static|webdav-node|caddy-static|h2o-static|busybox-static|twisted-static|webfs-static|mini-httpd-static|node-http-server|node-serve|rclone-http}
 PORT=${3:-18080}; WORK=${4:-/tmp/dualfuzz-subject-$NAME-$PORT}
 # (`stop NAME WORKDIR` would otherwise stop nothing, silently.)
 if ! [[ $PORT =~ ^[0-9]+$ ]]; then
@@ -70,6 +79,8 @@ case $NAME in
   nginx-static | nginx-limit | nginx-auth) SERVER=nginx ;;
   lighttpd-static) SERVER=lighttpd ;;
   pyhttp) SERVER=pyhttp ;;
+  caddy-static | h2o-static | busybox-static | twisted-static | webfs-static | \
+    mini-httpd-static | node-http-server | node-serve | rclone-http) SERVER=$NAME ;;
   gowebdav | rclone | webdav-node) SERVER=$NAME; STATIC= ;;
   *) echo "subject.sh: unknown subject $NAME" >&2; exit 2 ;;
 esac
@@ -82,7 +93,14 @@ case $NAME in
   gowebdav) install_pkg golang-go golang-golang-x-net-dev ;;
   rclone) install_pkg rclone ;;
   pyhttp) install_pkg python3 ;;
-  webdav-node) command -v npm >/dev/null || install_pkg nodejs npm ;;
+  webdav-node | node-http-server | node-serve) command -v npm >/dev/null || install_pkg nodejs npm ;;
+  caddy-static) install_pkg caddy ;;
+  h2o-static) install_pkg h2o ;;
+  busybox-static) install_pkg busybox ;;
+  twisted-static) install_pkg python3-twisted ;;
+  webfs-static) install_pkg webfs ;;
+  mini-httpd-static) install_pkg mini-httpd ;;
+  rclone-http) install_pkg rclone ;;
 esac
 
 # npm's webdav-server, installed once (no other version: its answers are
@@ -105,11 +123,34 @@ version() {
     gowebdav) echo "golang.org/x/net/webdav $(dpkg-query -W -f='${Version}' golang-golang-x-net-dev) ($(go version | cut -d' ' -f3))" ;;
     rclone) rclone version | head -1 ;;
     pyhttp) echo "http.server of $(python3 --version)" ;;
+    caddy-static) echo "caddy $(caddy version | cut -d' ' -f1)" ;;
+    h2o-static) h2o --version | head -1 ;;
+    busybox-static) busybox | head -1 | cut -d' ' -f1-3 ;;
+    twisted-static) twistd3 --version | head -1 ;;
+    webfs-static) echo "webfs $(dpkg-query -W -f='${Version}' webfs)" ;;
+    mini-httpd-static) mini_httpd -V 2>&1 | head -1 ;;
+    node-http-server | node-serve)
+      local pkg=http-server
+      [ "$SERVER" = node-serve ] && pkg=serve
+      echo "npm $pkg $(node -p "require('$(node_static_modules)/$pkg/package.json').version") (node $(node --version))" ;;
+    rclone-http) rclone version | head -1 ;;
     webdav-node)
       local pkg
       pkg=$(webdav_node_modules)/webdav-server/package.json
       echo "webdav-server $(node -p "require('$pkg').version") (node $(node --version))" ;;
   esac
+}
+
+# npm's static servers, pinned, installed once: the node_modules directory.
+NODE_STATIC_PACKAGES="http-server@14.1.1 serve@14.2.7"
+node_static_modules() {
+  local dir=${XDG_CACHE_HOME:-$HOME/.cache}/dualfuzz/node-static-1
+  if [ ! -f "$dir/node_modules/serve/package.json" ]; then
+    mkdir -p "$dir"
+    # shellcheck disable=SC2086  # a list of packages
+    (cd "$dir" && npm install --no-audit --no-fund --silent $NODE_STATIC_PACKAGES) >&2
+  fi
+  echo "$dir/node_modules"
 }
 
 # The gowebdav binary, built from its source once per source version.
@@ -426,6 +467,29 @@ CONF
         --config /dev/null --cache-dir "$WORK/tmp" ;;
     pyhttp)
       background python3 -m http.server "$PORT" --bind 127.0.0.1 --directory "$WORK/root" ;;
+    caddy-static)
+      HOME=$WORK XDG_DATA_HOME=$WORK/tmp XDG_CONFIG_HOME=$WORK/tmp \
+        background caddy file-server --root "$WORK/root" --listen "127.0.0.1:$PORT" ;;
+    h2o-static)
+      # (No pid-file: h2o opens it after dropping root, in a directory of root's.)
+      printf 'listen:\n  host: 127.0.0.1\n  port: %s\nhosts:\n  default:\n    paths:\n      /:\n        file.dir: %s\n' \
+        "$PORT" "$WORK/root" >"$WORK/h2o.conf"
+      background h2o -c "$WORK/h2o.conf" ;;
+    busybox-static) background busybox httpd -f -p "127.0.0.1:$PORT" -h "$WORK/root" ;;
+    twisted-static)
+      background twistd3 -n --pidfile= web --listen "tcp:$PORT:interface=127.0.0.1" \
+        --path "$WORK/root" ;;
+    webfs-static) background webfsd -F -p "$PORT" -r "$WORK/root" -i 127.0.0.1 ;;
+    mini-httpd-static) background mini_httpd -D -p "$PORT" -d "$WORK/root" -h 127.0.0.1 ;;
+    node-http-server)
+      background node "$(node_static_modules)/http-server/bin/http-server" "$WORK/root" \
+        -p "$PORT" -a 127.0.0.1 -s ;;
+    node-serve)
+      background node "$(node_static_modules)/serve/build/main.js" \
+        -l "tcp://127.0.0.1:$PORT" --no-clipboard "$WORK/root" ;;
+    rclone-http)
+      background rclone serve http "$WORK/root" --addr "127.0.0.1:$PORT" \
+        --config /dev/null --cache-dir "$WORK/tmp" ;;
     webdav-node)
       # Under a supervisor, as a lighttpd build of its own: one request can
       # kill webdav-server 2.6.3 (an unhandled TypeError, docs/eval/everyday);
@@ -483,7 +547,8 @@ stop() {
   # The supervisor first, or it restarts the server it sees die.
   sup=$(cat "$WORK/supervisor.pid" 2>/dev/null || true)
   [ -z "$sup" ] || kill "$sup" 2>/dev/null || true
-  pid=$(cat "$WORK"/{httpd,nginx,lighttpd,gowebdav,rclone,pyhttp,webdav-node}.pid 2>/dev/null || true)
+  pid=$(cat "$WORK"/{httpd,nginx,lighttpd,gowebdav,rclone,pyhttp,webdav-node}.pid \
+    "$WORK/$NAME.pid" 2>/dev/null | sort -u || true)
   case $SERVER in
     apache2) [ -f "$WORK/httpd.conf" ] && env -u DUALFUZZ_COVERAGE_SHM "${APACHE2_BIN:-apache2}" \
       -f "$WORK/httpd.conf" -k stop 2>/dev/null || true ;;

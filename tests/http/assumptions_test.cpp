@@ -119,6 +119,9 @@ TEST(HttpAssumptions, AMethodNotImplementedMayGetAnyClientError) {
     EXPECT_FALSE(accepted({{q, resp(400)}}, kWritable)) << m;
     EXPECT_FALSE(accepted({{q, resp(405)}})) << m;
     EXPECT_FALSE(accepted({{q, resp(500)}})) << m;
+    // (Not a status that states a verdict: a precondition false, no range.)
+    EXPECT_FALSE(accepted({{q, resp(412)}})) << m;
+    EXPECT_FALSE(accepted({{q, resp(416)}})) << m;
   }
   // Nothing changed: the stored content is still there after a refused DELETE.
   const auto put = std::pair{req("PUT", "/a", {}, "x"), resp(201)};

@@ -336,10 +336,13 @@ constexpr Clause kUnknownMethod = "RFC 9110 §9.1 (an unknown method: 501 SHOULD
 //    Retry-After is a MAY);
 //  - a redirect, 301, 302, 303, 307, 308 (§15.4), which SHOULD carry
 //    Location (§15.4.2-15.4.9): required only when strict;
-//  - for a method other than GET and HEAD, any client error: "All other
-//    methods are OPTIONAL" (§9.1), and one the server does not implement
-//    "SHOULD" get 501 (§9.1): webfs answers OPTIONS, DELETE and PATCH with
-//    400. Only the codes above when strict (the SHOULD as a MUST).
+//  - for a method other than GET and HEAD, any other client error: "All
+//    other methods are OPTIONAL" (§9.1), and one the server does not
+//    implement "SHOULD" get 501 (§9.1): webfs answers OPTIONS, DELETE and
+//    PATCH with 400. Not the codes that state what the model judges: 404
+//    and 410 (nothing there), 412 (a precondition evaluated false,
+//    §13.2.2), 416 (no satisfiable range), 423 and 424 (locks, RFC 4918).
+//    Only the codes above when strict (the SHOULD as a MUST).
 const Sym& refusals(bool get_or_head, bool missing, bool content, bool strict) {
   static const std::vector<Sym> table = [] {
     std::vector<Sym> t;
@@ -349,7 +352,9 @@ const Sym& refusals(bool get_or_head, bool missing, bool content, bool strict) {
       if (gone) plain.insert(plain.end(), {404, 410});
       if (!safe) plain.insert(plain.end(), {405, 409, 501});
       if (!safe && !must)
-        for (int c = 400; c <= 499; ++c) plain.push_back(c);
+        for (int c = 400; c <= 499; ++c)
+          if (c != 404 && c != 410 && c != 412 && c != 416 && c != 423 && c != 424)
+            plain.push_back(c);
       if (body) plain.insert(plain.end(), {415, 507});
       std::sort(plain.begin(), plain.end());
       plain.erase(std::unique(plain.begin(), plain.end()), plain.end());
