@@ -40,6 +40,14 @@ TEST(ByteRange, UnsatisfiableInvalidAndOtherUnits) {
   EXPECT_TRUE(back.well_formed[1].suffix);
   EXPECT_TRUE(parse_range("bytes=5-4,x").well_formed.empty());  // a syntax error too
   EXPECT_TRUE(parse_range("bytes=3-1").well_formed.empty());
+  // Whitespace before the first spec is no list (RFC 9110 §5.6.1.2); after
+  // a comma it is.
+  const RangeField lead = parse_range("bytes= 0-1");
+  EXPECT_EQ(lead.kind, Kind::Invalid);
+  ASSERT_EQ(lead.well_formed.size(), 1u);
+  EXPECT_EQ(lead.well_formed[0].first, 0);
+  EXPECT_EQ(parse_range("bytes=0-1, 3-4").kind, Kind::Bytes);
+  EXPECT_EQ(parse_range("bytes=0-1 ,3-4").kind, Kind::Bytes);
 }
 
 TEST(ByteRange, OverlapAndOrder) {

@@ -86,8 +86,12 @@ RangeField parse_range(const std::string& value) {
     return f;
   }
   // 1#range-spec: empty list elements are allowed and ignored (§5.6.1).
+  // Whitespace before the first element is not: `*( "," OWS ) element`
+  // (§5.6.1.2), so "bytes= 0-1" is an invalid ranges-specifier a server may
+  // ignore or reject (h2o 2.2 answers 416), or serve as its specs.
   std::vector<RangeSpec> specs;
   std::string_view rest = v.substr(eq + 1);
+  const bool leading_ows = !rest.empty() && (rest.front() == ' ' || rest.front() == '\t');
   bool some_backwards = false;
   for (;;) {
     const auto comma = rest.find(',');
@@ -102,7 +106,7 @@ RangeField parse_range(const std::string& value) {
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
-  if (some_backwards) {
+  if (some_backwards || leading_ows) {
     f.well_formed = std::move(specs);
     return f;
   }

@@ -30,8 +30,9 @@ struct RangeField {
   };
   Kind kind = Kind::Invalid;
   std::vector<RangeSpec> specs;  // Bytes only, in request order
-  // Invalid only because some int-ranges have last < first ("5-4, 1-1"):
-  // the other specs, in request order (empty otherwise). A server may serve
+  // Invalid only because some int-ranges have last < first ("5-4, 1-1"),
+  // or because whitespace comes before the first spec ("bytes= 0-1"): the
+  // other specs, in request order (empty otherwise). A server may serve
   // them as if they alone were asked for (nginx 1.22 answers "bytes=5-4,1-1"
   // with 206 "bytes 1-1/N"): RFC 9110 lets a server ignore or reject such a
   // set (§14.2) and says no more about its valid part.
