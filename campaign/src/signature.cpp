@@ -77,22 +77,42 @@ bool is_located(const oracle::Reason& x) {
 
 // One place of a mismatch as its classes: "location: expected-class
 // expected, observed-class observed".
+// `any_status`: an observed status reads as "other" (where the answer the
+// server gave instead of a refusal is incidental).
 std::string place_part(const std::string& location, const std::string& expected,
-                       const std::string& observed) {
+                       const std::string& observed, bool any_status = false) {
   return location_shape(location) + ": " + expected_class(location, expected) +
-         " expected, " + value_class(location, observed) + " observed";
+         " expected, " +
+         (any_status && is_status(location) ? std::string("other")
+                                            : value_class(location, observed)) +
+         " observed";
 }
 
 // The places a mismatch names. With several (alternatives that went wrong
 // at different places), an error status that one alternative allowed (a
 // proxy's 502 in place of its relay) is the server's latitude, not what went
 // wrong, whenever another place is left: the relay's missing field decides.
-std::vector<std::pair<std::string, std::string>> mismatch_places(const oracle::Reason& x) {
+//
+// A field missing where an alternative matched the observed status (a 405
+// without the Allow it MUST carry) decides over the statuses other
+// alternatives wanted: otherwise each method's own set of expected statuses
+// would name one defect once per method.
+bool field_missing(const oracle::Reason& x) {
+  return std::ranges::any_of(x.places, [](const oracle::Reason::Place& p) {
+    return !is_status(p.location) && value_class(p.location, p.observed) == "absent";
+  });
+}
+std::vector<std::pair<std::string, std::string>> mismatch_places(const oracle::Reason& x,
+                                                                 bool any_status) {
   std::vector<std::pair<std::string, std::string>> out;
+  const bool missing = field_missing(x);
   for (const oracle::Reason::Place& p : x.places)
-    if (!error_status(p.location, p.expected))
-      out.emplace_back(p.location, place_part(p.location, p.expected, p.observed));
-  if (out.empty()) out.emplace_back(x.location, place_part(x.location, x.expected, x.observed));
+    if (!error_status(p.location, p.expected) && !(missing && is_status(p.location)))
+      out.emplace_back(p.location,
+                       place_part(p.location, p.expected, p.observed, any_status));
+  if (out.empty())
+    out.emplace_back(x.location,
+                     place_part(x.location, x.expected, x.observed, any_status));
   return out;
 }
 
@@ -102,7 +122,7 @@ struct Decisive {
   std::vector<std::string> parts;      // as verdict_part joins them
   std::vector<std::string> locations;  // every place they name
 };
-Decisive decisive_of(const harness::RunResult& r) {
+Decisive decisive_of(const harness::RunResult& r, bool any_status = false) {
   // An error the model also allowed (a 409 kept alive by a nested path, a
   // 400 by an invalid field) is a latitude of the server: when a success
   // was expected too, or another reason decided (a contradiction), that
@@ -113,13 +133,19 @@ Decisive decisive_of(const harness::RunResult& r) {
          x.kind == oracle::Reason::Kind::Contradiction) &&
         !incidental(x) && !error_status(x.location, x.expected))
       success_expected = true;
+  // A refusal that lacks a field its status MUST carry (a 405 without Allow,
+  // a 401 without a challenge): the server refused, and broke the refusal's
+  // own rule; that decides, not the answers a served request would get.
+  const bool refusal_broken = std::ranges::any_of(r.reasons(), [](const oracle::Reason& x) {
+    return x.kind == oracle::Reason::Kind::Mismatch && incidental(x) && field_missing(x);
+  });
   std::set<std::string> decisive, all;
   std::vector<std::string> locations, all_locations;
   for (const oracle::Reason& x : r.reasons()) {
     std::string one;
     std::vector<std::string> at;
     if (x.kind == oracle::Reason::Kind::Mismatch) {
-      for (auto& [loc, part] : mismatch_places(x)) {
+      for (auto& [loc, part] : mismatch_places(x, any_status)) {
         one += (one.empty() ? "" : " or ") + part;
         at.push_back(loc);
       }
@@ -131,8 +157,12 @@ Decisive decisive_of(const harness::RunResult& r) {
     if (!x.clause.empty()) one += " (" + x.clause + ")";
     all.insert(one);
     all_locations.insert(all_locations.end(), at.begin(), at.end());
-    if (is_located(x) && !incidental(x) &&
-        !(success_expected && error_status(x.location, x.expected))) {
+    const bool decides =
+        refusal_broken
+            ? x.kind == oracle::Reason::Kind::Mismatch && incidental(x) && field_missing(x)
+            : is_located(x) && !incidental(x) &&
+                  !(success_expected && error_status(x.location, x.expected));
+    if (decides) {
       decisive.insert(one);
       locations.insert(locations.end(), at.begin(), at.end());
     }
@@ -151,8 +181,8 @@ std::string joined(const Decisive& d) {
   return out;
 }
 
-std::string verdict_part(const harness::RunResult& r) {
-  const std::string out = joined(decisive_of(r));
+std::string verdict_part(const harness::RunResult& r, bool any_status = false) {
+  const std::string out = joined(decisive_of(r, any_status));
   return out.empty() ? "no reason" : out;
 }
 
@@ -321,10 +351,16 @@ std::string identity_of(const harness::Protocol& p, const harness::RunResult& r)
     return k.substr(0, k.find('\n')) + " | " + verdict_part(r) + " | " +
            rest_part(p, r, nullptr);
   }
-  const std::string answer = p.response_shape(r.events[r.blamed_event()].payload());
+  std::string answer = p.response_shape(r.events[r.blamed_event()].payload());
+  // A request the server must refuse whatever it asks ("* host"): that it
+  // was served is the defect, not which answer it got (one lax Host check
+  // showed as 200, 304, 404, 206 and 416).
+  const bool refused_whatever = shape_of(p, *kill).starts_with("* ");
+  if (refused_whatever && !answer.empty()) answer = "(any)";
   return std::string(kind_name(r.outcome)) + ": " +
          killing_part(p, r, *kill, r.events[r.blamed_event()].label) + " -> " +
-         (answer.empty() ? "?" : answer) + " | " + verdict_part(r) + " | " +
+         (answer.empty() ? "?" : answer) + " | " + verdict_part(r, refused_whatever) +
+         " | " +
          (concurrent(p, r) ? std::string("(concurrent)") : rest_part(p, r, kill));
 }
 

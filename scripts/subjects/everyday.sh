@@ -23,7 +23,9 @@ SECONDS_PER_RUN=${SECONDS_PER_RUN:-60}
 CONNECTIONS=${CONNECTIONS:-1 4}
 LABEL=${LABEL:-run}
 OUT=${OUT:-$ROOT/docs/eval/everyday}
-ALL=(pyhttp nginx-static nginx-limit nginx-auth apache2-static lighttpd-static webdav-node)
+ALL=(pyhttp nginx-static nginx-limit nginx-auth apache2-static lighttpd-static webdav-node
+  caddy-static h2o-static busybox-static twisted-static webfs-static mini-httpd-static
+  node-http-server node-serve rclone-http)
 
 CURL=
 if [ "${1:-}" = --curl ]; then CURL=1; shift; fi

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "dualfuzz/http/model.h"
 #include "dualfuzz/http/plugin.h"
+#include "dualfuzz/oracle/oracle.h"
 
 namespace dualfuzz::campaign {
 namespace {
@@ -82,6 +86,62 @@ TEST(Signature, ALocatedReasonNamesBetterThanNothingOutstanding) {
   EXPECT_FALSE(names_better(
       nothing, with(harness::RunResult::Outcome::ProtocolViolation, {Kind::Mismatch})));
   EXPECT_FALSE(names_better(with(model, {}), field));
+}
+
+// One request and its answer on c0, judged by the protocol's own model; the
+// request as the executor records it (canonical_request of what was sent).
+harness::RunResult judged(const harness::Protocol& p, Json q, Json a) {
+  harness::RunResult r;
+  q = p.canonical_request(q, p.print_request(q));
+  r.events = {oracle::Event::request(0, 1, q), oracle::Event::response(0, 2, a)};
+  r.trace.add(1, 0, std::move(q));
+  r.trace.add(2, 0, a);
+  oracle::Oracle o(p.model());
+  for (const oracle::Event& e : r.events)
+    if (!o.observe(e).accepted()) break;
+  r.verdict = o.verdict();
+  r.outcome = r.verdict.accepted() ? harness::RunResult::Outcome::Pass
+                                   : harness::RunResult::Outcome::ModelViolation;
+  return r;
+}
+Json status(int s, Json headers = Json::object()) {
+  return http::normalize_response({{"status", s}, {"headers", headers}, {"body", ""}});
+}
+
+// A request the server MUST refuse whatever it asks (an invalid Host): that
+// it was served is the defect, whichever answer came instead (one lax Host
+// check showed as five findings on caddy); a request of its own is still
+// named by its answer.
+TEST(Identity, ARequestToRefuseIsNamedByBeingServedNotByTheAnswer) {
+  const harness::Protocol p = http::plugin().protocol;
+  Json bad = req("GET", {{"host", "localhost:8o"}});
+  std::set<std::string> ids;
+  for (int s : {200, 304, 404, 416}) {
+    const harness::RunResult r = judged(p, bad, status(s));
+    ASSERT_TRUE(r.violation()) << s;
+    ids.insert(identity_of(p, r));
+  }
+  EXPECT_EQ(ids.size(), 1u) << *ids.begin() << " / " << *ids.rbegin();
+  EXPECT_NE(ids.begin()->find("RFC 9112 §3.2"), std::string::npos) << *ids.begin();
+  const std::string put_201 = identity_of(p, judged(p, req("PUT"), status(200)));
+  const std::string put_500 = identity_of(p, judged(p, req("PUT"), status(500)));
+  EXPECT_NE(put_201, put_500);
+}
+
+// A 405 without the Allow it MUST carry (RFC 9110 §15.5.6) is named by the
+// missing field, not by the statuses each method's other answers would be.
+TEST(Identity, AFieldMissingWhereTheStatusMatchedDecides) {
+  const harness::Protocol p = http::plugin().protocol;
+  for (const char* m : {"PUT", "OPTIONS", "DELETE"}) {
+    const harness::RunResult r = judged(p, req(m), status(405));
+    ASSERT_TRUE(r.violation()) << m;
+    const std::string id = identity_of(p, r);
+    EXPECT_NE(id.find("response.allow: value expected, absent observed"), std::string::npos)
+        << id;
+    EXPECT_EQ(id.find("response.status"), std::string::npos) << id;
+  }
+  // With Allow it is no violation at all.
+  EXPECT_FALSE(judged(p, req("PUT"), status(405, {{"allow", "GET"}})).violation());
 }
 
 }  // namespace
