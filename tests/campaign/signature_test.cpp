@@ -115,13 +115,15 @@ Json status(int s, Json headers = Json::object()) {
 TEST(Identity, ARequestToRefuseIsNamedByBeingServedNotByTheAnswer) {
   const harness::Protocol p = http::plugin().protocol;
   Json bad = req("GET", {{"host", "localhost:8o"}});
-  std::set<std::string> ids;
+  std::set<std::string> ids, signatures;
   for (int s : {200, 304, 404, 416}) {
     const harness::RunResult r = judged(p, bad, status(s));
     ASSERT_TRUE(r.violation()) << s;
     ids.insert(identity_of(p, r));
+    signatures.insert(signature_of(p, r));  // (what a run counts as distinct)
   }
   EXPECT_EQ(ids.size(), 1u) << *ids.begin() << " / " << *ids.rbegin();
+  EXPECT_EQ(signatures.size(), 1u) << *signatures.begin() << " / " << *signatures.rbegin();
   EXPECT_NE(ids.begin()->find("RFC 9112 §3.2"), std::string::npos) << *ids.begin();
   const std::string put_201 = identity_of(p, judged(p, req("PUT"), status(200)));
   const std::string put_500 = identity_of(p, judged(p, req("PUT"), status(500)));

@@ -172,6 +172,10 @@ inline std::string signature_of(const harness::Protocol& p, const harness::RunRe
   // its killing request alone.
   if (concurrent(p, r)) return quick_key(p, r) + " (concurrent)";
   if (ahead_of_its_turn(p, r)) return ahead_key(p, r);
+  // A request the server must refuse whatever it asks ("* host(invalid)"):
+  // served is the defect, whatever the answer and whatever came before.
+  if (const std::string shape = p.request_shape(*kill); shape.starts_with("* "))
+    return std::string(kind_name(r.outcome)) + ": " + shape + " -> not refused";
   const std::string key = p.race_key(*kill);
   std::string before, after;  // shapes of the other requests on the path
   bool seen_kill = false;
