@@ -659,11 +659,7 @@ void FuzzCampaign::record(const std::string& quick, const Script& s, const RunRe
 // A passing play with an advisory: counted, and kept once per key.
 void FuzzCampaign::note_advisory(const Script& s, const RunResult& r, FuzzSummary& sum) {
   ++sum.counters.advisories;
-  RunResult strict = r;  // (the run as the strict model judged it)
-  strict.outcome = RunResult::Outcome::ModelViolation;
-  strict.verdict = *r.advisory;
-  const std::string key =
-      r.advisory_rule.empty() ? quick_key(protocol_, strict) : "rule: " + r.advisory_rule;
+  const std::string key = advisory_key(protocol_, r);
   for (Advisory& a : sum.advisories)
     if (a.key == key) {
       ++a.count;

@@ -146,5 +146,31 @@ TEST(Identity, AFieldMissingWhereTheStatusMatchedDecides) {
   EXPECT_FALSE(judged(p, req("PUT"), status(405, {{"allow", "GET"}})).violation());
 }
 
+// An advisory is counted under the kind of request and its answer, not
+// the request's decoration: webfs's 400 to OPTIONS with and without
+// preconditions is one SHOULD (RFC 9110 §9.1: 501) broken once.
+TEST(Signature, AnAdvisoryIsKeyedByTheKindOfRequestAndItsAnswer) {
+  const harness::Protocol p = http::plugin().protocol;
+  auto advisory = [&](Json q) {
+    harness::RunResult r = judged(p, q, status(400));
+    EXPECT_FALSE(r.violation()) << q;  // (a SHOULD: no violation)
+    harness::RunResult strict = r;
+    oracle::Oracle o(p.recommended());
+    for (const oracle::Event& e : r.events)
+      if (!o.observe(e).accepted()) break;
+    EXPECT_FALSE(o.verdict().accepted()) << q;
+    r.advisory = o.verdict();
+    return advisory_key(p, r);
+  };
+  const std::string plain = advisory(req("OPTIONS"));
+  EXPECT_EQ(plain, "model: OPTIONS -> 400");
+  EXPECT_EQ(advisory(req("OPTIONS", {{"if-modified-since", "Sun, 06 Nov 1994 08:49:37 GMT"}})),
+            plain);
+  EXPECT_NE(advisory(req("DELETE")), plain);
+  harness::RunResult ruled;
+  ruled.advisory_rule = "RFC 9110 §8.3: content without Content-Type";
+  EXPECT_EQ(advisory_key(p, ruled), "rule: RFC 9110 §8.3: content without Content-Type");
+}
+
 }  // namespace
 }  // namespace dualfuzz::campaign

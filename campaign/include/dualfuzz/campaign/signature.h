@@ -54,6 +54,21 @@ inline std::string quick_key(const harness::Protocol& p, const harness::RunResul
   return model_key(p, p.request_shape(*q), r);
 }
 
+// The key an advisory (a run that passed but broke a SHOULD, r.advisory) is
+// counted under: its message rule, or the kind of request (HTTP: the
+// method) and the answer the strict model rejected, whatever the request's
+// decoration (webfs's 400 to a method it does not implement showed as
+// twelve advisories, one per set of preconditions sent with it).
+//   "rule: RFC 9110 §8.3: content without Content-Type", "model: OPTIONS -> 400"
+inline std::string advisory_key(const harness::Protocol& p, const harness::RunResult& r) {
+  if (!r.advisory_rule.empty()) return "rule: " + r.advisory_rule;
+  harness::RunResult strict = r;  // (the run as the strict model judged it)
+  strict.outcome = harness::RunResult::Outcome::ModelViolation;
+  if (r.advisory) strict.verdict = *r.advisory;
+  const harness::Json* q = killing_request(strict);
+  return q ? model_key(p, p.request_kind(*q), strict) : quick_key(p, strict);
+}
+
 // Were two requests with the killing request's race key (Protocol::
 // race_key) in flight at once, on different connections?
 inline bool concurrent(const harness::Protocol& p, const harness::RunResult& r) {
