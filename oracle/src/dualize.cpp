@@ -226,10 +226,11 @@ bool match(const Sym& p, const Json& v, const std::string& at, Sym& acc, Why* wh
       if (why) mismatch(why, at, "no value", brief(v));
       return false;
     case Op::Test:
-      if (!p.value_test()->accepts(p.value(), v)) {
+      if (!p.value_test()->accepts(p.test_argument(), v)) {
         if (why)
           mismatch(why, at,
-                   std::string(p.value_test()->name()) + " " + brief_json(p.value(), 60),
+                   std::string(p.value_test()->name()) + " " +
+                       brief_json(p.test_argument(), 60),
                    brief(v));
         return false;
       }
@@ -376,7 +377,7 @@ GroundMatch match_ground(const Sym& p, const Json& v) {
     case Op::Absent:
       return GroundMatch::No;
     case Op::Test:
-      if (!p.value_test()->accepts(p.value(), v)) return GroundMatch::No;
+      if (!p.value_test()->accepts(p.test_argument(), v)) return GroundMatch::No;
       return match_ground(p.args()[0], v);
     case Op::Object: {
       if (!v.is_object()) return GroundMatch::No;

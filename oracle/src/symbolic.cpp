@@ -49,11 +49,6 @@ Sym Sym::build(Node&& n) {
       n.ground = false;
       h = mix(h, n.var);
       break;
-    case Op::Test:
-      h = mix(mix(mix(h, std::hash<const void*>{}(n.test)), std::hash<Json>{}(n.value)),
-              n.args[0].hash());
-      n.ground = n.args[0].ground();
-      break;
     default:
       for (const Sym& a : n.args) {
         h = mix(h, a.hash());
@@ -80,6 +75,7 @@ Sym Sym::build(Node&& n) {
       }
       if (n.op == Op::Match)
         h = mix(mix(h, static_cast<std::size_t>(n.marked)), n.theory.hash());
+      if (n.op == Op::Test) h = mix(h, std::hash<const void*>{}(n.test));
   }
   n.hash = h;
   return Sym(std::make_shared<const Node>(std::move(n)));
@@ -225,12 +221,12 @@ Sym Sym::make_match(const Sym& a, const Sym& b, const StringTheory& theory,
   return build(std::move(n));
 }
 
-Sym Sym::test(const ValueTest& t, Json argument, Sym pattern) {
+Sym Sym::test(const ValueTest& t, Sym argument, Sym pattern) {
+  if (!argument.is_const()) throw std::invalid_argument("Sym::test: the argument must be a constant");
   Node n;
   n.op = Op::Test;
   n.test = &t;
-  n.value = std::move(argument);
-  n.args = {std::move(pattern)};
+  n.args = {std::move(pattern), std::move(argument)};
   return build(std::move(n));
 }
 
@@ -245,7 +241,7 @@ bool operator==(const Sym& a, const Sym& b) {
     case Op::Var:
       return x.var == y.var && x.sort == y.sort;
     case Op::Test:
-      return x.test == y.test && x.args == y.args && x.value == y.value;
+      return x.test == y.test && x.args == y.args;
     default:
       return x.args == y.args &&
              (x.names == y.names || (x.names && y.names && *x.names == *y.names)) &&
@@ -263,7 +259,7 @@ std::string Sym::to_string() const {
       return "<absent>";
     case Op::Test:
       return "(" + args()[0].to_string() + " and " + value_test()->name() + " " +
-             brief_json(value(), 60) + ")";
+             brief_json(test_argument(), 60) + ")";
     case Op::Object: {
       std::string s = "{";
       for (std::size_t i = 0; i < args().size(); ++i) {
@@ -398,7 +394,7 @@ Sym rebuild(const Sym& s, std::vector<Sym> args) {
     case Op::Alt:
       return Sym::alt(std::move(args));
     case Op::Test:
-      return Sym::test(*s.value_test(), s.value(), std::move(args[0]));
+      return Sym::test(*s.value_test(), std::move(args[1]), std::move(args[0]));
     default:
       return s;
   }

@@ -61,6 +61,59 @@ TEST(HttpAssumptions, APartOtherThanAskedForBreaksAShould) {
   EXPECT_TRUE(accepted({put, {ranged("bytes=5-4,1-1"), part("bytes 1-1/10", "1")}}));
 }
 
+// A 404 says the server "did not find a current representation ... or is
+// not willing to disclose that one exists" (RFC 9110 §15.5.5): for a method
+// other than GET and HEAD it may answer a resource that exists (Express's
+// static files answer every other method so), and it changes nothing. For
+// GET and HEAD a 404 is still "nothing there".
+TEST(HttpAssumptions, A404ToAnotherMethodMayHideAResource) {
+  const auto put = std::pair{req("PUT", "/a", {}, "x"), resp(201)};
+  const auto get = std::pair{req("GET", "/a"), resp(200, {}, "x")};
+  for (const char* m : {"OPTIONS", "DELETE", "POST", "PATCH", "PUT"}) {
+    const Json q = req(m, "/a", {}, m == std::string("POST") || m == std::string("PATCH") ||
+                                            m == std::string("PUT")
+                                        ? "y"
+                                        : nullptr);
+    EXPECT_TRUE(accepted({put, {q, resp(404)}, get})) << m;
+    // It changed nothing: the GET after it still shows the content.
+    EXPECT_FALSE(accepted({put, {q, resp(404)}, {req("GET", "/a"), resp(200, {}, "y")}}))
+        << m;
+    EXPECT_FALSE(accepted({put, {q, resp(404)}, get}, kWritable)) << m;
+  }
+  EXPECT_FALSE(accepted({put, {req("GET", "/a"), resp(404)}}));
+  EXPECT_FALSE(accepted({put, {req("HEAD", "/a"), resp(404)}}));
+}
+
+// "A server MUST ignore the conditional request header fields ... when
+// received with a request method that does not involve the selection or
+// modification of a selected representation, such as CONNECT, OPTIONS, or
+// TRACE" (RFC 9110 §13.2.1): an OPTIONS gets no 412 and no 304.
+TEST(HttpAssumptions, OptionsIgnoresPreconditions) {
+  const auto put = std::pair{req("PUT", "/a", {}, "x"), resp(201, {{"etag", "\"1\""}})};
+  const Json false_if_match = req("OPTIONS", "/a", {{"if-match", "\"9\""}});
+  const Json true_inm = req("OPTIONS", "/a", {{"if-none-match", "\"1\""}});
+  EXPECT_TRUE(accepted({put, {false_if_match, resp(200, kAllow)}}));
+  EXPECT_TRUE(accepted({put, {true_inm, resp(204)}}));
+  EXPECT_FALSE(accepted({put, {false_if_match, resp(412)}}));
+  EXPECT_FALSE(accepted({put, {true_inm, resp(304)}}));
+  // Nor on a missing resource, where If-Match is false.
+  EXPECT_FALSE(accepted({{req("OPTIONS", "/b", {{"if-match", "\"9\""}}), resp(412)}}));
+  EXPECT_TRUE(accepted({{req("OPTIONS", "/b", {{"if-match", "\"9\""}}), resp(404)}}));
+}
+
+// RFC 9112 §3.2 asks a 400 for "any HTTP/1.1 request message that lacks a
+// Host header field": an HTTP/1.0 request without one is served.
+TEST(HttpAssumptions, AnHttp10RequestNeedsNoHost) {
+  Json q10 = req("GET", "/a");
+  q10["malformed"] = "no-host";
+  Json q11 = q10;
+  q10["version"] = "HTTP/1.0";
+  EXPECT_TRUE(accepted({{q10, resp(404)}}));
+  EXPECT_TRUE(accepted({{q10, resp(400)}}));
+  EXPECT_FALSE(accepted({{q11, resp(404)}}));
+  EXPECT_TRUE(accepted({{q11, resp(400)}}));
+}
+
 TEST(HttpAssumptions, ARefusedWriteIsNoViolationAndChangesNothing) {
   // python's http.server (501), nginx's static site (405 with Allow), a
   // location behind `limit_except` (403), `auth_basic` (401 with a challenge).

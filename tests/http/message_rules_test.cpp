@@ -331,6 +331,14 @@ TEST(MessageRules, EveryRuleBothWays) {
       {"date", {{get(), ok200()}}, get(),
        "HTTP/1.1 200 OK\r\nContent-Type: a/b\r\nContent-Length: 0\r\n\r\n",
        "MUST: a 2xx-4xx response without Date from a server with a clock", ok200()},
+      {"last-modified-after-date", {}, get(),
+       ok200("Last-Modified: Sun, 06 Nov 1994 08:49:39 GMT\r\n"),
+       "MUST: a Last-Modified later than the response's Date",
+       ok200("Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n")},
+      {"last-modified-tick", {}, get(),
+       ok200("Last-Modified: Sun, 06 Nov 1994 08:49:38 GMT\r\n"),
+       "SHOULD: a Last-Modified one second after the response's Date (two clocks)",
+       ok200("Last-Modified: Sun, 06 Nov 1994 08:49:36 GMT\r\n")},
       {"transfer-encoding-http10", {}, http10,
        "HTTP/1.1 200 OK\r\n" + d +
            "Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"

@@ -81,7 +81,7 @@ struct Prefix final : ValueTest {
 TEST(Dualize, AProtocolsTestAndItsPattern) {
   static const Prefix kPrefix;
   const Sym v = Sym::var(0, Sort::Int);
-  const Sym p = Sym::test(kPrefix, "abcdef", Sym::object({{"status", v}}));
+  const Sym p = Sym::test(kPrefix, Sym::lit("abcdef"), Sym::object({{"status", v}}));
   EXPECT_TRUE(guard(p, {{"status", 206}, {"body", "abc"}}).ok());
   Guard no = guard(p, {{"status", 206}, {"body", "abd"}});
   ASSERT_FALSE(no.ok());
@@ -90,14 +90,14 @@ TEST(Dualize, AProtocolsTestAndItsPattern) {
   EXPECT_FALSE(guard(p, {{"body", "abc"}}).ok());  // the pattern fails
   // Ground: the fast path decides it; with a variable inside, substitution
   // keeps the test.
-  const Sym ground = Sym::test(kPrefix, "abcdef", Sym::object({{"status", Sym::lit(206)}}));
+  const Sym ground = Sym::test(kPrefix, Sym::lit("abcdef"), Sym::object({{"status", Sym::lit(206)}}));
   EXPECT_EQ(match_ground(ground, {{"status", 206}, {"body", "ab"}}), GroundMatch::Yes);
   EXPECT_EQ(match_ground(ground, {{"status", 206}, {"body", "b"}}), GroundMatch::No);
   EXPECT_EQ(match_ground(ground, {{"status", 200}, {"body", "ab"}}), GroundMatch::No);
   EXPECT_FALSE(p.ground());
   const Sym bound = substitute(p, [](const Sym&) { return Sym::lit(206); });
   EXPECT_EQ(bound, ground);
-  EXPECT_NE(bound, Sym::test(kPrefix, "abcdeX", Sym::object({{"status", Sym::lit(206)}})));
+  EXPECT_NE(bound, Sym::test(kPrefix, Sym::lit("abcdeX"), Sym::object({{"status", Sym::lit(206)}})));
 }
 
 TEST(Dualize, ObjectsAreOpenAndFieldsMayBeAbsentOrOptional) {

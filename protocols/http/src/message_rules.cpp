@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dualfuzz/http/connection_options.h"
+#include "dualfuzz/http/date.h"
 #include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/field_grammar.h"
 
@@ -223,6 +224,24 @@ class Checker final : public harness::Protocol::MessageRules {
                std::to_string(status));
     }
     clock_ = clock_ || dated;
+    // "An origin server with a clock ... MUST NOT generate a Last-Modified
+    // date that is later than the server's time of message origination
+    // (Date)" (§8.8.2.1): a future mtime MUST be replaced by the Date. One
+    // second later is only an advisory: a server's two clocks (a coarse
+    // time() for Date, a file system's finer timestamps: Linux's multigrain
+    // mtimes) may disagree by less than a second, which whole seconds show
+    // as one; the Beast example's PUTs do so.
+    if (dated) {
+      const auto d = parse_http_date(field(r, "date"));
+      const auto lm = parse_http_date(field(r, "last-modified"));
+      if (d && lm && *lm > *d + 1)
+        must("RFC 9110 §8.8.2.1", "a Last-Modified later than the response's Date",
+             field(r, "last-modified") + " > " + field(r, "date"));
+      else if (d && lm && *lm > *d)
+        should("RFC 9110 §8.8.2.1",
+               "a Last-Modified one second after the response's Date (two clocks)",
+               field(r, "last-modified") + " > " + field(r, "date"));
+    }
   }
 
   // Rules that read the request too.
@@ -381,6 +400,10 @@ const std::vector<MessageRule>& message_rules() {
         {"content-type", "RFC 9110 §8.3", false, "content without Content-Type"},
         {"date", "RFC 9110 §6.6.1", true,
          "a 2xx-4xx response without Date from a server with a clock"},
+        {"last-modified-after-date", "RFC 9110 §8.8.2.1", true,
+         "a Last-Modified later than the response's Date"},
+        {"last-modified-tick", "RFC 9110 §8.8.2.1", false,
+         "a Last-Modified one second after the response's Date (two clocks)"},
         {"transfer-encoding-http10", "RFC 9112 §6.1", true,
          "Transfer-Encoding in the answer to an HTTP/1.0 request"},
         {"connect-2xx-framing", "RFC 9110 §8.6, RFC 9112 §6.1", true,

@@ -350,7 +350,11 @@ const Sym& refusals(bool get_or_head, bool missing, bool content, bool strict) {
       const bool safe = i & 1, gone = i & 2, body = i & 4, must = i & 8;
       std::vector<int> plain = {401, 403, 413, 414, 429, 431, 503};
       if (gone) plain.insert(plain.end(), {404, 410});
-      if (!safe) plain.insert(plain.end(), {405, 409, 501});
+      // 404 also for a resource that exists, for a method other than GET
+      // and HEAD: the server "is not willing to disclose that one exists"
+      // (§15.5.5; §15.5.4: it MAY hide a forbidden one so). Express's static
+      // files answer any other method 404. (GET and HEAD: 404 is nothing.)
+      if (!safe) plain.insert(plain.end(), {404, 405, 409, 501});
       if (!safe && !must)
         for (int c = 400; c <= 499; ++c)
           if (c != 404 && c != 410 && c != 412 && c != 416 && c != 423 && c != 424)
@@ -736,7 +740,15 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     // "A server MUST ignore an Upgrade header field that is received in an
     // HTTP/1.0 request" (RFC 9110 §7.8).
     const Json* version = field(r, "version");
-    d->upgrade = upgrade && !(version && *version == "HTTP/1.0");
+    const bool http10 = version && *version == "HTTP/1.0";
+    d->upgrade = upgrade && !http10;
+    // "A server MUST respond with a 400 ... to any HTTP/1.1 request message
+    // that lacks a Host header field" (RFC 9112 §3.2): an HTTP/1.0 request
+    // without one may be served (the site's HTTP/1.0 GET may be mutated so),
+    // or refused (a server of several sites cannot tell which one).
+    static constexpr Malformation kNoHost10{"no-host", Latitude::kMayReject,
+                                            "RFC 9112 §3.2 (an HTTP/1.0 request)"};
+    if (http10 && d->malformed && d->malformed->name == "no-host") d->malformed = &kNoHost10;
     if (host)
       d->host = host->is_string() ? classify_host(text(host)) : HostField::kInvalid;
     d->chunked = te != nullptr;
@@ -932,7 +944,7 @@ struct SliceTest final : oracle::ValueTest {
 
 Sym other_part(const Resource& r) {
   static const SliceTest kSlice;
-  return Sym::test(kSlice, r.body,
+  return Sym::test(kSlice, r.content,
                    Sym::object({{"status", Sym::lit(206)},
                                 {"headers", r.headers},
                                 {"dates", r.dates},
@@ -1258,8 +1270,13 @@ Tree handle(const Ev& e) {
         options ? kOptions : kUnsupported);
     // A 2xx answer is subject to the preconditions (RFC 9110 §13.2.1); a
     // refusal takes precedence over them. Without a representation, If-Match
-    // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4).
-    Tree answer = e->file() ? oracle::choose(refuse, preconditions(e))
+    // is false and If-Unmodified-Since may be (§13.1.1, §13.1.4). Not for
+    // OPTIONS: "a server MUST ignore the conditional request header fields
+    // ... when received with a request method that does not involve the
+    // selection or modification of a selected representation, such as
+    // CONNECT, OPTIONS, or TRACE" (§13.2.1): no 304, no 412.
+    Tree answer = options ? std::move(refuse)
+                  : e->file() ? oracle::choose(refuse, preconditions(e))
                   : e->req().if_match.present || e->req().has_ius
                       ? oracle::choose(refuse, fail412(e, e->req().if_match.present
                                                               ? kIfMatch

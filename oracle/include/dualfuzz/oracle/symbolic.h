@@ -52,7 +52,7 @@ enum class Op : std::uint8_t {
 // A test is a static object of the protocol; nodes name it by address.
 //   struct SliceTest final : ValueTest { ... };
 //   static const SliceTest kSlice;
-//   Sym p = Sym::test(kSlice, "the representation", Sym::object({...}));
+//   Sym p = Sym::test(kSlice, Sym::lit("the representation"), Sym::object({...}));
 class ValueTest {
  public:
   virtual ~ValueTest() = default;
@@ -84,13 +84,14 @@ class Sym {
   static Sym make_match(const Sym& a, const Sym& b, const StringTheory& theory,
                         Marked marked);  // no folding; prefer match()
   // A pattern matching the values that match `pattern` and that `t` accepts
-  // with `argument` (a static test, see ValueTest).
-  static Sym test(const ValueTest& t, Json argument, Sym pattern);
+  // with `argument`, a constant (a static test, see ValueTest). (A Sym, so
+  // that a large constant a model holds anyway is shared, not copied.)
+  static Sym test(const ValueTest& t, Sym argument, Sym pattern);
 
   Op op() const { return node_->op; }
   bool is_const() const { return node_->op == Op::Const; }
   bool is_var() const { return node_->op == Op::Var; }
-  const Json& value() const { return node_->value; }  // Const, Test's argument
+  const Json& value() const { return node_->value; }  // Const only
   VarId var_id() const { return node_->var; }
   Sort sort() const { return node_->sort; }
   const std::vector<Sym>& args() const { return node_->args; }
@@ -101,7 +102,9 @@ class Sym {
   // Match: the theory its strings are read in, and whether marked ones match.
   const StringTheory& theory() const { return node_->theory; }
   Marked marked() const { return node_->marked; }
-  const ValueTest* value_test() const { return node_->test; }  // Test only
+  // Test only: its test, and the constant it is given (args: pattern, argument).
+  const ValueTest* value_test() const { return node_->test; }
+  const Json& test_argument() const { return node_->args[1].value(); }
   bool is_true() const {
     return is_const() && value().is_boolean() && value().get<bool>();
   }
