@@ -88,20 +88,21 @@ std::string place_part(const std::string& location, const std::string& expected,
          " observed";
 }
 
-// The places a mismatch names. With several (alternatives that went wrong
-// at different places), an error status that one alternative allowed (a
-// proxy's 502 in place of its relay) is the server's latitude, not what went
-// wrong, whenever another place is left: the relay's missing field decides.
-//
-// A field missing where an alternative matched the observed status (a 405
-// without the Allow it MUST carry) decides over the statuses other
-// alternatives wanted: otherwise each method's own set of expected statuses
-// would name one defect once per method.
+// Does a place of `x` find a field missing (where an alternative matched
+// the observed status: a 405 without the Allow it MUST carry)?
 bool field_missing(const oracle::Reason& x) {
   return std::ranges::any_of(x.places, [](const oracle::Reason::Place& p) {
     return !is_status(p.location) && value_class(p.location, p.observed) == "absent";
   });
 }
+
+// The places a mismatch names. With several (alternatives that went wrong
+// at different places), an error status that one alternative allowed (a
+// proxy's 502 in place of its relay) is the server's latitude, not what went
+// wrong, whenever another place is left: the relay's missing field decides.
+// A field missing decides over the statuses other alternatives wanted:
+// otherwise each method's own set of expected statuses would name one defect
+// once per method.
 std::vector<std::pair<std::string, std::string>> mismatch_places(const oracle::Reason& x,
                                                                  bool any_status) {
   std::vector<std::pair<std::string, std::string>> out;

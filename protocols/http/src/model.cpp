@@ -322,9 +322,10 @@ constexpr Clause kUnknownMethod = "RFC 9110 §9.1 (an unknown method: 501 SHOULD
 // (RFC 9110 §15): each changes nothing, and each is built once per kind of
 // request. Read clause by clause:
 //  - 401 "MUST send a WWW-Authenticate header field" (§11.6.1, §15.5.2);
-//  - 403 for any request (§15.5.4); 404 and 410 only where nothing is stored (a
-//    server that "hides" an existing resource behind 404, §15.5.4, is not
-//    told apart from one that lost it: the model reads 404 as "nothing");
+//  - 403 for any request (§15.5.4); 404 and 410 where nothing is stored; 404
+//    also to a method other than GET and HEAD where something is (a server
+//    that "hides" it, §15.5.4-5); to GET and HEAD the model reads 404 as
+//    "nothing" (one that hid it there is not told apart from one that lost it);
 //  - 405 "MUST generate an Allow header field" (§15.5.6) and 501 (§15.6.2),
 //    never for GET or HEAD: "All general-purpose servers MUST support the
 //    methods GET and HEAD" (§9.1);
@@ -339,8 +340,8 @@ constexpr Clause kUnknownMethod = "RFC 9110 §9.1 (an unknown method: 501 SHOULD
 //  - for a method other than GET and HEAD, any other client error: "All
 //    other methods are OPTIONAL" (§9.1), and one the server does not
 //    implement "SHOULD" get 501 (§9.1): webfs answers OPTIONS, DELETE and
-//    PATCH with 400. Not the codes that state what the model judges: 404
-//    and 410 (nothing there), 412 (a precondition evaluated false,
+//    PATCH with 400. Not the codes that state what the model judges: 410
+//    (nothing there; 404 is above), 412 (a precondition evaluated false,
 //    §13.2.2), 416 (no satisfiable range), 423 and 424 (locks, RFC 4918).
 //    Only the codes above when strict (the SHOULD as a MUST).
 const Sym& refusals(bool get_or_head, bool missing, bool content, bool strict) {
