@@ -166,11 +166,11 @@ int run_script(const Opts& o) {
     }
     std::cout << "\n"
               << harness::dump_json(harness::Json{{"plays", o.repeat},
-                               {"violations", violations},
-                               {"reproduced", reproduced},
-                               {"races", races},
-                               {"inconclusive", inconclusive},
-                               {"signatures", signatures}})
+                                                  {"violations", violations},
+                                                  {"reproduced", reproduced},
+                                                  {"races", races},
+                                                  {"inconclusive", inconclusive},
+                                                  {"signatures", signatures}})
               << "\n";
   }
   return exit_code(r);

@@ -567,7 +567,8 @@ void FuzzTarget::State::record_finding(const harness::Script& script,
                         {"scripts", scripts_},
                         {"key", std::move(key)},
                         {"file", file}};
-  std::ofstream(dir + "/findings.jsonl", std::ios::app) << harness::dump_json(line) << "\n";
+  std::ofstream(dir + "/findings.jsonl", std::ios::app)
+      << harness::dump_json(line) << "\n";
 }
 
 std::size_t FuzzTarget::State::mutate(std::uint8_t* data, std::size_t size,

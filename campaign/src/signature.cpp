@@ -137,9 +137,11 @@ Decisive decisive_of(const harness::RunResult& r, bool any_status = false) {
   // A refusal that lacks a field its status MUST carry (a 405 without Allow,
   // a 401 without a challenge): the server refused, and broke the refusal's
   // own rule; that decides, not the answers a served request would get.
-  const bool refusal_broken = std::ranges::any_of(r.reasons(), [](const oracle::Reason& x) {
-    return x.kind == oracle::Reason::Kind::Mismatch && incidental(x) && field_missing(x);
-  });
+  const bool refusal_broken =
+      std::ranges::any_of(r.reasons(), [](const oracle::Reason& x) {
+        return x.kind == oracle::Reason::Kind::Mismatch && incidental(x) &&
+               field_missing(x);
+      });
   std::set<std::string> decisive, all;
   std::vector<std::string> locations, all_locations;
   for (const oracle::Reason& x : r.reasons()) {
@@ -159,10 +161,10 @@ Decisive decisive_of(const harness::RunResult& r, bool any_status = false) {
     all.insert(one);
     all_locations.insert(all_locations.end(), at.begin(), at.end());
     const bool decides =
-        refusal_broken
-            ? x.kind == oracle::Reason::Kind::Mismatch && incidental(x) && field_missing(x)
-            : is_located(x) && !incidental(x) &&
-                  !(success_expected && error_status(x.location, x.expected));
+        refusal_broken ? x.kind == oracle::Reason::Kind::Mismatch && incidental(x) &&
+                             field_missing(x)
+                       : is_located(x) && !incidental(x) &&
+                             !(success_expected && error_status(x.location, x.expected));
     if (decides) {
       decisive.insert(one);
       locations.insert(locations.end(), at.begin(), at.end());
@@ -258,7 +260,7 @@ std::string killing_part(const harness::Protocol& p, const harness::RunResult& r
   // them would split one cause into as many identities (a baseline then
   // missed the same invalid Host sent with an If-None-Match).
   const std::string shape = shape_of(p, kill);
-  const bool refused_whatever = shape.starts_with("* ");
+  const bool refused = refused_whatever(shape);
   auto named = [&](const std::string& n) {
     for (std::size_t at = shape.find(n); at != std::string::npos;
          at = shape.find(n, at + 1))
@@ -269,7 +271,7 @@ std::string killing_part(const harness::Protocol& p, const harness::RunResult& r
     return false;
   };
   return with_fields(shape, kill, [&](const std::string& n, const Json& v) {
-    if (refused_whatever && !named(n)) return std::string();
+    if (refused && !named(n)) return std::string();
     std::string cls = "other";
     if (v.is_string()) {
       if (current.count(v.get<std::string>())) {
@@ -353,15 +355,12 @@ std::string identity_of(const harness::Protocol& p, const harness::RunResult& r)
            rest_part(p, r, nullptr);
   }
   std::string answer = p.response_shape(r.events[r.blamed_event()].payload());
-  // A request the server must refuse whatever it asks ("* host"): that it
-  // was served is the defect, not which answer it got (one lax Host check
-  // showed as 200, 304, 404, 206 and 416).
-  const bool refused_whatever = shape_of(p, *kill).starts_with("* ");
-  if (refused_whatever && !answer.empty()) answer = "(any)";
+  // (One lax Host check showed as 200, 304, 404, 206 and 416.)
+  const bool refused = refused_whatever(shape_of(p, *kill));
+  if (refused && !answer.empty()) answer = "(any)";
   return std::string(kind_name(r.outcome)) + ": " +
          killing_part(p, r, *kill, r.events[r.blamed_event()].label) + " -> " +
-         (answer.empty() ? "?" : answer) + " | " + verdict_part(r, refused_whatever) +
-         " | " +
+         (answer.empty() ? "?" : answer) + " | " + verdict_part(r, refused) + " | " +
          (concurrent(p, r) ? std::string("(concurrent)") : rest_part(p, r, kill));
 }
 

@@ -222,7 +222,8 @@ Sym Sym::make_match(const Sym& a, const Sym& b, const StringTheory& theory,
 }
 
 Sym Sym::test(const ValueTest& t, Sym argument, Sym pattern) {
-  if (!argument.is_const()) throw std::invalid_argument("Sym::test: the argument must be a constant");
+  if (!argument.is_const())
+    throw std::invalid_argument("Sym::test: the argument must be a constant");
   Node n;
   n.op = Op::Test;
   n.test = &t;

@@ -10,7 +10,8 @@ namespace {
 Tree serve(const Json& st) {
   return oracle::recv(oracle::ModelState(st), [st](const Request& q) -> Tree {
     const Json& r = q.json();
-    std::string key = r.is_object() && r.contains("key") ? oracle::dump_json(r["key"]) : "null";
+    std::string key =
+        r.is_object() && r.contains("key") ? oracle::dump_json(r["key"]) : "null";
     std::string method = r.is_object() ? r.value("method", "") : "";
     if (method == "PUT") {
       Json next = st;

@@ -123,7 +123,8 @@ TEST(Identity, ARequestToRefuseIsNamedByBeingServedNotByTheAnswer) {
     signatures.insert(signature_of(p, r));  // (what a run counts as distinct)
   }
   EXPECT_EQ(ids.size(), 1u) << *ids.begin() << " / " << *ids.rbegin();
-  EXPECT_EQ(signatures.size(), 1u) << *signatures.begin() << " / " << *signatures.rbegin();
+  EXPECT_EQ(signatures.size(), 1u)
+      << *signatures.begin() << " / " << *signatures.rbegin();
   EXPECT_NE(ids.begin()->find("RFC 9112 §3.2"), std::string::npos) << *ids.begin();
   const std::string put_201 = identity_of(p, judged(p, req("PUT"), status(200)));
   const std::string put_500 = identity_of(p, judged(p, req("PUT"), status(500)));
@@ -138,7 +139,8 @@ TEST(Identity, AFieldMissingWhereTheStatusMatchedDecides) {
     const harness::RunResult r = judged(p, req(m), status(405));
     ASSERT_TRUE(r.violation()) << m;
     const std::string id = identity_of(p, r);
-    EXPECT_NE(id.find("response.allow: value expected, absent observed"), std::string::npos)
+    EXPECT_NE(id.find("response.allow: value expected, absent observed"),
+              std::string::npos)
         << id;
     EXPECT_EQ(id.find("response.status"), std::string::npos) << id;
   }
@@ -164,8 +166,9 @@ TEST(Signature, AnAdvisoryIsKeyedByTheKindOfRequestAndItsAnswer) {
   };
   const std::string plain = advisory(req("OPTIONS"));
   EXPECT_EQ(plain, "model: OPTIONS -> 400");
-  EXPECT_EQ(advisory(req("OPTIONS", {{"if-modified-since", "Sun, 06 Nov 1994 08:49:37 GMT"}})),
-            plain);
+  EXPECT_EQ(
+      advisory(req("OPTIONS", {{"if-modified-since", "Sun, 06 Nov 1994 08:49:37 GMT"}})),
+      plain);
   EXPECT_NE(advisory(req("DELETE")), plain);
   harness::RunResult ruled;
   ruled.advisory_rule = "RFC 9110 §8.3: content without Content-Type";

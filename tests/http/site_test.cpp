@@ -54,10 +54,10 @@ TEST(HttpSite, TheFirstAnswerBindsTheContent) {
 // type_error 316).
 TEST(HttpSite, AVerdictOnBinaryContentIsExplained) {
   const std::string binary = "X\xa8\x34\xff\x12";
-  const std::vector<Event> t = test::one_connection(
-      {{site(req("HEAD", "/f")), resp(200, tag("\"1\""))},
-       {site(req("GET", "/f", {{"if-none-match", "W/\"1\""}})),
-        resp(200, tag("\"1\""), binary.c_str())}});
+  const std::vector<Event> t =
+      test::one_connection({{site(req("HEAD", "/f")), resp(200, tag("\"1\""))},
+                            {site(req("GET", "/f", {{"if-none-match", "W/\"1\""}})),
+                             resp(200, tag("\"1\""), binary.c_str())}});
   oracle::Verdict v;
   ASSERT_NO_THROW(v = test::judged(server_model(), t));
   EXPECT_FALSE(v.accepted());

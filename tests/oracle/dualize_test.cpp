@@ -90,14 +90,16 @@ TEST(Dualize, AProtocolsTestAndItsPattern) {
   EXPECT_FALSE(guard(p, {{"body", "abc"}}).ok());  // the pattern fails
   // Ground: the fast path decides it; with a variable inside, substitution
   // keeps the test.
-  const Sym ground = Sym::test(kPrefix, Sym::lit("abcdef"), Sym::object({{"status", Sym::lit(206)}}));
+  const Sym ground =
+      Sym::test(kPrefix, Sym::lit("abcdef"), Sym::object({{"status", Sym::lit(206)}}));
   EXPECT_EQ(match_ground(ground, {{"status", 206}, {"body", "ab"}}), GroundMatch::Yes);
   EXPECT_EQ(match_ground(ground, {{"status", 206}, {"body", "b"}}), GroundMatch::No);
   EXPECT_EQ(match_ground(ground, {{"status", 200}, {"body", "ab"}}), GroundMatch::No);
   EXPECT_FALSE(p.ground());
   const Sym bound = substitute(p, [](const Sym&) { return Sym::lit(206); });
   EXPECT_EQ(bound, ground);
-  EXPECT_NE(bound, Sym::test(kPrefix, Sym::lit("abcdeX"), Sym::object({{"status", Sym::lit(206)}})));
+  EXPECT_NE(bound, Sym::test(kPrefix, Sym::lit("abcdeX"),
+                             Sym::object({{"status", Sym::lit(206)}})));
 }
 
 TEST(Dualize, ObjectsAreOpenAndFieldsMayBeAbsentOrOptional) {

@@ -358,7 +358,7 @@ const Sym& refusals(bool get_or_head, bool missing, bool content, bool strict) {
       if (!safe) plain.insert(plain.end(), {404, 405, 409, 501});
       if (!safe && !must)
         for (int c = 400; c <= 499; ++c)
-          if (c != 404 && c != 410 && c != 412 && c != 416 && c != 423 && c != 424)
+          if (c != 410 && c != 412 && c != 416 && c != 423 && c != 424)
             plain.push_back(c);
       if (body) plain.insert(plain.end(), {415, 507});
       std::sort(plain.begin(), plain.end());
@@ -627,7 +627,8 @@ void pick(const Json& obj,
 // deletion before, a false alarm.
 bool odd_depth(Method m, const Json* depth, const Json* overwrite) {
   auto lower = [](const Json* v) {
-    return detail::lower(v->is_string() ? v->get_ref<const std::string&>() : oracle::dump_json(*v));
+    return detail::lower(v->is_string() ? v->get_ref<const std::string&>()
+                                        : oracle::dump_json(*v));
   };
   if (overwrite && (m == Method::Copy || m == Method::Move)) {
     const std::string o = lower(overwrite);
@@ -749,7 +750,8 @@ std::shared_ptr<const HttpRequest> decode(const Json& r) {
     // or refused (a server of several sites cannot tell which one).
     static constexpr Malformation kNoHost10{"no-host", Latitude::kMayReject,
                                             "RFC 9112 §3.2 (an HTTP/1.0 request)"};
-    if (http10 && d->malformed && d->malformed->name == "no-host") d->malformed = &kNoHost10;
+    if (http10 && d->malformed && d->malformed->name == "no-host")
+      d->malformed = &kNoHost10;
     if (host)
       d->host = host->is_string() ? classify_host(text(host)) : HostField::kInvalid;
     d->chunked = te != nullptr;
@@ -928,18 +930,12 @@ struct SliceTest final : oracle::ValueTest {
     if (!part || part->range.last >= n || (part->complete && *part->complete != n))
       return false;
     const auto first = static_cast<std::size_t>(part->range.first);
-    const auto length = static_cast<std::size_t>(part->range.last - part->range.first + 1);
+    const auto length =
+        static_cast<std::size_t>(part->range.last - part->range.first + 1);
     return bytes.compare(first, length, body->get_ref<const std::string&>()) == 0;
   }
   const char* name() const override {
     return "a part whose Content-Range names its bytes (RFC 9110 §15.3.7.1) of";
-  }
-
- private:
-  static const Json* field(const Json& v, const char* name) {
-    if (!v.is_object()) return nullptr;
-    const auto it = v.find(name);
-    return it == v.end() ? nullptr : &*it;
   }
 };
 
@@ -1276,7 +1272,7 @@ Tree handle(const Ev& e) {
     // ... when received with a request method that does not involve the
     // selection or modification of a selected representation, such as
     // CONNECT, OPTIONS, or TRACE" (§13.2.1): no 304, no 412.
-    Tree answer = options ? std::move(refuse)
+    Tree answer = options     ? std::move(refuse)
                   : e->file() ? oracle::choose(refuse, preconditions(e))
                   : e->req().if_match.present || e->req().has_ius
                       ? oracle::choose(refuse, fail412(e, e->req().if_match.present

@@ -29,7 +29,8 @@ std::string headers_and_body(const Json& m) {
   std::string s;
   if (m.is_object() && m.contains("headers") && m["headers"].is_object())
     for (const auto& [k, v] : m["headers"].items())
-      s += "  " + k + ": " + clip(v.is_string() ? v.get<std::string>() : harness::dump_json(v), 60);
+      s += "  " + k + ": " +
+           clip(v.is_string() ? v.get<std::string>() : harness::dump_json(v), 60);
   if (m.is_object() && m.contains("body") && m["body"].is_string() &&
       !m["body"].get_ref<const std::string&>().empty())
     s += "  (" + std::to_string(m["body"].get_ref<const std::string&>().size()) +

@@ -34,6 +34,11 @@ inline const char* kind_name(harness::RunResult::Outcome o) {
   }
 }
 
+// A request shape the server must refuse whatever the request asks ("* host",
+// "* malformed(two-hosts)": HTTP's request_shape marks it with "* "): that it
+// was served is the defect, not which answer came instead.
+inline bool refused_whatever(std::string_view shape) { return shape.starts_with("* "); }
+
 // What makes two violations "the same" before shrinking, and what shrinking
 // must keep: the outcome kind and, for a model violation, the shape of the
 // request whose response no explanation survived and that response's
@@ -187,9 +192,9 @@ inline std::string signature_of(const harness::Protocol& p, const harness::RunRe
   // its killing request alone.
   if (concurrent(p, r)) return quick_key(p, r) + " (concurrent)";
   if (ahead_of_its_turn(p, r)) return ahead_key(p, r);
-  // A request the server must refuse whatever it asks ("* host(invalid)"):
-  // served is the defect, whatever the answer and whatever came before.
-  if (const std::string shape = p.request_shape(*kill); shape.starts_with("* "))
+  // A request the server must refuse whatever it asks: served is the defect,
+  // whatever the answer and whatever came before.
+  if (const std::string shape = p.request_shape(*kill); refused_whatever(shape))
     return std::string(kind_name(r.outcome)) + ": " + shape + " -> not refused";
   const std::string key = p.race_key(*kill);
   std::string before, after;  // shapes of the other requests on the path
