@@ -88,6 +88,7 @@ int run_script(const Opts& o) {
   // One script, read by a person: a definite verdict matters more than
   // the time a fuzz execution may take.
   opts.oracle_options.limits.max_explored = o.budget;
+  opts.oracle_options.time_budget = {};
   opts.message_timeout = std::chrono::milliseconds(o.timeout_ms);
   // Plays until the first violation, whose report is printed (the last
   // play's if none), then the rest of the --repeat plays for the counts.

@@ -10,8 +10,7 @@ namespace dualfuzz::harness {
 namespace {
 
 std::string brief(const Json& v, std::size_t max = 300) {
-  std::string s = dump_json(v);
-  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+  return oracle::brief_json(v, max);
 }
 
 // One run's mutable state; the Executor itself stays reusable.

@@ -3,8 +3,7 @@
 namespace dualfuzz::harness {
 namespace {
 std::string clipped_json(const Json& ir, std::size_t max) {
-  std::string s = dump_json(ir);
-  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+  return oracle::brief_json(ir, max);
 }
 }  // namespace
 

@@ -54,8 +54,8 @@ std::string shape(std::string_view s) {
   return out;
 }
 
-std::string clip(std::string s, std::size_t max) {
-  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+std::string clip(const std::string& s, std::size_t max) {
+  return oracle::clip_text(s, max);
 }
 
 // A message in a few words, as the protocol names it ("PUT /a", "412").

@@ -18,6 +18,8 @@ namespace {
 
 std::string brief(const Json& v) { return brief_json(v, 120); }
 
+constexpr std::string_view kOutOfTime = "out of time (the check's time budget)";
+
 // An open-addressing index over a vector's entries, keyed by their hashes
 // (slot = entry + 1; 0: empty) and grown at half full. The owner keeps the
 // entries, in the order they were added.
@@ -1479,6 +1481,10 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
                   " configurations explored for this trace");
       return true;
     }
+    if (limits_.out_of_time()) {
+      ctx.give_up(std::string(kOutOfTime));
+      return true;
+    }
     return false;
   };
   bool too_many = false;  // for breadth first: go depth-first
@@ -1598,13 +1604,9 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
         break;
     }
     if (out.status == StepOutcome::Status::Alive &&
-        (explored_ - start > budget || limits_.stopped())) {
+        (explored_ - start > budget || limits_.stopped() || limits_.out_of_time())) {
       out.status = StepOutcome::Status::GaveUp;
-      out.reasons = {Reason::generic(
-          Reason::Kind::Limit, {},
-          limits_.stopped()
-              ? std::string("stopped: the verdict no longer needs this search")
-              : "more than " + std::to_string(budget) + " configurations explored")};
+      out.reasons = {Reason::generic(Reason::Kind::Limit, {}, limit_text(budget))};
     }
     if (out.status != StepOutcome::Status::Alive) {
       stopped_at = i;
@@ -1626,6 +1628,12 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
 // distinct configuration is expanded at most once (Lowe's and Horn &
 // Kroening's configuration cache). A call with a larger budget on the same
 // trace resumes where the previous one gave up.
+std::string HypothesisSearch::limit_text(std::size_t budget) const {
+  if (limits_.stopped()) return "stopped: the verdict no longer needs this search";
+  if (limits_.out_of_time()) return std::string(kOutOfTime);
+  return "more than " + std::to_string(budget) + " configurations explored";
+}
+
 StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trace,
                                             std::size_t& stopped_at, std::size_t budget) {
   return search_depth_first(trace, stopped_at, budget, false);
@@ -1729,10 +1737,8 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
   };
   std::vector<Hypothesis>& succ = d.succ;
   while (!d.stack.empty()) {
-    if (d.nodes >= budget || limits_.stopped()) {
-      ctx.give_up(limits_.stopped()
-                      ? std::string("stopped: the verdict no longer needs this search")
-                      : "more than " + std::to_string(budget) + " configurations explored");
+    if (d.nodes >= budget || limits_.stopped() || limits_.out_of_time()) {
+      ctx.give_up(limit_text(budget));
       stopped_at = d.deepest;
       return finish(ctx);
     }

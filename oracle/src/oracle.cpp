@@ -495,6 +495,9 @@ Verdict check(const ServerModel& model, const std::vector<Event>& trace,
 HistoryCheck check_history(const ServerModel& model, const std::vector<Event>& trace,
                            OracleOptions options, HistoryCheckOptions how) {
   if (!model.initial) throw std::invalid_argument("ServerModel without an initial tree");
+  if (options.time_budget.count() > 0)
+    options.limits.deadline = std::min(
+        options.limits.deadline, std::chrono::steady_clock::now() + options.time_budget);
   // Route events to partitions exactly as observe() does, then check each
   // partition depth-first (HypothesisSearch::check_offline).
   std::map<std::string, Part> parts;

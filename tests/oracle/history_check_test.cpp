@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "../specs/jepsen_data.h"
@@ -116,6 +117,33 @@ TEST(HistoryCheck, OutOfBudgetIsUnknownNeverAViolation) {
     }
     EXPECT_TRUE(unknown);
   }
+}
+
+// A deadline (SearchLimits::deadline, set by OracleOptions::time_budget)
+// bounds the check in time: past it every search gives up, so even a history
+// it would reject is Inconclusive, never a guess.
+TEST(HistoryCheck, PastItsDeadlineACheckIsInconclusiveNeverAVerdict) {
+  auto t = specs::parse_jepsen_kv(five_keys(true));
+  ASSERT_TRUE(t) << t.error();
+  ASSERT_EQ(check(specs::kv_store_model(), *t).status, Verdict::Status::Reject);
+  OracleOptions late;
+  late.limits.deadline = std::chrono::steady_clock::now();
+  for (unsigned threads : {1u, 2u}) {
+    HistoryCheck c = check_history(specs::kv_store_model(), *t, late, {threads, true});
+    EXPECT_EQ(c.verdict.status, Verdict::Status::Inconclusive) << threads;
+    EXPECT_NE(c.verdict.explanation.find("out of time"), std::string::npos)
+        << c.verdict.explanation;
+  }
+}
+
+TEST(HistoryCheck, ATimeBudgetStopsALongCheck) {
+  REQUIRE_DATA();
+  auto t = specs::parse_jepsen_kv(slurp(kData / "kv" / "c50-ok.txt"));
+  ASSERT_TRUE(t) << t.error();
+  OracleOptions brief;
+  brief.time_budget = std::chrono::milliseconds(1);  // c50-ok takes ~0.4 s
+  const Verdict v = check(specs::kv_store_model(), *t, brief);
+  EXPECT_EQ(v.status, Verdict::Status::Inconclusive) << v.explanation;
 }
 
 // The orders of the depth-first search (SearchLimits::Order), a portfolio:

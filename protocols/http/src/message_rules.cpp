@@ -9,6 +9,7 @@
 #include "dualfuzz/http/date.h"
 #include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/field_grammar.h"
+#include "dualfuzz/oracle/json_text.h"
 
 namespace dualfuzz::http {
 namespace {
@@ -84,7 +85,7 @@ std::size_t content_length(const Json& r) {
   const auto it = r.find("body");
   return it != r.end() && it->is_string() ? it->get_ref<const std::string&>().size() : 0;
 }
-std::string clip(std::string s) { return s.size() > 80 ? s.substr(0, 77) + "..." : s; }
+std::string clip(const std::string& s) { return oracle::clip_text(s, 80); }
 
 // An answer as later rules compare with it.
 struct Shown {

@@ -11,6 +11,7 @@
 #include "dualfuzz/http/host.h"
 #include "dualfuzz/http/malformation.h"
 #include "dualfuzz/http/model.h"
+#include "dualfuzz/oracle/json_text.h"
 
 namespace dualfuzz::http {
 namespace {
@@ -18,8 +19,8 @@ std::string str_field(const Json& v, const char* k) {
   if (v.is_object() && v.contains(k) && v[k].is_string()) return v[k].get<std::string>();
   return "";
 }
-std::string clip(std::string s, std::size_t max) {
-  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
+std::string clip(const std::string& s, std::size_t max) {
+  return oracle::clip_text(s, max);
 }
 const char* const kPreconditions[] = {"if-match", "if-none-match", "if-modified-since",
                                       "if-unmodified-since", "if-range"};

@@ -18,6 +18,7 @@
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/harness/script.h"
 #include "dualfuzz/harness/sequence_chart.h"
+#include "dualfuzz/oracle/json_text.h"
 
 namespace dualfuzz::campaign {
 
@@ -257,8 +258,7 @@ inline harness::Json trace_json(const harness::RunResult& r) {
     harness::Json ir = m.ir;
     if (ir.is_object())
       for (auto& [k, v] : ir.items())
-        if (v.is_string() && v.get<std::string>().size() > 80)
-          v = v.get<std::string>().substr(0, 77) + "...";
+        if (v.is_string()) v = oracle::clip_text(v.get<std::string>(), 80);
     harness::Json msg = {{"conn", m.conn}, {"label", m.label}, {"ir", ir}};
     if (auto it = wire.find(m.label); it != wire.end()) msg["wire_conn"] = it->second;
     out.push_back(std::move(msg));

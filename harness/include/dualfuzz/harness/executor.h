@@ -47,8 +47,14 @@ struct RunOptions {
     // (A script's requests on other connections are unanswered while the
     // oracle explains one response: the reads among them wait aside.)
     o.limits.set_aside_quiet_steps = true;
+    // The whole-trace check (when the incremental search gives up) and a
+    // campaign's classing of a finding stop after this long, Inconclusive:
+    // their configurations may each cost a solver call, and one such check
+    // on nginx's site files once took 25 s of a 15-s run.
+    o.time_budget = kCheckTime;
     return o;
   }();
+  static constexpr std::chrono::milliseconds kCheckTime{2'000};
   static constexpr std::size_t kMaxExploredPerRun = 5'000;
   // A run the oracle accepts is judged again by Protocol::recommended (every
   // SHOULD a MUST); a rejection there is RunResult::advisory.

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <set>
@@ -78,6 +79,17 @@ struct SearchLimits {
   // moot.
   const std::atomic<bool>* stop = nullptr;
   bool stopped() const { return stop && stop->load(std::memory_order_relaxed); }
+  // Past this instant every search gives up (GaveUp, never a verdict). The
+  // bounds above count configurations, and one configuration may cost a
+  // solver call of up to its timeout: a fuzz campaign that classed one play
+  // spent 25 s in Z3 (default: none; OracleOptions::time_budget sets it for a
+  // whole-trace check).
+  std::chrono::steady_clock::time_point deadline =
+      std::chrono::steady_clock::time_point::max();
+  bool out_of_time() const {
+    return deadline != std::chrono::steady_clock::time_point::max() &&
+           std::chrono::steady_clock::now() >= deadline;
+  }
 };
 
 struct StepOutcome {
@@ -140,6 +152,8 @@ class HypothesisSearch {
  private:
   struct Ctx;
   struct Dfs;
+  // Why a whole-trace search gave up at `budget` configurations, or before.
+  std::string limit_text(std::size_t budget) const;
   // Runs the server until it waits at a Recv (or finishes); forks on Or and
   // undecided Decide.
   void settle(Hypothesis h, std::vector<Hypothesis>& out, Ctx& ctx);

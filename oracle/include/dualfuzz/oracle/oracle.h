@@ -73,6 +73,10 @@ struct Verdict {
 struct OracleOptions {
   SearchLimits limits;
   unsigned solver_timeout_ms = 500;
+  // check() and check_history(): the whole check gives up (Inconclusive) once
+  // it has run this long (0: no limit). A fuzz campaign's classing and
+  // whole-trace checks set it, so that `--seconds` bounds a run.
+  std::chrono::milliseconds time_budget{0};
 };
 
 struct OracleStats {
