@@ -325,6 +325,28 @@ class Decider {
     return all_decided ? Sat::Yes : Sat::Unknown;
   }
 
+  // Whether every Int variable in `s` occurs only compared with an integer
+  // constant (=, <, <=, either side); collects those constants.
+  static bool int_atoms(const Sym& s, std::set<std::int64_t>& constants) {
+    if (s.ground()) return true;
+    if (s.is_var()) return s.sort() != Sort::Int;
+    if ((s.op() == Op::Eq || s.op() == Op::Le || s.op() == Op::Lt) &&
+        s.args().size() == 2)
+      for (int i = 0; i < 2; ++i) {
+        const Sym& v = s.args()[i];
+        const Sym& c = s.args()[1 - i];
+        if (!(v.is_var() && v.sort() == Sort::Int)) continue;
+        if (!c.is_const() || !c.value().is_number_integer()) return false;
+        const std::int64_t k = c.value().get<std::int64_t>();
+        if (k > kMaxMagnitude || k < -kMaxMagnitude) return false;
+        constants.insert(k);
+        return true;
+      }
+    for (const Sym& a : s.args())
+      if (!int_atoms(a, constants)) return false;
+    return true;
+  }
+
   Sat enumerate_group(const std::vector<std::size_t>& members,
                       const std::vector<std::set<VarKey>>& fact_vars,
                       const std::vector<std::int64_t>& dist) const {
@@ -341,65 +363,100 @@ class Decider {
       ints += k.sort == Sort::Int;
     }
     // Only integers: satisfiable if the difference constraints' solution
-    // satisfies every fact (it need not: a disequality), else undecided.
+    // satisfies every fact (it need not: a disequality, a disjunction).
     if (ints == vars.size()) {
+      bool all = true;
       for (std::size_t i : members) {
         Sym r = substitute(facts_[i],
                            [&](const Sym& v) -> Sym { return int_value(v, dist); });
-        if (!r.is_true()) return Sat::Unknown;
+        all = all && r.is_true();
       }
-      return Sat::Yes;
+      if (all) return Sat::Yes;
     }
-    if (ints > 0) return Sat::Unknown;
+    // Integers compared with constants only (a date with the dates a
+    // response showed): c - 1, c and c + 1 for each constant c stand for
+    // every value, as every such comparison reads the same on all the
+    // integers strictly between two consecutive constants. A disjunction of
+    // validator bindings (an ETag with a Last-Modified) went to Z3 here,
+    // and with a 200-KB content beside it each query cost 6 ms.
+    std::set<std::int64_t> int_constants;
+    if (ints > 0)
+      for (std::size_t i : members)
+        if (!int_atoms(facts_[i], int_constants)) return Sat::Unknown;
+    std::vector<Sym> int_domain;
+    for (std::int64_t c : int_constants)
+      for (std::int64_t x : {c - 1, c, c + 1})
+        if (int_domain.empty() || int_domain.back().value().get<std::int64_t>() < x)
+          int_domain.push_back(Sym::lit(x));
+    if (int_domain.empty()) int_domain.push_back(Sym::lit(0));
     const StringTheory& th = theory_;
-    std::vector<Json> strings;
+    std::vector<Sym> strings;
     for (const std::string& o : cores) {
-      strings.emplace_back(o);
-      if (th.has_marker()) strings.emplace_back(th.mark(o));
+      strings.push_back(Sym::lit(o));
+      if (th.has_marker()) strings.push_back(Sym::lit(th.mark(o)));
     }
     for (std::size_t f = 0; f < strs; ++f) {
       std::string o = fresh("#f", f);
       if (cores.count(o)) return Sat::Unknown;  // not with real cores; stay safe
-      strings.emplace_back(o);
-      if (th.has_marker()) strings.emplace_back(th.mark(o));
+      strings.push_back(Sym::lit(o));
+      if (th.has_marker()) strings.push_back(Sym::lit(th.mark(o)));
     }
-    const std::vector<Json> bools{Json(true), Json(false)};
+    const std::vector<Sym> bools{Sym::lit(true), Sym::lit(false)};
     std::vector<VarKey> order(vars.begin(), vars.end());
-    // Depth-first over the variables; a fact is checked as soon as all of
-    // its variables have values.
-    std::vector<std::vector<std::size_t>> ready(order.size());
+    // Depth-first over the variables. A fact is evaluated once all of its
+    // variables have values (true or false), and before that with those
+    // that have one: a disjunction whose every branch names another value
+    // of the variable just assigned folds to false, and the search backs
+    // up without enumerating the variables after it.
+    // (Only a disjunction can fold to false before its last variable has a
+    // value; the other facts are evaluated once, complete.)
+    std::vector<std::vector<std::size_t>> ready(order.size()), touched(order.size());
     for (std::size_t i : members) {
       std::size_t last = 0;
       for (std::size_t j = 0; j < order.size(); ++j)
-        if (fact_vars[i].count(order[j])) last = j;
+        if (fact_vars[i].count(order[j])) {
+          if (facts_[i].op() == Op::Or) touched[j].push_back(i);
+          last = j;
+        }
       ready[last].push_back(i);
+      if (facts_[i].op() != Op::Or) touched[last].push_back(i);
     }
-    std::map<VarKey, const Json*> value;
+    std::map<VarKey, const Sym*> value;
     bool unfolded = false;
     std::size_t evaluations = 0;
     std::function<bool(std::size_t)> satisfiable = [&](std::size_t j) -> bool {
       if (j == order.size()) return true;
-      const std::vector<Json>& domain = order[j].sort == Sort::Str ? strings : bools;
-      for (const Json& x : domain) {
+      const std::vector<Sym>& domain = order[j].sort == Sort::Str   ? strings
+                                       : order[j].sort == Sort::Int ? int_domain
+                                                                    : bools;
+      for (const Sym& x : domain) {
         value[order[j]] = &x;
         bool ok = true;
-        for (std::size_t i : ready[j]) {
+        for (std::size_t i : touched[j]) {
           if (++evaluations > kMaxEvaluations) {
             unfolded = true;  // out of budget: undecided
             return true;      // stop the search
           }
+          const bool complete =
+              std::find(ready[j].begin(), ready[j].end(), i) != ready[j].end();
           Sym r = substitute(facts_[i], [&](const Sym& v) -> Sym {
-            return Sym::lit(*value.at({v.var_id(), v.sort()}));
+            auto it = value.find({v.var_id(), v.sort()});
+            return it == value.end() ? v : *it->second;
           });
-          if (!r.is_true()) {
+          if (r.is_false()) {
+            ok = false;
+            break;
+          }
+          if (complete && !r.is_true()) {
             // Not folded to a constant: this group is beyond the enumeration.
-            if (!r.is_false()) unfolded = true;
+            unfolded = true;
             ok = false;
             break;
           }
         }
         if (ok && satisfiable(j + 1)) return true;
       }
+      value.erase(order[j]);
       return false;
     };
     const bool found = satisfiable(0);
