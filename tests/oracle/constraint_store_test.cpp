@@ -317,9 +317,9 @@ TEST(ConstraintStore, CheapDecisionAgreesWithZ3OnTimesAndTags) {
   EXPECT_GT(decided_cheaply, 250) << "most such conjunctions need no Z3";
 }
 
-// Disjunctions of bindings and comparisons of integers with constants (a
-// response's validators and dates, as the HTTP model's alternatives make
-// them), beside disequalities and order facts: the store agrees with Z3, and
+// Disjunctions of bindings, entity-tag matches and comparisons of integers
+// with constants (a response's validators and dates, as the HTTP model's
+// alternatives make them), beside negations: the store agrees with Z3, and
 // decides most of them without it.
 TEST(ConstraintStore, CheapDecisionAgreesWithZ3OnDisjunctionsOfBindings) {
   std::mt19937_64 rng(11);
@@ -328,10 +328,14 @@ TEST(ConstraintStore, CheapDecisionAgreesWithZ3OnDisjunctionsOfBindings) {
   auto num = [&]() { return Sym::lit(static_cast<int>(rng() % 4) * 10 + 100); };
   auto time = [&]() { return Sym::var(2 + rng() % 2, Sort::Int); };
   auto atom = [&]() -> Sym {
-    switch (rng() % 5) {
+    switch (rng() % 7) {
       case 0:
       case 1:
         return eq(v(rng() % 2), tag());
+      case 5:
+        return strong_match(v(rng() % 2), rng() % 2 ? tag() : v(rng() % 2));
+      case 6:
+        return weak_match(tag(), v(rng() % 2));
       case 2:
         return eq(time(), num());
       case 3:
