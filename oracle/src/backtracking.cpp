@@ -1028,7 +1028,7 @@ StepOutcome HypothesisSearch::connection_closed(ConnId conn) {
   }
   SubsumptionSet merged(closed_, true);
   for (Hypothesis& h : live_) {
-    h.net.drop_responses(conn);
+    h.net.drop_unobservable(conn);
     merged.insert(h);
   }
   live_ = merged.take();
@@ -1358,7 +1358,7 @@ bool HypothesisSearch::catch_up(std::size_t end, std::vector<Hypothesis>& out, C
         break;
       case Observation::Kind::Close:
         closed.insert(ob.conn);
-        for (Hypothesis& h : set) h.net.drop_responses(ob.conn);
+        for (Hypothesis& h : set) h.net.drop_unobservable(ob.conn);
         break;
       case Observation::Kind::Response: {
         live_ = std::move(set);
@@ -1833,7 +1833,7 @@ StepOutcome HypothesisSearch::search_depth_first(const std::vector<Observation>&
         continue;
       }
       if (ob.kind == Observation::Kind::Close) {
-        h.net.drop_responses(ob.conn);
+        h.net.drop_unobservable(ob.conn);
         ++i;
         continue;
       }

@@ -107,6 +107,24 @@ void Network::drop_responses(ConnId c) {
   prune(c);
 }
 
+void Network::drop_unobservable(ConnId c) {
+  const Channel* ch = find(c);
+  if (!ch) return;
+  auto unobservable = [](const Request& r) {
+    return r.decoded && r.decoded->unobservable_unanswered();
+  };
+  const bool requests =
+      std::any_of(ch->to_server.begin(), ch->to_server.end(), unobservable);
+  if (ch->to_client.empty() && !requests) return;
+  Channel& e = edit(c);
+  e.to_client.clear();
+  if (requests)
+    e.to_server.erase(
+        std::remove_if(e.to_server.begin(), e.to_server.end(), unobservable),
+        e.to_server.end());
+  prune(c);
+}
+
 std::vector<std::pair<ConnId, const Network::ResponseQueue*>> Network::responses() const {
   std::vector<std::pair<ConnId, const ResponseQueue*>> out;
   for (const Entry& e : chans())

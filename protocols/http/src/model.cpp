@@ -553,6 +553,9 @@ enum class Method {
   Foreign
 };
 struct HttpRequest final : oracle::DecodedRequest {
+  // GET and HEAD unanswered (RFC 9110 §9.2.1: safe): a fixed path they would
+  // show stays as unknown as fresh variables nobody observes.
+  bool unobservable_unanswered() const override { return safe; }
   Method method = Method::Other;
   std::string path;
   bool plain = false;        // plain_path(path)

@@ -129,6 +129,9 @@ class Network {
   void pop_response(ConnId c);
   // The tester closed c: what the server sends there is never observed.
   void drop_responses(ConnId c);
+  // As drop_responses, and c's requests that change nothing unobserved
+  // (DecodedRequest::unobservable_unanswered) are dropped too.
+  void drop_unobservable(ConnId c);
   // A list of connections (inline storage: the search makes one at every
   // step, and few connections are busy).
   using ConnList = boost::container::small_vector<ConnId, 8>;

@@ -52,6 +52,13 @@ using Label = std::uint32_t;
 // date parsing). A model derives its own view from this and casts back.
 struct DecodedRequest {
   virtual ~DecodedRequest() = default;
+  // True if the request, its response never observed, changes nothing a
+  // later observation can tell (HTTP: GET and HEAD, whose steps only bind
+  // what their answer would show). On a connection the tester closed, the
+  // oracle then never processes it: trying each such request processed and
+  // not processed made 2^k equivalent hypotheses (a server that reset a
+  // connection with 14 pipelined reads unanswered).
+  virtual bool unobservable_unanswered() const { return false; }
 };
 using RequestDecoder =
     std::function<std::shared_ptr<const DecodedRequest>(const Json& request)>;
