@@ -100,13 +100,6 @@ void Network::pop_response(ConnId c) {
   prune(c);
 }
 
-void Network::drop_responses(ConnId c) {
-  const Channel* ch = find(c);
-  if (!ch || ch->to_client.empty()) return;
-  edit(c).to_client.clear();
-  prune(c);
-}
-
 void Network::drop_unobservable(ConnId c) {
   const Channel* ch = find(c);
   if (!ch) return;

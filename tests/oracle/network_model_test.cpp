@@ -87,12 +87,32 @@ TEST(NetworkModel, ValueSemanticsAndEquality) {
   b.pop_response(1);
   EXPECT_TRUE(a == b);
   EXPECT_EQ(a.hash(), b.hash());
-  b.drop_responses(1);
+  b.drop_unobservable(1);
   Network c;
   c.push_request(req(1, 1));
   c.push_response(1, Sym::lit("y"));
-  c.drop_responses(1);
-  EXPECT_TRUE(c == a);
+  c.drop_unobservable(1);
+  EXPECT_TRUE(c == a);  // (a request without a decoded view stays)
+}
+
+// A request the model says changes nothing unanswered leaves a closed
+// connection's queue with its responses; the others stay, in order.
+TEST(NetworkModel, AClosedConnectionKeepsOnlyRequestsThatMayChangeSomething) {
+  struct Read final : DecodedRequest {
+    bool unobservable_unanswered() const override { return true; }
+  };
+  Network n;
+  Request read = req(1, 1);
+  read.decoded = std::make_shared<Read>();
+  n.push_request(read);
+  n.push_request(req(1, 3));
+  n.push_request(read);
+  n.push_response(1, Sym::lit("x"));
+  n.drop_unobservable(1);
+  EXPECT_EQ(n.front_response(1), nullptr);
+  EXPECT_EQ(n.pending_on(1), 1u);
+  ASSERT_NE(n.requests_on(1), nullptr);
+  EXPECT_EQ(n.requests_on(1)->front().label, 3u);
 }
 
 TEST(NetworkModel, AResponseCarriesItsClauseWhichIsNotItsIdentity) {

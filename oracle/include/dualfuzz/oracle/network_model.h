@@ -127,10 +127,9 @@ class Network {
   Clause front_clause(ConnId c) const;              // (null when none)
   const InFlight* front_in_flight(ConnId c) const;  // (null when none)
   void pop_response(ConnId c);
-  // The tester closed c: what the server sends there is never observed.
-  void drop_responses(ConnId c);
-  // As drop_responses, and c's requests that change nothing unobserved
-  // (DecodedRequest::unobservable_unanswered) are dropped too.
+  // The tester closed c: what the server sends there is never observed, and
+  // c's requests that change nothing unanswered
+  // (DecodedRequest::unobservable_unanswered) need never be processed.
   void drop_unobservable(ConnId c);
   // A list of connections (inline storage: the search makes one at every
   // step, and few connections are busy).
