@@ -54,10 +54,6 @@ std::string shape(std::string_view s) {
   return out;
 }
 
-std::string clip(const std::string& s, std::size_t max) {
-  return oracle::clip_text(s, max);
-}
-
 // A message in a few words, as the protocol names it ("PUT /a", "412").
 // On a connection the server opened to the tester (a proxy's origin side),
 // what the tester sends is an answer and what it receives a request.
@@ -66,10 +62,10 @@ bool carries_request(const Event& e) {
 }
 std::string summary(const Protocol& p, const Event& e) {
   if (e.kind == Event::Kind::Request || e.kind == Event::Kind::Response)
-    return clip(
+    return oracle::clip_text(
         carries_request(e) ? p.request_label(e.payload()) : p.response_label(e.payload()),
         30);
-  return clip(dump_json(e.payload()), 30);
+  return oracle::clip_text(dump_json(e.payload()), 30);
 }
 
 // An arrow's tooltip: the message as the report describes it, then its

@@ -1619,6 +1619,12 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
   return out;
 }
 
+std::string HypothesisSearch::limit_text(std::size_t budget) const {
+  if (limits_.stopped()) return "stopped: the verdict no longer needs this search";
+  if (limits_.out_of_time()) return std::string(kOutOfTime);
+  return "more than " + std::to_string(budget) + " configurations explored";
+}
+
 // Depth-first, like the thesis's backtracking tester (Fig. 4.12/4.13) and
 // Porcupine: commit to one explanation, back up only when it fails. Requests,
 // closes and the delivery of a response already in flight are deterministic,
@@ -1628,12 +1634,6 @@ StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>
 // distinct configuration is expanded at most once (Lowe's and Horn &
 // Kroening's configuration cache). A call with a larger budget on the same
 // trace resumes where the previous one gave up.
-std::string HypothesisSearch::limit_text(std::size_t budget) const {
-  if (limits_.stopped()) return "stopped: the verdict no longer needs this search";
-  if (limits_.out_of_time()) return std::string(kOutOfTime);
-  return "more than " + std::to_string(budget) + " configurations explored";
-}
-
 StepOutcome HypothesisSearch::check_offline(const std::vector<Observation>& trace,
                                             std::size_t& stopped_at, std::size_t budget) {
   return search_depth_first(trace, stopped_at, budget, false);

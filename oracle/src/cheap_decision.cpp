@@ -409,17 +409,18 @@ class Decider {
     // of the variable just assigned folds to false, and the search backs
     // up without enumerating the variables after it.
     // (Only a disjunction can fold to false before its last variable has a
-    // value; the other facts are evaluated once, complete.)
-    std::vector<std::vector<std::size_t>> ready(order.size()), touched(order.size());
+    // value; the other facts are evaluated once, complete.) touched[j]: the
+    // facts evaluated once order[j] has a value; last[i]: fact i's last
+    // variable in the order, where it is complete.
+    std::vector<std::vector<std::size_t>> touched(order.size());
+    std::map<std::size_t, std::size_t> last;
     for (std::size_t i : members) {
-      std::size_t last = 0;
       for (std::size_t j = 0; j < order.size(); ++j)
         if (fact_vars[i].count(order[j])) {
           if (facts_[i].op() == Op::Or) touched[j].push_back(i);
-          last = j;
+          last[i] = j;
         }
-      ready[last].push_back(i);
-      if (facts_[i].op() != Op::Or) touched[last].push_back(i);
+      if (facts_[i].op() != Op::Or) touched[last[i]].push_back(i);
     }
     std::map<VarKey, const Sym*> value;
     bool unfolded = false;
@@ -437,8 +438,7 @@ class Decider {
             unfolded = true;  // out of budget: undecided
             return true;      // stop the search
           }
-          const bool complete =
-              std::find(ready[j].begin(), ready[j].end(), i) != ready[j].end();
+          const bool complete = last.at(i) == j;
           Sym r = substitute(facts_[i], [&](const Sym& v) -> Sym {
             auto it = value.find({v.var_id(), v.sort()});
             return it == value.end() ? v : *it->second;

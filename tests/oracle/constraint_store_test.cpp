@@ -196,6 +196,25 @@ Trial trial(int n, const std::function<Sym()>& formula) {
   return t;
 }
 
+// `trials` random stores of 1 to 5 formulas: wherever the store decides, it
+// says what Z3 says of the whole conjunction. Counts the stores it decided
+// without Z3, and the unsatisfiable ones.
+struct Agreement {
+  int decided_cheaply = 0, unsat = 0;
+};
+void agree_with_z3(std::mt19937_64& rng, int trials, const std::function<Sym()>& formula,
+                   Agreement& out) {
+  for (int i = 0; i < trials; ++i) {
+    Trial t = trial(1 + static_cast<int>(rng() % 5), formula);
+    ASSERT_NE(t.truth, Sat::Unknown);
+    if (t.store != Sat::Unknown) {
+      EXPECT_EQ(t.store, t.truth) << "case " << i << ": " << t.text;
+    }
+    if (t.store != Sat::Unknown && !t.used_z3) ++out.decided_cheaply;
+    out.unsat += t.truth == Sat::No;
+  }
+}
+
 // Random conjunctions over 3 string variables and 3 tags: the store (fast
 // path + Z3 residuals) must say No exactly when Z3 on the whole conjunction
 // does.
@@ -305,16 +324,9 @@ TEST(ConstraintStore, CheapDecisionAgreesWithZ3OnTimesAndTags) {
         return weak_match(tag(), tag());
     }
   };
-  int decided_cheaply = 0;
-  for (int i = 0; i < 300; ++i) {
-    Trial t = trial(1 + static_cast<int>(rng() % 5), formula);
-    ASSERT_NE(t.truth, Sat::Unknown);
-    if (t.store != Sat::Unknown) {
-      EXPECT_EQ(t.store, t.truth) << "case " << i << ": " << t.text;
-    }
-    if (t.store != Sat::Unknown && !t.used_z3) ++decided_cheaply;
-  }
-  EXPECT_GT(decided_cheaply, 250) << "most such conjunctions need no Z3";
+  Agreement a;
+  ASSERT_NO_FATAL_FAILURE(agree_with_z3(rng, 300, formula, a));
+  EXPECT_GT(a.decided_cheaply, 250) << "most such conjunctions need no Z3";
 }
 
 // Disjunctions of bindings, entity-tag matches and comparisons of integers
@@ -359,18 +371,10 @@ TEST(ConstraintStore, CheapDecisionAgreesWithZ3OnDisjunctionsOfBindings) {
         return or_(conj(), conj());
     }
   };
-  int decided_cheaply = 0, unsat = 0;
-  for (int i = 0; i < 400; ++i) {
-    Trial t = trial(1 + static_cast<int>(rng() % 5), formula);
-    ASSERT_NE(t.truth, Sat::Unknown);
-    if (t.store != Sat::Unknown) {
-      EXPECT_EQ(t.store, t.truth) << "case " << i << ": " << t.text;
-    }
-    if (t.store != Sat::Unknown && !t.used_z3) ++decided_cheaply;
-    unsat += t.truth == Sat::No;
-  }
-  EXPECT_GT(unsat, 40);
-  EXPECT_GT(decided_cheaply, 300) << "such disjunctions need no Z3";
+  Agreement a;
+  ASSERT_NO_FATAL_FAILURE(agree_with_z3(rng, 400, formula, a));
+  EXPECT_GT(a.unsat, 40);
+  EXPECT_GT(a.decided_cheaply, 300) << "such disjunctions need no Z3";
 }
 
 }  // namespace

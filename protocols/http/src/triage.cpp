@@ -19,9 +19,6 @@ std::string str_field(const Json& v, const char* k) {
   if (v.is_object() && v.contains(k) && v[k].is_string()) return v[k].get<std::string>();
   return "";
 }
-std::string clip(const std::string& s, std::size_t max) {
-  return oracle::clip_text(s, max);
-}
 const char* const kPreconditions[] = {"if-match", "if-none-match", "if-modified-since",
                                       "if-unmodified-since", "if-range"};
 
@@ -31,7 +28,7 @@ std::string headers_and_body(const Json& m) {
   if (m.is_object() && m.contains("headers") && m["headers"].is_object())
     for (const auto& [k, v] : m["headers"].items())
       s += "  " + k + ": " +
-           clip(v.is_string() ? v.get<std::string>() : harness::dump_json(v), 60);
+           oracle::clip_text(v.is_string() ? v.get<std::string>() : harness::dump_json(v), 60);
   if (m.is_object() && m.contains("body") && m["body"].is_string() &&
       !m["body"].get_ref<const std::string&>().empty())
     s += "  (" + std::to_string(m["body"].get_ref<const std::string&>().size()) +
@@ -147,7 +144,7 @@ bool valid_etag_field(const std::string& v) {
 std::string request_label(const Json& q) {
   std::string m = str_field(q, "method"), p = str_field(q, "path");
   if (m.empty() && p.empty()) return harness::Protocol::default_label(q);
-  return clip(m + " " + p, 30);
+  return oracle::clip_text(m + " " + p, 30);
 }
 
 std::string response_label(const Json& r) {
