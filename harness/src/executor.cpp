@@ -546,10 +546,12 @@ class Run {
       // to read the last HTTP response"; it SHOULD close in stages): what
       // arrived stays judged, a response cut short is not a malformed one.
       if (msg.eof && msg.error.empty()) s->second->on_eof();
-      if (msg.eof && !msg.error.empty() && !pending_[msg.conn].empty())
+      // (A failed write says the same of a close whose answers all came.)
+      const std::string& reset = msg.error.empty() ? msg.write_error : msg.error;
+      if (msg.eof && !reset.empty() && !pending_[msg.conn].empty())
         advise("RFC 9112 §9.6", "a reset with requests unanswered", "connection",
-               "the server reset c" + std::to_string(msg.conn) + " (" + msg.error +
-                   ") with " + std::to_string(pending_[msg.conn].size()) +
+               "the server reset c" + std::to_string(msg.conn) + " (" + reset + ") with " +
+                   std::to_string(pending_[msg.conn].size()) +
                    " request(s) unanswered, instead of closing in stages",
                "");
       bool closing = false;
@@ -582,8 +584,9 @@ class Run {
                       s->second->error() + "\n";
       }
       if (!done() && (msg.eof || !msg.error.empty())) {
-        if (!msg.error.empty())
-          res_.detail += "note: c" + std::to_string(msg.conn) + ": " + msg.error + "\n";
+        for (const std::string* why : {&msg.error, &msg.write_error})
+          if (!why->empty())
+            res_.detail += "note: c" + std::to_string(msg.conn) + ": " + *why + "\n";
         closed(msg.conn, true);
       }
     }

@@ -32,6 +32,10 @@ struct TcpTransport::Conn {
   bool reading = false;
   bool dead = false;
   bool draining = false;  // closed by us; read (and dropped) until the server's EOF
+  // A write failed (the server reset the connection: it stopped reading).
+  // No more writes; the read side still delivers what the server sent
+  // before, then the close, which carries this text.
+  std::string write_error;
 };
 
 TcpTransport::TcpTransport(asio::io_context& io, std::string host, std::uint16_t port,
@@ -110,7 +114,7 @@ void TcpTransport::start_read(ConnId c, const std::shared_ptr<Conn>& conn) {
         if (conn->dead) return;  // closed by us
         if (e) {
           conn->dead = true;
-          Incoming in{c, {}, true, {}};
+          Incoming in{c, {}, true, {}, conn->write_error};
           if (e != asio::error::eof) in.error = e.message();
           inbox_.push_back(std::move(in));
           return;
@@ -123,7 +127,7 @@ void TcpTransport::start_read(ConnId c, const std::shared_ptr<Conn>& conn) {
 
 void TcpTransport::send(ConnId c, std::string_view bytes) {
   auto it = conns_.find(c);
-  if (it == conns_.end() || it->second->dead) return;
+  if (it == conns_.end() || it->second->dead || !it->second->write_error.empty()) return;
   const std::shared_ptr<Conn> conn = it->second;
   // Not a blocking write: a server that stops reading would hang it. The
   // write runs on the io_context with a deadline, and the server's answers
@@ -158,7 +162,12 @@ void TcpTransport::send(ConnId c, std::string_view bytes) {
                           std::to_string(write_timeout_.count()) + " ms)"});
     return;
   }
-  if (w->ec) inbox_.push_back({c, {}, true, "write failed: " + w->ec.message()});
+  // Not a close event yet: the answers the server sent before it reset
+  // are still to be read (a close reported now would drop them), and the
+  // read side reports the close after them. Nor another write: after a
+  // failed one, Asio's edge-triggered reactor may not retry a write until
+  // the write timeout (a 2-s stall per play on nginx).
+  if (w->ec) conn->write_error = "write failed: " + w->ec.message();
 }
 
 void TcpTransport::drain_read(const std::shared_ptr<Conn>& conn,

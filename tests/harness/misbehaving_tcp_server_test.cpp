@@ -8,8 +8,10 @@
 
 #include <array>
 #include <boost/asio.hpp>
+#include <future>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/harness/tcp_transport.h"
@@ -139,6 +141,65 @@ TEST(MisbehavingTcpServer, AServerThatNeverReadsEndsTheConnectionNotTheProcess) 
   EXPECT_NE(in[0].error.find("write timed out"), std::string::npos) << in[0].error;
   t.send(0, "more");  // a dead connection takes no more writes, quietly
   EXPECT_TRUE(t.receive(std::chrono::milliseconds(10)).empty());
+}
+
+TEST(MisbehavingTcpServer, AnAnswerBeforeAResetIsReadAndLaterWritesDoNotStall) {
+  // A server that answers the first request and closes with the second
+  // unread: its kernel resets the connection (nginx does this to a
+  // request after a malformed one). The answer is in our receive buffer
+  // before the reset, so it is read, then the close; the writes after the
+  // reset fail at once. Before: the failed write was reported as the
+  // close at once (the executor dropped the answer behind it), and the
+  // next write waited for the write timeout (Asio retries no write after
+  // a failed one until the socket signals again).
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+  const std::string first = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string answer =
+      "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+  std::promise<void> second_sent;
+  std::promise<void> reset_done;
+  std::thread server([&] {
+    boost::system::error_code ec;
+    tcp::socket s = acceptor.accept(ec);
+    if (ec) return;
+    std::string got(first.size(), '\0');
+    asio::read(s, asio::buffer(got), ec);
+    asio::write(s, asio::buffer(answer), ec);
+    second_sent.get_future().wait();
+    // The second request is in our buffer unread: a close resets.
+    while (s.available(ec) == 0 && !ec) std::this_thread::yield();
+    s.close(ec);
+    reset_done.set_value();
+  });
+  TcpTransport t(io, "127.0.0.1", acceptor.local_endpoint().port(),
+                 std::chrono::milliseconds(2000), std::chrono::milliseconds(20000));
+  ASSERT_TRUE(t.open(0));
+  t.send(0, first);
+  t.send(0, "GET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+  second_sent.set_value();
+  reset_done.get_future().wait();
+  server.join();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 4; ++i) t.send(0, "GET /c HTTP/1.1\r\nHost: x\r\n\r\n");
+  // Without the fix each write after the failed one waits the 20-s write
+  // timeout; the bound is loose for a loaded CI machine.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  std::string bytes;
+  bool closed = false;
+  std::string why;
+  for (int round = 0; round < 50 && !closed; ++round)
+    for (auto& in : t.receive(std::chrono::milliseconds(100))) {
+      EXPECT_FALSE(closed) << "nothing comes after the close";
+      bytes += in.bytes;
+      if (in.eof) {
+        closed = true;
+        why = in.error.empty() ? in.write_error : in.error;
+      }
+    }
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(bytes, answer) << "the answer sent before the reset is read before the close";
+  EXPECT_FALSE(why.empty()) << "the close says the connection was reset";
 }
 
 }  // namespace

@@ -31,6 +31,10 @@ class Transport {
     std::string bytes;
     bool eof = false;   // the server closed (or reset) the connection
     std::string error;  // non-empty: how the connection failed
+    // With eof, non-empty: a write to the connection failed before (the
+    // server reset it: it stopped reading), though what it sent was read
+    // to its end (error empty: a clean end of the answers).
+    std::string write_error = {};
   };
   virtual ~Transport() = default;
   // Opens connection c (a new one if c was closed before).
