@@ -1672,17 +1672,33 @@ Tree serve(const PathState& state) { return serve_in(oracle::ModelState(state));
 
 // A partition's first tree: a request for a resource of the site
 // (HttpRequest::site) finds it unknown but fixed (`site`); any other finds
-// nothing there (`missing`). `state`: the first tree's own (pristine).
+// nothing there (`missing`). `state`: the first tree's own (pristine);
+// `shared` is also the state a write of unknown effect leaves (unknown,
+// lockable).
+// Another path's write that may reach this one (Method::Foreign) says
+// nothing of which it is: refused (4xx) it changed nothing and the path is
+// still pristine, for its own first request to tell; else (or sent blind)
+// the path is unknown. (Taking its `site` flag, false, made a site's file
+// "missing" when a malformed request's close left the file's own first
+// GET unanswered and a PUT to a path that is not plain came next: nginx's
+// 200 to the file's next GET was reported a violation.)
 Tree first(oracle::ModelState state, Tree missing, Tree site, Tree shared) {
-  return oracle::recv(std::move(state),
-                      [missing = std::move(missing), site = std::move(site),
-                       shared = std::move(shared)](const Request& q) -> Tree {
-                        std::shared_ptr<const HttpRequest> own;
-                        const HttpRequest* d = q.decoded_as<HttpRequest>();
-                        if (!d) d = (own = decode(q.json())).get();
-                        if (d->shared_site) return shared.step(oracle::Answer(q));
-                        return (d->site ? site : missing).step(oracle::Answer(q));
-                      });
+  return oracle::recv(
+      std::move(state),
+      [missing = std::move(missing), site = std::move(site), shared = std::move(shared)](
+          const Request& q, const Tree& self) -> Tree {
+        std::shared_ptr<const HttpRequest> own;
+        const HttpRequest* d = q.decoded_as<HttpRequest>();
+        if (!d) d = (own = decode(q.json())).get();
+        if (d->method == Method::Foreign)
+          return d->blind ? oracle::send(q.conn, anything(), shared, kUnknownState)
+                          : oracle::choose(
+                                oracle::send(q.conn, client_error(), self, kUnknownState),
+                                oracle::send(q.conn, not_client_error(), shared,
+                                             kUnknownState));
+        if (d->shared_site) return shared.step(oracle::Answer(q));
+        return (d->site ? site : missing).step(oracle::Answer(q));
+      });
 }
 
 // The server waiting in `ms` (which holds a PathState). The continuation
