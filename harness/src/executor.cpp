@@ -550,8 +550,8 @@ class Run {
       const std::string& reset = msg.error.empty() ? msg.write_error : msg.error;
       if (msg.eof && !reset.empty() && !pending_[msg.conn].empty())
         advise("RFC 9112 §9.6", "a reset with requests unanswered", "connection",
-               "the server reset c" + std::to_string(msg.conn) + " (" + reset + ") with " +
-                   std::to_string(pending_[msg.conn].size()) +
+               "the server reset c" + std::to_string(msg.conn) + " (" + reset +
+                   ") with " + std::to_string(pending_[msg.conn].size()) +
                    " request(s) unanswered, instead of closing in stages",
                "");
       bool closing = false;
