@@ -375,6 +375,10 @@ class FuzzCampaign {
                                    const harness::Protocol& p,
                                    const std::shared_ptr<oracle::Solver>& solver);
   harness::RunOptions play_options(bool record_decisions) const;
+  // One execution played to its end, judged by nobody: whether a script
+  // kills (hangs) the server must not depend on where a violation of it,
+  // known or not, would have stopped the play (shrink_death).
+  harness::RunResult play_unjudged(const harness::Script& s);
   void reached(const harness::Script& s, const harness::RunResult& r);
   // shrink(), with `same_violation` (ShrinkOptions) and on plays judged
   // past races (`past`).
