@@ -545,9 +545,13 @@ class Run {
       // §9.6: a server that closes at once risks the client "not being able
       // to read the last HTTP response"; it SHOULD close in stages): what
       // arrived stays judged, a response cut short is not a malformed one.
-      if (msg.eof && msg.error.empty()) s->second->on_eof();
-      // (A failed write says the same of a close whose answers all came.)
+      // A failed write before the close says the server reset: the end the
+      // read side saw is no clean one (Linux reports the reset once, to
+      // whichever call comes first; the read then sees an end of stream,
+      // and what the reset discarded is lost all the same), so an answer
+      // cut there is no malformed one either.
       const std::string& reset = msg.error.empty() ? msg.write_error : msg.error;
+      if (msg.eof && reset.empty()) s->second->on_eof();
       if (msg.eof && !reset.empty() && !pending_[msg.conn].empty())
         advise("RFC 9112 §9.6", "a reset with requests unanswered", "connection",
                "the server reset c" + std::to_string(msg.conn) + " (" + reset +
