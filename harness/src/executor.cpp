@@ -298,6 +298,7 @@ class Run {
       }
       open_.insert(r.conn);
       model_conn_.erase(r.conn);  // a new connection: a new model connection
+      ending_.erase(r.conn);
       streams_[r.conn] = p_.new_response_stream();
       observe(oracle::Event::open(model_conn(r.conn)));
     }
@@ -315,6 +316,16 @@ class Run {
     streams_[r.conn]->expect(ir);
     pending_[r.conn].push_back(r.label);
     observe(oracle::Event::request(model_conn(r.conn), r.label, ir));
+    if (p_.origin) {
+      // Which requests a forward may still come for (held_up_by_tester):
+      // not one the server must answer itself, nor one pipelined behind a
+      // request that ends its connection (whose server SHOULD NOT process
+      // it, RFC 9112 §9.6; if it does, its forward is read when it comes).
+      const bool own = p_.origin->never_forwarded && p_.origin->never_forwarded(ir);
+      if (!own && !ending_.count(r.conn)) forwardable_.insert(r.label);
+      if (p_.origin->ends_connection && p_.origin->ends_connection(ir))
+        ending_.insert(r.conn);
+    }
     if (rules_) rules_->sent(ir);
     // No receive here: consecutive requests go out together (pipelined on
     // one connection, concurrent across connections); `wait` steps and the
@@ -427,6 +438,19 @@ class Run {
   bool held_up_by_tester(bool heads) const {
     for (const auto& [o, side] : origins_)
       if (!side.held.empty()) return false;
+    // For a forward: each request that may be forwarded is forwarded once
+    // or answered without one, so at most R - max(F, A) forwards are still
+    // to come, with R such requests sent, F forwards recorded and A answers
+    // to them received. Unless a forward waits on an origin connection the
+    // server closed: it may send it again elsewhere (RFC 9112 §9.3.1.1).
+    if (!heads && forwardable_.size() <= std::max(forwards_, forwardable_answered_)) {
+      bool retry = false;
+      for (const Forwarded& f : unanswered_) {
+        auto side = origins_.find(f.conn);
+        retry = retry || side == origins_.end() || !side->second.open;
+      }
+      if (!retry) return true;
+    }
     std::size_t n = 0;
     for (const auto& [c, q] : pending_) n += heads ? !q.empty() : q.size();
     return n <= unanswered_.size();
@@ -496,6 +520,7 @@ class Run {
       spare_label_ += 2;
     }
     res_.trace.add(l, o, ir);
+    ++forwards_;
     observe(oracle::Event::response(o, l, ir));
     Forwarded f{o, l, std::move(ir)};
     if (scripted)
@@ -565,6 +590,7 @@ class Run {
         auto& q = pending_[msg.conn];
         Label l = q.empty() ? 0 : q.front();
         if (!q.empty()) q.pop_front();
+        forwardable_answered_ += forwardable_.count(l);
         res_.trace.add(l ? response_label(l) : 0, msg.conn, *resp);
         observe(oracle::Event::response(model_conn(msg.conn), l ? response_label(l) : 0,
                                         *resp));
@@ -616,6 +642,13 @@ class Run {
   std::deque<Label> answer_labels_;   // answer steps not yet given a request
   std::deque<Forwarded> unanswered_;  // recorded, waiting for their answer step
   Label spare_label_ = 1;             // for requests no answer step names
+  // With an origin side: the requests sent that may be forwarded, how many
+  // of them were answered, how many forwards were recorded, and the
+  // connections a request sent on them ends (held_up_by_tester).
+  std::set<Label> forwardable_;
+  std::size_t forwardable_answered_ = 0;
+  std::size_t forwards_ = 0;
+  std::set<ConnId> ending_;
 };
 
 }  // namespace

@@ -279,5 +279,76 @@ TEST(ProxyTarget, TheOriginClosesAfterARequestThatSaysClose) {
   EXPECT_FALSE(relayed);
 }
 
+// A transport that counts the waits that ran out: receive() given time and
+// returning nothing.
+class CountingTransport : public harness::Transport {
+ public:
+  explicit CountingTransport(harness::Transport& t) : t_(t) {}
+  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
+  void send(harness::ConnId c, std::string_view b) override { t_.send(c, b); }
+  void close(harness::ConnId c) override { t_.close(c); }
+  std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
+    auto in = t_.receive(timeout);
+    if (in.empty() && timeout.count() > 0) ++ran_out;
+    return in;
+  }
+  int ran_out = 0;
+
+ private:
+  harness::Transport& t_;
+};
+
+// `answer` steps for forwards that cannot come: a request the proxy must
+// answer itself (Max-Forwards 0 on OPTIONS), and one pipelined behind a
+// request that ends its connection. No wait runs out on them (each cost a
+// whole --timeout-ms: half the wall time of a campaign on the reference
+// proxy); a proxy that forwards the first anyway is still caught.
+TEST(ProxyTarget, NoWaitRunsOutOnAForwardThatCannotCome) {
+  // (Each behind a request whose forward's answer step comes later, so
+  // that the proxy's own answer cannot end the wait.)
+  const std::string own =
+      "req 1 on c0: {\"path\":\"/x\"}\n"
+      "req 3 on c0: {\"method\":\"OPTIONS\",\"path\":\"/a\","
+      "\"headers\":{\"max-forwards\":\"0\"}}\n"
+      "answer 7: {\"status\":200}\nanswer 5: {\"status\":200}\nwait 3\n";
+  const std::string behind_close =
+      "req 1 on c0: {\"path\":\"/x\"}\n"
+      "req 3 on c0: {\"path\":\"/a\",\"headers\":{\"connection\":\"close\"}}\n"
+      "req 5 on c0: {\"path\":\"/b\"}\n"
+      "answer 11: {\"status\":200}\nanswer 7: {\"status\":200}\n"
+      "answer 9: {\"status\":200}\nwait 3\n";
+  // (hooks: whether the protocol says which forwards cannot come.)
+  auto run = [](const std::string& bug, const std::string& text, bool hooks,
+                int* ran_out) {
+    asio::io_context io;
+    const std::uint16_t origin_port = free_port(io);
+    AsioProxy proxy(io, ReferenceProxy({bug, Mode::Forward}), "127.0.0.1", origin_port);
+    auto port = proxy.listen(0);
+    EXPECT_TRUE(port) << port.error();
+    harness::TcpTransport tcp(io, "127.0.0.1", *port);
+    EXPECT_TRUE(tcp.listen("127.0.0.1", origin_port));
+    CountingTransport t(tcp);
+    harness::Protocol p =
+        protocol({.origin = "127.0.0.1:" + std::to_string(origin_port)});
+    if (!hooks) p.origin->never_forwarded = p.origin->ends_connection = nullptr;
+    auto r = play(t, p, text, true, 300);
+    *ran_out = t.ran_out;
+    return r;
+  };
+  for (const std::string* text : {&own, &behind_close}) {
+    int ran_out = -1;
+    auto r = run("", *text, true, &ran_out);
+    EXPECT_EQ(r.outcome, Outcome::Pass) << r.report();
+    EXPECT_EQ(ran_out, 0) << *text;
+    // Without the protocol's word, the tester waits for them.
+    auto blind = run("", *text, false, &ran_out);
+    EXPECT_EQ(blind.outcome, Outcome::Pass) << blind.report();
+    EXPECT_GE(ran_out, 1) << *text;
+  }
+  int ran_out = -1;
+  auto r = run("max-forwards-ignored", own, true, &ran_out);
+  EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report();
+}
+
 }  // namespace
 }  // namespace dualfuzz::proxy

@@ -29,12 +29,43 @@ struct Owed {
            a.response == b.response;
   }
 };
+// What the model reads from a client's request: made once per distinct
+// request by the model's decoder (ServerModel::decode), not at each of the
+// hypotheses the request reaches (building the forward's pattern there was
+// a sixth of the proxy tester's CPU).
+struct ClientRequest final : oracle::DecodedRequest {
+  std::string method;
+  std::string range;  // its Range field
+  bool own = false;   // the proxy must answer it itself (answered_by_proxy)
+  std::shared_ptr<const Sym> forward;  // what its forward must look like
+};
+
+std::shared_ptr<const ClientRequest> read_request(const Json& body, Mode mode) {
+  auto r = std::make_shared<ClientRequest>();
+  r->method = body.is_object() && body.contains("method") && body["method"].is_string()
+                  ? body["method"].get<std::string>()
+                  : "GET";
+  if (body.is_object() && body.contains("headers") && body["headers"].is_object()) {
+    auto range = body["headers"].find("range");
+    if (range != body["headers"].end() && range->is_string())
+      r->range = range->get<std::string>();
+  }
+  r->own = answered_by_proxy(body);
+  r->forward = std::make_shared<const Sym>(r->own ? never_forwarded_pattern()
+                                                  : forwarded_pattern(body, mode));
+  return r;
+}
+
 // A request received and not yet forwarded. Identified by (client, label):
-// the body is a function of the label.
+// the pattern is a function of the label.
 struct Pending {
   ConnId client = 0;
   Label label = 0;
-  std::shared_ptr<const Json> body;
+  // What its forward must look like (ClientRequest::forward): the search
+  // offers each pending request's forward at every step until one is
+  // taken, and building the pattern there was a third of the proxy
+  // tester's CPU.
+  std::shared_ptr<const Sym> forward;
   // A request the proxy must answer itself (Max-Forwards 0 on TRACE or
   // OPTIONS), in the branch where it forwards it anyway: that forward
   // expects what no forwarded request has, so a proxy that makes it is told
@@ -132,6 +163,9 @@ class ProxyModel {
     for (std::size_t i = 0; i < s.pending.size(); ++i)
       for (const auto& [o, conn] : s.origins)
         if (conn.free) moves.emplace_back(i, o);
+    // (Nothing to forward, the common case: the state moves into the wait
+    // without a copy.)
+    if (moves.empty()) return wait(std::move(s));
     return branches(std::make_shared<const State>(std::move(s)),
                     std::make_shared<const std::vector<std::pair<std::size_t, ConnId>>>(
                         std::move(moves)),
@@ -142,7 +176,7 @@ class ProxyModel {
   using Moves = std::shared_ptr<const std::vector<std::pair<std::size_t, ConnId>>>;
 
   Tree branches(std::shared_ptr<const State> s, Moves moves, std::size_t k) const {
-    if (k == moves->size()) return wait(*s);
+    if (k == moves->size()) return wait(State(*s));
     oracle::ServerEvent e{oracle::EventKind::Or, {}, 0,      {},
                           oracle::Sort::Bool,    {}, nullptr};
     return Tree::vis(std::move(e), [self = *this, s, moves, k](const Answer& a) -> Tree {
@@ -158,17 +192,17 @@ class ProxyModel {
     conn.free = false;
     conn.carrying.emplace_back(p.client, p.label);
     Tree next = settle(std::move(s));
-    if (p.forbidden)
-      return oracle::send(o, never_forwarded_pattern(), std::move(next),
-                          kMaxForwardsClause);
-    return oracle::send(o, forwarded_pattern(*p.body, o_.mode), std::move(next),
-                        kForwardClause);
+    return oracle::send(o, *p.forward, std::move(next),
+                        p.forbidden ? kMaxForwardsClause : kForwardClause);
   }
 
-  Tree wait(const State& s) const {
-    return oracle::recv(
-        oracle::ModelState(s),
-        [self = *this, s](const Request& q) -> Tree { return self.input(s, q); });
+  Tree wait(State s) const {
+    // (The state is kept once, in the ModelState the search compares; the
+    // continuation reads it from there.)
+    oracle::ModelState state(std::move(s));
+    return oracle::recv(state, [self = *this, state](const Request& q) -> Tree {
+      return self.input(*state.get<State>(), q);
+    });
   }
 
   Tree input(State s, const Request& q) const {
@@ -189,30 +223,28 @@ class ProxyModel {
       conn.free = !connection_options(q.json()).count("close");
       return settle(std::move(s));
     }
-    const Json& body = q.json();
+    // (Without the decoder's reading, e.g. a model run by hand, read here.)
+    std::shared_ptr<const ClientRequest> fresh;
+    const ClientRequest* r = q.decoded_as<ClientRequest>();
+    if (!r) r = (fresh = read_request(q.json(), o_.mode)).get();
     Owed owed;
     owed.label = q.label;
-    owed.method = body.is_object() && body.contains("method") && body["method"].is_string()
-                      ? body["method"].get<std::string>()
-                      : "GET";
-    if (body.is_object() && body.contains("headers") && body["headers"].is_object()) {
-      auto r = body["headers"].find("range");
-      if (r != body["headers"].end() && r->is_string()) owed.range = r->get<std::string>();
-    }
-    if (answered_by_proxy(body)) {
+    owed.method = r->method;
+    owed.range = r->range;
+    if (r->own) {
       // Answered by the proxy, or (a branch that lives until the proxy's
       // answer or a forward shows which) forwarded against §7.6.2.
       owed.clause = kMaxForwardsClause;
       State forwarded = s;
       forwarded.owed[q.conn].push_back(owed);
-      forwarded.pending.push_back({q.conn, q.label, q.body, /*forbidden=*/true});
+      forwarded.pending.push_back({q.conn, q.label, r->forward, /*forbidden=*/true});
       owed.response = own_answer_pattern();
       s.owed[q.conn].push_back(std::move(owed));
       return oracle::choose(settle(std::move(s)), settle(std::move(forwarded)));
     }
     s.owed[q.conn].push_back(owed);
     if (!o_.refusals && !o_.lost_forwards) {
-      s.pending.push_back({q.conn, q.label, q.body});
+      s.pending.push_back({q.conn, q.label, r->forward});
       return settle(std::move(s));
     }
     // Refused by policy (an error of its own, refusal_pattern), or lost on
@@ -221,7 +253,7 @@ class ProxyModel {
     State refused = s;
     refused.owed[q.conn].back().response = o_.refusals ? refusal_pattern() : lost_pattern();
     refused.owed[q.conn].back().clause = o_.refusals ? kRefusalClause : kLostClause;
-    s.pending.push_back({q.conn, q.label, q.body});
+    s.pending.push_back({q.conn, q.label, r->forward});
     return oracle::choose(settle(std::move(s)), settle(std::move(refused)));
   }
 
@@ -234,6 +266,14 @@ oracle::ServerModel model(ModelOptions options) {
   oracle::ServerModel m;
   m.name = options.mode == Mode::Forward ? "HTTP forward proxy" : "HTTP gateway";
   m.initial = [options] { return ProxyModel(options).settle(State{}); };
+  // Client requests only: what the origin side sends (its acceptance, its
+  // answers) has a status or names the origin, and is read as it comes.
+  m.decode = [mode = options.mode](
+                 const Json& body) -> std::shared_ptr<const oracle::DecodedRequest> {
+    if (!body.is_object() || body.contains("status") || body.contains("origin"))
+      return nullptr;
+    return read_request(body, mode);
+  };
   return m;
 }
 

@@ -5,6 +5,7 @@
 #include "dualfuzz/http/protocol.h"
 #include "dualfuzz/http/response_stream.h"
 #include "dualfuzz/http/triage.h"
+#include "dualfuzz/proxy/forwarding.h"
 #include "dualfuzz/proxy/heuristics.h"
 #include "dualfuzz/proxy/origin.h"
 
@@ -89,6 +90,10 @@ harness::Protocol protocol(ProtocolOptions options) {
   p.namespace_request = namespace_request;
   p.origin = origin_side();
   p.origin->of_another_run = of_another_run;
+  p.origin->never_forwarded = answered_by_proxy;
+  p.origin->ends_connection = [](const Json& q) {
+    return http::closes_connection(q, Json::object());
+  };
   p.origin->generate_answer = generate_answer;
   p.origin->listen = options.origin;
   p.generate_request = generate_request;

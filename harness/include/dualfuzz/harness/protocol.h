@@ -164,6 +164,17 @@ struct Protocol {
         canonical_answer;
     // The answer to a forwarded request no `answer` step is left for.
     std::function<Json(const Json& forwarded_ir)> default_answer;
+    // Whether the server must answer `request_ir` itself and never forward
+    // it (HTTP: TRACE or OPTIONS with Max-Forwards 0, RFC 9110 §7.6.2), so
+    // that no `answer` step waits for its forward; a server that forwards it
+    // anyway is still seen, its forward read when it comes. Null: any
+    // request may be forwarded.
+    std::function<bool(const Json& request_ir)> never_forwarded;
+    // Whether `request_ir` ends its connection once answered (HTTP: a
+    // `close` option or HTTP/1.0, RFC 9112 §9.6): the server SHOULD NOT
+    // process what is pipelined behind it, so no `answer` step waits for
+    // those forwards either. Null: none does.
+    std::function<bool(const Json& request_ir)> ends_connection;
     // Whether the origin must close the connection once this answer is sent
     // (HTTP: a `close` connection option in either message, RFC 9112 §9.6);
     // null: never.
