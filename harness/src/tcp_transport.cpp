@@ -189,10 +189,21 @@ void TcpTransport::drain_read(const std::shared_ptr<Conn>& conn,
 }
 
 bool TcpTransport::drain(std::chrono::milliseconds timeout) {
+  return drain(timeout, timeout);
+}
+
+bool TcpTransport::drain(std::chrono::milliseconds timeout,
+                         std::chrono::milliseconds quiet) {
   io_.restart();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!draining_.empty() && std::chrono::steady_clock::now() < deadline)
-    io_.run_one_for(deadline - std::chrono::steady_clock::now());
+  while (!draining_.empty()) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= left.zero()) break;
+    if (io_.run_one_for(std::min<std::chrono::steady_clock::duration>(left, quiet)) ==
+            0 &&
+        quiet < timeout)
+      break;  // (nothing happened for `quiet`)
+  }
   const bool drained = draining_.empty();
   for (const auto& conn : draining_) {
     boost::system::error_code ec;

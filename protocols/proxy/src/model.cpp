@@ -2,6 +2,7 @@
 
 #include <boost/container/flat_map.hpp>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -55,6 +56,43 @@ std::shared_ptr<const ClientRequest> read_request(const Json& body, Mode mode) {
                                                   : forwarded_pattern(body, mode));
   return r;
 }
+
+// An origin answer as the model reads it: what its relay to the client
+// must look like depends on the client's request too (a HEAD, a Range), so
+// it is built once per kind of request the answer meets, and kept for
+// every hypothesis the answer reaches (a sixth of the tester's CPU when
+// built at each).
+class OriginAnswer final : public oracle::DecodedRequest {
+ public:
+  explicit OriginAnswer(const Json& body)
+      : close_(connection_options(body).count("close") > 0), body_(body) {}
+  bool close() const { return close_; }
+  Sym relayed(const std::string& method, const std::string& range, Mode mode,
+              bool lost) const {
+    std::lock_guard<std::mutex> hold(mutex_);  // (partitions run in parallel)
+    for (const Relay& r : relays_)
+      if (r.method == method && r.range == range && r.mode == mode && r.lost == lost)
+        return r.pattern;
+    Sym p = relayed_pattern(body_, method, mode, range);
+    // (Or the proxy gave up waiting just before the answer came: a 504, or
+    // a 502.)
+    if (lost) p = Sym::alt({std::move(p), lost_pattern()});
+    relays_.push_back({method, range, mode, lost, p});
+    return p;
+  }
+
+ private:
+  struct Relay {
+    std::string method, range;
+    Mode mode;
+    bool lost;
+    Sym pattern;
+  };
+  const bool close_;  // it says `Connection: close`
+  const Json body_;
+  mutable std::mutex mutex_;
+  mutable std::vector<Relay> relays_;
+};
 
 // A request received and not yet forwarded. Identified by (client, label):
 // the pattern is a function of the label.
@@ -208,19 +246,24 @@ class ProxyModel {
   Tree input(State s, const Request& q) const {
     if (harness::is_accepted_conn(q.conn)) {
       OriginConn& conn = s.origins[q.conn];
-      if (!is_acceptance(q.json()) && !conn.carrying.empty()) {
+      if (is_acceptance(q.json())) {
+        conn.free = true;
+        return settle(std::move(s));
+      }
+      // (Without the decoder's reading, read here.)
+      std::shared_ptr<const OriginAnswer> fresh;
+      const OriginAnswer* answer = q.decoded_as<OriginAnswer>();
+      if (!answer)
+        answer = (fresh = std::make_shared<const OriginAnswer>(q.json())).get();
+      if (!conn.carrying.empty()) {
         auto [client, label] = conn.carrying.front();
         conn.carrying.erase(conn.carrying.begin());
         for (Owed& x : s.owed[client])
-          if (x.label == label) {
-            x.response = relayed_pattern(q.json(), x.method, o_.mode, x.range);
-            // (Or the proxy gave up waiting just before the answer came: a
-            // 504, or a 502.)
-            if (o_.lost_forwards) x.response = Sym::alt({*x.response, lost_pattern()});
-          }
+          if (x.label == label)
+            x.response = answer->relayed(x.method, x.range, o_.mode, o_.lost_forwards);
       }
       // An answer that says `Connection: close` ends the connection.
-      conn.free = !connection_options(q.json()).count("close");
+      conn.free = !answer->close();
       return settle(std::move(s));
     }
     // (Without the decoder's reading, e.g. a model run by hand, read here.)
@@ -266,12 +309,12 @@ oracle::ServerModel model(ModelOptions options) {
   oracle::ServerModel m;
   m.name = options.mode == Mode::Forward ? "HTTP forward proxy" : "HTTP gateway";
   m.initial = [options] { return ProxyModel(options).settle(State{}); };
-  // Client requests only: what the origin side sends (its acceptance, its
-  // answers) has a status or names the origin, and is read as it comes.
+  // A client's request, or an origin's answer (it has a status); the
+  // origin's acceptance is read as it comes.
   m.decode = [mode = options.mode](
                  const Json& body) -> std::shared_ptr<const oracle::DecodedRequest> {
-    if (!body.is_object() || body.contains("status") || body.contains("origin"))
-      return nullptr;
+    if (!body.is_object() || is_acceptance(body)) return nullptr;
+    if (body.contains("status")) return std::make_shared<const OriginAnswer>(body);
     return read_request(body, mode);
   };
   return m;

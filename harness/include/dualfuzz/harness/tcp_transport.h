@@ -50,7 +50,11 @@ class TcpTransport final : public Transport {
   void set_drain_on_close(bool on) { drain_on_close_ = on; }
   // Waits (at most `timeout`) until the server has closed every connection
   // we closed, then closes what is left. True when all were closed in time.
+  // With `quiet`, the wait also ends once nothing at all has happened on any
+  // connection for that long (a server that keeps a half-closed connection
+  // open, as HAProxy does, has answered what it will).
   bool drain(std::chrono::milliseconds timeout);
+  bool drain(std::chrono::milliseconds timeout, std::chrono::milliseconds quiet);
 
   // Accepts the server's own connections on host:port (port 0: any free
   // one; the port is returned). Each gets the id kFirstAcceptedConn + k, k
