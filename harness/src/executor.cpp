@@ -416,10 +416,20 @@ class Run {
       // (Every request sent is answered, e.g. the server refused it or
       // answered Max-Forwards 0 itself: no forward is coming.)
       if (!expected || done() || (p_.origin && held_up_by_tester(/*heads=*/false))) break;
-      if (!pump(o_.message_timeout)) break;
+      // While the tester holds a forward unanswered, the proxy may be waiting
+      // for that answer before it forwards the next request (Squid forwards
+      // a connection's pipelined requests one at a time, as a server may
+      // process them, RFC 9112 §9.3.2): a short wait, not a whole timeout
+      // (which cost Squid most of its wall time). A forward that comes later
+      // is read when it comes, and taken by a later step.
+      if (!pump(unanswered_.empty() ? o_.message_timeout : held_wait())) break;
     }
     // Nothing was forwarded in time: later arrivals go to later steps.
     std::erase(answer_labels_, a.label);
+  }
+
+  std::chrono::milliseconds held_wait() const {
+    return std::min(o_.message_timeout, std::chrono::milliseconds(100));
   }
 
   bool of_another_run(const Json& forwarded) const {
