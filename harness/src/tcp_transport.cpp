@@ -199,10 +199,8 @@ bool TcpTransport::drain(std::chrono::milliseconds timeout,
   while (!draining_.empty()) {
     const auto left = deadline - std::chrono::steady_clock::now();
     if (left <= left.zero()) break;
-    if (io_.run_one_for(std::min<std::chrono::steady_clock::duration>(left, quiet)) ==
-            0 &&
-        quiet < timeout)
-      break;  // (nothing happened for `quiet`)
+    const auto step = std::min<std::chrono::steady_clock::duration>(left, quiet);
+    if (io_.run_one_for(step) == 0 && quiet < timeout) break;  // silent for `quiet`
   }
   const bool drained = draining_.empty();
   for (const auto& conn : draining_) {
