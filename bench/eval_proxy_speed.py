@@ -17,52 +17,25 @@ baseline of their known findings (so a known finding is not shrunk again).
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eval_blackbox import last_json, machine  # noqa: E402
+from eval_blackbox import machine  # noqa: E402
+from eval_realproxies import run, start_real  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROXY_SH = os.path.join(ROOT, "scripts/subjects/proxy.sh")
-
-
-def sh(*args):
-    return subprocess.run(args, capture_output=True, text=True)
+KEPT = ("executions", "wall", "cpu", "violation", "exit", "inconclusive", "command")
 
 
 def fuzz(exe, spec, port, origin, seconds, clients, seed, real, baseline, out_base):
-    cmd = [exe, "fuzz", "--spec", spec, "--target", f"127.0.0.1:{port}",
-           "--origin", f"127.0.0.1:{origin}", "--seconds", str(seconds),
-           "--connections", str(clients), "--seed", str(seed), "--timeout-ms", "500",
-           "--json"]
-    env = dict(os.environ)
-    if real:
-        cmd.append("--keep-going")
-        env["DUALFUZZ_PROXY_REFUSALS"] = "1"
-        if baseline:
-            cmd += ["--baseline", baseline]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                       timeout=seconds * 3 + 600)
-    wall = time.time() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with open(out_base + ".json", "w") as f:
-        f.write(p.stdout)
-    with open(out_base + ".err", "w") as f:
-        f.write(p.stderr)
-    s = last_json(p.stdout) or {}
-    return {"executions": s.get("executions", 0), "wall": wall,
-            "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-            "violation": bool(s.get("violation")), "exit": p.returncode,
-            "inconclusive": s.get("inconclusive", 0), "command": " ".join(cmd)}
+    s = run(exe, spec, port, origin, seconds, clients, seed, baseline, out_base, real)
+    return {k: s.get(k, 0) for k in KEPT}
 
 
 def start_subject(name, after_exe, port, origin):
-    """(spec, stop function, version), or an error string."""
+    """(spec, version, stop function), or an error string."""
     if name == "reference":
         server = subprocess.Popen([after_exe, "serve", "--proxy", "--port", str(port),
                                    "--origin", f"127.0.0.1:{origin}"],
@@ -72,14 +45,8 @@ def start_subject(name, after_exe, port, origin):
         def stop():
             server.terminate()
             server.wait()
-        return "proxy", stop, "reference proxy (`serve --proxy`)"
-    work = f"/tmp/dualfuzz-proxyspeed-{name}-{port}"
-    started = sh(PROXY_SH, "start", name, str(port), str(origin), work)
-    if started.returncode != 0:
-        return started.stderr.strip()[-300:]
-    version = sh(PROXY_SH, "version", name, str(port), str(origin), work).stdout.strip()
-    return (sh(PROXY_SH, "kind", name).stdout.strip(),
-            lambda: sh(PROXY_SH, "stop", name, str(port), str(origin), work), version)
+        return "proxy", "reference proxy (`serve --proxy`)", stop
+    return start_real(name, port, origin, f"/tmp/dualfuzz-proxyspeed-{name}-{port}")
 
 
 def main():
@@ -107,7 +74,7 @@ def main():
             print(f"{name}: could not start: {got}", file=sys.stderr)
             rows.append({"subject": name, "error": got})
             continue
-        spec, stop, version = got
+        spec, version, stop = got
         baseline = os.path.join(args.baselines, f"{name}-baseline.json")
         baseline = baseline if args.baselines and os.path.exists(baseline) else None
         try:

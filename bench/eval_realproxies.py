@@ -25,6 +25,7 @@ under --out; a markdown table on stdout.
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -40,25 +41,46 @@ def sh(*args):
     return subprocess.run(args, capture_output=True, text=True)
 
 
-def run(exe, spec, port, origin, seconds, clients, seed, baseline, out_base):
+def run(exe, spec, port, origin, seconds, clients, seed, baseline, out_base, real=True):
+    """One `dualfuzz fuzz` against the proxy on `port`, its JSON summary with
+    the wall and CPU seconds (the tester's own rusage) of the run. `real`:
+    a real proxy (`--keep-going`, `DUALFUZZ_PROXY_REFUSALS=1`, the baseline);
+    else the reference proxy, as a first-finding run."""
     cmd = [exe, "fuzz", "--spec", spec, "--target", f"127.0.0.1:{port}",
            "--origin", f"127.0.0.1:{origin}", "--seconds", str(seconds),
            "--connections", str(clients), "--seed", str(seed), "--timeout-ms", "500",
-           "--keep-going", "--json"]
-    if baseline:
-        cmd += ["--baseline", baseline]
-    env = dict(os.environ, DUALFUZZ_PROXY_REFUSALS="1")
+           "--json"]
+    env = dict(os.environ)
+    if real:
+        cmd.append("--keep-going")
+        env["DUALFUZZ_PROXY_REFUSALS"] = "1"
+        if baseline:
+            cmd += ["--baseline", baseline]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env,
                        timeout=seconds * 3 + 600)
     wall = time.time() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     with open(out_base + ".json", "w") as f:
         f.write(p.stdout)
     with open(out_base + ".err", "w") as f:
         f.write(p.stderr)
     s = last_json(p.stdout) or {}
-    s.update({"wall": wall, "exit": p.returncode, "command": " ".join(cmd)})
+    s.update({"wall": wall, "cpu": cpu, "exit": p.returncode, "command": " ".join(cmd)})
     return s
+
+
+def start_real(name, port, origin, work):
+    """Starts scripts/subjects/proxy.sh's subject `name`: (spec, version,
+    stop), or the error text when it did not start."""
+    spec = sh(PROXY_SH, "kind", name).stdout.strip()
+    started = sh(PROXY_SH, "start", name, str(port), str(origin), work)
+    if started.returncode != 0:
+        return started.stderr.strip()[-300:]
+    version = sh(PROXY_SH, "version", name, str(port), str(origin), work).stdout.strip()
+    return spec, version, lambda: sh(PROXY_SH, "stop", name, str(port), str(origin), work)
 
 
 def identities(summary):
@@ -86,14 +108,12 @@ def main():
     rows = []
     for i, name in enumerate(args.subjects):
         port, origin = args.port + i, args.port + 90 + i
-        work = f"/tmp/dualfuzz-realproxy-{name}-{port}"
-        spec = sh(PROXY_SH, "kind", name).stdout.strip()
-        started = sh(PROXY_SH, "start", name, str(port), str(origin), work)
-        if started.returncode != 0:
-            print(f"{name}: could not start: {started.stderr.strip()}", file=sys.stderr)
-            rows.append({"subject": name, "error": started.stderr.strip()[-300:]})
+        got = start_real(name, port, origin, f"/tmp/dualfuzz-realproxy-{name}-{port}")
+        if isinstance(got, str):
+            print(f"{name}: could not start: {got}", file=sys.stderr)
+            rows.append({"subject": name, "error": got})
             continue
-        version = sh(PROXY_SH, "version", name, str(port), str(origin), work).stdout.strip()
+        spec, version, stop = got
         try:
             base = os.path.join(args.out, f"{name}-baseline")
             b = run(args.dualfuzz, spec, port, origin, args.baseline_seconds, 2, args.seed,
@@ -108,7 +128,7 @@ def main():
                 print(f"{name} c{k}: {r.get('executions')} executions, known "
                       f"{r.get('baseline_known')}, new {identities(r)}", file=sys.stderr)
         finally:
-            sh(PROXY_SH, "stop", name, str(port), str(origin), work)
+            stop()
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump({"machine": m, "rows": rows}, f, indent=1)
     print(f"`bench/eval_realproxies.py` on {m['date']}, commit {m['commit']}, "
