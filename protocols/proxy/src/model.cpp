@@ -69,7 +69,9 @@ class OriginAnswer final : public oracle::DecodedRequest {
   bool close() const { return close_; }
   Sym relayed(const std::string& method, const std::string& range, Mode mode,
               bool lost) const {
-    std::lock_guard<std::mutex> hold(mutex_);  // (partitions run in parallel)
+    // (Unlike the model's other readings this one fills in as it is used,
+    // and one decoded answer may reach searches on several threads.)
+    std::lock_guard<std::mutex> hold(mutex_);
     for (const Relay& r : relays_)
       if (r.method == method && r.range == range && r.mode == mode && r.lost == lost)
         return r.pattern;
