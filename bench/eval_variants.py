@@ -14,6 +14,8 @@ Both directions, as a new user runs dualfuzz (black box, default assumptions):
   bench/eval_variants.py                                  # ~20 min
   bench/eval_variants.py --legal-seconds 30 --legal delete-202,idle-close
   bench/eval_variants.py --bugs-only --seeds 1,2,3
+  bench/eval_variants.py --bugs-only --bugs stale-304 --seeds 1,2,3,4,5 \
+      --bug-seconds 60 --before /tmp/old/dualfuzz     # two binaries alternating
 
 Prints a markdown table per direction; raw JSON lines to --raw.
 """
@@ -21,6 +23,7 @@ import argparse
 import importlib.util
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -74,12 +77,16 @@ def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
            "--seed", str(seed), "--connections", str(connections), "--json", "-q",
            "--restart", restart] + (["--keep-going"] if keep_going else []) + extra
     start = time.time()
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds * 4 + 120)
         out, rc = p.stdout, p.returncode
     except subprocess.TimeoutExpired as e:
         out, rc = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), -9
     wall = time.time() - start
+    # (dualfuzz's CPU only: the server, not yet waited for, is not counted.)
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     server.kill()
     subprocess.run(["pkill", "-f", f"{SERVER} {port}"], check=False)
     s = last_json(out) or {}
@@ -89,7 +96,7 @@ def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
     findings = [f for f in (s.get("findings") or []) if f.get("kind") in ("crash", "hang")]
     violations = [v for v in violations if v.get("kind") not in ("crash", "hang", "")]
     return {"legal": legal, "bug": bug, "seed": seed, "seconds": seconds, "wall": round(wall, 2),
-            "exit": rc, "executions": s.get("executions"),
+            "cpu": round(cpu, 2), "exe": exe, "exit": rc, "executions": s.get("executions"),
             "violation": bool(s.get("violation")),
             # (The first finding's own time: a death's run goes on after it.)
             "first_seconds": min([f.get("first_seconds") for f in findings
@@ -123,6 +130,8 @@ def main():
     ap.add_argument("--legal-seed", type=int, default=1)
     ap.add_argument("--legal-only", action="store_true")
     ap.add_argument("--bugs-only", action="store_true")
+    ap.add_argument("--before", help="a second dualfuzz: bug runs alternate with it "
+                    "(before, then --exe) and the table shows both")
     ap.add_argument("--raw", default=os.path.join(ROOT, "bench", "results", "variants.jsonl"))
     a = ap.parse_args()
     os.makedirs(os.path.dirname(a.raw), exist_ok=True)
@@ -146,10 +155,26 @@ def main():
                   flush=True)
     if not a.legal_only:
         names = a.bugs.split(",") if a.bugs else bugs_all
-        print("\n| planted bug | seed | found | seconds | kind | signature |")
-        print("|---|---|---|---|---|---|")
+        if a.before:
+            print("\n| planted bug | seed | before: found, s to it, executions, wall s, CPU s "
+                  "| after: found, s to it, executions, wall s, CPU s |")
+            print("|---|---|---|---|")
+        else:
+            print("\n| planted bug | seed | found | seconds | kind | signature |")
+            print("|---|---|---|---|---|---|")
+
+        def cell(r):
+            found = r["violation"] or bool(set(r["kinds"]) & {"crash", "hang"})
+            return (f"{'yes' if found else 'NO'}, {r['first_seconds']}, "
+                    f"{r.get('executions')}, {r.get('wall')}, {r.get('cpu')}")
+
         for n in names:
             for seed in seeds:
+                if a.before:
+                    b = keep(run(a.before, "", n, seed, a.bug_seconds, a.connections, False, []))
+                    r = keep(run(a.exe, "", n, seed, a.bug_seconds, a.connections, False, []))
+                    print(f"| {n} | {seed} | {cell(b)} | {cell(r)} |", flush=True)
+                    continue
                 r = keep(run(a.exe, "", n, seed, a.bug_seconds, a.connections, False, []))
                 found = r["violation"] or bool(set(r["kinds"]) & {"crash", "hang"})
                 sig = (r["signatures"] or [""])[0]

@@ -1,6 +1,7 @@
 #include "dualfuzz/mutator/script_mutator.h"
 
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -89,6 +90,49 @@ std::size_t wait_for_references(Script& s, std::size_t at, const Jexp& body,
 }
 }  // namespace
 
+// Between a request and a later one that refers to its answer, a request
+// that changes what that answer described (Protocol::supersede), sent on
+// the later request's connection once the answer is in and answered before
+// the later one is sent: the reference then names the state before the
+// change. False (the script unchanged) where no request refers to an
+// earlier answer or the protocol offers nothing.
+bool ScriptMutator::supersede_reference(Script& s, std::mt19937_64& rng) const {
+  struct Use {
+    std::size_t at;  // the referring request's step
+    Label source;    // the request whose answer it names
+  };
+  std::vector<Use> uses;
+  std::map<Label, std::size_t> step_of;
+  for (std::size_t i = 0; i < s.steps.size(); ++i)
+    if (const auto* r = std::get_if<RequestStep>(&s.steps[i])) {
+      for (const Jexp::Ref& ref : harness::references(r->body))
+        if (ref.label % 2 == 0 && step_of.count(ref.label - 1))
+          uses.push_back({i, ref.label - 1});
+      step_of.emplace(r->label, i);
+    }
+  if (uses.empty()) return false;
+  const Use u = uses[pick(rng, uses.size())];
+  const std::size_t src = step_of.at(u.source);
+  auto write = protocol_.supersede(rng, std::get<RequestStep>(s.steps[src]).body,
+                                   context(s, u.at));
+  if (!write) return false;
+  const ConnId conn = std::get<RequestStep>(s.steps[u.at]).conn;
+  const Label l = harness::next_label(s);
+  std::size_t at = src + 1 + pick(rng, u.at - src);  // in (src, u.at]
+  bool waited = false;
+  for (std::size_t i = src + 1; i < at; ++i)
+    if (const auto* w = std::get_if<WaitStep>(&s.steps[i]))
+      waited = waited || w->label == u.source;
+  std::vector<Step> added;
+  if (!waited) added.emplace_back(std::in_place_type<WaitStep>, WaitStep{u.source});
+  added.emplace_back(std::in_place_type<RequestStep>,
+                     RequestStep{l, conn, std::move(*write)});
+  added.emplace_back(std::in_place_type<WaitStep>, WaitStep{l});
+  s.steps.insert(s.steps.begin() + at, std::make_move_iterator(added.begin()),
+                 std::make_move_iterator(added.end()));
+  return true;
+}
+
 harness::Protocol::Context ScriptMutator::context(const Script& s,
                                                   std::size_t before) const {
   harness::Protocol::Context ctx;
@@ -144,6 +188,12 @@ void ScriptMutator::mutate_once(Script& s, std::mt19937_64& rng) const {
       s.steps.insert(s.steps.begin() + pick(rng, n + 1),
                      AnswerStep{l, protocol_.origin->generate_answer(rng, l)});
     }
+    repair(s);
+    return;
+  }
+  // Now and then a reference made stale (Protocol::supersede), where the
+  // script has one.
+  if (protocol_.supersede && pick(rng, 10) == 0 && supersede_reference(s, rng)) {
     repair(s);
     return;
   }

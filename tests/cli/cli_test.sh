@@ -380,7 +380,7 @@ assert j["known"] == [{"pattern": "model: PUT* -> 204", "count": j["known_violat
     [ "$(code "$dualfuzz" fuzz --target inprocess:create-204 --seconds 20 --seed 1 -q \
          --chart f.html)" = 1 ] || fail "fuzz: exit code"
     # (Labels depend on the generated script: any request and its answer.)
-    grep -q '^  c0 > [0-9]* PUT /' out.txt && grep -q '^  c0 < [0-9]* 204' out.txt ||
+    grep -q '^  c[0-9]* > [0-9]* PUT /' out.txt && grep -q '^  c[0-9]* < [0-9]* 204' out.txt ||
       fail "fuzz: $(cat out.txt)"
     grep -q 'class="msg response kill"' f.html || fail "fuzz: chart"
     ;;

@@ -101,5 +101,65 @@ TEST(ScriptMutator, RequestsUsuallyWaitForTheResponsesTheyReference) {
       << "a reference to a response that has not arrived only falls back";
 }
 
+// A stale validator needs a write between the answer that carried it and
+// the request that sends it back; the mutator puts one there.
+TEST(ScriptMutator, SupersedingPutsAWriteBetweenAnAnswerAndItsReference) {
+  const auto& fns = mutator().protocol().functions;
+  const std::string text =
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\n"
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/a\"}\n"
+      "wait 3\n"
+      "req 5 on c1: {\"method\":\"GET\",\"path\":\"/a\",\"headers\":"
+      "{\"if-none-match\":4.(this@\"headers\"@\"etag\").id}}\n";
+  int puts = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    auto s = harness::parse_script(text, fns);
+    ASSERT_TRUE(s);
+    std::mt19937_64 rng(seed);
+    ASSERT_TRUE(mutator().supersede_reference(*s, rng));
+    ASSERT_EQ(harness::validate(*s), std::nullopt) << harness::print_script(*s);
+    // Steps: the source (label 3), then the write, waited for, then label 5.
+    std::size_t src = 0, use = 0, write = 0;
+    harness::Label wl = 0;
+    for (std::size_t i = 0; i < s->steps.size(); ++i)
+      if (const auto* r = std::get_if<harness::RequestStep>(&s->steps[i])) {
+        if (r->label == 3) src = i;
+        if (r->label == 5) use = i;
+        if (r->label > 5) write = i, wl = r->label;
+      }
+    ASSERT_TRUE(wl) << harness::print_script(*s);
+    EXPECT_LT(src, write);
+    ASSERT_LT(write, use);
+    const auto& w = std::get<harness::RequestStep>(s->steps[write]);
+    EXPECT_EQ(w.conn, 1u) << "on the referring request's connection";
+    EXPECT_EQ(harness::string_field(w.body, "path"), "/a");
+    const std::string method = harness::string_field(w.body, "method");
+    ASSERT_TRUE(method == "PUT" || method == "DELETE") << method;
+    if (method == "PUT") {
+      ++puts;
+      EXPECT_NE(harness::string_field(w.body, "body"), "x") << "other content";
+    }
+    bool write_awaited = false;
+    for (std::size_t i = write + 1; i < use; ++i)
+      if (const auto* wt = std::get_if<harness::WaitStep>(&s->steps[i]))
+        write_awaited = write_awaited || wt->label == wl;
+    EXPECT_TRUE(write_awaited) << harness::print_script(*s);
+  }
+  EXPECT_GT(puts, 20);
+}
+
+TEST(ScriptMutator, SupersedingLeavesAScriptWithoutReferencesAlone) {
+  const std::string text =
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\n"
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/a\",\"headers\":"
+      "{\"if-none-match\":\"\\\"1\\\"\"}}\n";
+  auto s = harness::parse_script(text, mutator().protocol().functions);
+  ASSERT_TRUE(s);
+  std::mt19937_64 rng(1);
+  EXPECT_FALSE(mutator().supersede_reference(*s, rng));
+  EXPECT_EQ(harness::print_script(*s), harness::print_script(*harness::parse_script(
+                                           text, mutator().protocol().functions)));
+}
+
 }  // namespace
 }  // namespace dualfuzz::mutator

@@ -552,6 +552,28 @@ Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ct
   return Jexp::object(std::move(f));
 }
 
+std::optional<Jexp> supersede(std::mt19937_64& rng, const Jexp& source,
+                              const harness::Protocol::Context& ctx) {
+  const std::string path = path_of(source);
+  if (path.empty()) return std::nullopt;
+  if (pick(rng, 6) == 0)
+    return Jexp::object(
+        {{"method", Jexp::scalar("DELETE")}, {"path", Jexp::scalar(path)}});
+  std::string last;  // (the script's latest content there, if it wrote one)
+  for (std::size_t i = ctx.earlier.size(); i-- > 0;)
+    if (path_of(ctx.earlier[i]) == path &&
+        string_field(ctx.earlier[i], "method") == "PUT") {
+      last = string_field(ctx.earlier[i], "body");
+      break;
+    }
+  std::string body = random_body(rng);
+  for (int tries = 0; body == last && tries < 8; ++tries) body = random_body(rng);
+  if (body == last) body += "Y";
+  return Jexp::object({{"method", Jexp::scalar("PUT")},
+                       {"path", Jexp::scalar(path)},
+                       {"body", Jexp::scalar(body)}});
+}
+
 namespace {
 // `f` with member `k` set to `v` (added at the end when it is missing).
 void set_field(Fields& f, const std::string& k, Jexp v) {

@@ -115,6 +115,7 @@ harness::Protocol protocol() {
   };
   p.generate_request = generate_request;
   p.mutate_request = mutate_request;
+  p.supersede = supersede;
   p.retarget = retarget;
   p.apply_retarget = apply_retarget;
   p.related_values = related_values;

@@ -119,6 +119,14 @@ struct Protocol {
   };
   std::function<Jexp(std::mt19937_64&, const Context&)> generate_request;
   std::function<Jexp(std::mt19937_64&, const Jexp&, const Context&)> mutate_request;
+  // Optional: a request that changes what the answer to `source` described
+  // (HTTP: other content at its path), or nullopt. The mutator puts one
+  // between a response and a later request that refers to it, so that the
+  // reference names the state before a change: a stale validator, which a
+  // server that remembers old tags answers 304 to (thesis §5.2's
+  // trace-based generation, aimed at the shape a fresh reference lacks).
+  std::function<std::optional<Jexp>(std::mt19937_64&, const Jexp& source, const Context&)>
+      supersede;
   // Targeted mutation (optional): in `request_ir` as sent, the field that
   // carried `old_value` as the model read it (an entity tag, a date as
   // seconds), rewritten to carry `new_value`: {field name, new text}.

@@ -65,6 +65,10 @@ class ScriptMutator {
 
   // Single operations, exposed for tests and for the AFL++ adapter.
   void mutate_once(harness::Script& s, std::mt19937_64& rng) const;
+  // Between a request and a later one that refers to its answer, a request
+  // that changes what the answer described (Protocol::supersede), waited
+  // for; false, `s` unchanged, where there is no such pair or no hook.
+  bool supersede_reference(harness::Script& s, std::mt19937_64& rng) const;
   static void repair(harness::Script& s);
   static void fit(harness::Script& s, std::size_t max_size);
 

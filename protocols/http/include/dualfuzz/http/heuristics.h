@@ -11,6 +11,13 @@ harness::Jexp generate_request(std::mt19937_64& rng,
                                const harness::Protocol::Context& ctx);
 harness::Jexp mutate_request(std::mt19937_64& rng, const harness::Jexp& request,
                              const harness::Protocol::Context& ctx);
+// A request that changes what the answer to `source` described: other
+// content at its path (a PUT whose body differs from the script's latest
+// PUT there; now and then a DELETE). Protocol::supersede: the mutator puts
+// it between a response and a later request whose validator refers to it,
+// the stale tag a server that remembers old ones answers 304 to.
+std::optional<harness::Jexp> supersede(std::mt19937_64& rng, const harness::Jexp& source,
+                                       const harness::Protocol::Context& ctx);
 // The same mutations but never a defect of the syntax (malformation.h) or a
 // Host edit: for plug-ins whose model does not judge those (the proxy's).
 harness::Jexp mutate_well_formed(std::mt19937_64& rng, const harness::Jexp& request,
