@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -122,6 +123,7 @@ std::vector<std::pair<std::string, std::string>> mismatch_places(const oracle::R
 struct Decisive {
   std::vector<std::string> parts;      // as verdict_part joins them
   std::vector<std::string> locations;  // every place they name
+  std::vector<std::vector<std::string>> part_locations;  // per part, its places
 };
 Decisive decisive_of(const harness::RunResult& r, bool any_status = false) {
   // An error the model also allowed (a 409 kept alive by a nested path, a
@@ -144,6 +146,7 @@ Decisive decisive_of(const harness::RunResult& r, bool any_status = false) {
       });
   std::set<std::string> decisive, all;
   std::vector<std::string> locations, all_locations;
+  std::map<std::string, std::vector<std::string>> places_of;
   for (const oracle::Reason& x : r.reasons()) {
     std::string one;
     std::vector<std::string> at;
@@ -158,6 +161,7 @@ Decisive decisive_of(const harness::RunResult& r, bool any_status = false) {
       at.push_back(x.location);
     }
     if (!x.clause.empty()) one += " (" + x.clause + ")";
+    places_of[one].insert(places_of[one].end(), at.begin(), at.end());
     all.insert(one);
     all_locations.insert(all_locations.end(), at.begin(), at.end());
     const bool decides =
@@ -172,7 +176,10 @@ Decisive decisive_of(const harness::RunResult& r, bool any_status = false) {
   }
   Decisive d;
   const bool none = decisive.empty();
-  for (const auto& s : none ? all : decisive) d.parts.push_back(s);
+  for (const auto& s : none ? all : decisive) {
+    d.parts.push_back(s);
+    d.part_locations.push_back(places_of[s]);
+  }
   d.locations = none ? std::move(all_locations) : std::move(locations);
   return d;
 }
@@ -303,8 +310,41 @@ std::string rest_part(const harness::Protocol& p, const harness::RunResult& r,
 
 }  // namespace
 
+// How far a forward matched the client request an explanation paired it
+// with, in the order a proxy's forward pattern is checked (method, target,
+// then fields and content): an explanation that died at a field paired the
+// forward with a request of its own method and target.
+int pairing_depth(const std::string& location) {
+  if (location == "response.method") return 0;
+  if (location == "response.path") return 1;
+  return 2;
+}
+
 std::string forward_key(const harness::RunResult& r) {
-  return std::string(kind_name(r.outcome)) + ": a forwarded request | " + verdict_part(r);
+  // The explanations that paired the forward with another client request
+  // (one of another method or target, still in flight) died at its method
+  // or target: noise beside what the forward broke when paired with its
+  // own request, which the deepest reasons name (HAProxy's Connection-listed
+  // field took a second identity with a "method" reason from the request
+  // pipelined beside it).
+  Decisive d = decisive_of(r);
+  int deepest = -1;
+  std::vector<int> depth;
+  for (const auto& at : d.part_locations) {
+    int k = at.empty() ? 2 : 0;
+    for (const std::string& loc : at) k = std::max(k, pairing_depth(loc));
+    depth.push_back(k);
+    deepest = std::max(deepest, k);
+  }
+  // (Only a field decides so: a forward of the wrong method paired with a
+  // request of that method but another target dies at the target, which
+  // names nothing the forward broke.)
+  Decisive kept;
+  for (std::size_t i = 0; i < d.parts.size(); ++i)
+    if (deepest < 2 || depth[i] == 2) kept.parts.push_back(d.parts[i]);
+  const std::string v = joined(kept);
+  return std::string(kind_name(r.outcome)) + ": a forwarded request | " +
+         (v.empty() ? "no reason" : v);
 }
 
 bool names_better(const harness::RunResult& from, const harness::RunResult& x) {

@@ -82,5 +82,38 @@ TEST(ProxySignature, ARelayWrongInAFieldIsNamedByTheObligationItBreaks) {
       << campaign::identity_of(p, crossed);
 }
 
+// A forward that breaks an obligation while another client request of
+// another method is in flight: the explanations that paired it with that
+// request died at its method, which is no part of the finding. Its name is
+// the one the forward gets alone; a forward of the wrong method keeps its
+// own name.
+TEST(ProxySignature, AForwardIsNotNamedByTheRequestsBesideIt) {
+  const harness::Protocol p = protocol();
+  const std::string post =
+      "req 1 on c0: {\"method\":\"POST\",\"path\":\"/b\",\"body\":\"x\","
+      "\"headers\":{\"connection\":\"x-hop\",\"x-hop\":\"1\"}}\n";
+  auto alone = run("connection-listed", post);
+  auto beside = run("connection-listed", post + "req 3 on c1: {\"path\":\"/a\"}\n");
+  ASSERT_EQ(alone.outcome, harness::RunResult::Outcome::ModelViolation) << alone.report();
+  ASSERT_EQ(beside.outcome, harness::RunResult::Outcome::ModelViolation)
+      << beside.report();
+  ASSERT_TRUE(campaign::blamed_on_a_forward(beside)) << beside.report();
+  bool method_reason = false;  // (the case this test is about)
+  for (const auto& x : beside.reasons())
+    method_reason = method_reason || x.location == "response.method";
+  ASSERT_TRUE(method_reason) << beside.report();
+  EXPECT_EQ(campaign::identity_of(p, beside), campaign::identity_of(p, alone));
+  EXPECT_NE(campaign::identity_of(p, alone).find("x-hop"), std::string::npos)
+      << campaign::identity_of(p, alone);
+  auto rewritten = run("method-rewrite",
+                       "req 1 on c0: {\"method\":\"HEAD\",\"path\":\"/b\"}\n"
+                       "req 3 on c1: {\"path\":\"/a\"}\n");
+  ASSERT_EQ(rewritten.outcome, harness::RunResult::Outcome::ModelViolation)
+      << rewritten.report();
+  EXPECT_NE(campaign::identity_of(p, rewritten).find("response.method"),
+            std::string::npos)
+      << campaign::identity_of(p, rewritten);
+}
+
 }  // namespace
 }  // namespace dualfuzz::proxy
