@@ -96,8 +96,11 @@ RunResult FuzzCampaign::run_on_target(const Script& s, harness::RunOptions opts,
     beside.emplace(*shared_);
     play_deaths_ = shared_->deaths();
   }
+  opts.held_wait = held_wait_.wait();
   harness::Executor ex(p, target_->transport(), opts, solver);
-  return ex.run(s);
+  RunResult r = ex.run(s);
+  held_wait_.learn(r.held_waits);
+  return r;
 }
 
 harness::RunOptions FuzzCampaign::play_options(bool record_decisions) const {

@@ -1,6 +1,7 @@
 #include "dualfuzz/harness/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <optional>
@@ -403,9 +404,17 @@ class Run {
   // answered with the step's body.
   void answer(const AnswerStep& a) {
     if (!p_.origin) return;
+    std::optional<std::chrono::steady_clock::time_point> held_since;
     for (;;) {
       for (auto it = unanswered_.begin(); it != unanswered_.end(); ++it)
         if (it->label == a.label) {
+          if (held_since) {
+            ++res_.held_waits.met;
+            res_.held_waits.longest_met =
+                std::max(res_.held_waits.longest_met,
+                         std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::steady_clock::now() - *held_since));
+          }
           Forwarded f = std::move(*it);
           unanswered_.erase(it);
           send_answer(f, evaluate_loose(a.body, res_.trace, p_.functions));
@@ -422,14 +431,19 @@ class Run {
       // process them, RFC 9112 §9.3.2): a short wait, not a whole timeout
       // (which cost Squid most of its wall time). A forward that comes later
       // is read when it comes, and taken by a later step.
-      if (!pump(unanswered_.empty() ? o_.message_timeout : held_wait())) break;
+      const bool held = !unanswered_.empty();
+      if (held && !held_since) {
+        held_since = std::chrono::steady_clock::now();
+        ++res_.held_waits.waits;
+      }
+      if (!pump(held ? held_wait() : o_.message_timeout)) break;
     }
     // Nothing was forwarded in time: later arrivals go to later steps.
     std::erase(answer_labels_, a.label);
   }
 
   std::chrono::milliseconds held_wait() const {
-    return std::min(o_.message_timeout, std::chrono::milliseconds(100));
+    return std::min(o_.message_timeout, o_.held_wait);
   }
 
   bool of_another_run(const Json& forwarded) const {

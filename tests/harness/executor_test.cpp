@@ -413,6 +413,25 @@ TEST(Executor, CheckAtEndGivesTheOnlineResult) {
   }
 }
 
+// The held wait a campaign learns: the first value until enough waits were
+// seen; then four times the longest a forward came in, within its bounds.
+TEST(HeldWaitBound, LearnsFromTheWaitsItSees) {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
+  HeldWaitBound b;
+  EXPECT_EQ(b.wait(), milliseconds(100));
+  b.learn({.waits = HeldWaitBound::kLearnAfter - 1, .met = 0, .longest_met = {}});
+  EXPECT_EQ(b.wait(), milliseconds(100)) << "too few waits seen to learn";
+  b.learn({.waits = 1, .met = 0, .longest_met = {}});
+  EXPECT_EQ(b.wait(), milliseconds(10)) << "no forward ever came while one was held";
+  b.learn({.waits = 3, .met = 2, .longest_met = microseconds(4'200)});
+  EXPECT_EQ(b.wait(), milliseconds(17));
+  b.learn({.waits = 1, .met = 1, .longest_met = microseconds(1'000)});
+  EXPECT_EQ(b.wait(), milliseconds(17)) << "the longest one seen counts";
+  b.learn({.waits = 1, .met = 1, .longest_met = milliseconds(60)});
+  EXPECT_EQ(b.wait(), milliseconds(100)) << "never above the first value";
+}
+
 }  // namespace
 }  // namespace dualfuzz::harness
 

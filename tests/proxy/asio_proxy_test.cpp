@@ -341,8 +341,8 @@ TEST(ProxyTarget, NoWaitRunsOutOnAForwardThatCannotCome) {
     if (longest) *longest = t.longest_ran_out;
     return r;
   };
+  int ran_out = -1;
   for (const std::string* text : {&own, &behind_close}) {
-    int ran_out = -1;
     auto r = run("", *text, true, &ran_out);
     EXPECT_EQ(r.outcome, Outcome::Pass) << r.report();
     EXPECT_EQ(ran_out, 0) << *text;
@@ -354,8 +354,20 @@ TEST(ProxyTarget, NoWaitRunsOutOnAForwardThatCannotCome) {
     EXPECT_EQ(blind.outcome, Outcome::Pass) << blind.report();
     EXPECT_GE(ran_out, 1) << *text;
     EXPECT_LE(longest.count(), 100) << *text;
+    // (Counted for HeldWaitBound: waits held, none met.)
+    EXPECT_GE(blind.held_waits.waits, 1u) << *text;
+    EXPECT_EQ(blind.held_waits.met, 0u) << *text;
   }
-  int ran_out = -1;
+  // Two clients' forwards answered in the other order: a held wait, if the
+  // step had to make one, is met, and its length counted.
+  auto crossed = run("",
+                     "req 1 on c0: {\"path\":\"/x\"}\nreq 3 on c1: {\"path\":\"/y\"}\n"
+                     "answer 7: {\"status\":200}\nanswer 5: {\"status\":200}\n"
+                     "wait 1\nwait 3\n",
+                     true, &ran_out);
+  EXPECT_EQ(crossed.outcome, Outcome::Pass) << crossed.report();
+  EXPECT_EQ(crossed.held_waits.met, crossed.held_waits.waits);
+  if (crossed.held_waits.met) EXPECT_GT(crossed.held_waits.longest_met.count(), 0);
   auto r = run("max-forwards-ignored", own, true, &ran_out);
   EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report();
 }

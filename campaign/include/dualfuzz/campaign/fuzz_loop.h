@@ -375,6 +375,9 @@ class FuzzCampaign {
                                    const harness::Protocol& p,
                                    const std::shared_ptr<oracle::Solver>& solver);
   harness::RunOptions play_options(bool record_decisions) const;
+  // How long an `answer` step waits while the tester holds a forward, as
+  // learned from this target's runs (a proxy's; unused otherwise).
+  harness::HeldWaitBound held_wait_;
   // One execution played to its end, judged by nobody: whether a script
   // kills (hangs) the server must not depend on where a violation of it,
   // known or not, would have stopped the play (shrink_death).

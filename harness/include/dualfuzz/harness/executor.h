@@ -6,6 +6,7 @@
 //   if (r.verdict.status == oracle::Verdict::Status::Reject) std::cerr << r.report();
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -23,6 +24,12 @@ namespace dualfuzz::harness {
 
 struct RunOptions {
   std::chrono::milliseconds message_timeout{2000};  // per awaited response
+  // Protocol::origin: the wait for a forward while the tester holds another
+  // one unanswered (a proxy may forward a connection's pipeline one request
+  // at a time, RFC 9112 §9.3.2, and wait for the held answer first): at
+  // most message_timeout. A campaign learns it from the proxy
+  // (HeldWaitBound).
+  std::chrono::milliseconds held_wait{100};
   bool check_liveness = false;  // a request unanswered past the timeout is a violation
   bool oracle = true;           // off: crash-only baseline (protocol errors still count)
   // Judge the run when it ends instead of event by event. The outcome, the
@@ -111,6 +118,13 @@ struct RunResult {
   // Forwarded requests of earlier executions that arrived during this one
   // (Protocol::Origin::of_another_run): answered, not judged.
   std::size_t late_forwards = 0;
+  // `answer` steps that waited for their forward while the tester held
+  // another (RunOptions::held_wait), how many of them it came to, and the
+  // longest such wait that it came in: what HeldWaitBound learns from.
+  struct HeldWaits {
+    std::size_t waits = 0, met = 0;
+    std::chrono::microseconds longest_met{0};
+  } held_waits;
   // Configurations the oracle explored (its cost, deterministic: what a
   // fuzz target weighs before keeping an input for coverage).
   std::size_t explored = 0;
@@ -134,6 +148,34 @@ struct RunResult {
   // An InternalError result saying what threw (no trace: a caller that has
   // one keeps it).
   static RunResult internal_error(std::string_view what);
+};
+
+// RunOptions::held_wait learned over a campaign's runs: 100 ms until 20
+// held waits were seen, then four times the longest one a forward came in,
+// at least 10 ms (none ever came: nginx and Squid forward a connection's
+// pipeline one request at a time, and their runs spent most of their wall
+// time in held waits that ran out). A forward that comes later is still
+// read and judged, so the bound costs only speed, never a verdict.
+//
+//   HeldWaitBound b;
+//   opts.held_wait = b.wait();  ...  b.learn(result.held_waits);
+class HeldWaitBound {
+ public:
+  void learn(const RunResult::HeldWaits& h) {
+    waits_ += h.waits;
+    longest_ = std::max(longest_, h.longest_met);
+  }
+  std::chrono::milliseconds wait() const {
+    if (waits_ < kLearnAfter) return kFirst;
+    const auto four = std::chrono::ceil<std::chrono::milliseconds>(4 * longest_);
+    return std::clamp(four, kFloor, kFirst);
+  }
+  static constexpr std::size_t kLearnAfter = 20;
+  static constexpr std::chrono::milliseconds kFirst{100}, kFloor{10};
+
+ private:
+  std::size_t waits_ = 0;
+  std::chrono::microseconds longest_{0};
 };
 
 class Executor {
