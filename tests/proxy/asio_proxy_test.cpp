@@ -367,7 +367,9 @@ TEST(ProxyTarget, NoWaitRunsOutOnAForwardThatCannotCome) {
                      true, &ran_out);
   EXPECT_EQ(crossed.outcome, Outcome::Pass) << crossed.report();
   EXPECT_EQ(crossed.held_waits.met, crossed.held_waits.waits);
-  if (crossed.held_waits.met) EXPECT_GT(crossed.held_waits.longest_met.count(), 0);
+  if (crossed.held_waits.met) {
+    EXPECT_GT(crossed.held_waits.longest_met.count(), 0);
+  }
   auto r = run("max-forwards-ignored", own, true, &ran_out);
   EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report();
 }
