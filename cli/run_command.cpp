@@ -20,13 +20,17 @@
 // answers nothing, not even a probe on a fresh connection, the script
 // killed it: "the server died" ("the server hung"), exit 1, and no more
 // --repeat plays.
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 #include "dualfuzz/campaign/consistency.h"
 #include "dualfuzz/campaign/server_death.h"
 #include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/campaign/site.h"
 #include "dualfuzz/campaign/target.h"
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/protocols/builtin.h"
@@ -72,6 +76,23 @@ int run_script(const Opts& o) {
     std::cerr << "dualfuzz run: " << tested.error() << "\n";
     return kTrouble;
   }
+  // What the server's first answer says of it (fuzz_command.cpp does the same).
+  if (o.target.rfind("inprocess", 0) != 0)
+    if (auto t = Target::make(*tested, o.target)) {
+      std::vector<std::string> assume = o.assume;
+      for (const std::string& a : campaign::implied_assumptions(tested->protocol, **t))
+        if (std::find(assume.begin(), assume.end(), a) == assume.end()) {
+          assume.push_back(a);
+          std::cerr << "dualfuzz run: the server's answer implies --assume " << a << "\n";
+        }
+      if (assume.size() > o.assume.size()) {
+        tested = campaign::judged_as(**plugin, assume, o.consistency, o.strict);
+        if (!tested) {
+          std::cerr << "dualfuzz run: " << tested.error() << "\n";
+          return kTrouble;
+        }
+      }
+    }
   const harness::Protocol& protocol = tested->protocol;
   auto script = harness::parse_script(*text, protocol.functions);
   if (!script) {

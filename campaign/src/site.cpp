@@ -1,11 +1,34 @@
 #include "dualfuzz/campaign/site.h"
 
+#include <algorithm>
 #include <cctype>
 #include <deque>
 #include <fstream>
 #include <set>
 
 namespace dualfuzz::campaign {
+
+std::vector<std::string> implied_assumptions(const harness::Protocol& p, Target& t,
+                                             SiteOptions o) {
+  std::vector<std::string> out;
+  if (!p.implied_assumption || !p.site || p.site->start.empty()) return out;
+  harness::Script s;
+  s.steps.push_back(harness::RequestStep{
+      1, 0, harness::Jexp::from_json(p.site->read(p.site->start.front()))});
+  harness::RunOptions opts;
+  opts.oracle = false;
+  opts.message_timeout = o.timeout;
+  opts.run_namespace = t.reset();
+  harness::Executor ex(p, t.transport(), opts);
+  const harness::RunResult r = ex.run(s);
+  for (const auto& m : r.trace.messages()) {
+    if (harness::is_request_label(m.label)) continue;
+    if (std::string a = p.implied_assumption(m.ir);
+        !a.empty() && std::find(out.begin(), out.end(), a) == out.end())
+      out.push_back(std::move(a));
+  }
+  return out;
+}
 
 Result<std::vector<std::string>> discover_site(const harness::Protocol& p, Target& t,
                                                const std::vector<std::string>& named,

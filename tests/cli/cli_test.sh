@@ -384,6 +384,30 @@ assert j["known"] == [{"pattern": "model: PUT* -> 204", "count": j["known_violat
       fail "fuzz: $(cat out.txt)"
     grep -q 'class="msg response kill"' f.html || fail "fuzz: chart"
     ;;
+  run_http10)
+    # Python's http.server answers in HTTP/1.0 and knows no If-Unmodified-
+    # Since: its answer implies --assume http10 (RFC 9110 §2.5: it claims
+    # HTTP/1.0's requirements only), said on stderr, and the ignored
+    # precondition is no violation.
+    py=$(python3 -c 'import sys; print(sys.executable)')
+    port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    mkdir -p root && printf 'hi\n' > root/a.txt
+    "$py" -m http.server "$port" --bind 127.0.0.1 --directory root >/dev/null 2>&1 &
+    echo $! > pid
+    trap 'kill "$(cat "$work/pid")" 2>/dev/null' EXIT
+    i=0
+    until "$py" -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null; do
+      i=$((i + 1)); [ $i -lt 100 ] || fail "http.server did not start"; sleep 0.1
+    done
+    printf '%s\n' 'req 1 on c0: {"method":"GET","path":"/a.txt","site":true}' 'wait 1' \
+      'req 3 on c1: {"method":"GET","path":"/a.txt","site":true,"headers":{"if-unmodified-since":"Mon, 01 Jan 2001 00:00:00 GMT"}}' \
+      > ius.txt
+    [ "$(code "$dualfuzz" run --target 127.0.0.1:$port ius.txt)" = 0 ] ||
+      fail "exit code: $(cat out.txt err.txt)"
+    grep -q 'implies --assume http10' err.txt || fail "no note: $(cat err.txt)"
+    # (HTTP/1.0: one request per connection.)
+    grep -q '^  c1 < 4 200' out.txt || fail "trace: $(cat out.txt)"
+    ;;
   fuzz_crash | fuzz_hang | fuzz_restart | fuzz_jobs_shared | run_crash)
     # A server that dies or hangs is a finding (issue 42): tests/cli/
     # dying_server.py, a small python server that any DELETE kills (or

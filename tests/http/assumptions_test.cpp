@@ -264,6 +264,46 @@ TEST(HttpAssumptions, ShouldsAreAdvisoriesOnly) {
       kStrict));
 }
 
+// RFC 9110 §2.5: "The protocol version as a whole indicates the sender's
+// conformance with the set of requirements laid out in that version's
+// corresponding specification(s)": a server that answers in HTTP/1.0
+// (Python's http.server) claims HTTP/1.0's only. Under `http10` what
+// HTTP/1.1 added is the server's choice, ignored or honoured; the rest is
+// judged as before.
+TEST(HttpAssumptions, AnHttp10ServerMayNotKnowWhatHttp11Added) {
+  constexpr Assumptions k10{.http10 = true};
+  const Json lm = {{"last-modified", "Tue, 14 Nov 2023 22:13:20 GMT"}, {"etag", "\"1\""}};
+  const auto put = std::pair{req("PUT", "/a", {}, "x"), resp(201)};
+  const auto get = std::pair{req("GET", "/a"), resp(200, lm, "x")};
+  const Json ius =
+      req("GET", "/a", {{"if-unmodified-since", "Mon, 01 Jan 2001 00:00:00 GMT"}});
+  const Json inm = req("GET", "/a", {{"if-none-match", "\"1\""}});
+  const Json other_host = req("GET", "/a", {{"host", "a@localhost"}});
+  Json absolute = req("GET", "/a");  // (sent as http://host/a; 404: "no such path")
+  absolute["malformed"] = "absolute-form";
+  EXPECT_FALSE(accepted({put, get, {absolute, resp(404)}, get}));
+  EXPECT_TRUE(accepted({put, get, {absolute, resp(404)}, get}, k10));
+  for (const Json& q : {ius, inm, other_host}) {
+    // Ignored: a violation of an HTTP/1.1 server, not of an HTTP/1.0 one.
+    EXPECT_FALSE(accepted({put, get, {q, resp(200, lm, "x")}})) << q;
+    EXPECT_TRUE(accepted({put, get, {q, resp(200, lm, "x")}}, k10)) << q;
+  }
+  // Honoured: right either way.
+  for (const auto& [q, a] : {std::pair{ius, resp(412)}, std::pair{inm, resp(304, lm)},
+                             std::pair{other_host, resp(400)}}) {
+    EXPECT_TRUE(accepted({put, get, {q, a}})) << q;
+    EXPECT_TRUE(accepted({put, get, {q, a}}, k10)) << q;
+  }
+  // What HTTP/1.0 has too stays judged: the content (a GET that lost the
+  // PUT), a precondition's answer on the wrong state (a 304 to a tag that
+  // does not match).
+  EXPECT_FALSE(accepted({put, {req("GET", "/a"), resp(200, {}, "y")}}, k10));
+  EXPECT_FALSE(accepted(
+      {put, get, {req("GET", "/a", {{"if-none-match", "\"2\""}}), resp(304, lm)}}, k10));
+  EXPECT_FALSE(accepted({{req("GET", "/b"), resp(200, {}, "z")}}, k10))
+      << "nothing stored at /b";
+}
+
 }  // namespace
 }  // namespace dualfuzz::http
 

@@ -386,5 +386,30 @@ TEST(HttpHeuristics, IfListsTestEntityTags) {
   EXPECT_GT(tokens, 0);
 }
 
+// An HTTP/1.0 server may answer a request line whose version it cannot read
+// with bare HTTP/0.9 content: under `--assume http10` the mutator sends no
+// lowercase HTTP-version; without it, it does.
+TEST(HttpHeuristics, NoLowercaseVersionToAnHttp10Server) {
+  const harness::Protocol plain = protocol();
+  harness::Protocol http10 = plain;
+  for (const auto& a : plain.assumptions)
+    if (a.name == "http10") a.apply(http10);
+  auto lowercase = [](const harness::Protocol& p) {
+    std::mt19937_64 rng(3);
+    harness::Protocol::Context ctx;
+    Jexp q =
+        Jexp::object({{"method", Jexp::scalar("GET")}, {"path", Jexp::scalar("/a")}});
+    int n = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const Jexp m = p.mutate_request(rng, q, ctx);
+      const Jexp* d = m.find("malformed");
+      n += d && harness::print_jexp(*d) == "\"lowercase-version\"";
+    }
+    return n;
+  };
+  EXPECT_GT(lowercase(plain), 0);
+  EXPECT_EQ(lowercase(http10), 0);
+}
+
 }  // namespace
 }  // namespace dualfuzz::http

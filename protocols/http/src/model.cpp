@@ -1752,13 +1752,55 @@ constexpr Clause kExpect = "RFC 9110 §10.1.1";
 Tree serve_message(const Ev& e);
 // An expectation other than 100-continue: the server may refuse it (417,
 // changing nothing) before anything else, or go on as if it were absent.
+Tree serve_expecting(const Ev& e) {
+  if (!e->req().odd_expect) return serve_message(e);
+  static const Sym expectation_failed = status_only({417});
+  return oracle::choose(respond(e, expectation_failed, kExpect), serve_message(e));
+}
+
+// Assumptions::http10: what of a request HTTP/1.0 has no word for, which a
+// server conformant to HTTP/1.0 only may not know (RFC 9110 §2.5).
+bool has_http11_only(const HttpRequest& q) {
+  return q.if_match.present || q.if_none_match.present || q.has_ius || q.range ||
+         q.if_range.present || q.upgrade || q.host != HostField::kDefault ||
+         (q.malformed && (q.malformed->latitude == Latitude::kMustReject ||
+                          q.malformed->latitude == Latitude::kMustServe));
+}
+// The request as an HTTP/1.0 server reads it: without those fields, and an
+// HTTP/1.1 syntax defect it MUST refuse one it may refuse or ignore; an
+// absolute-form target, which HTTP/1.1 servers MUST accept (RFC 9112
+// §3.2.2), is for proxies only in HTTP/1.0 (RFC 1945 §5.1.2): one it may
+// refuse (Python's http.server answers 404) or serve.
+Ev as_http10(const Ev& e) {
+  static constexpr Malformation kDefect10{
+      "http/1.1 syntax", Latitude::kMayReject,
+      "RFC 9110 §2.5 (an HTTP/1.0 server: HTTP/1.1's syntax MUSTs do not bind it)"};
+  auto r = std::make_shared<HttpRequest>(e->req());
+  r->if_match = {};
+  r->if_none_match = {};
+  r->has_ius = false;
+  r->ius.reset();
+  r->range.reset();
+  r->if_range = {};
+  r->upgrade = false;
+  r->host = HostField::kDefault;
+  if (r->malformed && (r->malformed->latitude == Latitude::kMustReject ||
+                       r->malformed->latitude == Latitude::kMustServe))
+    r->malformed = &kDefect10;
+  Request q = e->q;
+  q.decoded = std::move(r);
+  const PathState* own = e->ms.get<PathState>();
+  return evaluation(q, e->ms, e->unchanged, e->state == own ? nullptr : e->state,
+                    e->world);
+}
+
 Tree serve_request(const Ev& e) {
   // A blind field's request: any answer, like a path that is not plain (its
   // bytes may name another resource, refuse the message, or mean nothing).
   if (e->req().blind) return respond(e, anything(), unknown_state(e), nullptr);
-  if (!e->req().odd_expect) return serve_message(e);
-  static const Sym expectation_failed = status_only({417});
-  return oracle::choose(respond(e, expectation_failed, kExpect), serve_message(e));
+  if (e->st().assume.http10 && has_http11_only(e->req()))
+    return oracle::choose(serve_expecting(e), serve_expecting(as_http10(e)));
+  return serve_expecting(e);
 }
 Tree serve_message(const Ev& e) {
   const HttpRequest& q = e->req();
@@ -1987,12 +2029,13 @@ oracle::ServerModel server_model(Consistency consistency, Assumptions assume) {
   // shared by every oracle (one per execution when fuzzing).
   static constexpr const char* kNames[] = {"HTTP/1.1", "HTTP/1.1 (consistency: interval)",
                                            "HTTP/1.1 (consistency: torn)"};
-  const auto index = static_cast<std::size_t>(consistency) * 4 +
+  const auto index = static_cast<std::size_t>(consistency) * 8 + (assume.http10 ? 4 : 0) +
                      (assume.writable ? 2 : 0) + (assume.strict ? 1 : 0);
   auto tree = [](std::size_t i, bool unknown) {
     auto build = [](std::size_t i, bool unknown) {
-      const Assumptions a{.writable = (i & 2) != 0, .strict = (i & 1) != 0};
-      const auto c = static_cast<Consistency>(i / 4);
+      const Assumptions a{
+          .writable = (i & 2) != 0, .strict = (i & 1) != 0, .http10 = (i & 4) != 0};
+      const auto c = static_cast<Consistency>(i / 8);
       auto in = [c](const PathState& st) {
         return c == Consistency::Atomic ? serve(st) : serve_world(World{c, st, {}});
       };
@@ -2008,12 +2051,12 @@ oracle::ServerModel server_model(Consistency consistency, Assumptions assume) {
     };
     static const std::vector<Tree> initial = [&] {
       std::vector<Tree> v;
-      for (std::size_t k = 0; k < 12; ++k) v.push_back(build(k, false));
+      for (std::size_t k = 0; k < 24; ++k) v.push_back(build(k, false));
       return v;
     }();
     static const std::vector<Tree> unknowns = [&] {
       std::vector<Tree> v;
-      for (std::size_t k = 0; k < 12; ++k) v.push_back(build(k, true));
+      for (std::size_t k = 0; k < 24; ++k) v.push_back(build(k, true));
       return v;
     }();
     return unknown ? unknowns[i] : initial[i];
@@ -2023,6 +2066,7 @@ oracle::ServerModel server_model(Consistency consistency, Assumptions assume) {
   std::string name = kNames[static_cast<std::size_t>(consistency)];
   if (assume.writable) name += " (assume writable)";
   if (assume.strict) name += " (strict: SHOULD as MUST)";
+  if (assume.http10) name += " (an HTTP/1.0 server)";
   oracle::ServerModel m{name, initial, nullptr, [](const Json& r) { return decode(r); }};
   m.strings = entity_tags();
   // Resources are independent: one server per path (P-compositionality).

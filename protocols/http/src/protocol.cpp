@@ -1,5 +1,10 @@
 #include "dualfuzz/http/protocol.h"
 
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "dualfuzz/http/codec.h"
 #include "dualfuzz/http/connection_options.h"
 #include "dualfuzz/http/heuristics.h"
@@ -61,10 +66,28 @@ void add_functions(harness::FunctionRegistry& f) {
           });
 }
 
+// `request` without its "malformed" member when that names `name`.
+static harness::Jexp without_malformation(const harness::Jexp& request,
+                                          std::string_view name) {
+  if (request.kind() != harness::Jexp::Kind::Object) return request;
+  std::vector<std::pair<std::string, harness::Jexp>> kept;
+  bool dropped = false;
+  for (std::size_t i = 0; i < request.keys().size(); ++i) {
+    const harness::Jexp& v = request.items()[i];
+    if (request.keys()[i] == "malformed" && v.kind() == harness::Jexp::Kind::Scalar &&
+        v.value().is_string() && v.value().get<std::string>() == name) {
+      dropped = true;
+      continue;
+    }
+    kept.emplace_back(request.keys()[i], v);
+  }
+  return dropped ? harness::Jexp::object(std::move(kept)) : request;
+}
+
 // `p`'s models under assumptions `a` (model.h): the model, its strict
 // reading and the weaker consistencies with theirs.
 void set_models(harness::Protocol& p, Assumptions a) {
-  const Assumptions strict{.writable = a.writable, .strict = true};
+  const Assumptions strict{.writable = a.writable, .strict = true, .http10 = a.http10};
   p.model = [a] { return server_model(Consistency::Atomic, a); };
   p.recommended = [strict] { return server_model(Consistency::Atomic, strict); };
   p.weaker = {
@@ -107,11 +130,44 @@ harness::Protocol protocol() {
         return q["path"].get<std::string>();
       }};
   set_models(p, {});
+  // (Each assumption keeps the ones applied before it: Protocol::assumed.)
+  auto assumed = [](const harness::Protocol& q) {
+    return Assumptions{.writable = q.assumed.find("writable") != std::string::npos,
+                       .http10 = q.assumed.find("http10") != std::string::npos};
+  };
   p.assumptions = {
       {"writable",
        "the server implements and allows PUT and DELETE on every path for this client: "
        "refusing one (401, 403, 405, 501, 503, a redirect...) is a violation",
-       [](harness::Protocol& q) { set_models(q, {.writable = true}); }},
+       [assumed](harness::Protocol& q) {
+         Assumptions a = assumed(q);
+         a.writable = true;
+         set_models(q, a);
+       }},
+      {"http10",
+       "the server is conformant to HTTP/1.0 only, as its answers say (RFC 9110 §2.5): "
+       "HTTP/1.1's Host checks, If-Match, If-None-Match, If-Unmodified-Since, If-Range "
+       "and "
+       "Range are its choice (taken by itself when a server answers in HTTP/1.0)",
+       [assumed](harness::Protocol& q) {
+         Assumptions a = assumed(q);
+         a.http10 = true;
+         set_models(q, a);
+         // Such a server may take a request line whose version it cannot
+         // read for HTTP/0.9's and answer bare content, no status line
+         // (RFC 1945 §3.1; Python's http.server does): nothing to judge, so
+         // the tester sends no lowercase HTTP-version to it.
+         q.mutate_request = [mutate = q.mutate_request](
+                                std::mt19937_64& rng, const harness::Jexp& r,
+                                const harness::Protocol::Context& ctx) {
+           return without_malformation(mutate(rng, r, ctx), "lowercase-version");
+         };
+       }},
+  };
+  // An answer in HTTP/1.0 says the server is conformant to HTTP/1.0 only.
+  p.implied_assumption = [](const Json& response) -> std::string {
+    return response.is_object() && response.value("version", "") == "HTTP/1.0" ? "http10"
+                                                                               : "";
   };
   p.generate_request = generate_request;
   p.mutate_request = mutate_request;

@@ -34,6 +34,14 @@ Result<std::vector<std::string>> discover_site(const harness::Protocol& p, Targe
                                                const std::vector<std::string>& named,
                                                SiteOptions o = {});
 
+// The assumptions the server's answer to one read of the protocol's first
+// start path implies (Protocol::implied_assumption: HTTP's "http10" for an
+// answer in HTTP/1.0), each once; none when the protocol has no such hook
+// or no site, or the server does not answer.
+//   for (auto& a : campaign::implied_assumptions(protocol, target)) ...
+std::vector<std::string> implied_assumptions(const harness::Protocol& p, Target& t,
+                                             SiteOptions o = {});
+
 // Scripts that read `paths` (a few per script), for the pool's start;
 // `shared`: others may write them (Protocol::Site::script).
 std::vector<std::string> site_seeds(const harness::Protocol& p,

@@ -107,6 +107,11 @@ struct Protocol {
     std::function<void(Protocol&)> apply;
   };
   std::vector<Assumption> assumptions;
+  // Optional: the name of an assumption an answer of the server implies
+  // (HTTP: "http10" for an answer in HTTP/1.0, whose sender claims
+  // HTTP/1.0's requirements only), or "". `dualfuzz fuzz` and `run` read
+  // one answer first and take it.
+  std::function<std::string(const Json& response_ir)> implied_assumption;
   // The assumptions applied so far, for reports ("" : none).
   std::string assumed;
   FunctionRegistry functions = FunctionRegistry::with_builtins();

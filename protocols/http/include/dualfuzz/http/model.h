@@ -69,6 +69,16 @@ struct Assumptions {
   // Location, a 416 without Content-Range). A trace the default model
   // accepts and this one rejects departs from a SHOULD: an advisory.
   bool strict = false;
+  // The server is conformant to HTTP/1.0 only: its answers say HTTP/1.0,
+  // and "the protocol version as a whole indicates the sender's conformance
+  // with the set of requirements laid out in that version's corresponding
+  // specification(s)" (RFC 9110 §2.5; Python's http.server). HTTP/1.1's
+  // additions are then its choice: a request is judged as HTTP/1.1 reads
+  // it, or as HTTP/1.0 does (no Host check, RFC 9112 §3.2; no If-Match,
+  // If-None-Match, If-Unmodified-Since, If-Range or Range; RFC 9112's
+  // syntax MUSTs a defect to refuse or ignore). If-Modified-Since and the
+  // rest of RFC 9110 stay judged.
+  bool http10 = false;
   friend bool operator==(const Assumptions&, const Assumptions&) = default;
 };
 
