@@ -91,6 +91,7 @@ struct Opts {
   std::string spec = protocols::kDefault;
   std::string consistency;          // --consistency NAME: "" = the protocol's own
   std::vector<std::string> assume;  // --assume NAME...
+  bool as_stated = false;  // --as-stated: no assumption the server's answer implies
   bool strict = false;              // --strict
   bool stop_on_races = false;       // --stop-on-races
   std::string paths;                // --paths FILE: the server's own resources
@@ -617,7 +618,7 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   // What the server's first answer says of it (HTTP: an answer in HTTP/1.0
   // claims HTTP/1.0's requirements only, RFC 9110 §2.5): taken as if the
   // user had said --assume, and said.
-  if (o.fuzz.target.rfind("inprocess", 0) != 0 && o.shrink.empty())
+  if (o.fuzz.target.rfind("inprocess", 0) != 0 && o.shrink.empty() && !o.as_stated)
     if (auto t = campaign::Target::make(*tested, o.fuzz.target)) {
       bool more = false;
       for (const std::string& a : campaign::implied_assumptions(tested->protocol, **t))
@@ -726,6 +727,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
                                    "test against a weaker consistency than atomic "
                                    "requests (docs/consistency.md)"));
   sub->add_option("--assume", o->assume, assume_help(registry));
+  sub->add_flag("--as-stated", o->as_stated,
+                "only the assumptions given: none the server's first answer implies (an "
+                "answer in HTTP/1.0 implies --assume http10)");
   sub->add_flag("--strict", o->strict, kStrictHelp);
   sub->add_flag("--stop-on-races", o->stop_on_races,
                 "a race (a finding classed not linearizable: explained once writes "

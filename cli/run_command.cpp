@@ -45,6 +45,7 @@ struct Opts {
   std::string spec = protocols::kDefault;
   std::string consistency;  // "" = the protocol's own
   std::vector<std::string> assume;
+  bool as_stated = false;  // --as-stated
   bool strict = false;
   std::string origin;  // "" = $DUALFUZZ_ORIGIN
   std::string target = "inprocess";
@@ -77,7 +78,7 @@ int run_script(const Opts& o) {
     return kTrouble;
   }
   // What the server's first answer says of it (fuzz_command.cpp does the same).
-  if (o.target.rfind("inprocess", 0) != 0)
+  if (o.target.rfind("inprocess", 0) != 0 && !o.as_stated)
     if (auto t = Target::make(*tested, o.target)) {
       std::vector<std::string> assume = o.assume;
       for (const std::string& a : campaign::implied_assumptions(tested->protocol, **t))
@@ -279,6 +280,9 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
                                    "judge against a weaker consistency than atomic "
                                    "requests"));
   sub->add_option("--assume", o->assume, assume_help(registry));
+  sub->add_flag("--as-stated", o->as_stated,
+                "only the assumptions given: none the server's first answer implies (an "
+                "answer in HTTP/1.0 implies --assume http10)");
   sub->add_flag("--strict", o->strict, kStrictHelp);
   sub->add_option(
       "--target", o->target,

@@ -407,6 +407,10 @@ assert j["known"] == [{"pattern": "model: PUT* -> 204", "count": j["known_violat
     grep -q 'implies --assume http10' err.txt || fail "no note: $(cat err.txt)"
     # (HTTP/1.0: one request per connection.)
     grep -q '^  c1 < 4 200' out.txt || fail "trace: $(cat out.txt)"
+    # --as-stated: judged as HTTP/1.1 asks, the ignored precondition is one.
+    [ "$(code "$dualfuzz" run --as-stated --target 127.0.0.1:$port ius.txt)" = 1 ] ||
+      fail "--as-stated exit code: $(cat out.txt err.txt)"
+    ! grep -q 'implies' err.txt || fail "--as-stated: $(cat err.txt)"
     ;;
   fuzz_crash | fuzz_hang | fuzz_restart | fuzz_jobs_shared | run_crash)
     # A server that dies or hangs is a finding (issue 42): tests/cli/

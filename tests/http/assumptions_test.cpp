@@ -304,6 +304,41 @@ TEST(HttpAssumptions, AnHttp10ServerMayNotKnowWhatHttp11Added) {
       << "nothing stored at /b";
 }
 
+// What an HTTP/1.0 server shows of itself holds on the path: one that
+// honoured If-Match knows it and must keep to §13.1.1; one that ignored it
+// does not know it. A server that ignores it only sometimes (a planted
+// "If-Match skipped once a resource has two versions") is caught.
+TEST(HttpAssumptions, AnHttp10ServerKeepsToWhatItShowedItKnows) {
+  constexpr Assumptions k10{.http10 = true};
+  const auto put = std::pair{req("PUT", "/a", {}, "x"), resp(201, {{"etag", "\"1\""}})};
+  auto stale_put = [](const char* body) {
+    return req("PUT", "/a", {{"if-match", "\"9\""}}, body);
+  };
+  const auto get_y = std::pair{req("GET", "/a"), resp(200, {}, "y")};
+  // Ignored every time: an HTTP/1.0 server's right, an HTTP/1.1 server's break.
+  EXPECT_TRUE(accepted({put, {stale_put("y"), resp(204)}, get_y}, k10));
+  EXPECT_FALSE(accepted({put, {stale_put("y"), resp(204)}, get_y}));
+  EXPECT_TRUE(
+      accepted({put, {stale_put("y"), resp(204)}, {stale_put("y"), resp(204)}}, k10));
+  // Honoured, then ignored; ignored, then honoured: neither server.
+  EXPECT_TRUE(
+      accepted({put, {stale_put("y"), resp(412)}, {stale_put("y"), resp(412)}}, k10));
+  EXPECT_FALSE(
+      accepted({put, {stale_put("y"), resp(412)}, {stale_put("y"), resp(204)}}, k10));
+  EXPECT_FALSE(
+      accepted({put, {stale_put("y"), resp(204)}, {stale_put("y"), resp(412)}}, k10));
+  // Knowing one addition says nothing of another: If-Match honoured, an
+  // If-Unmodified-Since ignored.
+  const Json lm = {{"last-modified", "Tue, 14 Nov 2023 22:13:20 GMT"}};
+  EXPECT_TRUE(accepted(
+      {put,
+       {stale_put("y"), resp(412)},
+       {req("GET", "/a"), resp(200, lm, "x")},
+       {req("GET", "/a", {{"if-unmodified-since", "Mon, 01 Jan 2001 00:00:00 GMT"}}),
+        resp(200, lm, "x")}},
+      k10));
+}
+
 }  // namespace
 }  // namespace dualfuzz::http
 

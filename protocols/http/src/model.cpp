@@ -1759,47 +1759,90 @@ Tree serve_expecting(const Ev& e) {
 }
 
 // Assumptions::http10: what of a request HTTP/1.0 has no word for, which a
-// server conformant to HTTP/1.0 only may not know (RFC 9110 §2.5).
-bool has_http11_only(const HttpRequest& q) {
-  return q.if_match.present || q.if_none_match.present || q.has_ius || q.range ||
-         q.if_range.present || q.upgrade || q.host != HostField::kDefault ||
-         (q.malformed && (q.malformed->latitude == Latitude::kMustReject ||
-                          q.malformed->latitude == Latitude::kMustServe));
+// server conformant to HTTP/1.0 only may not know (RFC 9110 §2.5), one bit
+// each (Assumptions::http11_honoured, http11_ignored).
+enum Http11 : std::uint8_t {
+  k11HostCheck = 1,     // RFC 9112 §3.2
+  k11IfMatch = 2,       // RFC 9110 §13.1.1
+  k11IfNoneMatch = 4,   // §13.1.2
+  k11IfUnmodified = 8,  // §13.1.4
+  k11Ranges = 16,       // Range, If-Range (§14.2, §13.1.5)
+  k11Syntax = 32,       // RFC 9112's syntax MUSTs, absolute-form (§3.2.2)
+  k11Upgrade = 64,      // RFC 9110 §7.8
+};
+std::uint8_t http11_only(const HttpRequest& q) {
+  std::uint8_t f = 0;
+  if (q.host != HostField::kDefault) f |= k11HostCheck;
+  if (q.if_match.present) f |= k11IfMatch;
+  if (q.if_none_match.present) f |= k11IfNoneMatch;
+  if (q.has_ius) f |= k11IfUnmodified;
+  if (q.range || q.if_range.present) f |= k11Ranges;
+  if (q.malformed && (q.malformed->latitude == Latitude::kMustReject ||
+                      q.malformed->latitude == Latitude::kMustServe))
+    f |= k11Syntax;
+  if (q.upgrade) f |= k11Upgrade;
+  return f;
 }
-// The request as an HTTP/1.0 server reads it: without those fields, and an
-// HTTP/1.1 syntax defect it MUST refuse one it may refuse or ignore; an
-// absolute-form target, which HTTP/1.1 servers MUST accept (RFC 9112
-// §3.2.2), is for proxies only in HTTP/1.0 (RFC 1945 §5.1.2): one it may
-// refuse (Python's http.server answers 404) or serve.
-Ev as_http10(const Ev& e) {
+// The request as an HTTP/1.0 server reads it when it knows none of `strip`:
+// without those fields, and an HTTP/1.1 syntax defect it MUST refuse one it
+// may refuse or ignore; an absolute-form target, which HTTP/1.1 servers
+// MUST accept (RFC 9112 §3.2.2), is for proxies only in HTTP/1.0 (RFC 1945
+// §5.1.2): one it may refuse (Python's http.server answers 404) or serve.
+// What the server has shown of itself on the path is kept with the state:
+// a server that honoured If-Match once knows it, and one that ignored it
+// does not (a server that ignores it only sometimes is no HTTP/1.0 server:
+// it broke §13.1.1).
+Ev as_http10(const Ev& e, std::uint8_t strip, std::uint8_t honoured,
+             std::uint8_t ignored) {
   static constexpr Malformation kDefect10{
       "http/1.1 syntax", Latitude::kMayReject,
       "RFC 9110 §2.5 (an HTTP/1.0 server: HTTP/1.1's syntax MUSTs do not bind it)"};
   auto r = std::make_shared<HttpRequest>(e->req());
-  r->if_match = {};
-  r->if_none_match = {};
-  r->has_ius = false;
-  r->ius.reset();
-  r->range.reset();
-  r->if_range = {};
-  r->upgrade = false;
-  r->host = HostField::kDefault;
-  if (r->malformed && (r->malformed->latitude == Latitude::kMustReject ||
-                       r->malformed->latitude == Latitude::kMustServe))
-    r->malformed = &kDefect10;
+  if (strip & k11HostCheck) r->host = HostField::kDefault;
+  if (strip & k11IfMatch) r->if_match = {};
+  if (strip & k11IfNoneMatch) r->if_none_match = {};
+  if (strip & k11IfUnmodified) {
+    r->has_ius = false;
+    r->ius.reset();
+  }
+  if (strip & k11Ranges) {
+    r->range.reset();
+    r->if_range = {};
+  }
+  if (strip & k11Syntax) r->malformed = &kDefect10;
+  if (strip & k11Upgrade) r->upgrade = false;
   Request q = e->q;
   q.decoded = std::move(r);
-  const PathState* own = e->ms.get<PathState>();
-  return evaluation(q, e->ms, e->unchanged, e->state == own ? nullptr : e->state,
-                    e->world);
+  if (e->world) {  // (a weaker consistency: nothing learned)
+    const PathState* own = e->ms.get<PathState>();
+    return evaluation(q, e->ms, e->unchanged, e->state == own ? nullptr : e->state,
+                      e->world);
+  }
+  PathState st = e->st();
+  st.assume.http11_honoured |= honoured;
+  st.assume.http11_ignored |= ignored;
+  if (st.assume == e->st().assume) return evaluation(q, e->ms, e->unchanged);
+  oracle::ModelState ms(st);
+  return evaluation(q, ms, serve(st));
+}
+
+// Under Assumptions::http10, a request with HTTP/1.1's additions the server
+// has not shown it knows or ignores: served both ways.
+Tree serve_expecting_as_http10(const Ev& e) {
+  const std::uint8_t f = http11_only(e->req());
+  const Assumptions& a = e->st().assume;
+  const std::uint8_t known = f & a.http11_honoured, ignored = f & a.http11_ignored,
+                     open = f & ~known & ~ignored;
+  if (!open) return serve_expecting(ignored ? as_http10(e, ignored, 0, 0) : e);
+  return oracle::choose(serve_expecting(as_http10(e, ignored, open, 0)),
+                        serve_expecting(as_http10(e, ignored | open, 0, open)));
 }
 
 Tree serve_request(const Ev& e) {
   // A blind field's request: any answer, like a path that is not plain (its
   // bytes may name another resource, refuse the message, or mean nothing).
   if (e->req().blind) return respond(e, anything(), unknown_state(e), nullptr);
-  if (e->st().assume.http10 && has_http11_only(e->req()))
-    return oracle::choose(serve_expecting(e), serve_expecting(as_http10(e)));
+  if (e->st().assume.http10 && http11_only(e->req())) return serve_expecting_as_http10(e);
   return serve_expecting(e);
 }
 Tree serve_message(const Ev& e) {

@@ -27,6 +27,7 @@
 //   o.observe(Event::response(1, 2, normalize_response(ir)));
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -79,6 +80,10 @@ struct Assumptions {
   // syntax MUSTs a defect to refuse or ignore). If-Modified-Since and the
   // rest of RFC 9110 stay judged.
   bool http10 = false;
+  // Learned, not assumed (http10 only): per path, the HTTP/1.1 additions
+  // the server has shown it honours, and those it has shown it ignores (a
+  // bit each, model.cpp's Http11). The model's own; a user sets neither.
+  std::uint8_t http11_honoured = 0, http11_ignored = 0;
   friend bool operator==(const Assumptions&, const Assumptions&) = default;
 };
 
