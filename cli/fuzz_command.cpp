@@ -61,7 +61,6 @@
 //
 // The loop and the shrinking are dualfuzz::campaign's (fuzz_loop.h,
 // shrink.h, server_death.h); this file parses options and renders.
-#include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -618,22 +617,17 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
   // What the server's first answer says of it (HTTP: an answer in HTTP/1.0
   // claims HTTP/1.0's requirements only, RFC 9110 §2.5): taken as if the
   // user had said --assume, and said.
-  if (o.fuzz.target.rfind("inprocess", 0) != 0 && o.shrink.empty() && !o.as_stated)
-    if (auto t = campaign::Target::make(*tested, o.fuzz.target)) {
-      bool more = false;
-      for (const std::string& a : campaign::implied_assumptions(tested->protocol, **t))
-        if (std::find(o.assume.begin(), o.assume.end(), a) == o.assume.end()) {
-          o.assume.push_back(a);
-          more = true;
-          std::cerr << "dualfuzz fuzz: the server's answer implies --assume " << a
-                    << "\n";
-        }
-      if (more) {
-        tested = campaign::judged_as(**plugin, o.assume, o.consistency, o.strict);
-        if (!tested) {
-          std::cerr << "dualfuzz fuzz: " << tested.error() << "\n";
-          return kTrouble;
-        }
+  if (o.shrink.empty() && !o.as_stated)
+    if (auto more = campaign::implied_beyond(*tested, o.fuzz.target, o.assume);
+        !more.empty()) {
+      for (const std::string& a : more) {
+        std::cerr << "dualfuzz fuzz: the server's answer implies --assume " << a << "\n";
+        o.assume.push_back(a);
+      }
+      tested = campaign::judged_as(**plugin, o.assume, o.consistency, o.strict);
+      if (!tested) {
+        std::cerr << "dualfuzz fuzz: " << tested.error() << "\n";
+        return kTrouble;
       }
     }
   // The server's own resources (campaign/site.h): named, or found from the

@@ -78,20 +78,18 @@ int run_script(const Opts& o) {
     return kTrouble;
   }
   // What the server's first answer says of it (fuzz_command.cpp does the same).
-  if (o.target.rfind("inprocess", 0) != 0 && !o.as_stated)
-    if (auto t = Target::make(*tested, o.target)) {
+  if (!o.as_stated)
+    if (auto more = campaign::implied_beyond(*tested, o.target, o.assume);
+        !more.empty()) {
       std::vector<std::string> assume = o.assume;
-      for (const std::string& a : campaign::implied_assumptions(tested->protocol, **t))
-        if (std::find(assume.begin(), assume.end(), a) == assume.end()) {
-          assume.push_back(a);
-          std::cerr << "dualfuzz run: the server's answer implies --assume " << a << "\n";
-        }
-      if (assume.size() > o.assume.size()) {
-        tested = campaign::judged_as(**plugin, assume, o.consistency, o.strict);
-        if (!tested) {
-          std::cerr << "dualfuzz run: " << tested.error() << "\n";
-          return kTrouble;
-        }
+      for (const std::string& a : more) {
+        std::cerr << "dualfuzz run: the server's answer implies --assume " << a << "\n";
+        assume.push_back(a);
+      }
+      tested = campaign::judged_as(**plugin, assume, o.consistency, o.strict);
+      if (!tested) {
+        std::cerr << "dualfuzz run: " << tested.error() << "\n";
+        return kTrouble;
       }
     }
   const harness::Protocol& protocol = tested->protocol;

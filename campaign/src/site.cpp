@@ -30,6 +30,18 @@ std::vector<std::string> implied_assumptions(const harness::Protocol& p, Target&
   return out;
 }
 
+std::vector<std::string> implied_beyond(const Plugin& plugin, const std::string& target,
+                                        const std::vector<std::string>& given) {
+  std::vector<std::string> out;
+  if (target.rfind("inprocess", 0) == 0) return out;
+  auto t = Target::make(plugin, target);
+  if (!t) return out;
+  for (std::string& a : implied_assumptions(plugin.protocol, **t))
+    if (std::find(given.begin(), given.end(), a) == given.end())
+      out.push_back(std::move(a));
+  return out;
+}
+
 Result<std::vector<std::string>> discover_site(const harness::Protocol& p, Target& t,
                                                const std::vector<std::string>& named,
                                                SiteOptions o) {

@@ -183,19 +183,24 @@ Jexp date_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
   return Jexp::scalar(kDates[pick(rng, std::size(kDates))]);
 }
 
+// The body of the script's latest PUT to `path` before this request ("" if
+// none): the content the path holds, as far as the script knows.
+std::string latest_put_body(const harness::Protocol::Context& ctx,
+                            const std::string& path) {
+  for (std::size_t i = ctx.earlier.size(); i-- > 0;)
+    if (path_of(ctx.earlier[i]) == path &&
+        string_field(ctx.earlier[i], "method") == "PUT")
+      return string_field(ctx.earlier[i], "body");
+  return "";
+}
+
 // State-based: a Range for `path`. When the script's latest PUT there sent a
 // long body, half the time two parts far apart in it (a byte near the start,
 // another past byte 100): what a server answers with multipart/byteranges,
 // which parts closer than its overhead (lighttpd: 80 bytes) never get.
 std::string range_value(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
                         const std::string& path) {
-  std::size_t len = 0;
-  for (std::size_t i = ctx.earlier.size(); i-- > 0;)
-    if (path_of(ctx.earlier[i]) == path &&
-        string_field(ctx.earlier[i], "method") == "PUT") {
-      len = string_field(ctx.earlier[i], "body").size();
-      break;
-    }
+  const std::size_t len = latest_put_body(ctx, path).size();
   if (len < 100 || pick(rng, 2) != 0) return random_range(rng);
   const std::size_t a = pick(rng, 10), b = 100 + pick(rng, len - 99);
   return "bytes=" + std::to_string(a) + "-" + std::to_string(a + pick(rng, 8)) + "," +
@@ -559,13 +564,7 @@ std::optional<Jexp> supersede(std::mt19937_64& rng, const Jexp& source,
   if (pick(rng, 6) == 0)
     return Jexp::object(
         {{"method", Jexp::scalar("DELETE")}, {"path", Jexp::scalar(path)}});
-  std::string last;  // (the script's latest content there, if it wrote one)
-  for (std::size_t i = ctx.earlier.size(); i-- > 0;)
-    if (path_of(ctx.earlier[i]) == path &&
-        string_field(ctx.earlier[i], "method") == "PUT") {
-      last = string_field(ctx.earlier[i], "body");
-      break;
-    }
+  const std::string last = latest_put_body(ctx, path);
   std::string body = random_body(rng);
   for (int tries = 0; body == last && tries < 8; ++tries) body = random_body(rng);
   if (body == last) body += "Y";

@@ -130,29 +130,26 @@ harness::Protocol protocol() {
         return q["path"].get<std::string>();
       }};
   set_models(p, {});
-  // (Each assumption keeps the ones applied before it: Protocol::assumed.)
-  auto assumed = [](const harness::Protocol& q) {
-    return Assumptions{.writable = q.assumed.find("writable") != std::string::npos,
-                       .http10 = q.assumed.find("http10") != std::string::npos};
+  // `q`'s models with `flag` set too: each assumption keeps the ones applied
+  // before it (Protocol::assumed names them).
+  auto assume = [](harness::Protocol& q, bool Assumptions::*flag) {
+    Assumptions a{.writable = q.assumed.find("writable") != std::string::npos,
+                  .http10 = q.assumed.find("http10") != std::string::npos};
+    a.*flag = true;
+    set_models(q, a);
   };
   p.assumptions = {
       {"writable",
        "the server implements and allows PUT and DELETE on every path for this client: "
        "refusing one (401, 403, 405, 501, 503, a redirect...) is a violation",
-       [assumed](harness::Protocol& q) {
-         Assumptions a = assumed(q);
-         a.writable = true;
-         set_models(q, a);
-       }},
+       [assume](harness::Protocol& q) { assume(q, &Assumptions::writable); }},
       {"http10",
        "the server is conformant to HTTP/1.0 only, as its answers say (RFC 9110 §2.5): "
        "HTTP/1.1's Host checks, If-Match, If-None-Match, If-Unmodified-Since, If-Range "
        "and "
        "Range are its choice (taken by itself when a server answers in HTTP/1.0)",
-       [assumed](harness::Protocol& q) {
-         Assumptions a = assumed(q);
-         a.http10 = true;
-         set_models(q, a);
+       [assume](harness::Protocol& q) {
+         assume(q, &Assumptions::http10);
          // Such a server may take a request line whose version it cannot
          // read for HTTP/0.9's and answer bare content, no status line
          // (RFC 1945 §3.1; Python's http.server does): nothing to judge, so

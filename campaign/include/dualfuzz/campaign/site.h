@@ -41,6 +41,11 @@ Result<std::vector<std::string>> discover_site(const harness::Protocol& p, Targe
 //   for (auto& a : campaign::implied_assumptions(protocol, target)) ...
 std::vector<std::string> implied_assumptions(const harness::Protocol& p, Target& t,
                                              SiteOptions o = {});
+// Those of the server at `target` (HOST:PORT) not in `given`, each once,
+// for `dualfuzz fuzz` and `run` to take as if the user had said --assume;
+// none for an in-process target or one that cannot be made.
+std::vector<std::string> implied_beyond(const Plugin& plugin, const std::string& target,
+                                        const std::vector<std::string>& given);
 
 // Scripts that read `paths` (a few per script), for the pool's start;
 // `shared`: others may write them (Protocol::Site::script).
