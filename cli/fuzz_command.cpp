@@ -614,9 +614,8 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
     std::cerr << "dualfuzz fuzz: " << tested.error() << "\n";
     return kTrouble;
   }
-  // What the server's first answer says of it (HTTP: an answer in HTTP/1.0
-  // claims HTTP/1.0's requirements only, RFC 9110 §2.5): taken as if the
-  // user had said --assume, and said.
+  // What the server's first answer says of it (Protocol::implied_assumption):
+  // taken as if the user had said --assume, and said.
   if (o.shrink.empty() && !o.as_stated)
     if (auto more = campaign::implied_beyond(*tested, o.fuzz.target, o.assume);
         !more.empty()) {
@@ -721,9 +720,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
                                    "test against a weaker consistency than atomic "
                                    "requests (docs/consistency.md)"));
   sub->add_option("--assume", o->assume, assume_help(registry));
-  sub->add_flag("--as-stated", o->as_stated,
-                "only the assumptions given: none the server's first answer implies (an "
-                "answer in HTTP/1.0 implies --assume http10)");
+  sub->add_flag("--as-stated", o->as_stated, kAsStatedHelp);
   sub->add_flag("--strict", o->strict, kStrictHelp);
   sub->add_flag("--stop-on-races", o->stop_on_races,
                 "a race (a finding classed not linearizable: explained once writes "

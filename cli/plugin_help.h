@@ -21,5 +21,10 @@ std::string consistency_help(const campaign::Registry& r, const std::string& wha
 // --assume: what a user may tell of their server, each plug-in's names with
 // their one-line summaries.
 std::string assume_help(const campaign::Registry& r);
+// --as-stated: the plug-ins' summaries (assume_help) say which assumption a
+// server's first answer implies.
+inline constexpr const char* kAsStatedHelp =
+    "only the assumptions given: none the server's first answer implies (each "
+    "assumption's summary under --assume says what implies it)";
 
 }  // namespace dualfuzz::cli

@@ -278,9 +278,7 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
                                    "judge against a weaker consistency than atomic "
                                    "requests"));
   sub->add_option("--assume", o->assume, assume_help(registry));
-  sub->add_flag("--as-stated", o->as_stated,
-                "only the assumptions given: none the server's first answer implies (an "
-                "answer in HTTP/1.0 implies --assume http10)");
+  sub->add_flag("--as-stated", o->as_stated, kAsStatedHelp);
   sub->add_flag("--strict", o->strict, kStrictHelp);
   sub->add_option(
       "--target", o->target,
