@@ -1,0 +1,550 @@
+#!/usr/bin/env python3
+"""The figures tables of docs/EVALUATION.md, each rendered from its raw results
+in docs/eval/.
+
+    bench/eval_tables.py --check    # exit 1 if a marked table differs from its raw file
+    bench/eval_tables.py --write    # rewrite every marked table in place
+    bench/eval_tables.py --list     # each table's name and raw files
+
+A generated table sits in docs/EVALUATION.md between
+
+    <!-- table NAME: bench/eval_tables.py, from docs/eval/RAW[, docs/eval/RAW2...] -->
+    | the table ... |
+
+    <!-- /table -->
+
+(the empty line keeps the end marker out of the table: GitHub's Markdown takes a
+line without a pipe right after a table as one more row) and is rendered here from the raw file(s) alone, with the columns, rounding and
+wording the hand-copied table had. Nothing here holds a figure: every number
+comes from the raw files (and the planted bugs' categories from
+protocols/http/server/server_core.cpp). A table of hand judgements, of scripts
+and paths, or of a run whose raw output was not kept is not marked and stays
+hand-made. Where a hand table rounded twice (a printout's value rounded again),
+the renderer says so beside the rounding it reproduces.
+
+Python 3, standard library only; run from anywhere (paths are the repository's).
+"""
+import argparse
+import collections
+import difflib
+import gzip
+import json
+import os
+import re
+import statistics
+import sys
+from decimal import ROUND_HALF_UP, Decimal
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "EVALUATION.md")
+EVAL = "docs/eval"
+BEGIN = re.compile(r"^<!-- table ([a-z0-9-]+): bench/eval_tables\.py, from (.+) -->$")
+END = "<!-- /table -->"
+INF = float("inf")
+
+
+# ---------------------------------------------------------------------------
+# Reading raw files
+
+def path(rel):
+    return os.path.join(ROOT, EVAL, rel)
+
+
+def text(rel):
+    p = path(rel)
+    if p.endswith(".gz"):
+        with gzip.open(p, "rt", encoding="utf-8") as f:
+            return f.read()
+    with open(p, encoding="utf-8") as f:
+        return f.read()
+
+
+def jsonl(rel):
+    """One object per line; lines that are not JSON objects (a trailing DONE) are skipped."""
+    return [json.loads(line) for line in text(rel).splitlines() if line.startswith("{")]
+
+
+def json_object(rel):
+    """The outermost {...} of a file (some summaries carry a stray prefix)."""
+    t = text(rel)
+    return json.loads(t[t.index("{"):t.rindex("}") + 1])
+
+
+# ---------------------------------------------------------------------------
+# Formatting
+
+def half_up(x, digits=0):
+    """x rounded half away from zero at `digits` decimals, as a string (a hand
+    rounding of a printed decimal, not Python's round-half-even on binary floats)."""
+    q = Decimal(1).scaleb(-digits)
+    return str(Decimal(repr(x)).quantize(q, rounding=ROUND_HALF_UP))
+
+
+def sig(x, n):
+    """x to n significant digits, half up, as a string ("1.4", "0.48")."""
+    if x == 0:
+        return "0"
+    d = Decimal(repr(x))
+    exp = d.adjusted() - n + 1
+    return f"{d.quantize(Decimal(1).scaleb(exp), rounding=ROUND_HALF_UP):f}"
+
+
+def thousands(n):
+    return f"{n:,}"
+
+
+def row(cells):
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def median_with_misses(times):
+    """The median of times with a miss (None) counted as longer than any
+    find: INF when misses are at least half (the middle or upper-middle run
+    missed); runs are odd in number in every table here."""
+    ts = sorted(INF if t is None else t for t in times)
+    return ts[len(ts) // 2]
+
+
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
+                8: "eight", 9: "nine", 10: "ten"}
+
+
+# ---------------------------------------------------------------------------
+# The tables. Each function returns the table's lines, header included.
+
+def planted_blackbox(raw):
+    """Planted bugs, black box, seeds 1-3 (one run per bug and seed)."""
+    rs = jsonl(raw)
+    found = [r for r in rs if r["violation"]]
+    by_bug = collections.defaultdict(list)
+    for r in rs:
+        by_bug[r["bug"]].append(r)
+    every = sum(all(r["violation"] for r in v) for v in by_bug.values())
+    # The slowest five bugs, each by its slowest finding run; the first names its seed.
+    slowest = {}
+    for r in found:
+        if r["bug"] not in slowest or r["seconds"] > slowest[r["bug"]]["seconds"]:
+            slowest[r["bug"]] = r
+    top = sorted(slowest.values(), key=lambda r: -r["seconds"])[:5]
+    parts = [f"`{r['bug']}` {r['seconds']:.1f} s" + (f" (seed {r['seed']})" if i == 0 else "")
+             for i, r in enumerate(top)]
+    return ["| runs that found their bug | bugs found by every seed | median | slowest |",
+            "| ---: | ---: | ---: | --- |",
+            row([f"{len(found)} of {len(rs)}", f"{every} of {len(by_bug)}",
+                 f"{statistics.median(r['seconds'] for r in found):.2f} s",
+                 ", ".join(parts)])]
+
+
+def planted_three_engines(bb_raw, lf_raw, afl_raw):
+    """The bugs the libFuzzer and AFL++ runs cover, black box beside them;
+    rows by black box's median, slowest first."""
+    def times(rs, key):
+        out = collections.defaultdict(dict)
+        for r in rs:
+            out[key(r)][r["seed"]] = r["seconds"] if r["violation"] else None
+        return out
+    bb = times(jsonl(bb_raw), lambda r: r["target"].split(":", 1)[1])
+    lf = times(jsonl(lf_raw), lambda r: r["bug"])
+    afl = times(jsonl(afl_raw), lambda r: r["bug"])
+    bugs = [b for b in lf if b in afl and b in bb]
+
+    def cell(t):
+        n = sum(x is not None for x in t.values())
+        m = median_with_misses(t.values())
+        return f"{n}/{len(t)}, " + ("miss" if m == INF else f"{m:.2f}"), m
+    rows = []
+    for b in bugs:
+        cells = [cell(e[b]) for e in (bb, lf, afl)]
+        best = min(cells[1][1], cells[2][1])
+        ratio = "–" if best == INF or cells[0][1] == INF else f"{cells[0][1] / best:.2f}×"
+        rows.append((cells[0][1], row([f"`{b}`"] + [c[0] for c in cells] + [ratio])))
+    rows.sort(key=lambda x: -x[0])
+    return ["| bug | black-box found, median s | libFuzzer found, median s | "
+            "AFL++ found, median s | black-box ÷ best guided |",
+            "| --- | ---: | ---: | ---: | ---: |"] + [r for _, r in rows]
+
+
+def races(raw):
+    """Real WebDAV servers under the atomic and the interval consistency."""
+    recs = jsonl(raw)
+
+    def version(v):
+        # "Server version: Apache/2.4.71 (Debian)" -> "Apache/2.4.71 (Debian)";
+        # "lighttpd/1.4.69 (ssl) - a light ..." -> "lighttpd/1.4.69";
+        # "golang.org/x/net/webdav 1:0.7.0+dfsg-1 (go1.19.8)" -> without "(go...)".
+        v = re.sub(r"^[A-Za-z ]*version: ", "", v)
+        v = v.split(" - ")[0]
+        return re.sub(r" \((ssl|go[0-9.]+)\)", "", v)
+
+    out = ["| server | atomic: executions / distinct / protocol / not linearizable | "
+           "interval: executions / inconclusive / distinct / protocol |",
+           "| --- | --- | --- |"]
+    servers = list(dict.fromkeys(r["server"] for r in recs))
+    for s in servers:
+        by = {r["consistency"]: r for r in recs if r["server"] == s}
+        a, i = by["atomic"]["summary"], by["interval"]["summary"]
+
+        def n(summary, cls):
+            return sum(v.get("class") == cls for v in summary["violations"])
+        out.append(row([f"{s} ({version(by['atomic']['version'])})",
+                        f"{a['executions']} / {len(a['violations'])} / {n(a, 'protocol')} / "
+                        f"{n(a, 'not-linearizable')}",
+                        f"{i['executions']} / {i['inconclusive']} / {len(i['violations'])} / "
+                        f"{n(i, 'protocol')}"]))
+    return out
+
+
+def speed_nginx(raw):
+    """Old and new binary against nginx-static, per seed (the printout's lines)."""
+    runs = {}
+    pat = re.compile(r"^(old|new) seed (\d+) wall (\S+) cpu (\S+) "
+                     r"executions/inconclusive/findings (\d+) \d+ \d+$")
+    for line in text(raw).splitlines():
+        m = pat.match(line)
+        if m:
+            runs[(m.group(1), int(m.group(2)))] = (int(m.group(5)), m.group(3), m.group(4))
+    out = ["| seed | executions old → new | wall s old → new | CPU s old → new |",
+           "| --- | --- | --- | --- |"]
+    for seed in sorted({s for _, s in runs}):
+        o, n = runs[("old", seed)], runs[("new", seed)]
+        # The printout's two-decimal seconds, rounded half up to one (14.25 -> 14.3).
+        out.append(row([seed, f"{thousands(o[0])} → {thousands(n[0])}",
+                        f"{half_up(float(o[1]), 1)} → {half_up(float(n[1]), 1)}",
+                        f"{half_up(float(o[2]), 1)} → {half_up(float(n[2]), 1)}"]))
+    return out
+
+
+def porcupine(raw, online_raw):
+    """The ratios of the medians, as porcupine_side_by_side.py printed them;
+    the etcd set's size from the online run's printout of the same histories."""
+    etcd = re.search(r"^etcd: (\d+) histories", text(online_raw), re.M).group(1)
+    out = ["| set | ratio wall | ratio CPU |", "| --- | ---: | ---: |"]
+    pat = re.compile(r"^(\S+)\s+(?:\S+\s+){4}([0-9.]+)x\s+([0-9.]+)x$")
+    for line in text(raw).splitlines():
+        m = pat.match(line)
+        if not m:
+            continue
+        name, wall, cpu = m.groups()
+        label = f"etcd ({etcd})" if name == "etcd" else name
+        # c50-ok's wall ratio is issue 46's target (>= 1.5x): in bold.
+        wall = f"**{wall}×**" if name == "c50-ok" else f"{wall}×"
+        out.append(row([label, wall, f"{cpu}×"]))
+    return out
+
+
+def jobs_throughput(raw):
+    """bench/eval_jobs.py's throughput table: medians over the clean rounds."""
+    rs = [r for r in jsonl(raw) if r["kind"] == "clean"]
+    out = ["| workers | executions (median) | exec/s (wall) | exec per CPU second | "
+           "CPU s per wall s |", "| --- | --- | --- | --- | --- |"]
+    for j in sorted({r["jobs"] for r in rs}):
+        rows = [r for r in rs if r["jobs"] == j]
+        med = statistics.median
+        out.append(row([j, f"{med([r['executions'] for r in rows]):,.0f}",
+                        f"{med([r['executions'] / r['wall'] for r in rows]):,.0f}",
+                        f"{med([r['executions'] / r['cpu'] for r in rows if r['cpu'] > 0]):,.0f}",
+                        f"{med([r['cpu'] / r['wall'] for r in rows]):.2f}"]))
+    return out
+
+
+def jobs_bugs(raw):
+    """bench/eval_jobs.py's time-to-bug table (90th percentile: nearest rank)."""
+    rs = [r for r in jsonl(raw) if r["kind"] == "bug"]
+    out = ["| workers | found | median | mean | 90th percentile | max |",
+           "| --- | --- | --- | --- | --- | --- |"]
+    for j in sorted({r["jobs"] for r in rs}):
+        rows = [r for r in rs if r["jobs"] == j]
+        t = sorted(r["wall"] for r in rows if r["found"])
+        p90 = t[-(-9 * len(t) // 10) - 1]
+        out.append(row([j, f"{len(t)}/{len(rows)}", f"{statistics.median(t):.2f}",
+                        f"{sum(t) / len(t):.2f}", f"{p90:.2f}", f"{max(t):.2f}"]))
+    return out
+
+
+def bug_categories():
+    src = os.path.join(ROOT, "protocols", "http", "server", "server_core.cpp")
+    with open(src, encoding="utf-8") as f:
+        return dict(re.findall(r'\{"([a-z0-9-]+)", "([a-z]+)",', f.read()))
+
+
+def identity(before_raw, after_raw):
+    """bench/eval_identity.py's totals, before and after, per run file."""
+    cats = bug_categories()
+
+    def figures(raw):
+        runs = collections.defaultdict(list)
+        for r in jsonl(raw):
+            runs[r["bug"]].append(r)
+        f = collections.Counter()
+        owners = collections.defaultdict(set)
+        seeds = set()
+        for bug, rs in runs.items():
+            seeds.add(len(rs))
+            sets = [set(r["identities"]) for r in rs]
+            hit = [s for s in sets if s]
+            every = set.intersection(*hit) if hit else set()
+            firsts = {r["first"] for r in rs if r["first"]}
+            f["every_seed"] += len(hit) == len(rs)
+            f["core"] += len(every) >= 1
+            f["same_first"] += len(firsts) == 1 and len(hit) == len(rs)
+            if cats.get(bug) != "connection":
+                union = set.union(*sets)
+                f["kept"] += 1
+                f["ids"] += len(union)
+                f["some"] += len(union - every)
+                for i in union:
+                    owners[i].add(bug)
+        f["shared"] = sum(len(b) > 1 for b in owners.values())
+        f["bugs"] = len(runs)
+        (f["seeds"],) = seeds
+        return f
+    b, a = figures(before_raw), figures(after_raw)
+    commit = [re.search(r"-([0-9a-f]{7})\.", x).group(1) for x in (before_raw, after_raw)]
+    assert b["seeds"] == a["seeds"] and b["kept"] == a["kept"]
+    n = a["seeds"]
+    lines = [("bugs found by all %d seeds" % n, "every_seed", True),
+             ("bugs with an identity every seed found", "core", True),
+             ("bugs whose first finding had one identity in all %d seeds" % n, "same_first", True),
+             ("identities over the %d bugs not of the connection category" % a["kept"], "ids", False),
+             ("of those, found by some seeds only", "some", False),
+             ("of those, shared by two bugs or more", "shared", False)]
+    out = [f"| | before ({commit[0]}) | after ({commit[1]}) |", "| --- | --- | --- |"]
+    for label, key, of_bugs in lines:
+        cell = (lambda f: f"{f[key]}/{f['bugs']}") if of_bugs else (lambda f: f"{f[key]}")
+        out.append(row([label, cell(b), cell(a)]))
+    return out
+
+
+PROXY_LABELS = {  # the subject's name as the table gives it (versions from the summaries)
+    "reference": lambda v: v,
+    "tinyproxy": lambda v: v,
+    "squid": lambda v: "Squid " + v.split("Version ")[1],
+    "apache2": lambda v: "Apache " + ".".join(re.search(r"Apache/(\d+)\.(\d+)", v).groups())
+    + " mod_proxy",
+    "nginx-via": lambda v: "nginx " + v.split("nginx/")[1] + " + Via",
+    "haproxy-via": lambda v: "HAProxy " + re.search(r"version ([0-9.]+)", v).group(1) + " + Via",
+}
+
+
+def proxy_speed(final_raw, piped_raw):
+    """Executions per wall second before and after, 1 and 4 clients, ranges
+    over the seeds; the tester's CPU seconds after. Subjects that the second
+    run measured again (the proxies that forward a pipeline one request at a
+    time) take its rows, marked †. The reference proxy's after columns are
+    in bold (the change measured)."""
+    final = json_object(final_raw)
+    piped = json_object(piped_raw)
+    again = {r["subject"] for r in piped["rows"]}
+    # Precision per subject: exec/s to integers (0) or tenths (1), in the
+    # columns 1 client before, after, 4 clients before, after.
+    digits = {"reference": (0, 0, 0, 0), "squid": (0, 0, 0, 0), "nginx-via": (1, 1, 0, 0)}
+    out = ["| proxy | 1 client, before | after | 4 clients, before | after | "
+           "tester CPU s in 20 s, after |",
+           "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for subject in final["args"]["subjects"]:
+        src = piped if subject in again else final
+        rows = [r for r in src["rows"] if r["subject"] == subject]
+
+        def rate(r, which):
+            return r[which]["executions"] / r[which]["wall"]
+
+        def span(values, d):
+            # The script's per-run printout has one decimal; an integer range is
+            # that printout rounded again, half up (51.49 -> 51.5 -> 52).
+            lo, hi = (half_up(float(f"{v:.1f}"), d) for v in (min(values), max(values)))
+            return f"{lo}–{hi}"
+        cells = []
+        for k, (clients, which) in enumerate([(1, "before"), (1, "after"),
+                                              (4, "before"), (4, "after")]):
+            vals = [rate(r, which) for r in rows if r["clients"] == clients]
+            c = span(vals, digits.get(subject, (1, 1, 1, 1))[k])
+            cells.append(f"**{c}**" if subject == "reference" and which == "after" else c)
+        cpu = [r["after"]["cpu"] for r in rows]
+        cells.append(f"{min(cpu):.1f}–{max(cpu):.1f}")
+        label = PROXY_LABELS[subject](rows[0]["version"]) + (" †" if subject in again else "")
+        out.append(row([label] + cells))
+    return out
+
+
+def mutant_runs(raw):
+    """{mutant: {engine: [kill seconds or None, by seed]}}, mutants in file order."""
+    d = collections.OrderedDict()
+    for r in jsonl(raw):
+        d.setdefault(r["mutant"], {}).setdefault(r["engine"], {})[r["seed"]] = (
+            r["kill_seconds"] if r["killed"] else None)
+    return {m: {e: [s[k] for k in sorted(s)] for e, s in es.items()} for m, es in d.items()}
+
+
+ENGINES = ("blackbox", "libfuzzer", "afl")
+
+
+def mutant_ratio(meds, kills, budget, shown, no_median):
+    """black-box's median over the best guided engine's. The ratio is rounded
+    twice, as the hand tables were: to three significant digits, then to two
+    (5.7486 -> 5.75 -> 5.8). A black-box median that is a miss gives a lower
+    bound, the budget over the guided median as shown (60 / 8.3 -> > 7.2)."""
+    best = min(meds["libfuzzer"], meds["afl"])
+    if best == INF:
+        return no_median
+    if kills["blackbox"] == 0:
+        return "guided only"
+    if meds["blackbox"] == INF:
+        return f"> {sig(budget / float(shown[best]), 2)}×"
+    r = f"{sig(float(sig(meds['blackbox'] / best, 3)), 2)}×"
+    return r + (" (black-box under 1 s)" if meds["blackbox"] < 1 else "")
+
+
+def mutants_seven(raw):
+    """Six mutants, seven seeds: every seed's seconds per engine, then the median."""
+    runs = mutant_runs(raw)
+    budget = max(r["seconds"] for r in jsonl(raw))
+    out = ["| mutant | black-box s1…s7 (median) | libFuzzer (median) | AFL++ (median) | "
+           "black-box ÷ best guided |", "| --- | --- | --- | --- | ---: |"]
+    for m, es in runs.items():
+        meds = {e: median_with_misses(es[e]) for e in ENGINES}
+        kills = {e: sum(t is not None for t in es[e]) for e in ENGINES}
+        shown = {v: f"{v:.1f}" for v in meds.values() if v != INF}
+        compact = all(v == INF for v in meds.values())
+        cells = []
+        for e in ENGINES:
+            ts = es[e]
+            med = "—" if meds[e] == INF else f"{meds[e]:.1f}"
+            if compact:
+                # No engine has a median: the kills alone, with their seeds.
+                hits = [(i + 1, t) for i, t in enumerate(ts) if t is not None]
+                if not hits:
+                    c = f"— in all {NUMBER_WORDS[len(ts)]}"
+                else:
+                    c = (" ".join(f"{t:.1f}" for _, t in hits)
+                         + (" in seed " if len(hits) == 1 else " in seeds ")
+                         + ", ".join(str(s) for s, _ in hits))
+            else:
+                c = " ".join("—" if t is None else f"{t:.1f}" for t in ts)
+            cells.append(f"{c} ({med})")
+        out.append(row([m.replace("-", " ", 1)] + cells
+                       + [mutant_ratio(meds, kills, budget, shown, "guided only")]))
+    return out
+
+
+def mutants_five(raw):
+    """The other six mutants, five seeds: kills and median per engine."""
+    runs = mutant_runs(raw)
+    budget = max(r["seconds"] for r in jsonl(raw))
+    out = ["| mutant | black-box kills, median | libFuzzer kills, median | "
+           "AFL++ kills, median | black-box ÷ best guided |",
+           "| --- | ---: | ---: | ---: | ---: |"]
+    for m, es in runs.items():
+        meds = {e: median_with_misses(es[e]) for e in ENGINES}
+        kills = {e: sum(t is not None for t in es[e]) for e in ENGINES}
+        shown = {v: f"{v:.1f}" for v in meds.values() if v != INF}
+        cells = [f"{kills[e]}/{len(es[e])}, "
+                 + ("miss" if meds[e] == INF else f"{meds[e]:.1f} s") for e in ENGINES]
+        out.append(row([m.replace("-", " ", 1)] + cells
+                       + [mutant_ratio(meds, kills, budget, shown, "no median")]))
+    return out
+
+
+# name -> (raw files under docs/eval/, renderer)
+TABLES = collections.OrderedDict([
+    ("planted-blackbox", (["planted-anyserver-928e195.jsonl"], planted_blackbox)),
+    ("planted-three-engines", (["planted-blackbox-seeds1-5-bd79a93.jsonl",
+                                "planted-libfuzzer-seeds1-5-bd79a93.jsonl",
+                                "planted-afl-seeds1-5-bd79a93.jsonl"], planted_three_engines)),
+    ("races", (["races-9440f64.jsonl.gz"], races)),
+    ("speed-nginx", (["speed-2942fd9/nginx-static.txt"], speed_nginx)),
+    ("porcupine", (["porcupine-231e6a6-quiet.txt", "jepsen-online-57c67f4.txt"], porcupine)),
+    ("jobs-throughput", (["jobs-fb7fec6.jsonl"], jobs_throughput)),
+    ("jobs-bugs", (["jobs-fb7fec6.jsonl"], jobs_bugs)),
+    ("identity", (["identity-7ad1323.jsonl", "identity-0d53fd8.jsonl"], identity)),
+    ("proxy-speed", (["proxy-speed-final/summary.json", "proxy-speed-7292723/summary.json"],
+                     proxy_speed)),
+    ("mutants-seven-seeds", (["mutants-blind-seeds1-7-bcaca99.jsonl"], mutants_seven)),
+    ("mutants-five-seeds", (["mutants-more-seeds1-5-bd79a93.jsonl"], mutants_five)),
+])
+
+
+def sources(name):
+    return ", ".join(f"{EVAL}/{r}" for r in TABLES[name][0])
+
+
+def render(name):
+    """The region's lines: the table, then the empty line before the end marker."""
+    raws, fn = TABLES[name]
+    return fn(*raws) + [""]
+
+
+# ---------------------------------------------------------------------------
+# The document
+
+def regions(lines):
+    """[(name, from-text, begin index, end index)] of the marked regions."""
+    out, i = [], 0
+    while i < len(lines):
+        m = BEGIN.match(lines[i])
+        if m:
+            j = i + 1
+            while j < len(lines) and lines[j] != END and not BEGIN.match(lines[j]):
+                j += 1
+            if j == len(lines) or lines[j] != END:
+                raise SystemExit(f"{DOC}:{i + 1}: table {m.group(1)} has no {END}")
+            out.append((m.group(1), m.group(2), i, j))
+            i = j
+        i += 1
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--check", action="store_true", help="exit 1 if a marked table differs")
+    g.add_argument("--write", action="store_true", help="rewrite the marked tables in place")
+    g.add_argument("--list", action="store_true", help="each table and its raw files")
+    ap.add_argument("--doc", default=DOC, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.list:
+        for name in TABLES:
+            print(f"{name}: {sources(name)}")
+        return 0
+    with open(a.doc, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    problems, new = [], list(lines)
+    seen = collections.Counter()
+    # From the last region back, so that earlier indices stay valid on --write.
+    for name, frm, i, j in reversed(regions(lines)):
+        seen[name] += 1
+        if name not in TABLES:
+            problems.append(f"{name}: marked in the document, unknown to this script")
+            continue
+        if frm != sources(name):
+            problems.append(f"{name}: the marker names {frm}, the script reads {sources(name)}")
+        try:
+            want = render(name)
+        except (OSError, KeyError, ValueError, AttributeError, IndexError) as e:
+            problems.append(f"{name}: could not render from {sources(name)}: {e!r}")
+            continue
+        have = lines[i + 1:j]
+        if have != want:
+            diff = difflib.unified_diff(have, want, "EVALUATION.md", "from raw", lineterm="", n=0)
+            problems.append(f"{name} (line {i + 2}) differs from {sources(name)}:\n  "
+                            + "\n  ".join(list(diff)[2:]))
+            new[i + 1:j] = want
+    for name in TABLES:
+        if seen[name] != 1:
+            problems.append(f"{name}: marked {seen[name]} times in the document (once expected)")
+    if a.write:
+        if new != lines:
+            with open(a.doc, "w", encoding="utf-8") as f:
+                f.write("\n".join(new))
+        for p in problems:
+            if " differs from " not in p:
+                print(p, file=sys.stderr)
+        return 1 if any(" differs from " not in p for p in problems) else 0
+    for p in problems:
+        print(p)
+    if not problems:
+        print(f"{len(TABLES)} tables of {os.path.relpath(a.doc, ROOT)} match their raw files")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
