@@ -388,6 +388,10 @@ Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
          mutator::structural_candidates(st.script, mutator::FailingRun{st.run.trace, {}},
                                         protocol_.functions, protocol_.required_fields))
       out.push_back(std::move(c));
+    // Each request as its plainest kind: one death, one name, whatever
+    // method it was met under.
+    for (Script& c : plainer_candidates(protocol_, st.script))
+      out.push_back(std::move(c));
     return out;
   };
   sh.test = [&](const Script& c) -> mutator::Tested<State> {

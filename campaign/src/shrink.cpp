@@ -123,6 +123,21 @@ bool ViolationShrinker::shows(const Script& s, const std::string& key, int tries
   return false;
 }
 
+std::vector<Script> plainer_candidates(const harness::Protocol& p, const Script& s,
+                                       harness::Label keep) {
+  std::vector<Script> out;
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const auto* q = std::get_if<harness::RequestStep>(&s.steps[i]);
+    if (!q || (keep && q->label == keep)) continue;
+    if (auto body = p.plainer(q->body)) {
+      Script c = s;
+      std::get<harness::RequestStep>(c.steps[i]).body = std::move(*body);
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
 // quick_key keeps the killing request's preconditions, so the structural
 // candidates cannot drop one the violation does not need (a reused ETag
 // shows with or without If-Modified-Since): each is tried dropped, as a
@@ -178,6 +193,17 @@ void ViolationShrinker::add_races(const ShrinkState& s, bool flaky,
     }
 }
 
+// The label of the request whose answer no explanation survived (0: none).
+static harness::Label killing_label(const ShrinkState& s) {
+  const Json* kill = killing_request(s.run);
+  if (!kill) return 0;
+  for (const auto& st : s.script.steps)
+    if (const auto* q = std::get_if<harness::RequestStep>(&st);
+        q && s.run.trace.find(q->label) == kill)
+      return q->label;
+  return 0;
+}
+
 std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
                                                            bool flaky) const {
   std::vector<ShrinkCandidate> out;
@@ -188,6 +214,8 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
     add_lighter(s, out, /*restating_only=*/true);
     for (Script& c : mutator::structural_candidates(s.script, failing_run(p_, s.run),
                                                     p_.functions, p_.required_fields))
+      out.push_back(candidate(Kind::Structural, std::move(c), 1));
+    for (Script& c : plainer_candidates(p_, s.script, killing_label(s)))
       out.push_back(candidate(Kind::Structural, std::move(c), 1));
     return out;
   }
@@ -200,6 +228,9 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
   add_lighter(s, out);
   for (Script& c : mutator::structural_candidates(s.script, failing_run(p_, s.run),
                                                   p_.functions, p_.required_fields))
+    out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
+  // (The killing request keeps its kind: the violation's name holds it.)
+  for (Script& c : plainer_candidates(p_, s.script, killing_label(s)))
     out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
   // The signature says "concurrent" only when the race is needed: the
   // interaction in sequence is tried (only for a race: a sequence it would
@@ -239,6 +270,17 @@ mutator::Tested<ShrinkState> ViolationShrinker::test(const ShrinkCandidate& c,
            (c.restates ? std::ranges::any_of(
                              now, [&](const std::string& r) { return was.count(r) > 0; })
                        : std::ranges::includes(was, now));
+      // Answered otherwise, but breaking what the original broke, where it
+      // broke it (signature.h `obligations`): the same defect shown more
+      // simply (a Range beside the If-None-Match that a server ignored for
+      // If-Modified-Since made its answer 206 instead of 200).
+      if (!ok && !c.restates && x.violation() && std::ranges::includes(was, now) &&
+          quick_key(p_, x).starts_with(c.want.substr(0, c.want.rfind(" -> ") + 4))) {
+        const std::set<std::string> broke = obligations(from.run);
+        ok = std::ranges::any_of(
+            obligations(x), [&](const std::string& o) { return broke.count(o) > 0; });
+        if (ok && o_.same_violation) key = quick_key(p_, x);
+      }
     } else if (c.kind == Kind::Structural && !ok && o_.same_violation && x.violation() &&
                names_better(from.run, x)) {
       // With a step less the violation names what broke (signature.h,

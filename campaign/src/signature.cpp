@@ -76,17 +76,40 @@ bool is_located(const oracle::Reason& x) {
          x.kind == oracle::Reason::Kind::Contradiction;
 }
 
+// How an observed value is named in a finding's name.
+enum class Observed {
+  kExact,  // its class (value_class: a status is its own class)
+  kOther,  // a status as "other": the answer a server gave instead of a
+           // refusal is incidental
+  kClass,  // a status as its class ("2xx") when no status expected shares
+           // it: a precondition ignored is one defect whether the method
+           // then answered 200, 204 or 206
+  kNone,   // left out: what was broken, not how (Lighter's check)
+};
+
+// The class of a status code ("2xx"), or "" when it is none.
+std::string status_class(const std::string& v) {
+  return v.size() == 3 && std::isdigit(static_cast<unsigned char>(v[0]))
+             ? std::string(1, v[0]) + "xx"
+             : std::string();
+}
+
 // One place of a mismatch as its classes: "location: expected-class
 // expected, observed-class observed".
-// `any_status`: an observed status reads as "other" (where the answer the
-// server gave instead of a refusal is incidental).
 std::string place_part(const std::string& location, const std::string& expected,
-                       const std::string& observed, bool any_status = false) {
-  return location_shape(location) + ": " + expected_class(location, expected) +
-         " expected, " +
-         (any_status && is_status(location) ? std::string("other")
-                                            : value_class(location, observed)) +
-         " observed";
+                       const std::string& observed, Observed how = Observed::kExact) {
+  std::string out =
+      location_shape(location) + ": " + expected_class(location, expected) + " expected";
+  if (how == Observed::kNone) return out;
+  std::string seen = value_class(location, observed);
+  if (is_status(location) && how == Observed::kOther) seen = "other";
+  if (is_status(location) && how == Observed::kClass) {
+    const std::string c = status_class(seen);
+    const std::string e = "|" + expected_class(location, expected);
+    // (An expected status of the observed one's class: "200|204" for 206.)
+    if (!c.empty() && e.find("|" + c.substr(0, 1)) == std::string::npos) seen = c;
+  }
+  return out + ", " + seen + " observed";
 }
 
 // Does a place of `x` find a field missing (where an alternative matched
@@ -105,16 +128,14 @@ bool field_missing(const oracle::Reason& x) {
 // otherwise each method's own set of expected statuses would name one defect
 // once per method.
 std::vector<std::pair<std::string, std::string>> mismatch_places(const oracle::Reason& x,
-                                                                 bool any_status) {
+                                                                 Observed how) {
   std::vector<std::pair<std::string, std::string>> out;
   const bool missing = field_missing(x);
   for (const oracle::Reason::Place& p : x.places)
     if (!error_status(p.location, p.expected) && !(missing && is_status(p.location)))
-      out.emplace_back(p.location,
-                       place_part(p.location, p.expected, p.observed, any_status));
+      out.emplace_back(p.location, place_part(p.location, p.expected, p.observed, how));
   if (out.empty())
-    out.emplace_back(x.location,
-                     place_part(x.location, x.expected, x.observed, any_status));
+    out.emplace_back(x.location, place_part(x.location, x.expected, x.observed, how));
   return out;
 }
 
@@ -125,7 +146,7 @@ struct Decisive {
   std::vector<std::string> locations;  // every place they name
   std::vector<std::vector<std::string>> part_locations;  // per part, its places
 };
-Decisive decisive_of(const harness::RunResult& r, bool any_status = false) {
+Decisive decisive_of(const harness::RunResult& r, Observed how = Observed::kExact) {
   // An error the model also allowed (a 409 kept alive by a nested path, a
   // 400 by an invalid field) is a latitude of the server: when a success
   // was expected too, or another reason decided (a contradiction), that
@@ -151,7 +172,7 @@ Decisive decisive_of(const harness::RunResult& r, bool any_status = false) {
     std::string one;
     std::vector<std::string> at;
     if (x.kind == oracle::Reason::Kind::Mismatch) {
-      for (auto& [loc, part] : mismatch_places(x, any_status)) {
+      for (auto& [loc, part] : mismatch_places(x, how)) {
         one += (one.empty() ? "" : " or ") + part;
         at.push_back(loc);
       }
@@ -191,8 +212,8 @@ std::string joined(const Decisive& d) {
   return out;
 }
 
-std::string verdict_part(const harness::RunResult& r, bool any_status = false) {
-  const std::string out = joined(decisive_of(r, any_status));
+std::string verdict_part(const harness::RunResult& r, Observed how = Observed::kExact) {
+  const std::string out = joined(decisive_of(r, how));
   return out.empty() ? "no reason" : out;
 }
 
@@ -230,13 +251,6 @@ std::string with_fields(std::string shape, const Json& ir, Entry entry) {
   std::string list;
   for (const auto& e : entries) list += (list.empty() ? "" : ",") + e;
   return shape + " {" + list + "}";
-}
-
-// A request's shape and the names of its header fields: "PUT if-match
-// {if-match}".
-std::string request_part(const harness::Protocol& p, const Json& ir) {
-  return with_fields(shape_of(p, ir), ir,
-                     [](const std::string& n, const Json&) { return n; });
 }
 
 // The string values of a response IR's header fields.
@@ -292,12 +306,15 @@ std::string killing_part(const harness::Protocol& p, const harness::RunResult& r
   });
 }
 
+// The other requests by their shapes: the methods and conditions the
+// shrinker could not remove, not the fields beside them (an Expect, a
+// Content-Type).
 std::string rest_part(const harness::Protocol& p, const harness::RunResult& r,
                       const Json* kill) {
   std::set<std::string> others;
   for (const auto& m : r.trace.messages())
     if (harness::is_request_label(m.label) && &m.ir != kill)
-      others.insert(request_part(p, m.ir));
+      others.insert(shape_of(p, m.ir));
   if (others.empty()) return "alone";
   std::string out = "with ";
   bool first = true;
@@ -372,6 +389,12 @@ std::string relay_key(const harness::Protocol& p, const harness::RunResult& r) {
   return std::string(kind_name(r.outcome)) + ": an answer to a client | " + joined(d);
 }
 
+std::set<std::string> obligations(const harness::RunResult& r) {
+  if (r.outcome != Outcome::ModelViolation) return {};
+  const Decisive d = decisive_of(r, Observed::kNone);
+  return {d.parts.begin(), d.parts.end()};
+}
+
 std::string identity_of(const harness::Protocol& p, const harness::RunResult& r) {
   if (!r.violation()) return "";
   if (blamed_on_a_forward(r)) return forward_key(r);
@@ -398,9 +421,14 @@ std::string identity_of(const harness::Protocol& p, const harness::RunResult& r)
   // (One lax Host check showed as 200, 304, 404, 206 and 416.)
   const bool refused = refused_whatever(shape_of(p, *kill));
   if (refused && !answer.empty()) answer = "(any)";
+  // (The verdict names a wrong status; beside a wrong field or content, the
+  // answer's class says enough: If-Match ignored by a PUT that answered 200
+  // on one server and 204 on another is one defect.)
+  if (const std::string c = status_class(answer); !c.empty()) answer = c;
   return std::string(kind_name(r.outcome)) + ": " +
          killing_part(p, r, *kill, r.events[r.blamed_event()].label) + " -> " +
-         (answer.empty() ? "?" : answer) + " | " + verdict_part(r, refused) + " | " +
+         (answer.empty() ? "?" : answer) + " | " +
+         verdict_part(r, refused ? Observed::kOther : Observed::kClass) + " | " +
          (concurrent(p, r) ? std::string("(concurrent)") : rest_part(p, r, kill));
 }
 

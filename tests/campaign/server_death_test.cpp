@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <boost/asio.hpp>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +45,9 @@ class PlantedServer {
     std::chrono::milliseconds back_after{-1};  // negative: never by itself
     std::string restart_flag{};                // "" none
     std::string bug{};  // the reference server's planted bug ("" none)
+    // What kills it: bytes that begin a request (or a header line) with
+    // this, in lower case; any DELETE by default.
+    std::string trigger = "delete ";
   };
   explicit PlantedServer(Options o)
       : o_(std::move(o)), thread_([this](std::stop_token st) { loop(st); }) {
@@ -58,14 +62,23 @@ class PlantedServer {
 
  private:
   struct Up : std::enable_shared_from_this<Up> {
-    Up(asio::io_context& io, const std::string& bug)
-        : acceptor(io), core(std::move(*http::HttpServerCore::make({.bug = bug}))) {}
+    Up(asio::io_context& io, const std::string& bug, std::string trigger)
+        : acceptor(io),
+          core(std::move(*http::HttpServerCore::make({.bug = bug}))),
+          trigger(std::move(trigger)) {}
     tcp::acceptor acceptor;
     http::HttpServerCore core;
     std::map<ConnId, std::shared_ptr<tcp::socket>> socks;
     ConnId next = 0;
     bool dead = false;  // killed or hung: nothing more is read or answered
     std::function<void()> planted;
+    std::string trigger;
+    bool triggered(std::string_view bytes) const {
+      std::string low(bytes);
+      for (char& c : low)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return low.starts_with(trigger) || low.find("\r\n" + trigger) != std::string::npos;
+    }
 
     bool listen(std::uint16_t port) {
       boost::system::error_code ec;
@@ -99,9 +112,7 @@ class PlantedServer {
                               if (self->dead || !self->socks.count(id)) return;
                               if (ec) return self->drop(id);
                               const std::string_view bytes(buf->data(), n);
-                              if (bytes.starts_with("DELETE ") ||
-                                  bytes.find("\r\nDELETE ") != std::string_view::npos)
-                                return self->planted();
+                              if (self->triggered(bytes)) return self->planted();
                               self->core.on_data(id, bytes);
                               for (auto& out : self->core.poll()) {
                                 auto it = self->socks.find(out.conn);
@@ -144,7 +155,7 @@ class PlantedServer {
     bool down = false;
     auto start = [&](std::uint16_t port) {
       for (int i = 0; i < 100; ++i) {
-        up = std::make_shared<Up>(io, o_.bug);
+        up = std::make_shared<Up>(io, o_.bug, o_.trigger);
         up->planted = [&] {
           ++deaths_;
           if (o_.mode == Mode::Crash)
@@ -366,6 +377,25 @@ TEST(ServerDeath, ASupervisedCrashIsOneShrunkFindingAndTheRunGoesOn) {
   EXPECT_LT(s.counters.crashes * 5, s.counters.executions);
 }
 
+// A death that any request with a field brings, whatever its method (npm
+// webdav-server's untagged If list): the shrinker makes each request as
+// plain as it can (Protocol::plainer), so it is one finding, named by a
+// GET with that field, not one per method it was met under (the DELETE
+// death above keeps its method: it needs it).
+TEST(ServerDeath, ADeathByAFieldIsOneFindingWhateverTheMethod) {
+  PlantedServer server(
+      {.mode = PlantedServer::Mode::Crash, .back_after = 200ms, .trigger = "if-match:"});
+  const FuzzSummary s = fuzz({.target = server.target(), .seconds = 6}, 1);
+  ASSERT_TRUE(s.violation());
+  std::vector<const Finding*> shown;
+  for (const Finding* f : deaths(s))
+    if (f->reproduced) shown.push_back(f);
+  ASSERT_EQ(shown.size(), 1u) << signatures(shown);
+  EXPECT_EQ(shown[0]->signature, "crash: GET if-match") << signatures(shown);
+  EXPECT_EQ(count_requests(shown[0]->script), 1u)
+      << harness::print_script(shown[0]->script);
+}
+
 // --restart CMD: a shell command brings it back (here it leaves the file
 // the server's supervisor-to-be waits for), then the campaign waits until
 // it answers.
@@ -460,6 +490,9 @@ TEST(ServerDeathPieces, ASignatureNamesMethodsAndFieldsNotValues) {
                                    {"path", "/x"},
                                    {"headers", {{"if-match", "\"1\""}, {"depth", "0"}}}};
   EXPECT_EQ(request_signature(p, put_match), "PUT if-match depth");
+  harness::Json invalid = put_match;
+  invalid["headers"]["if-match"] = "1";  // (no quotes: not an entity tag)
+  EXPECT_EQ(request_signature(p, invalid), "PUT if-match depth");
   const harness::Json blind = {
       {"method", "GET"}, {"path", "/a"}, {"havoc", {{"name", "if"}, {"value", "(<"}}}};
   EXPECT_EQ(request_signature(p, blind), "GET blind(if)");

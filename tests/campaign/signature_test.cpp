@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "dualfuzz/http/model.h"
@@ -173,6 +174,71 @@ TEST(Signature, AnAdvisoryIsKeyedByTheKindOfRequestAndItsAnswer) {
   harness::RunResult ruled;
   ruled.advisory_rule = "RFC 9110 §8.3: content without Content-Type";
   EXPECT_EQ(advisory_key(p, ruled), "rule: RFC 9110 §8.3: content without Content-Type");
+}
+
+// A precondition ignored is one defect whatever the method then answered:
+// a status of another class than every one expected is named by its class
+// (If-Match false where nothing is: 412, and a 200 or a 204 came); one of
+// a class expected keeps its code (a created resource's 201 against 200 or
+// 204: which one came is the defect), and another class stays apart.
+TEST(Identity, AStatusOfAClassNotExpectedIsNamedByItsClass) {
+  const harness::Protocol p = http::plugin().protocol;
+  auto id = [&](Json q, int answered) {
+    const harness::RunResult r = judged(p, std::move(q), status(answered));
+    EXPECT_TRUE(r.violation()) << answered;
+    return identity_of(p, r);
+  };
+  const Json guarded = req("PUT", {{"if-match", "\"x\""}});
+  const std::string ok200 = id(guarded, 200), ok204 = id(guarded, 204);
+  EXPECT_EQ(ok200, ok204);
+  EXPECT_NE(ok200.find("412 expected, 2xx observed (RFC 9110 §13.1.1)"),
+            std::string::npos)
+      << ok200;
+  EXPECT_NE(ok200, id(guarded, 304));
+  EXPECT_NE(id(req("PUT"), 200), id(req("PUT"), 204));
+}
+
+// What a violation broke, without what came instead: two answers to the
+// same precondition (If-None-Match naming the current tag, ignored) share
+// it whether the GET was answered 200 or, with a Range, 206; a violation of
+// another obligation shares none.
+TEST(Identity, ObligationsLeaveOutWhatWasObserved) {
+  const harness::Protocol p = http::plugin().protocol;
+  auto two = [&](Json second, Json a) {
+    harness::RunResult r;
+    Json put = p.canonical_request(req("PUT"), p.print_request(req("PUT")));
+    second = p.canonical_request(second, p.print_request(second));
+    r.events = {oracle::Event::request(0, 1, put),
+                oracle::Event::response(0, 2, status(201, {{"etag", "\"1\""}})),
+                oracle::Event::request(0, 3, second), oracle::Event::response(0, 4, a)};
+    r.trace.add(1, 0, put);
+    r.trace.add(2, 0, r.events[1].payload());
+    r.trace.add(3, 0, second);
+    r.trace.add(4, 0, a);
+    oracle::Oracle o(p.model());
+    for (const oracle::Event& e : r.events)
+      if (!o.observe(e).accepted()) break;
+    r.verdict = o.verdict();
+    r.outcome = r.verdict.accepted() ? harness::RunResult::Outcome::Pass
+                                     : harness::RunResult::Outcome::ModelViolation;
+    return r;
+  };
+  const auto plain = two(req("GET", {{"if-none-match", "\"1\""}}), status(200));
+  const auto ranged =
+      two(req("GET", {{"if-none-match", "\"1\""}, {"range", "bytes=0-0"}}),
+          status(206, {{"content-range", "bytes 0-0/1"}}));
+  ASSERT_TRUE(plain.violation());
+  ASSERT_TRUE(ranged.violation());
+  const std::set<std::string> a = obligations(plain), b = obligations(ranged);
+  ASSERT_FALSE(a.empty());
+  EXPECT_TRUE(
+      std::ranges::any_of(a, [&](const std::string& o) { return b.count(o) > 0; }))
+      << *a.begin() << " / " << (b.empty() ? "" : *b.begin());
+  for (const std::string& o : a) EXPECT_EQ(o.find("observed"), std::string::npos) << o;
+  const auto other = two(req("GET"), status(404));
+  ASSERT_TRUE(other.violation());
+  for (const std::string& o : obligations(other)) EXPECT_EQ(a.count(o), 0u) << o;
+  EXPECT_TRUE(obligations(judged(p, req("GET"), status(404))).empty());  // (no violation)
 }
 
 }  // namespace

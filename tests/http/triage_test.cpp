@@ -147,5 +147,21 @@ TEST(Lighter, DropsTheDefectAndTheBlindField) {
   EXPECT_TRUE(lighter(lighter(all[1].body, all[1].sent)[0].body, Json::object()).empty());
 }
 
+// Protocol::plainer: any method as GET, the fields and content kept; a GET,
+// or a request without a method string, has none.
+TEST(Plainer, AnyMethodAsGetTheRestKept) {
+  const harness::Jexp put = harness::Jexp::from_json(
+      {{"method", "PUT"}, {"path", "/a"}, {"headers", {{"if", "(<x>)"}}}, {"body", "v"}});
+  const auto get = plainer(put);
+  ASSERT_TRUE(get);
+  EXPECT_EQ(harness::string_field(*get, "method"), "GET");
+  EXPECT_EQ(harness::string_field(*get, "path"), "/a");
+  EXPECT_EQ(harness::string_field(*get, "body"), "v");
+  ASSERT_NE(get->find("headers"), nullptr);
+  EXPECT_EQ(harness::string_field(*get->find("headers"), "if"), "(<x>)");
+  EXPECT_FALSE(plainer(*get));
+  EXPECT_FALSE(plainer(harness::Jexp::from_json({{"path", "/a"}})));
+}
+
 }  // namespace
 }  // namespace dualfuzz::http

@@ -177,6 +177,7 @@ harness::Protocol protocol() {
   set_presentation(p);
   p.race_key = race_key;
   p.lighter = lighter;
+  p.plainer = plainer;
   add_functions(p.functions);
   return p;
 }

@@ -118,6 +118,18 @@ std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
   return out;
 }
 
+std::optional<harness::Jexp> plainer(const harness::Jexp& body) {
+  if (body.kind() != harness::Jexp::Kind::Object) return std::nullopt;
+  const std::string method = harness::string_field(body, "method");
+  if (method.empty() || method == "GET") return std::nullopt;
+  std::vector<std::pair<std::string, harness::Jexp>> fields;
+  for (std::size_t i = 0; i < body.keys().size(); ++i)
+    fields.emplace_back(body.keys()[i], body.keys()[i] == "method"
+                                            ? harness::Jexp::scalar("GET")
+                                            : body.items()[i]);
+  return harness::Jexp::object(std::move(fields));
+}
+
 bool valid_etag_field(const std::string& v) {
   std::size_t i = 0, tags = 0;
   auto skip = [&] {

@@ -71,6 +71,15 @@ std::optional<harness::Script> serialized_as_answered(const harness::Script& s,
                                                       const harness::RunResult& run,
                                                       const harness::FunctionRegistry& fns);
 
+// The script with one request made plainer (Protocol::plainer: HTTP's GET
+// for a HEAD, a PUT...), one candidate per request that has a plainer form,
+// except the request labelled `keep` (0: none kept): a read the violation
+// needs by a HEAD or by a GET is one counterexample, and a death by an
+// untagged If list under PUT, DELETE and GET one finding.
+std::vector<harness::Script> plainer_candidates(const harness::Protocol& p,
+                                                const harness::Script& s,
+                                                harness::Label keep = 0);
+
 // Beyond this many messages a counterexample is tried from its skeleton
 // (a race) or its path in sequence.
 inline constexpr std::size_t kShortRace = 6;

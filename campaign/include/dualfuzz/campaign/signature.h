@@ -10,6 +10,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -231,23 +232,38 @@ inline std::string signature_of(const harness::Protocol& p, const harness::RunRe
 //      answer's field values), "related" (Protocol::related_values of one:
 //      W/"1" for "1"), "other" ("(invalid)" is left out of the shape: the
 //      shrinker empties a value whenever it can); then "-> " and the
-//      observed answer (Protocol::response_shape): "GET if-none-match
-//      {if-none-match:other} -> 304";
+//      observed answer's class (Protocol::response_shape, a status as
+//      "3xx"): "GET if-none-match {if-none-match:other} -> 3xx";
 //    * the verdict: per reason (oracle::Reason) where the response went wrong,
-//      expected and observed as classes (a status is its own class; any
-//      other field "value" or "absent"), and the clause: "response.status:
-//      200 expected, 304 observed (RFC 9110 §9.3.1)". Reasons that every
+//      expected and observed as classes (a status is its own class, an
+//      observed one its class "2xx" when no status expected is of that
+//      class; any other field "value" or "absent"), and the clause:
+//      "response.status: 200 expected, 304 observed (RFC 9110 §9.3.1)",
+//      "response.status: 412 expected, 2xx observed (RFC 9110 §13.1.1)"
+//      (If-Match ignored, whether the method then answered 200, 204 or
+//      206). Reasons that every
 //      answer has (a refusal's clause "... (a refusal)", a weaker
 //      consistency's "consistency ..."), an error status expected beside a
 //      success or a contradiction (a 409 a nested path keeps alive, a 400
 //      an invalid field: the other decides) and reasons without a location
 //      (nothing outstanding) are left out when others remain;
 //    * the rest of the script, as the sorted set of its other requests'
-//      shapes with their field names ("with PUT"; "alone"), or
+//      shapes, without the fields beside them ("with PUT"; "alone"; the
+//      shrinker tries each as its plainest kind, Protocol::plainer, so a
+//      GET or a HEAD that read the state is one "GET"), or
 //      "(concurrent)" for a race (its other requests are noise, see
 //      signature_of);
 //  - a liveness violation: "liveness | with " and the requests' shapes.
 std::string identity_of(const harness::Protocol& p, const harness::RunResult& r);
+
+// What a model violation broke, without what was observed instead: each
+// decisive reason's place, expected class and clause ("response.status:
+// 304 expected (RFC 9110 §13.1.2)"); empty for any other outcome. The
+// shrinker takes a request with a precondition fewer that breaks one of
+// these as the same defect shown more simply, whatever it was answered
+// (Apache's If-Modified-Since evaluated beside a matching If-None-Match
+// answers 206 with a Range and 200 without).
+std::set<std::string> obligations(const harness::RunResult& r);
 
 // The run's messages for the --json summary (bench/eval_realservers.py
 // renders them), with long string values (error pages) cut to 80 bytes.

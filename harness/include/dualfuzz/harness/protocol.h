@@ -270,6 +270,14 @@ struct Protocol {
   };
   std::function<std::vector<Lighter>(const Jexp& body, const Json& sent)> lighter =
       [](const Jexp&, const Json&) { return std::vector<Lighter>{}; };
+  // The same request with the protocol's plainest kind (HTTP: the method
+  // GET), the rest as it was; nullopt when it is that kind already. A
+  // shrinker tries it where the kind may not matter (a request that kills
+  // the server, one that only reads the state a violation needs), so that
+  // one defect is not named once per method it was met with.
+  std::function<std::optional<Jexp>(const Jexp& body)> plainer = [](const Jexp&) {
+    return std::optional<Jexp>{};
+  };
   // The part of the server's state a request touches: requests with
   // different keys never race (HTTP: the path). "" for all: all may race.
   std::function<std::string(const Json& request_ir)> race_key = no_key;

@@ -9,6 +9,7 @@
 //   describe_response(r)  == "204  etag: \"2\""
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,9 @@ Json namespace_request(Json q, std::string_view prefix);
 // the request with it naming a tag no server makes ("dualfuzz-unrelated").
 std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
                                                 const Json& sent);
+// The request as a GET, its fields and content kept (Protocol::plainer);
+// nullopt for a GET, or a request whose method is not a plain string.
+std::optional<harness::Jexp> plainer(const harness::Jexp& body);
 // An entity tag with its weakness flipped: the tag a weak/strong comparison
 // bug is most likely to confuse with it.
 std::vector<Json> related_values(const Json& v);
