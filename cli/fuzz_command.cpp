@@ -65,11 +65,13 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "commands.h"
 #include "dualfuzz/campaign/fuzz_environment.h"
 #include "dualfuzz/campaign/fuzz_loop.h"
+#include "dualfuzz/campaign/judgements.h"
 #include "dualfuzz/campaign/server_death.h"
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/campaign/site.h"
@@ -580,7 +582,20 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
          .shared_server = o.fuzz.target.rfind("inprocess", 0) != 0 &&
                           o.fuzz.target.find("{worker}") == std::string::npos});
   }
-  if (!o.known.empty()) {
+  // --known judged[:SERVER]: the plug-in's judgements (of SERVER) as a
+  // baseline of patterns, matched by identity after shrinking.
+  std::optional<campaign::Baseline> judged;
+  if (o.known == "judged" || o.known.starts_with("judged:")) {
+    const std::string server = o.known == "judged" ? "" : o.known.substr(7);
+    auto all = campaign::Judgements::parse((*plugin)->judgements, o.spec + " judgements");
+    auto b = all ? all->baseline(server, o.known)
+                 : Result<campaign::Baseline>(make_error(all.error()));
+    if (!b) {
+      std::cerr << "dualfuzz fuzz: --known " << o.known << ": " << b.error() << "\n";
+      return kTrouble;
+    }
+    judged = std::move(*b);
+  } else if (!o.known.empty()) {
     auto known = campaign::KnownViolations::load(o.known);
     if (!known) {
       std::cerr << "dualfuzz fuzz: " << known.error() << "\n";
@@ -595,6 +610,15 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
       return kTrouble;
     }
     o.fuzz.baseline = std::move(*baseline);
+  }
+  if (judged) {
+    if (o.baseline.empty()) {
+      o.fuzz.baseline = std::move(*judged);
+      o.baseline = o.known;  // (what the summary names it by)
+    } else {
+      o.fuzz.baseline.merge(*judged);
+      o.baseline += " and --known " + o.known;
+    }
   }
   campaign::FuzzOptions fo = o.fuzz;
   fo.targeted = !o.no_targeted;
@@ -776,7 +800,10 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
       ->check(CLI::Range(0.0, 3600.0));
   sub->add_option("--known", o->known,
                   "a file of known violations, one quick-key pattern a line (`*`: any "
-                  "text; see docs/fuzzing.md): counted, never reported or stopped on");
+                  "text; see docs/fuzzing.md): counted, never reported or stopped on; "
+                  "or judged[:SERVER]: the findings the plug-in's judgements (of "
+                  "SERVER) cover, judged by hand on real servers, matched by identity "
+                  "as a --baseline is");
   sub->add_option("--baseline", o->baseline,
                   "`dualfuzz fuzz --json` output of an earlier run (e.g. on the main "
                   "branch): findings whose identity it holds are counted, not reported "

@@ -1,8 +1,10 @@
 #include "dualfuzz/campaign/baseline.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "dualfuzz/campaign/detail/text_file.h"
+#include "dualfuzz/campaign/known_violations.h"
 
 namespace dualfuzz::campaign {
 namespace {
@@ -47,6 +49,33 @@ bool collect(const json& j, const Add& add) {
 
 void Baseline::add(Entry e) {
   if (identities_.insert(e.identity).second) entries_.push_back(std::move(e));
+}
+
+bool Baseline::contains(std::string_view identity) const {
+  return identities_.count(std::string(identity)) > 0 ||
+         std::ranges::any_of(
+             patterns_, [&](const std::string& p) { return glob_match(p, identity); });
+}
+
+Baseline Baseline::named(std::string_view origin) {
+  Baseline out;
+  out.origin_ = origin.empty() ? std::string("(baseline)") : std::string(origin);
+  return out;
+}
+
+void Baseline::add_pattern(std::string pattern, std::string signature) {
+  if (std::ranges::find(patterns_, pattern) != patterns_.end()) return;
+  patterns_.push_back(pattern);
+  entries_.push_back(Entry{std::move(pattern), std::move(signature), ""});
+}
+
+void Baseline::merge(const Baseline& other) {
+  for (const Entry& e : other.entries_)
+    if (std::ranges::find(other.patterns_, e.identity) != other.patterns_.end())
+      add_pattern(e.identity, e.signature);
+    else
+      add(e);
+  if (origin_.empty()) origin_ = other.origin_;
 }
 
 Result<Baseline> Baseline::parse(std::string_view text, std::string_view origin) {

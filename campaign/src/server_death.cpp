@@ -149,6 +149,13 @@ std::string request_signature(const harness::Protocol& p, const harness::Json& q
   // (Without "(invalid)": whether the value the shrinker left is valid is
   // its accident, as in signature.h's identities.)
   for (std::size_t i; (i = s.find("(invalid)")) != std::string::npos;) s.erase(i, 9);
+  // A field sent blind ("blind(if)") kills as the same field sent by its
+  // generator would: npm webdav-server's untagged If list was two findings.
+  for (std::size_t i; (i = s.find("blind(")) != std::string::npos;)
+    if (const std::size_t close = s.find(')', i); close != std::string::npos)
+      s = s.substr(0, i) + s.substr(i + 6, close - i - 6) + s.substr(close + 1);
+    else
+      break;
   if (!q.is_object() || !q.contains("headers") || !q["headers"].is_object()) return s;
   // The shape's words (a precondition, "blind(if)" names "if" too).
   std::set<std::string> named;

@@ -6,6 +6,9 @@
 #include "dualfuzz/http/server_core.h"
 
 namespace dualfuzz::http {
+namespace detail {
+extern const char kJudgementsJson[];  // judgements.json (judgements_text.cpp.in)
+}  // namespace detail
 namespace {
 // The reference server's sans-IO core and the transport over it.
 class ReferenceServer final : public campaign::InProcessServer {
@@ -33,6 +36,7 @@ campaign::Plugin plugin() {
     }
   };
   p.in_process_help = "the reference server, ARG a planted bug (`dualfuzz bugs`)";
+  p.judgements = detail::kJudgementsJson;
   p.describe_in_process = [](const std::string& bug) {
     return "server bug: " + (bug.empty() ? std::string("none planted") : bug);
   };

@@ -43,9 +43,16 @@ class Baseline {
   static Result<Baseline> parse(std::string_view text, std::string_view origin);
   static Result<Baseline> load(const std::string& path);
 
-  bool contains(std::string_view identity) const {
-    return identities_.count(std::string(identity)) > 0;
-  }
+  // Its identities, or one of its patterns (add_pattern) covers `identity`.
+  bool contains(std::string_view identity) const;
+  // An empty baseline that is not none(), named `origin` (for patterns).
+  static Baseline named(std::string_view origin);
+  // A pattern over identities (`*`: any run of characters), as a judgement
+  // of the plug-in covers findings (judgements.h); its entry's identity is
+  // the pattern.
+  void add_pattern(std::string pattern, std::string signature);
+  // `other`'s entries and patterns too (--baseline FILE with --known judged).
+  void merge(const Baseline& other);
   // One per distinct identity, in the order the file has them.
   const std::vector<Entry>& entries() const { return entries_; }
   // No file was given (an empty file is a baseline with no findings).
@@ -56,6 +63,7 @@ class Baseline {
   void add(Entry e);
   std::vector<Entry> entries_;
   std::set<std::string> identities_;
+  std::vector<std::string> patterns_;
   std::string origin_;
 };
 

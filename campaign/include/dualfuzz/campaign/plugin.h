@@ -68,6 +68,10 @@ struct Plugin {
   std::function<int(std::uint16_t port, const std::string& bug, const std::string& origin)>
       serve;
 
+  // Findings on real servers judged by hand (judgements.h): the JSON text,
+  // "" for none (`dualfuzz fuzz --known judged:SERVER`).
+  std::string_view judgements;
+
   std::string describe(const std::string& arg) const {
     if (describe_in_process) return describe_in_process(arg);
     return arg.empty() ? "in-process server" : "in-process server: " + arg;
