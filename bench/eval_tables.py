@@ -467,7 +467,7 @@ TABLES = collections.OrderedDict([
     ("porcupine", (["porcupine-231e6a6-quiet.txt", "jepsen-online-57c67f4.txt"], porcupine)),
     ("jobs-throughput", (["jobs-fb7fec6.jsonl"], jobs_throughput)),
     ("jobs-bugs", (["jobs-fb7fec6.jsonl"], jobs_bugs)),
-    ("identity", (["identity-7ad1323.jsonl", "identity-0d53fd8.jsonl"], identity)),
+    ("identity", (["identity-0d53fd8.jsonl", "identity-44e199d.jsonl"], identity)),
     ("proxy-speed", (["proxy-speed-final/summary.json", "proxy-speed-7292723/summary.json"],
                      proxy_speed)),
     ("mutants-seven-seeds", (["mutants-blind-seeds1-7-bcaca99.jsonl"], mutants_seven)),

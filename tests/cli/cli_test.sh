@@ -281,6 +281,30 @@ assert sum(b["count"] for b in j["baseline"]) == j["baseline_known"], j
     [ "$(code "$dualfuzz" fuzz --target inprocess:create-204 --seconds 2 \
          --baseline nonexistent.json)" = 2 ] || fail "unreadable baseline: exit code"
     ;;
+  fuzz_known_judged)
+    # --known judged:SERVER: the plug-in's judgements of that server
+    # (protocols/http/judgements.json) as known findings. head-range (a HEAD
+    # with a Range answered 206 or 416) is what nginx does (judged,
+    # RFC 9110 §14.2): counted, not reported; without them the same run
+    # stops on it; a server nobody judged is trouble, with the judged ones.
+    [ "$(code "$dualfuzz" fuzz --target inprocess:head-range --seconds 30 --seed 3 \
+         --connections 1 --json -q)" = 1 ] || fail "without: exit code"
+    tail -1 out.txt | grep -q '"identity":"model: HEAD {range:other} -> ' ||
+      fail "without: $(tail -1 out.txt)"
+    [ "$(code "$dualfuzz" fuzz --target inprocess:head-range --seconds 4 --seed 3 \
+         --connections 1 --known judged:nginx-static --json -q)" = 0 ] ||
+      fail "judged: exit code: $(tail -1 out.txt)"
+    tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["findings"] == [] and not j["violation"] and j["baseline_known"] > 0, j
+assert j["baseline_file"] == "judged:nginx-static", j
+' || fail "judged: $(tail -1 out.txt)"
+    [ "$(code "$dualfuzz" fuzz --target inprocess:head-range --seconds 2 \
+         --known judged:nosuch)" = 2 ] || fail "unjudged server: exit code"
+    grep -q "no judgement of the server 'nosuch' (judged: nginx-static" err.txt ||
+      fail "unjudged server: $(cat err.txt)"
+    ;;
   fuzz_known)
     # --known FILE: a listed planted bug (create-204: a creating PUT answers
     # 204; on one connection its only keys) is counted, not reported; the
