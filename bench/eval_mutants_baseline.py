@@ -118,7 +118,8 @@ def main():
                         row["verdict"] = "none"
                     else:
                         row.update(identity=f.get("identity", f.get("signature")),
-                                   first_seconds=f.get("first_seconds"), script=f["script"])
+                                   first_seconds=f.get("first_seconds", s.get("seconds")),
+                                   script=f["script"])
                         with tempfile.NamedTemporaryFile("w", suffix=".txt") as sf:
                             sf.write(f["script"])
                             sf.flush()
@@ -132,7 +133,8 @@ def main():
                 log.flush()
                 rows.append(row)
     print(f"Baseline: {len(known)} identities of the unpatched build "
-          f"({args.record_seeds} x {args.record_seconds:g} s).\n")
+          + (f"(from {args.record}).\n" if args.record else
+             f"({args.record_seeds} x {args.record_seconds:g} s).\n"))
     print("| mutant | seed | first finding reported | s | verdict (plays: mutant / unpatched) |")
     print("| --- | --- | --- | ---: | --- |")
     for r in rows:
