@@ -429,7 +429,12 @@ std::string identity_of(const harness::Protocol& p, const harness::RunResult& r)
          killing_part(p, r, *kill, r.events[r.blamed_event()].label) + " -> " +
          (answer.empty() ? "?" : answer) + " | " +
          verdict_part(r, refused ? Observed::kOther : Observed::kClass) + " | " +
-         (concurrent(p, r) ? std::string("(concurrent)") : rest_part(p, r, kill));
+         // (A request refused whatever it asks is the defect whatever came
+         // before it: lighttpd's two Host lines were a new identity beside a
+         // PUT to a baseline that had them alone.)
+         (refused            ? std::string("any script")
+          : concurrent(p, r) ? std::string("(concurrent)")
+                             : rest_part(p, r, kill));
 }
 
 }  // namespace dualfuzz::campaign

@@ -113,6 +113,15 @@ TEST(Identity, ARequestRefusedWhateverItAsksIsNamedByItsDefectAlone) {
   EXPECT_EQ(identity(R"({"host":"a b","if-none-match":"\"x\""})"), alone);
   EXPECT_EQ(identity(R"({"host":"a b","range":"bytes=0-0","accept":"*/*"})"), alone);
   EXPECT_EQ(alone.find("if-none-match"), std::string::npos) << alone;
+  // Nor what came before it: a PUT of the path first.
+  auto s = (*player)->parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\nwait 1\n"
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/a\",\"headers\":{\"host\":\"a "
+      "b\"}}\n");
+  ASSERT_TRUE(s) << s.error();
+  const harness::RunResult after = (*player)->play(*s);
+  ASSERT_TRUE(after.violation()) << after.report();
+  EXPECT_EQ(identity_of((*player)->protocol(), after), alone);
 }
 
 TEST(Identity, AProtocolViolationIsNamedByItsRule) {

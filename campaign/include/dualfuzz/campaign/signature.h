@@ -250,7 +250,8 @@ inline std::string signature_of(const harness::Protocol& p, const harness::RunRe
 //    * the rest of the script, as the sorted set of its other requests'
 //      shapes, without the fields beside them ("with PUT"; "alone"; the
 //      shrinker tries each as its plainest kind, Protocol::plainer, so a
-//      GET or a HEAD that read the state is one "GET"), or
+//      GET or a HEAD that read the state is one "GET"), "any script" for a
+//      request refused whatever it asks (an invalid Host), or
 //      "(concurrent)" for a race (its other requests are noise, see
 //      signature_of);
 //  - a liveness violation: "liveness | with " and the requests' shapes.
