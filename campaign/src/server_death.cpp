@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "dualfuzz/campaign/signature.h"
+
 extern char** environ;
 
 namespace dualfuzz::campaign {
@@ -143,12 +145,8 @@ Death confirm_death(const harness::Protocol& p, Target& t,
 }
 
 std::string request_signature(const harness::Protocol& p, const harness::Json& q) {
-  std::string s = p.request_shape(q);
-  if (s.empty()) s = p.request_kind(q);
+  std::string s = finding_shape(p, q);
   if (s.empty()) s = "request";
-  // (Without "(invalid)": whether the value the shrinker left is valid is
-  // its accident, as in signature.h's identities.)
-  for (std::size_t i; (i = s.find("(invalid)")) != std::string::npos;) s.erase(i, 9);
   // A field sent blind ("blind(if)") kills as the same field sent by its
   // generator would: npm webdav-server's untagged If list was two findings.
   for (std::size_t i; (i = s.find("blind(")) != std::string::npos;)

@@ -224,15 +224,16 @@ const Json* headers_of(const Json& ir) {
   return it != ir.end() && it->is_object() ? &*it : nullptr;
 }
 
-// Protocol::request_shape without "(invalid)": the shrinker empties a
-// field's value whenever the violation stays, so whether it is left valid
-// is the shrink's accident, not the bug's.
-std::string shape_of(const harness::Protocol& p, const Json& ir) {
+}  // namespace
+
+std::string finding_shape(const harness::Protocol& p, const Json& ir) {
   std::string s = p.request_shape(ir);
   if (s.empty()) s = p.request_kind(ir);
   for (std::size_t i; (i = s.find("(invalid)")) != std::string::npos;) s.erase(i, 9);
   return s;
 }
+
+namespace {
 
 // `ir`'s shape followed by one entry per header field, sorted and braced:
 // `entry(name, value)` with the name in lower case (an empty entry leaves
@@ -280,7 +281,7 @@ std::string killing_part(const harness::Protocol& p, const harness::RunResult& r
   // only the fields its shape names are the defect's; the others beside
   // them would split one cause into as many identities (a baseline then
   // missed the same invalid Host sent with an If-None-Match).
-  const std::string shape = shape_of(p, kill);
+  const std::string shape = finding_shape(p, kill);
   const bool refused = refused_whatever(shape);
   auto named = [&](const std::string& n) {
     for (std::size_t at = shape.find(n); at != std::string::npos;
@@ -314,7 +315,7 @@ std::string rest_part(const harness::Protocol& p, const harness::RunResult& r,
   std::set<std::string> others;
   for (const auto& m : r.trace.messages())
     if (harness::is_request_label(m.label) && &m.ir != kill)
-      others.insert(shape_of(p, m.ir));
+      others.insert(finding_shape(p, m.ir));
   if (others.empty()) return "alone";
   std::string out = "with ";
   bool first = true;
@@ -419,7 +420,7 @@ std::string identity_of(const harness::Protocol& p, const harness::RunResult& r)
   }
   std::string answer = p.response_shape(r.events[r.blamed_event()].payload());
   // (One lax Host check showed as 200, 304, 404, 206 and 416.)
-  const bool refused = refused_whatever(shape_of(p, *kill));
+  const bool refused = refused_whatever(finding_shape(p, *kill));
   if (refused && !answer.empty()) answer = "(any)";
   // (The verdict names a wrong status; beside a wrong field or content, the
   // answer's class says enough: If-Match ignored by a PUT that answered 200

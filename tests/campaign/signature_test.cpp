@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "dualfuzz/http/model.h"
 #include "dualfuzz/http/plugin.h"
@@ -89,14 +91,21 @@ TEST(Signature, ALocatedReasonNamesBetterThanNothingOutstanding) {
   EXPECT_FALSE(names_better(with(model, {}), field));
 }
 
-// One request and its answer on c0, judged by the protocol's own model; the
-// request as the executor records it (canonical_request of what was sent).
-harness::RunResult judged(const harness::Protocol& p, Json q, Json a) {
+// Requests and their answers in turn on c0, judged by the protocol's own
+// model; each request as the executor records it (canonical_request of what
+// was sent).
+harness::RunResult judged(const harness::Protocol& p,
+                          std::vector<std::pair<Json, Json>> exchanges) {
   harness::RunResult r;
-  q = p.canonical_request(q, p.print_request(q));
-  r.events = {oracle::Event::request(0, 1, q), oracle::Event::response(0, 2, a)};
-  r.trace.add(1, 0, std::move(q));
-  r.trace.add(2, 0, a);
+  harness::Label l = 1;
+  for (auto& [q, a] : exchanges) {
+    q = p.canonical_request(q, p.print_request(q));
+    r.events.push_back(oracle::Event::request(0, l, q));
+    r.events.push_back(oracle::Event::response(0, l + 1, a));
+    r.trace.add(l, 0, std::move(q));
+    r.trace.add(l + 1, 0, std::move(a));
+    l += 2;
+  }
   oracle::Oracle o(p.model());
   for (const oracle::Event& e : r.events)
     if (!o.observe(e).accepted()) break;
@@ -104,6 +113,9 @@ harness::RunResult judged(const harness::Protocol& p, Json q, Json a) {
   r.outcome = r.verdict.accepted() ? harness::RunResult::Outcome::Pass
                                    : harness::RunResult::Outcome::ModelViolation;
   return r;
+}
+harness::RunResult judged(const harness::Protocol& p, Json q, Json a) {
+  return judged(p, {{std::move(q), std::move(a)}});
 }
 Json status(int s, Json headers = Json::object()) {
   return http::normalize_response({{"status", s}, {"headers", headers}, {"body", ""}});
@@ -205,23 +217,8 @@ TEST(Identity, AStatusOfAClassNotExpectedIsNamedByItsClass) {
 TEST(Identity, ObligationsLeaveOutWhatWasObserved) {
   const harness::Protocol p = http::plugin().protocol;
   auto two = [&](Json second, Json a) {
-    harness::RunResult r;
-    Json put = p.canonical_request(req("PUT"), p.print_request(req("PUT")));
-    second = p.canonical_request(second, p.print_request(second));
-    r.events = {oracle::Event::request(0, 1, put),
-                oracle::Event::response(0, 2, status(201, {{"etag", "\"1\""}})),
-                oracle::Event::request(0, 3, second), oracle::Event::response(0, 4, a)};
-    r.trace.add(1, 0, put);
-    r.trace.add(2, 0, r.events[1].payload());
-    r.trace.add(3, 0, second);
-    r.trace.add(4, 0, a);
-    oracle::Oracle o(p.model());
-    for (const oracle::Event& e : r.events)
-      if (!o.observe(e).accepted()) break;
-    r.verdict = o.verdict();
-    r.outcome = r.verdict.accepted() ? harness::RunResult::Outcome::Pass
-                                     : harness::RunResult::Outcome::ModelViolation;
-    return r;
+    return judged(p, {{req("PUT"), status(201, {{"etag", "\"1\""}})},
+                      {std::move(second), std::move(a)}});
   };
   const auto plain = two(req("GET", {{"if-none-match", "\"1\""}}), status(200));
   const auto ranged =

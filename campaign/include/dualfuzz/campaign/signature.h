@@ -216,6 +216,12 @@ inline std::string signature_of(const harness::Protocol& p, const harness::RunRe
          (after.empty() ? "" : "; then " + after);
 }
 
+// A request's shape as findings name it: Protocol::request_shape (else
+// request_kind) without "(invalid)". The shrinker empties a field's value
+// whenever the violation stays, so whether it is left valid is the
+// shrink's accident, not the bug's. Identities and death names use it.
+std::string finding_shape(const harness::Protocol& p, const harness::Json& ir);
+
 // A finding's identity: what a baseline (baseline.h) matches findings by,
 // made from the verdict rather than from the request's decoration, so that
 // one defect keeps one name across seeds and two defects do not share one.
