@@ -62,6 +62,9 @@ def main():
     ap.add_argument("--record-seeds", default="1,2")
     ap.add_argument("--replays", type=int, default=10)
     ap.add_argument("--min-rate", type=float, default=0.35)
+    ap.add_argument("--record-args", default="--keep-going --record-baseline",
+                    help="the options of the unpatched runs the baseline is recorded by "
+                         "(the CI recipe's; '--keep-going' alone: without --record-baseline)")
     ap.add_argument("--record", default="",
                     help="an earlier record (the --json output of the unpatched runs) to reuse")
     ap.add_argument("--raw", default=os.path.join(em.ROOT, "bench/results/mutants-baseline.jsonl"))
@@ -88,13 +91,14 @@ def main():
         with em.Server(orig) as u:
             if u.error:
                 sys.exit("unpatched lighttpd: " + u.error)
-            out, s = fuzz(args, u.target, args.record_seconds, int(seed), ["--keep-going"])
+            out, s = fuzz(args, u.target, args.record_seconds, int(seed),
+                          args.record_args.split())
         record.write(out)
         known |= {f["identity"] for f in s.get("findings", []) if f.get("identity")}
         print(f"record seed {seed}: {s.get('executions')} executions, "
               f"{len(s.get('findings', []))} findings", file=sys.stderr, flush=True)
     record.close()
-    print(f"record: {record.name}", file=sys.stderr, flush=True)
+    print(f"record: {record.name} ({args.record_args})", file=sys.stderr, flush=True)
     rows = []
     with em.Server(orig) as original, open(args.raw, "a") as log:
         for p in patches:

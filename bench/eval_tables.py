@@ -17,21 +17,25 @@ line without a pipe right after a table as one more row). It is rendered here
 from the raw file(s) alone, with the columns, rounding and wording the
 hand-copied table had. Nothing here holds a figure: every number
 comes from the raw files (and the planted bugs' categories from
-protocols/http/server/server_core.cpp). A table of hand judgements, of scripts
+protocols/http/server/server_core.cpp; the server-edges runs' dates, which
+their raw files lack, from RUN_DATES). A table of hand judgements, of scripts
 and paths, or of a run whose raw output was not kept is not marked and stays
 hand-made. Where a hand table rounded twice (a printout's value rounded again),
 the renderer says so beside the rounding it reproduces.
 
 Left hand-made, and why:
-  What is measured            scripts and paths, no figures
-  False alarms                most rows quote journal runs whose raw output was not kept
-  Nine more servers           the causes are judgements (the counts match everyday-more/runs.txt)
-  Found on the way            judgements, each checked by hand
-  -fork=2 and -M/-S           a row quotes the journal only; the 600-s -fork row's median 1.9 s
-                              is not fork10-7ad1323.jsonl's 1.81 s (its not-found-403 line is
-                              the later run with DUALFUZZ_ASSUME=writable, 1.3 s)
+  What is measured            scripts and paths, no figures (each row names its copies in docs/eval/)
+  False alarms                13 of its 18 rows quote journal runs whose raw output was not kept;
+                              the other 5 link theirs (rules-347d332/, final-3488422/,
+                              proxy-928e195.json, proxy-tcp-b575e35/, proxy-linger-82401de/)
+  Nine more servers           the causes are judgements (each row links its
+                              everyday-more/*-c2-final.json; the counts match them)
+  Found on the way            judgements, each checked by hand (each row links its raw run,
+                              README, patch or journal section)
+  -fork=2 and -M/-S           the AFL++ 600-s row (delete-prefix, not-found-403) quotes the
+                              journal only; the other four rows match replay-fb7fec6.jsonl,
+                              fork10-7ad1323.jsonl and afl-parallel-bugs-2cf3a52.txt
   The real Unison             the runs were not kept
-  Server edges                lighttpd's 11,210 guards are not its raw file's 11,221
 
 Python 3, standard library only; run from anywhere (paths are the repository's).
 """
@@ -456,6 +460,41 @@ def mutants_five(raw):
     return out
 
 
+# The raw files of the server-edges runs carry no date: the day of each run
+# (by the commit its file is named after), as its journal section gives it.
+RUN_DATES = {"c0cdc5b": "2026-11-27", "bcaca99": "2026-11-27", "490b935": "2026-11-27"}
+
+
+def server_edges(*raws):
+    """Server edges, three engines side by side (bench/eval_servercov.py
+    --parallel): one row per raw file, each a server; the guided engines'
+    edges with their ratio to black-box's, the union of the three edge sets,
+    and black-box's share of it."""
+    out = ["| server | run | guards | black-box | libFuzzer | AFL++ | union | "
+           "black-box's share of the union | raw |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for raw in raws:
+        by = {r["engine"]: r for r in jsonl(raw)}
+        assert sorted(by) == ["afl", "blackbox", "libfuzzer"], raw
+        # The prose above the table: 600 s per engine, seed 1, side by side.
+        assert all(r["seconds"] == 600 and r["seed"] == 1 and r["parallel"]
+                   for r in by.values()), raw
+        (guards,) = {r["guards"] for r in by.values()}
+        name, version = re.search(r"(lighttpd|nginx|Apache)/([0-9.]+)",
+                                  by["blackbox"]["version"]).groups()
+        commit = re.search(r"-([0-9a-f]{7})\.jsonl$", raw).group(1)
+        union = set().union(*(r["edge_set"] for r in by.values()))
+        bb = by["blackbox"]["edges"]
+
+        def guided(e):
+            return f"{thousands(by[e]['edges'])} ({by[e]['edges'] / bb:.2f}×)"
+        out.append(row([f"{name} {version}", f"{commit}, {RUN_DATES[commit]}",
+                        thousands(guards), thousands(bb), guided("libfuzzer"), guided("afl"),
+                        thousands(len(union)), f"{100 * bb / len(union):.1f} %",
+                        f"[eval/{raw}](eval/{raw})"]))  # relative to docs/
+    return out
+
+
 # name -> (raw files under docs/eval/, renderer)
 TABLES = collections.OrderedDict([
     ("planted-blackbox", (["planted-anyserver-928e195.jsonl"], planted_blackbox)),
@@ -472,6 +511,8 @@ TABLES = collections.OrderedDict([
                      proxy_speed)),
     ("mutants-seven-seeds", (["mutants-blind-seeds1-7-bcaca99.jsonl"], mutants_seven)),
     ("mutants-five-seeds", (["mutants-more-seeds1-5-bd79a93.jsonl"], mutants_five)),
+    ("server-edges", (["servercov-lighttpd-blind-c0cdc5b.jsonl", "servercov-nginx-blind-bcaca99.jsonl",
+                       "servercov-apache2-blind-490b935.jsonl"], server_edges)),
 ])
 
 

@@ -603,6 +603,11 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
     }
     o.fuzz.known = std::move(*known);
   }
+  if (o.fuzz.explore_findings && !o.fuzz.keep_going) {
+    std::cerr << "dualfuzz fuzz: --record-baseline needs --keep-going (a record "
+                 "holds every finding of the run)\n";
+    return kTrouble;
+  }
   if (!o.baseline.empty()) {
     auto baseline = campaign::Baseline::load(o.baseline);
     if (!baseline) {
@@ -772,7 +777,9 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
   sub->add_option_function<int>(
          "--timeout-ms",
          [o](int ms) { o->fuzz.message_timeout = std::chrono::milliseconds(ms); },
-         "per-message timeout (default 2000)")
+         "per-message timeout (default 2000); once 200 answers were read, a play "
+         "waits at most 8 times the slowest of them (at least 250 ms), except under "
+         "--liveness; the probes that tell a hang keep this timeout")
       ->check(CLI::Range(1, 600000));
   sub->add_option("--oracle-budget", o->fuzz.oracle_budget,
                   "configurations the oracle may explore per play before it gives up "
@@ -804,6 +811,10 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
                   "or judged[:SERVER]: the findings the plug-in's judgements (of "
                   "SERVER) cover, judged by hand on real servers, matched by identity "
                   "as a --baseline is");
+  sub->add_flag("--record-baseline", o->fuzz.explore_findings,
+                "a run that records a baseline (with --keep-going --json): violating "
+                "scripts stay in the pool and are mutated further, so that the known "
+                "defects' neighbouring forms are met and recorded too");
   sub->add_option("--baseline", o->baseline,
                   "`dualfuzz fuzz --json` output of an earlier run (e.g. on the main "
                   "branch): findings whose identity it holds are counted, not reported "

@@ -97,9 +97,12 @@ RunResult FuzzCampaign::run_on_target(const Script& s, harness::RunOptions opts,
     play_deaths_ = shared_->deaths();
   }
   opts.held_wait = held_wait_.wait();
+  if (!opts.check_liveness && !p.origin)
+    opts.message_timeout = answer_wait_.wait(opts.message_timeout);
   harness::Executor ex(p, target_->transport(), opts, solver);
   RunResult r = ex.run(s);
   held_wait_.learn(r.held_waits);
+  answer_wait_.learn(r.answer_latency);
   return r;
 }
 
@@ -355,6 +358,14 @@ Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
   State start{taken(m.culprit, m.run), m.run};
   RunResult again;
   bool shown = false;
+  // The request the server left unanswered first, alone, before the whole
+  // script: most deaths need no more, and every replay that kills costs a
+  // restart.
+  if (auto alone = first_unanswered_alone(start.script, m.run, protocol_.functions);
+      alone && server_back_ && kills(*alone, again)) {
+    start.script = std::move(*alone);
+    shown = true;
+  }
   for (int i = 0; i < 2 && !shown && server_back_; ++i)
     shown = kills(start.script, again);
   if (!shown && m.earlier && server_back_) {
@@ -820,6 +831,7 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
       const bool stop = !is_known && take(script, r, sum, observer);
       record_deaths(sum, observer);  // (met while shrinking)
       if (stop || !server_back_) break;
+      if (o_.explore_findings) add_to_pool(text, rng);
     } else if (!r.inconclusive()) {
       add_to_pool(text, rng);
       recent_pooled_.emplace_back(script, text);

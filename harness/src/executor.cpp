@@ -328,6 +328,7 @@ class Run {
         ending_.insert(r.conn);
     }
     if (rules_) rules_->sent(ir);
+    sent_at_[r.label] = std::chrono::steady_clock::now();
     // No receive here: consecutive requests go out together (pipelined on
     // one connection, concurrent across connections); `wait` steps and the
     // end of the script decide when the tester looks at the answers.
@@ -617,6 +618,16 @@ class Run {
         Label l = q.empty() ? 0 : q.front();
         if (!q.empty()) q.pop_front();
         forwardable_answered_ += forwardable_.count(l);
+        if (auto at = sent_at_.find(l); l && at != sent_at_.end()) {
+          // (From the send: a pipelined answer's wait behind the others
+          // counts too, as the tester waits for it so.)
+          ++res_.answer_latency.answers;
+          res_.answer_latency.slowest =
+              std::max(res_.answer_latency.slowest,
+                       std::chrono::duration_cast<std::chrono::microseconds>(
+                           std::chrono::steady_clock::now() - at->second));
+          sent_at_.erase(at);
+        }
         res_.trace.add(l ? response_label(l) : 0, msg.conn, *resp);
         observe(oracle::Event::response(model_conn(msg.conn), l ? response_label(l) : 0,
                                         *resp));
@@ -660,6 +671,7 @@ class Run {
   RunResult res_;
   std::set<ConnId> open_;
   std::map<ConnId, std::deque<Label>> pending_;
+  std::map<Label, std::chrono::steady_clock::time_point> sent_at_;  // unanswered
   std::map<ConnId, std::unique_ptr<ResponseStream>> streams_;
   std::map<ConnId, oracle::ConnId> model_conn_;
   oracle::ConnId next_model_conn_ = kMaxConn + 1;

@@ -434,6 +434,48 @@ TEST(HeldWaitBound, LearnsFromTheWaitsItSees) {
   EXPECT_EQ(b.wait(), milliseconds(100)) << "never above the first value";
 }
 
+// The answer wait a campaign learns: the timeout given until enough answers
+// were read; then eight times the slowest, at least the floor, at most
+// the timeout given.
+TEST(AnswerWaitBound, LearnsFromTheAnswersItReads) {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
+  const milliseconds given(2000);
+  AnswerWaitBound b;
+  EXPECT_EQ(b.wait(given), given);
+  b.learn({.answers = AnswerWaitBound::kLearnAfter - 1, .slowest = microseconds(2'000)});
+  EXPECT_EQ(b.wait(given), given) << "too few answers read to learn";
+  b.learn({.answers = 1, .slowest = microseconds(1'000)});
+  EXPECT_EQ(b.wait(given), milliseconds(250)) << "8 x 2 ms is under the floor";
+  b.learn({.answers = 5, .slowest = microseconds(60'100)});
+  EXPECT_EQ(b.wait(given), milliseconds(481)) << "8 x the slowest, rounded up";
+  b.learn({.answers = 5, .slowest = microseconds(10'000)});
+  EXPECT_EQ(b.wait(given), milliseconds(481)) << "the slowest one read counts";
+  EXPECT_EQ(b.wait(milliseconds(300)), milliseconds(300))
+      << "never above the timeout given";
+  EXPECT_EQ(b.wait(milliseconds(100)), milliseconds(100))
+      << "a timeout under the floor stays";
+  b.learn({.answers = 1, .slowest = milliseconds(900)});
+  EXPECT_EQ(b.wait(given), given);
+}
+
+// Each answer read is counted, with the time since its request was sent;
+// a request never answered is not.
+TEST(Executor, CountsTheAnswersItReadsAndTheSlowest) {
+  int n = 0;
+  auto r = play(
+      [&n](ConnId c, const std::string&) {
+        if (++n == 2) return std::vector<Transport::Incoming>{};  // the second: never
+        return std::vector<Transport::Incoming>{
+            {c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false, {}}};
+      },
+      "req 1 on c0: {\"method\":\"GET\",\"path\":\"/a\"}\nwait 1\n"
+      "req 3 on c1: {\"method\":\"GET\",\"path\":\"/b\"}\n"
+      "req 5 on c2: {\"method\":\"GET\",\"path\":\"/c\"}\n");
+  EXPECT_EQ(r.answer_latency.answers, 2u) << r.report();
+  EXPECT_LT(r.answer_latency.slowest, std::chrono::seconds(5));
+}
+
 }  // namespace
 }  // namespace dualfuzz::harness
 

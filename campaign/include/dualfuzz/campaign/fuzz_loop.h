@@ -96,6 +96,12 @@ struct FuzzOptions {
   // Findings already known (--baseline FILE): matched by identity after
   // shrinking; counted, never reported or stopped on.
   Baseline baseline{};
+  // A run that records a baseline (--record-baseline, with keep_going): a
+  // violating script stays in the pool like a passing one, so that the
+  // known defects' neighbouring forms (another method, another field beside
+  // the one that matters) are met and recorded too; a comparing run meets
+  // them early, whatever it finds first. (A death's script never stays.)
+  bool explore_findings = false;
   // Configurations the oracle may explore per play before it gives up
   // (RunOptions::oracle_options.limits.max_explored; 0: no limit).
   std::size_t oracle_budget = harness::RunOptions::kMaxExploredPerRun;
@@ -378,6 +384,7 @@ class FuzzCampaign {
   // How long an `answer` step waits while the tester holds a forward, as
   // learned from this target's runs (a proxy's; unused otherwise).
   harness::HeldWaitBound held_wait_;
+  harness::AnswerWaitBound answer_wait_;
   // One execution played to its end, judged by nobody: whether a script
   // kills (hangs) the server must not depend on where a violation of it,
   // known or not, would have stopped the play (shrink_death).

@@ -125,6 +125,12 @@ struct RunResult {
     std::size_t waits = 0, met = 0;
     std::chrono::microseconds longest_met{0};
   } held_waits;
+  // The answers read and the slowest of them, from its request's send:
+  // what AnswerWaitBound learns from.
+  struct AnswerLatency {
+    std::size_t answers = 0;
+    std::chrono::microseconds slowest{0};
+  } answer_latency;
   // Configurations the oracle explored (its cost, deterministic: what a
   // fuzz target weighs before keeping an input for coverage).
   std::size_t explored = 0;
@@ -176,6 +182,40 @@ class HeldWaitBound {
  private:
   std::size_t waits_ = 0;
   std::chrono::microseconds longest_{0};
+};
+
+// RunOptions::message_timeout learned over a campaign's runs on a server
+// that leaves some requests unanswered (a framing it still waits on, a
+// request it drops): each such play cost a whole timeout, most of the wall
+// time on npm webdav-server. After 200 answers: eight times the slowest
+// answer seen, at least 250 ms, never more than the timeout given. An
+// answer that comes later is not waited for: its request stays unjudged,
+// as a request unanswered within the timeout always did (no verdict needs
+// an answer that never came), so the bound costs observations, never a
+// verdict. Not for --liveness (a late answer would be a violation there),
+// and never for the probes that tell a hang (they keep the timeout given).
+//
+//   AnswerWaitBound b;
+//   opts.message_timeout = b.wait(opts.message_timeout);  ...
+//   b.learn(result.answer_latency);
+class AnswerWaitBound {
+ public:
+  void learn(const RunResult::AnswerLatency& a) {
+    answers_ += a.answers;
+    slowest_ = std::max(slowest_, a.slowest);
+  }
+  std::chrono::milliseconds wait(std::chrono::milliseconds given) const {
+    if (answers_ < kLearnAfter || given <= kFloor) return given;
+    const auto bound = std::chrono::ceil<std::chrono::milliseconds>(kFactor * slowest_);
+    return std::clamp(bound, kFloor, given);
+  }
+  static constexpr std::size_t kLearnAfter = 200;
+  static constexpr int kFactor = 8;
+  static constexpr std::chrono::milliseconds kFloor{250};
+
+ private:
+  std::size_t answers_ = 0;
+  std::chrono::microseconds slowest_{0};
 };
 
 class Executor {
