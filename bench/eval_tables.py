@@ -42,6 +42,7 @@ Python 3, standard library only; run from anywhere (paths are the repository's).
 import argparse
 import collections
 import difflib
+import glob
 import gzip
 import json
 import os
@@ -77,6 +78,19 @@ def text(rel):
 def jsonl(rel):
     """One object per line; lines that are not JSON objects (a trailing DONE) are skipped."""
     return [json.loads(line) for line in text(rel).splitlines() if line.startswith("{")]
+
+
+def last_json_line(rel):
+    """The last line that is a JSON object (`dualfuzz fuzz --json` prints a line per
+    finding as it is met, then the summary)."""
+    last = None
+    for line in text(rel).splitlines():
+        if line.startswith("{"):
+            try:
+                last = json.loads(line)
+            except ValueError:
+                pass
+    return last
 
 
 def json_object(rel):
@@ -495,6 +509,81 @@ def server_edges(*raws):
     return out
 
 
+def mutants_baseline(*raws):
+    """bench/eval_mutants_baseline.py: each run's first finding reported, judged
+    on both builds (own, known, unclear), or none in the time."""
+    out = ["| run | baseline identities | runs | own | known | unclear | none (server never answered) |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for raw in raws:
+        rs = jsonl(raw)
+        v = collections.Counter(r["verdict"] for r in rs)
+        dead = sum(r["verdict"] == "none" and not r.get("executions") for r in rs)
+        (n,) = {r["baseline_identities"] for r in rs}
+        commit = re.search(r"-([0-9a-f]{7})\.", raw).group(1)
+        out.append(row([commit, str(n), str(len(rs)), str(v["own"]), str(v["known"]),
+                        str(v["unclear"]), f"{v['none']} ({dead})"]))
+    return out
+
+
+WEBDAV_CAUSES = ("crash: GET if", "crash: PROPPATCH", "crash: GET")
+
+
+def webdav_deaths(*raws):
+    """npm webdav-server's three deaths, 60-s supervised runs per binary and seed:
+    in how many seeds each cause (reproduced, <= 3 messages), and all three, were
+    findings; the latest of the three (median over the seeds that met all three)."""
+    runs = collections.defaultdict(dict)
+    for raw in raws:
+        m = re.search(r"/([0-9a-f]{7})-s(\d+)\.json\.gz$", raw)
+        runs[m.group(1)][int(m.group(2))] = last_json_line(raw)
+    out = ["| binary | seeds | " + " | ".join(f"`{c}`" for c in WEBDAV_CAUSES)
+           + " | all three | latest of the three, median | executions, median |",
+           "| --- | ---: | " + "---: | " * len(WEBDAV_CAUSES) + "---: | ---: | ---: |"]
+    for binary, seeds in runs.items():
+        found = {c: 0 for c in WEBDAV_CAUSES}
+        latest = []
+        for s in seeds.values():
+            first = {f["signature"]: f["first_seconds"] for f in s["findings"]
+                     if f.get("kind") == "crash" and f.get("reproduced")
+                     and f.get("min_messages", 99) <= 3}
+            for c in WEBDAV_CAUSES:
+                found[c] += c in first
+            if all(c in first for c in WEBDAV_CAUSES):
+                latest.append(max(first[c] for c in WEBDAV_CAUSES))
+        n = len(seeds)
+        med = f"{half_up(statistics.median(latest), 1)} s" if latest else "–"
+        execs = statistics.median(s["executions"] for s in seeds.values())
+        out.append(row([binary, str(n)] + [f"{found[c]}/{n}" for c in WEBDAV_CAUSES]
+                       + [f"{len(latest)}/{n}", med, thousands(int(execs))]))
+    return out
+
+
+ANSWER_WAIT_SERVERS = ("nginx-static", "lighttpd-static", "apache2-static", "lighttpd", "apache2")
+
+
+def answer_wait(*raws):
+    """docs/eval/answer-wait-1d739ee/speed.sh: the old and the new binary in turn
+    against each server, 30 s, seed 1: executions per wall second, and the wall
+    and CPU seconds of the run (the .time file beside each, /usr/bin/time)."""
+    runs = {}
+    for raw in raws:
+        m = re.search(r"/([a-z0-9-]+)-([0-9a-f]{7})-s1\.json\.gz$", raw)
+        wall, user, sys_ = map(float, text(raw[:-len(".json.gz")] + ".time").split()[-3:])
+        runs[(m.group(1), m.group(2))] = (last_json_line(raw)["executions"], wall, user + sys_)
+    old, new = "acad3b2", "1d739ee"
+    out = [f"| server | {old}: executions/s (wall s, CPU s) | {new}: executions/s (wall s, CPU s) | ratio |",
+           "| --- | ---: | ---: | ---: |"]
+    for srv in ANSWER_WAIT_SERVERS:
+        cells = []
+        rates = []
+        for b in (old, new):
+            e, w, c = runs[(srv, b)]
+            rates.append(e / w)
+            cells.append(f"{half_up(e / w)} ({half_up(w, 1)}, {half_up(c, 1)})")
+        out.append(row([srv] + cells + [f"{sig(rates[1] / rates[0], 2)}×"]))
+    return out
+
+
 # name -> (raw files under docs/eval/, renderer)
 TABLES = collections.OrderedDict([
     ("planted-blackbox", (["planted-anyserver-928e195.jsonl"], planted_blackbox)),
@@ -511,6 +600,10 @@ TABLES = collections.OrderedDict([
                      proxy_speed)),
     ("mutants-seven-seeds", (["mutants-blind-seeds1-7-bcaca99.jsonl"], mutants_seven)),
     ("mutants-five-seeds", (["mutants-more-seeds1-5-bd79a93.jsonl"], mutants_five)),
+    ("mutants-baseline", (["mutants-baseline-acad3b2.jsonl", "mutants-baseline-1d739ee.jsonl"],
+                          mutants_baseline)),
+    ("webdav-deaths", (["webdav-deaths-1d739ee/???????-s?.json.gz"], webdav_deaths)),
+    ("answer-wait", (["answer-wait-1d739ee/*-s1.json.gz"], answer_wait)),
     ("server-edges", (["servercov-lighttpd-blind-c0cdc5b.jsonl", "servercov-nginx-blind-bcaca99.jsonl",
                        "servercov-apache2-blind-490b935.jsonl"], server_edges)),
 ])
@@ -520,10 +613,22 @@ def sources(name):
     return ", ".join(f"{EVAL}/{r}" for r in TABLES[name][0])
 
 
+def expand(raws):
+    """The raw files, a pattern (`*`, `?`) standing for the files it matches, in order."""
+    out = []
+    for r in raws:
+        if "*" in r or "?" in r:
+            out += sorted(os.path.relpath(x, os.path.join(ROOT, EVAL))
+                          for x in glob.glob(os.path.join(ROOT, EVAL, r)))
+        else:
+            out.append(r)
+    return out
+
+
 def render(name):
     """The region's lines: the table, then the empty line before the end marker."""
     raws, fn = TABLES[name]
-    return fn(*raws) + [""]
+    return fn(*expand(raws)) + [""]
 
 
 # ---------------------------------------------------------------------------
