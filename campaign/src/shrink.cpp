@@ -138,6 +138,23 @@ std::vector<Script> plainer_candidates(const harness::Protocol& p, const Script&
   return out;
 }
 
+std::vector<Script> flatter_candidates(const harness::Protocol& p, const Script& s) {
+  std::vector<harness::Jexp> bodies;
+  for (const auto& st : s.steps)
+    if (const auto* q = std::get_if<harness::RequestStep>(&st)) bodies.push_back(q->body);
+  std::vector<Script> out;
+  for (std::vector<harness::Jexp>& moved : p.flatter(bodies)) {
+    if (moved.size() != bodies.size()) continue;  // (a plug-in's mistake: not tried)
+    Script c = s;
+    std::size_t k = 0;
+    for (auto& st : c.steps)
+      if (auto* q = std::get_if<harness::RequestStep>(&st))
+        q->body = std::move(moved[k++]);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 // quick_key keeps the killing request's preconditions, so the structural
 // candidates cannot drop one the violation does not need (a reused ETag
 // shows with or without If-Modified-Since): each is tried dropped, as a
@@ -217,6 +234,8 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
       out.push_back(candidate(Kind::Structural, std::move(c), 1));
     for (Script& c : plainer_candidates(p_, s.script, killing_label(s)))
       out.push_back(candidate(Kind::Structural, std::move(c), 1));
+    for (Script& c : flatter_candidates(p_, s.script))
+      out.push_back(candidate(Kind::Structural, std::move(c), 1));
     return out;
   }
   // A race shows on some runs only: each candidate gets four chances (the
@@ -231,6 +250,8 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
     out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
   // (The killing request keeps its kind: the violation's name holds it.)
   for (Script& c : plainer_candidates(p_, s.script, killing_label(s)))
+    out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
+  for (Script& c : flatter_candidates(p_, s.script))
     out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
   // The signature says "concurrent" only when the race is needed: the
   // interaction in sequence is tried (only for a race: a sequence it would

@@ -261,6 +261,30 @@ TEST(ShrinkDefect, DropsADefectTheViolationDoesNotNeed) {
       << harness::print_script(b.shrunk.script);
 }
 
+// A violation met under a collection is shrunk to one at the top
+// (Protocol::flatter): the MKCOL that made the collection goes, so the
+// defect keeps one name whatever depth it was met at.
+TEST(ShrinkDefect, AResourceBelowACollectionIsMovedToTheTop) {
+  ShrunkOnBug b;
+  ASSERT_NO_FATAL_FAILURE(shrink_on_bug(
+      "lost-update",
+      "req 1 on c0: {\"method\":\"MKCOL\",\"path\":\"/col\"}\n"
+      "wait 1\n"
+      "req 3 on c0: {\"method\":\"PUT\",\"path\":\"/col/doc\",\"body\":\"a\"}\n"
+      "wait 3\n"
+      "req 5 on c0: {\"method\":\"PUT\",\"path\":\"/col/doc\",\"body\":\"b\"}\n"
+      "wait 5\n"
+      "req 7 on c0: {\"method\":\"PUT\",\"path\":\"/col/doc\",\"body\":\"c\"}\n"
+      "wait 7\n"
+      "req 9 on c0: {\"method\":\"GET\",\"path\":\"/col/doc\"}\n"
+      "wait 9\n",
+      b));
+  const std::string shrunk = harness::print_script(b.shrunk.script);
+  EXPECT_EQ(shrunk.find("MKCOL"), std::string::npos) << shrunk;
+  EXPECT_EQ(shrunk.find("/col"), std::string::npos) << shrunk;
+  EXPECT_NE(shrunk.find("\"/doc\""), std::string::npos) << shrunk;
+}
+
 // A "havoc" member that sends no field is no blind field: the request is
 // judged, so create-204's 204 behind one is seen where it is (it was named
 // "GET -> 200 (concurrent)" at a later answer, one bug as a second finding).

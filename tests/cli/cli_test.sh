@@ -473,7 +473,7 @@ assert j["known"] == [{"pattern": "model: PUT* -> 204", "count": j["known_violat
         if [ $mode = crash ]; then what='the server died'; else what='the server hung'; fi
         grep -q "^dualfuzz fuzz: $what after " out.txt || fail "$(cat out.txt)"
         grep -q "^dualfuzz fuzz: stopped: $what " out.txt || fail "$(cat out.txt)"
-        ! grep -q 'no violation' out.txt || fail "no violation: $(cat out.txt)"
+        ! grep -q '^dualfuzz fuzz: no violation' out.txt || fail "no violation: $(cat out.txt)"
         tail -1 out.txt | python3 -c '
 import json, sys
 j = json.loads(sys.stdin.read())
@@ -591,7 +591,7 @@ assert all(x["executions"] > 0 for x in j["workers"]), j["workers"]
       fail "exit code $(tail -3 out.txt)"
     grep -q 'nothing judged in .* the server never took a script' out.txt ||
       fail "summary: $(tail -2 out.txt)"
-    ! grep -q 'no violation' out.txt || fail "said no violation"
+    ! grep -q '^dualfuzz fuzz: no violation' out.txt || fail "said no violation"
     ;;
   fuzz_stop_signal)
     # SIGINT ends a run with its summary (exit 0: nothing found), and a

@@ -163,5 +163,40 @@ TEST(Plainer, AnyMethodAsGetTheRestKept) {
   EXPECT_FALSE(plainer(harness::Jexp::from_json({{"path", "/a"}})));
 }
 
+// Protocol::flatter: a path below a collection moved to the top in every
+// request that names it or a path below it (a Destination too); none for a
+// path at the top, or where the top name is another path's.
+TEST(Flatter, APathBelowACollectionMovesToTheTopEverywhere) {
+  using harness::Jexp;
+  const std::vector<Jexp> bodies = {
+      Jexp::from_json({{"method", "MKCOL"}, {"path", "/a"}}),
+      Jexp::from_json({{"method", "PUT"}, {"path", "/a/b"}, {"body", "v"}}),
+      Jexp::from_json({{"method", "COPY"},
+                       {"path", "/a/b/c"},
+                       {"headers", {{"destination", "http://localhost/a/b/d"}}}}),
+      Jexp::from_json({{"method", "GET"}, {"path", "/a/bc"}})};
+  const auto all = flatter(bodies);
+  // /a/b, /a/b/c and /a/bc move; /a is at the top.
+  ASSERT_EQ(all.size(), 3u);
+  const auto& b = all[0];  // /a/b -> /b
+  ASSERT_EQ(b.size(), bodies.size());
+  EXPECT_EQ(harness::string_field(b[0], "path"), "/a");
+  EXPECT_EQ(harness::string_field(b[1], "path"), "/b");
+  EXPECT_EQ(harness::string_field(b[1], "body"), "v");
+  EXPECT_EQ(harness::string_field(b[2], "path"), "/b/c");
+  EXPECT_EQ(harness::string_field(*b[2].find("headers"), "destination"),
+            "http://localhost/b/d");
+  EXPECT_EQ(harness::string_field(b[3], "path"), "/a/bc") << "not below /a/b";
+  EXPECT_EQ(harness::string_field(all[1][2], "path"), "/c");
+  EXPECT_EQ(harness::string_field(all[1][1], "path"), "/a/b");
+  EXPECT_EQ(harness::string_field(all[2][3], "path"), "/bc");
+  // The top name taken: /a/b cannot become /b.
+  std::vector<Jexp> taken = bodies;
+  taken.push_back(Jexp::from_json({{"method", "GET"}, {"path", "/b/x"}}));
+  for (const auto& c : flatter(taken))
+    EXPECT_NE(harness::string_field(c[1], "path"), "/b");
+  EXPECT_TRUE(flatter({Jexp::from_json({{"method", "GET"}, {"path", "/a"}})}).empty());
+}
+
 }  // namespace
 }  // namespace dualfuzz::http

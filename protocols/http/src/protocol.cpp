@@ -178,6 +178,7 @@ harness::Protocol protocol() {
   p.race_key = race_key;
   p.lighter = lighter;
   p.plainer = plainer;
+  p.flatter = flatter;
   add_functions(p.functions);
   return p;
 }

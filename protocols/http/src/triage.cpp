@@ -130,6 +130,84 @@ std::optional<harness::Jexp> plainer(const harness::Jexp& body) {
   return harness::Jexp::object(std::move(fields));
 }
 
+namespace {
+// A request's literal path ("" when it has none, or it is computed).
+std::string literal_path(const harness::Jexp& body) {
+  if (body.kind() != harness::Jexp::Kind::Object) return "";
+  const harness::Jexp* path = body.find("path");
+  if (!path || path->kind() != harness::Jexp::Kind::Scalar || !path->value().is_string())
+    return "";
+  return path->value().get<std::string>();
+}
+
+// `path` with the resource `from` (or a path below it) renamed `to`;
+// nullopt when it is neither.
+std::optional<std::string> moved(const std::string& path, const std::string& from,
+                                 const std::string& to) {
+  if (path == from) return to;
+  if (path.starts_with(from) && path.size() > from.size() && path[from.size()] == '/')
+    return to + path.substr(from.size());
+  return std::nullopt;
+}
+
+harness::Jexp with_field(const harness::Jexp& body, const std::string& key,
+                         harness::Jexp value) {
+  std::vector<std::pair<std::string, harness::Jexp>> fields;
+  for (std::size_t i = 0; i < body.keys().size(); ++i)
+    fields.emplace_back(body.keys()[i], body.keys()[i] == key ? value : body.items()[i]);
+  return harness::Jexp::object(std::move(fields));
+}
+
+harness::Jexp renamed(const harness::Jexp& body, const std::string& from,
+                      const std::string& to) {
+  if (body.kind() != harness::Jexp::Kind::Object) return body;
+  harness::Jexp out = body;
+  if (auto p = moved(literal_path(body), from, to))
+    out = with_field(out, "path", harness::Jexp::scalar(*p));
+  // A COPY's or MOVE's Destination names a resource too (its path after
+  // the authority).
+  const harness::Jexp* headers = out.find("headers");
+  if (!headers || headers->kind() != harness::Jexp::Kind::Object) return out;
+  const harness::Jexp* dest = headers->find("destination");
+  if (!dest || dest->kind() != harness::Jexp::Kind::Scalar || !dest->value().is_string())
+    return out;
+  const std::string d = dest->value().get<std::string>();
+  const std::size_t scheme = d.find("://");
+  const std::size_t slash = d.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  if (slash == std::string::npos) return out;
+  if (auto p = moved(d.substr(slash), from, to))
+    out = with_field(out, "headers",
+                     with_field(*headers, "destination",
+                                harness::Jexp::scalar(d.substr(0, slash) + *p)));
+  return out;
+}
+}  // namespace
+
+std::vector<std::vector<harness::Jexp>> flatter(
+    const std::vector<harness::Jexp>& bodies) {
+  std::vector<std::string> paths;
+  for (const auto& b : bodies)
+    if (std::string p = literal_path(b);
+        !p.empty() && std::find(paths.begin(), paths.end(), p) == paths.end())
+      paths.push_back(std::move(p));
+  std::vector<std::vector<harness::Jexp>> out;
+  for (const std::string& from : paths) {
+    const std::size_t last = from.find_last_of('/');
+    if (from.front() != '/' || last == 0 || last == std::string::npos ||
+        last + 1 == from.size())
+      continue;  // at the top already, or a collection's name ending in '/'
+    const std::string to = from.substr(last);
+    const bool taken = std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
+      return moved(p, to, to) && !moved(p, from, from);
+    });
+    if (taken) continue;
+    std::vector<harness::Jexp> c;
+    for (const auto& b : bodies) c.push_back(renamed(b, from, to));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 bool valid_etag_field(const std::string& v) {
   std::size_t i = 0, tags = 0;
   auto skip = [&] {

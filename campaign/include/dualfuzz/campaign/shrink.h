@@ -80,6 +80,11 @@ std::vector<harness::Script> plainer_candidates(const harness::Protocol& p,
                                                 const harness::Script& s,
                                                 harness::Label keep = 0);
 
+// The script with one resource moved up (Protocol::flatter: HTTP's /a/b as
+// /b in every request), one candidate per resource that can move.
+std::vector<harness::Script> flatter_candidates(const harness::Protocol& p,
+                                                const harness::Script& s);
+
 // Beyond this many messages a counterexample is tried from its skeleton
 // (a race) or its path in sequence.
 inline constexpr std::size_t kShortRace = 6;

@@ -278,6 +278,15 @@ struct Protocol {
   std::function<std::optional<Jexp>(const Jexp& body)> plainer = [](const Jexp&) {
     return std::optional<Jexp>{};
   };
+  // The script's request bodies (in order) with one resource moved up its
+  // protocol's hierarchy (HTTP: a path below a collection, /a/b, renamed /b
+  // in every request that names it or a path below it), one list per
+  // resource that can move; none without a hierarchy. A shrinker tries them
+  // so that a violation met under a collection is named as one met at the
+  // top: the request that made the collection then goes, and one defect is
+  // not named once per depth it was met at.
+  std::function<std::vector<std::vector<Jexp>>(const std::vector<Jexp>& bodies)> flatter =
+      [](const std::vector<Jexp>&) { return std::vector<std::vector<Jexp>>{}; };
   // The part of the server's state a request touches: requests with
   // different keys never race (HTTP: the path). "" for all: all may race.
   std::function<std::string(const Json& request_ir)> race_key = no_key;

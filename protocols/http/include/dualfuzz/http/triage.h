@@ -59,6 +59,13 @@ std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
 // The request as a GET, its fields and content kept (Protocol::plainer);
 // nullopt for a GET, or a request whose method is not a plain string.
 std::optional<harness::Jexp> plainer(const harness::Jexp& body);
+
+// The bodies with one path below a collection moved to the top, as its last
+// segment (Protocol::flatter): /a/b becomes /b in every request whose path
+// (or Destination) is /a/b or below it, one list per such path; none where
+// the top name is taken by another path of the script or a path is not
+// plain text.
+std::vector<std::vector<harness::Jexp>> flatter(const std::vector<harness::Jexp>& bodies);
 // An entity tag with its weakness flipped: the tag a weak/strong comparison
 // bug is most likely to confuse with it.
 std::vector<Json> related_values(const Json& v);
