@@ -60,8 +60,9 @@ LOG_LOCK = threading.Lock()
 
 
 class Server:
-    def __init__(self, binary, shm=None):
+    def __init__(self, binary, shm=None, smoke=True):
         self.binary, self.port, self.shm = binary, eval_blackbox.free_port(), shm
+        self.smoke = smoke  # False: a mutant broken where the smoke test looks
         self.tmp = tempfile.mkdtemp(prefix="mutant-")
         os.chmod(self.tmp, 0o755)
         self.work = os.path.join(self.tmp, "s")
@@ -71,6 +72,8 @@ class Server:
         env.pop("DUALFUZZ_COVERAGE_SHM", None)
         if self.shm:
             env["DUALFUZZ_COVERAGE_SHM"] = self.shm
+        if not self.smoke:
+            env["SUBJECT_SKIP_SMOKE"] = "1"
         r = subprocess.run([SUBJECT, "start", "lighttpd", str(self.port), self.work], env=env,
                            capture_output=True, text=True)
         self.error = None if r.returncode == 0 else r.stderr.strip()[-300:]

@@ -511,16 +511,26 @@ def server_edges(*raws):
 
 def mutants_baseline(*raws):
     """bench/eval_mutants_baseline.py: each run's first finding reported, judged
-    on both builds (own, known, unclear), or none in the time."""
+    on both builds (own, known, unclear), or none in the time. Files of one
+    commit make one row, a later file's runs (mutant, seed) replacing an
+    earlier one's (a rerun of some mutants with the same record)."""
     out = ["| run | baseline identities | runs | own | known | unclear | none (server never answered) |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    by_commit = collections.OrderedDict()
     for raw in raws:
-        rs = jsonl(raw)
+        m = re.search(r"-([0-9a-f]{7})(-[a-z0-9-]+)?\.jsonl$", raw)
+        runs, names = by_commit.setdefault(m.group(1), ({}, []))
+        if m.group(2):
+            names.append(m.group(2)[1:])
+        for r in jsonl(raw):
+            runs[(r["mutant"], r["seed"])] = r
+    for commit, (runs, names) in by_commit.items():
+        rs = list(runs.values())
         v = collections.Counter(r["verdict"] for r in rs)
         dead = sum(r["verdict"] == "none" and not r.get("executions") for r in rs)
         (n,) = {r["baseline_identities"] for r in rs}
-        commit = re.search(r"-([0-9a-f]{7})\.", raw).group(1)
-        out.append(row([commit, str(n), str(len(rs)), str(v["own"]), str(v["known"]),
+        label = commit + "".join(f" ({x})" for x in names)
+        out.append(row([label, str(n), str(len(rs)), str(v["own"]), str(v["known"]),
                         str(v["unclear"]), f"{v['none']} ({dead})"]))
     return out
 
@@ -601,7 +611,8 @@ TABLES = collections.OrderedDict([
     ("mutants-seven-seeds", (["mutants-blind-seeds1-7-bcaca99.jsonl"], mutants_seven)),
     ("mutants-five-seeds", (["mutants-more-seeds1-5-bd79a93.jsonl"], mutants_five)),
     ("mutants-baseline", (["mutants-baseline-acad3b2.jsonl", "mutants-baseline-1d739ee.jsonl",
-                           "mutants-baseline-a7dfd67.jsonl"],
+                           "mutants-baseline-a7dfd67.jsonl",
+                           "mutants-baseline-a7dfd67-rerun-12-16.jsonl"],
                           mutants_baseline)),
     ("webdav-deaths", (["webdav-deaths-1d739ee/???????-s?.json.gz"], webdav_deaths)),
     ("answer-wait", (["answer-wait-1d739ee/*-s1.json.gz"], answer_wait)),
