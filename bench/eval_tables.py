@@ -25,9 +25,9 @@ the renderer says so beside the rounding it reproduces.
 
 Left hand-made, and why:
   What is measured            scripts and paths, no figures (each row names its copies in docs/eval/)
-  False alarms                13 of its 18 rows quote journal runs whose raw output was not kept;
-                              the other 5 link theirs (rules-347d332/, final-3488422/,
-                              proxy-928e195.json, proxy-tcp-b575e35/, proxy-linger-82401de/)
+  False alarms                each of its 12 rows links its raw output, of several formats
+                              (`fuzz --json` summaries, proxy tables, a libFuzzer log); the runs
+                              whose output was not kept are in the journal
   Nine more servers           the causes are judgements (each row links its
                               everyday-more/*-c2-final.json; the counts match them)
   Found on the way            judgements, each checked by hand (each row links its raw run,
