@@ -32,9 +32,6 @@ Left hand-made, and why:
                               everyday-more/*-c2-final.json; the counts match them)
   Found on the way            judgements, each checked by hand (each row links its raw run,
                               README, patch or journal section)
-  -fork=2 and -M/-S           the AFL++ 600-s row (delete-prefix, not-found-403) quotes the
-                              journal only; the other four rows match replay-fb7fec6.jsonl,
-                              fork10-7ad1323.jsonl and afl-parallel-bugs-2cf3a52.txt
   The real Unison             the runs were not kept
 
 Python 3, standard library only; run from anywhere (paths are the repository's).
@@ -45,6 +42,7 @@ import difflib
 import glob
 import gzip
 import json
+import math
 import os
 import re
 import statistics
@@ -594,6 +592,40 @@ def answer_wait(*raws):
     return out
 
 
+def engines_two_cores(replay_raw, fork10_raw, afl_raw):
+    """libFuzzer (one process and -fork=2, bench/eval_replay.py) and AFL++ -M/-S
+    (bench/afl_parallel_bugs.sh) on every planted bug: how many found, the median
+    seconds, and the crash files that abort again when replayed."""
+    def med(xs):
+        return f"median {half_up(statistics.median(xs), 1)} s"
+    rs = jsonl(replay_raw)
+    one = [r for r in rs if r["found"]]
+    fork = [r for r in rs if r.get("fork_found")]
+    f10 = [r for r in jsonl(fork10_raw) if r.get("fork_found")]
+    n10 = len(jsonl(fork10_raw))
+    afl = [line.split() for line in text(afl_raw).splitlines() if line.strip()]
+    found = [a for a in afl if a[1] == "found"]
+    name = lambda raw: f"[eval/{raw}](eval/{raw})"
+    reruns = lambda xs: (f"{sum(r['first_rerun'] for r in xs)}/{len(xs)} first re-run, "
+                         f"{sum(r['replayed'] for r in xs)}/{sum(r['reruns'] for r in xs)} all")
+    commit10 = re.search(r"-([0-9a-f]{7})\.", fork10_raw).group(1)
+    return [
+        "| run | found | time | crash files that abort again | raw |",
+        "| --- | --- | --- | --- | --- |",
+        row(["libFuzzer, one process, ASan + UBSan, 30 s per bug (`bench/eval_replay.py --reruns 5`)",
+             f"{len(one)}/{len(rs)}", med([r["seconds"] for r in one]), reruns(one),
+             name(replay_raw) + ", [table](eval/" + replay_raw[:-len(".jsonl")] + ".txt)"]),
+        row(["libFuzzer `-fork=2`, ASan + UBSan, 30 s per bug", f"{len(fork)}/{len(rs)}",
+             med([r["fork_seconds"] for r in fork]), "–", "same"]),
+        row([f"libFuzzer `-fork=2`, no sanitizer, 600 s per bug, {commit10}", f"{len(f10)}/{n10}",
+             med([r["fork_seconds"] for r in f10]) + ", all ≤ "
+             + f"{math.ceil(max(r['fork_seconds'] for r in f10))} s", reruns(f10), name(fork10_raw)]),
+        row(["AFL++ `-M`/`-S`, 60 s per bug", f"{len(found)}/{len(afl)}",
+             med([float(a[2]) for a in found]),
+             f"{sum(a[3] == 'replay' and a[4] == '1' for a in found)}/{len(found)}", name(afl_raw)]),
+    ]
+
+
 # name -> (raw files under docs/eval/, renderer)
 TABLES = collections.OrderedDict([
     ("planted-blackbox", (["planted-anyserver-928e195.jsonl"], planted_blackbox)),
@@ -616,6 +648,8 @@ TABLES = collections.OrderedDict([
                           mutants_baseline)),
     ("webdav-deaths", (["webdav-deaths-1d739ee/???????-s?.json.gz"], webdav_deaths)),
     ("answer-wait", (["answer-wait-1d739ee/*-s1.json.gz"], answer_wait)),
+    ("engines-two-cores", (["replay-fb7fec6.jsonl", "fork10-7ad1323.jsonl",
+                            "afl-parallel-bugs-2cf3a52.txt"], engines_two_cores)),
     ("server-edges", (["servercov-lighttpd-blind-c0cdc5b.jsonl", "servercov-nginx-blind-bcaca99.jsonl",
                        "servercov-apache2-blind-490b935.jsonl"], server_edges)),
 ])
