@@ -34,7 +34,7 @@ Left hand-made, and why:
                               README, patch or journal section)
   The real Unison             the runs were not kept
 
-Python 3, standard library only; run from anywhere (paths are the repository's).
+Python 3, standard library only (and eval_blackbox.last_json); run from anywhere (paths are the repository's).
 """
 import argparse
 import collections
@@ -48,6 +48,10 @@ import re
 import statistics
 import sys
 from decimal import ROUND_HALF_UP, Decimal
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import eval_blackbox  # noqa: E402  (last_json: a `fuzz --json` output's summary)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "EVALUATION.md")
@@ -76,19 +80,6 @@ def text(rel):
 def jsonl(rel):
     """One object per line; lines that are not JSON objects (a trailing DONE) are skipped."""
     return [json.loads(line) for line in text(rel).splitlines() if line.startswith("{")]
-
-
-def last_json_line(rel):
-    """The last line that is a JSON object (`dualfuzz fuzz --json` prints a line per
-    finding as it is met, then the summary)."""
-    last = None
-    for line in text(rel).splitlines():
-        if line.startswith("{"):
-            try:
-                last = json.loads(line)
-            except ValueError:
-                pass
-    return last
 
 
 def json_object(rel):
@@ -543,7 +534,7 @@ def webdav_deaths(*raws):
     runs = collections.defaultdict(dict)
     for raw in raws:
         m = re.search(r"/([0-9a-f]{7})-s(\d+)\.json\.gz$", raw)
-        runs[m.group(1)][int(m.group(2))] = last_json_line(raw)
+        runs[m.group(1)][int(m.group(2))] = eval_blackbox.last_json(text(raw))
     out = ["| binary | seeds | " + " | ".join(f"`{c}`" for c in WEBDAV_CAUSES)
            + " | all three | latest of the three, median | executions, median |",
            "| --- | ---: | " + "---: | " * len(WEBDAV_CAUSES) + "---: | ---: | ---: |"]
@@ -577,7 +568,7 @@ def answer_wait(*raws):
     for raw in raws:
         m = re.search(r"/([a-z0-9-]+)-([0-9a-f]{7})-s1\.json\.gz$", raw)
         wall, user, sys_ = map(float, text(raw[:-len(".json.gz")] + ".time").split()[-3:])
-        runs[(m.group(1), m.group(2))] = (last_json_line(raw)["executions"], wall, user + sys_)
+        runs[(m.group(1), m.group(2))] = (eval_blackbox.last_json(text(raw))["executions"], wall, user + sys_)
     old, new = "acad3b2", "1d739ee"
     out = [f"| server | {old}: executions/s (wall s, CPU s) | {new}: executions/s (wall s, CPU s) | ratio |",
            "| --- | ---: | ---: | ---: |"]

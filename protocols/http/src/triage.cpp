@@ -118,28 +118,26 @@ std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
   return out;
 }
 
+namespace {
+// `body` (an object) with the member `key` it has set to `value`.
+harness::Jexp with_field(const harness::Jexp& body, const std::string& key,
+                         harness::Jexp value) {
+  std::vector<std::pair<std::string, harness::Jexp>> fields;
+  for (std::size_t i = 0; i < body.keys().size(); ++i)
+    fields.emplace_back(body.keys()[i], body.keys()[i] == key ? value : body.items()[i]);
+  return harness::Jexp::object(std::move(fields));
+}
+
+}  // namespace
+
 std::optional<harness::Jexp> plainer(const harness::Jexp& body) {
   if (body.kind() != harness::Jexp::Kind::Object) return std::nullopt;
   const std::string method = harness::string_field(body, "method");
   if (method.empty() || method == "GET") return std::nullopt;
-  std::vector<std::pair<std::string, harness::Jexp>> fields;
-  for (std::size_t i = 0; i < body.keys().size(); ++i)
-    fields.emplace_back(body.keys()[i], body.keys()[i] == "method"
-                                            ? harness::Jexp::scalar("GET")
-                                            : body.items()[i]);
-  return harness::Jexp::object(std::move(fields));
+  return with_field(body, "method", harness::Jexp::scalar("GET"));
 }
 
 namespace {
-// A request's literal path ("" when it has none, or it is computed).
-std::string literal_path(const harness::Jexp& body) {
-  if (body.kind() != harness::Jexp::Kind::Object) return "";
-  const harness::Jexp* path = body.find("path");
-  if (!path || path->kind() != harness::Jexp::Kind::Scalar || !path->value().is_string())
-    return "";
-  return path->value().get<std::string>();
-}
-
 // `path` with the resource `from` (or a path below it) renamed `to`;
 // nullopt when it is neither.
 std::optional<std::string> moved(const std::string& path, const std::string& from,
@@ -150,35 +148,24 @@ std::optional<std::string> moved(const std::string& path, const std::string& fro
   return std::nullopt;
 }
 
-harness::Jexp with_field(const harness::Jexp& body, const std::string& key,
-                         harness::Jexp value) {
-  std::vector<std::pair<std::string, harness::Jexp>> fields;
-  for (std::size_t i = 0; i < body.keys().size(); ++i)
-    fields.emplace_back(body.keys()[i], body.keys()[i] == key ? value : body.items()[i]);
-  return harness::Jexp::object(std::move(fields));
-}
-
 harness::Jexp renamed(const harness::Jexp& body, const std::string& from,
                       const std::string& to) {
   if (body.kind() != harness::Jexp::Kind::Object) return body;
   harness::Jexp out = body;
-  if (auto p = moved(literal_path(body), from, to))
+  if (auto p = moved(harness::string_field(body, "path"), from, to))
     out = with_field(out, "path", harness::Jexp::scalar(*p));
   // A COPY's or MOVE's Destination names a resource too (its path after
   // the authority).
   const harness::Jexp* headers = out.find("headers");
-  if (!headers || headers->kind() != harness::Jexp::Kind::Object) return out;
-  const harness::Jexp* dest = headers->find("destination");
-  if (!dest || dest->kind() != harness::Jexp::Kind::Scalar || !dest->value().is_string())
-    return out;
-  const std::string d = dest->value().get<std::string>();
+  if (!headers) return out;
+  const std::string d = harness::string_field(*headers, "destination");
   const std::size_t scheme = d.find("://");
   const std::size_t slash = d.find('/', scheme == std::string::npos ? 0 : scheme + 3);
   if (slash == std::string::npos) return out;
-  if (auto p = moved(d.substr(slash), from, to))
-    out = with_field(out, "headers",
-                     with_field(*headers, "destination",
-                                harness::Jexp::scalar(d.substr(0, slash) + *p)));
+  if (auto p = moved(d.substr(slash), from, to)) {
+    const harness::Jexp dest = harness::Jexp::scalar(d.substr(0, slash) + *p);
+    out = with_header(out, "destination", &dest);
+  }
   return out;
 }
 }  // namespace
@@ -187,7 +174,7 @@ std::vector<std::vector<harness::Jexp>> flatter(
     const std::vector<harness::Jexp>& bodies) {
   std::vector<std::string> paths;
   for (const auto& b : bodies)
-    if (std::string p = literal_path(b);
+    if (std::string p = harness::string_field(b, "path");
         !p.empty() && std::find(paths.begin(), paths.end(), p) == paths.end())
       paths.push_back(std::move(p));
   std::vector<std::vector<harness::Jexp>> out;
