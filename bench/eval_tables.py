@@ -617,6 +617,84 @@ def engines_two_cores(replay_raw, fork10_raw, afl_raw):
     ]
 
 
+
+def realservers(raw):
+    """bench/eval_realservers.py: the WebDAV servers' runs, every finding judged by the
+    plug-in's data (protocols/http/judgements.json, read by eval_judged as the CLI's
+    --known judged:SERVER reads it): per run, its distinct findings, the judgements
+    that cover them and how many none covers."""
+    import eval_judged  # (the judging is the data's; this only counts)
+    import eval_realservers
+    judgements = eval_judged.load(eval_judged.DEFAULT)
+    out = ["| server | connections, seed | executions (per wall s) | distinct findings "
+           "| judged: judgement (findings) | not judged |",
+           "| --- | --- | ---: | ---: | --- | ---: |"]
+    for r in jsonl(raw):
+        s = r["summary"]
+        ids = {eval_realservers.identity(f) for f in eval_realservers.findings_of(r)}
+        js = collections.Counter()
+        none = 0
+        for i in ids:
+            j = eval_judged.judge(judgements, i, r["server"])
+            if j:
+                js[j["id"]] += 1
+            else:
+                none += 1
+        cell = ", ".join(f"`{k}` ({n})" for k, n in sorted(js.items(), key=lambda kv: (-kv[1], kv[0])))
+        out.append(row([f"{r['server']} ({r['version'].split(' (')[0]})",
+                        f"{r['connections']}, {r['seed']}",
+                        f"{thousands(s['executions'])} ({half_up(s['executions'] / s['seconds'])})",
+                        str(len(ids)), cell, f"**{none}**" if none else "0"]))
+    return out
+
+
+def unison(raw):
+    """bench/eval_unison.py: the planted bugs of the reference synchronizer (seeds,
+    the slowest), the real Unison with and without -fastcheck (--keep-going), and the
+    cost of one sync (one unison process)."""
+    rs = jsonl(raw)
+    bugs = collections.defaultdict(list)
+    real = collections.defaultdict(list)
+    cost = None
+    for r in rs:
+        t = r["target"]
+        if t == "cost":
+            cost = r
+        elif t in ("inprocess:unison", "inprocess:unison-fastcheck"):
+            real[t.split(":")[1]].append(r)
+        else:
+            bugs[t.split(":")[1]].append(r)
+    found = [r for b in bugs.values() for r in b if r.get("violation")]
+    slow = max(found, key=lambda r: r["seconds"])
+    runs = sum(len(b) for b in bugs.values())
+    seeds = sorted({r["seed"] for b in bugs.values() for r in b})
+    out = ["| target | runs (seeds, seconds) | executions | distinct disagreements |",
+           "| --- | --- | ---: | --- |",
+           row([f"reference synchronizer, {len(bugs)} planted bugs",
+                f"{runs} ({seeds[0]}–{seeds[-1]} each, ≤ {half_up(max(r['budget'] for b in bugs.values() for r in b))} s)",
+                thousands(sum(r["executions"] for r in found)),
+                f"{len(found)}/{runs} runs found their bug; the slowest, "
+                f"`{slow['target'].split(':')[1]}`, {half_up(slow['seconds'], 2)} s"])]
+    for t in ("unison", "unison-fastcheck"):
+        v = collections.Counter()
+        first = collections.defaultdict(list)
+        for r in real[t]:
+            for f in r.get("violations", []):
+                v[f["signature"]] += 1
+                first[f["signature"]].append(half_up(f["first_seconds"]))
+        cell = "; ".join(f"`{k}` (found by {n} of {len(real[t])} runs, at {', '.join(first[k])} s)"
+                         for k, n in v.items()) or "**none**"
+        out.append(row([f"Unison, `inprocess:{t}`",
+                        f"{len(real[t])} ({', '.join(str(r['seed']) for r in real[t])}; "
+                        f"{half_up(real[t][0]['budget'])} s each)",
+                        thousands(sum(r["executions"] for r in real[t])), cell]))
+    if cost:
+        out.append(row([f"one sync: `unison A B -batch`, {cost['runs']} runs", "–", "–",
+                        f"median {half_up(cost['median_ms'])} ms (min {half_up(cost['min_ms'])}, "
+                        f"max {half_up(cost['max_ms'])})"]))
+    return out
+
+
 # name -> (raw files under docs/eval/, renderer)
 TABLES = collections.OrderedDict([
     ("planted-blackbox", (["planted-anyserver-928e195.jsonl"], planted_blackbox)),

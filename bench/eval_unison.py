@@ -216,6 +216,8 @@ def main():
                 print(f"{target} seed {seed}: {len(r.get('violations', []))} disagreement(s)",
                       file=sys.stderr)
         cost = unison_cost(args.cost_runs)
+        if cost:
+            keep(dict(cost, target="cost"))  # (one line of the raw log: the cost of a sync)
     text = section(args, machine(), bugs, false_alarm, real, cost)
     print(text)
     if not args.no_write:

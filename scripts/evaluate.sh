@@ -10,7 +10,8 @@
 #                                        # the real servers (~3-4 h)
 #   scripts/evaluate.sh --realservers --engines none   # the real servers only (~75 min):
 #                                        # bench/eval_realservers.py, dualfuzz fuzz 10 min per
-#                                        # server with 2 and 1 connections, libFuzzer, follow-ups
+#                                        # server with 2 and 1 connections, and libFuzzer, every
+#                                        # finding judged by protocols/http/judgements.json
 #   scripts/evaluate.sh                  # the 4 engines only (60 s per run; crash-only 15 s)
 #   scripts/evaluate.sh --bugs lost-update,etag-reuse,head-with-body --seeds 2 --seconds 20 \
 #                       --crashonly-seconds 20          # a quick subset

@@ -361,10 +361,15 @@ Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
   // The request the server left unanswered first, alone, before the whole
   // script: most deaths need no more, and every replay that kills costs a
   // restart.
+  std::optional<Script> failed_alone;  // (not tried again in the loop below)
   if (auto alone = first_unanswered_alone(start.script, m.run, protocol_.functions);
-      alone && server_back_ && kills(*alone, again)) {
-    start.script = std::move(*alone);
-    shown = true;
+      alone && server_back_) {
+    if (kills(*alone, again)) {
+      start.script = std::move(*alone);
+      shown = true;
+    } else {
+      failed_alone = std::move(alone);
+    }
   }
   for (int i = 0; i < 2 && !shown && server_back_; ++i)
     shown = kills(start.script, again);
@@ -393,7 +398,7 @@ Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
   sh.candidates = [&](const State& st) {
     std::vector<Script> out;
     if (auto alone = first_unanswered_alone(st.script, st.run, protocol_.functions);
-        alone && !(*alone == st.script))
+        alone && !(*alone == st.script) && !(failed_alone && *alone == *failed_alone))
       out.push_back(std::move(*alone));
     for (Script& c :
          mutator::structural_candidates(st.script, mutator::FailingRun{st.run.trace, {}},
@@ -607,7 +612,8 @@ RunResult FuzzCampaign::execute(const Script& s, FuzzSummary& sum) {
       if (harness::is_request_label(m.label)) continue;
       const harness::Json* q = r.trace.find(harness::request_of(m.label));
       if (!q) continue;
-      if (auto path = protocol_.site->of(*q)) ++sum.site_answers[*path];
+      if (auto path = protocol_.site->of(*q); path && site_paths_.count(*path))
+        ++sum.site_answers[*path];
     }
   if (r.inconclusive() && !o_.log_inconclusive.empty()) {
     std::ofstream out(o_.log_inconclusive, std::ios::app);
@@ -783,7 +789,17 @@ FuzzSummary FuzzCampaign::run(std::mt19937_64& rng, const FuzzObserver& observer
   FuzzSummary sum;
   sum_ = &sum;
   sum.known_counts.assign(o_.known.entries().size(), 0);
-  for (const std::string& seed : o_.seeds) add_to_pool(seed, rng);
+  for (const std::string& seed : o_.seeds) {
+    add_to_pool(seed, rng);
+    if (!protocol_.site || !protocol_.site->of) continue;
+    auto script = harness::parse_script(seed, protocol_.functions);
+    if (!script) continue;
+    for (const auto& st : script->steps)
+      if (const auto* q = std::get_if<harness::RequestStep>(&st))
+        if (auto path = protocol_.site->of(harness::evaluate_loose(
+                q->body, harness::LabelledTrace{}, protocol_.functions)))
+          site_paths_.insert(*path);
+  }
   double next_report = kProgressEvery;
   double down_since = -1;  // since when the server refuses connections (< 0: it answers)
   while (elapsed() < o_.seconds && !(o_.stop_requested && o_.stop_requested())) {

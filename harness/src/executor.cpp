@@ -315,7 +315,7 @@ class Run {
     if (p_.canonical_request) ir = p_.canonical_request(ir, bytes);
     res_.trace.add(r.label, r.conn, ir);
     streams_[r.conn]->expect(ir);
-    pending_[r.conn].push_back(r.label);
+    pending_[r.conn].push_back({r.label, std::chrono::steady_clock::now()});
     observe(oracle::Event::request(model_conn(r.conn), r.label, ir));
     if (p_.origin) {
       // Which requests a forward may still come for (held_up_by_tester):
@@ -328,7 +328,6 @@ class Run {
         ending_.insert(r.conn);
     }
     if (rules_) rules_->sent(ir);
-    sent_at_[r.label] = std::chrono::steady_clock::now();
     // No receive here: consecutive requests go out together (pipelined on
     // one connection, concurrent across connections); `wait` steps and the
     // end of the script decide when the tester looks at the answers.
@@ -339,7 +338,7 @@ class Run {
     while (!done() && !res_.trace.find(response_label(l))) {
       bool still_pending = false;
       for (const auto& [c, q] : pending_)
-        for (Label x : q) still_pending = still_pending || x == l;
+        for (const Sent& x : q) still_pending = still_pending || x.label == l;
       if (!still_pending) return;  // its connection closed: it will never come
       // (Its answer may come once a later `answer` step answers its
       // forward: the script goes on, the answer is read when it comes.)
@@ -615,19 +614,19 @@ class Run {
         auto resp = s->second->next();
         if (!resp) break;
         auto& q = pending_[msg.conn];
-        Label l = q.empty() ? 0 : q.front();
-        if (!q.empty()) q.pop_front();
-        forwardable_answered_ += forwardable_.count(l);
-        if (auto at = sent_at_.find(l); l && at != sent_at_.end()) {
+        Label l = 0;
+        if (!q.empty()) {
           // (From the send: a pipelined answer's wait behind the others
           // counts too, as the tester waits for it so.)
+          l = q.front().label;
           ++res_.answer_latency.answers;
           res_.answer_latency.slowest =
               std::max(res_.answer_latency.slowest,
                        std::chrono::duration_cast<std::chrono::microseconds>(
-                           std::chrono::steady_clock::now() - at->second));
-          sent_at_.erase(at);
+                           std::chrono::steady_clock::now() - q.front().at));
+          q.pop_front();
         }
+        forwardable_answered_ += forwardable_.count(l);
         res_.trace.add(l ? response_label(l) : 0, msg.conn, *resp);
         observe(oracle::Event::response(model_conn(msg.conn), l ? response_label(l) : 0,
                                         *resp));
@@ -670,8 +669,11 @@ class Run {
   std::unique_ptr<Protocol::MessageRules> rules_;
   RunResult res_;
   std::set<ConnId> open_;
-  std::map<ConnId, std::deque<Label>> pending_;
-  std::map<Label, std::chrono::steady_clock::time_point> sent_at_;  // unanswered
+  struct Sent {
+    Label label;
+    std::chrono::steady_clock::time_point at;  // (for answer_latency)
+  };
+  std::map<ConnId, std::deque<Sent>> pending_;  // unanswered, in order
   std::map<ConnId, std::unique_ptr<ResponseStream>> streams_;
   std::map<ConnId, oracle::ConnId> model_conn_;
   oracle::ConnId next_model_conn_ = kMaxConn + 1;

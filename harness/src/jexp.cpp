@@ -89,6 +89,20 @@ std::string string_field(const Jexp& e, std::string_view key) {
   return v->value().get<std::string>();
 }
 
+Jexp with_member(const Jexp& e, std::string_view key, Jexp value) {
+  std::vector<std::pair<std::string, Jexp>> fields;
+  bool replaced = false;
+  if (e.kind() == Jexp::Kind::Object)
+    for (std::size_t i = 0; i < e.keys().size(); ++i) {
+      const bool here = e.keys()[i] == key;
+      replaced = replaced || here;
+      fields.emplace_back(e.keys()[i], here ? value : e.items()[i]);
+    }
+  if (!replaced)
+    fields.emplace_back(std::string(key), std::move(value));  // (sorted by object())
+  return Jexp::object(std::move(fields));
+}
+
 bool operator==(const Jexp& a, const Jexp& b) {
   if (a.node_ == b.node_) return true;
   if (a.kind() != b.kind()) return false;

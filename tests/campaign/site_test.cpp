@@ -13,6 +13,7 @@
 #include <fstream>
 #include <thread>
 
+#include "dualfuzz/campaign/fuzz_loop.h"
 #include "dualfuzz/http/asio_server.h"
 #include "dualfuzz/http/plugin.h"
 #include "dualfuzz/http/server_core.h"
@@ -100,6 +101,28 @@ TEST(Site, SeedScriptsJudgeTheFilesWithoutFalseAlarm) {
   // Seven reads of each path, and an HTTP/1.0 GET and an offer of h2c per
   // script (the reference server ignores it), each answered.
   EXPECT_EQ(judged, 2u * (4u * 7u + 2u));
+}
+
+// A campaign started from the site's reads counts the answers judged per
+// resource of the site: the paths it read, not a mutant's path ("/%2f")
+// of a site read.
+TEST(Site, AnswersAreCountedOnTheSitesOwnPathsOnly) {
+  Site s;
+  const std::vector<std::string> paths = {"/index.html", "/a.txt", "/sub/b.bin"};
+  FuzzOptions o;
+  o.target = "127.0.0.1:" + std::to_string(s.port.load());
+  o.seconds = 4;
+  o.keep_going = true;
+  o.seeds = site_seeds(s.plugin.protocol, paths, 2);
+  auto c = FuzzCampaign::make(s.plugin, o);
+  ASSERT_TRUE(c) << c.error();
+  std::mt19937_64 rng(3);
+  const FuzzSummary sum = (*c)->run(rng, {});
+  EXPECT_GT(sum.counters.executions, 50u);
+  ASSERT_FALSE(sum.site_answers.empty());
+  for (const auto& [path, n] : sum.site_answers)
+    EXPECT_NE(std::find(paths.begin(), paths.end(), path), paths.end())
+        << path << ": " << n;
 }
 
 TEST(Site, A304ToAStaleValidatorIsAViolation) {

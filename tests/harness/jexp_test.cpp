@@ -48,6 +48,18 @@ TEST(Jexp, FieldsOfAnObject) {
   EXPECT_EQ(string_field(Jexp::array({e}), "path"), "");
 }
 
+TEST(Jexp, WithMemberReplacesOrAdds) {
+  const Jexp e =
+      Jexp::object({{"method", Jexp::scalar("PUT")}, {"path", Jexp::scalar("/a")}});
+  const Jexp replaced = with_member(e, "method", Jexp::scalar("GET"));
+  EXPECT_EQ(print_jexp(replaced), R"({"method":"GET","path":"/a"})");
+  EXPECT_EQ(print_jexp(e), R"({"method":"PUT","path":"/a"})")
+      << "a value: e is unchanged";
+  EXPECT_EQ(print_jexp(with_member(e, "body", Jexp::scalar(""))),
+            R"({"body":"","method":"PUT","path":"/a"})");
+  EXPECT_EQ(print_jexp(with_member(Jexp::scalar(1), "x", Jexp::scalar(2))), R"({"x":2})");
+}
+
 TEST(Jexp, ThesisE5) {
   auto fns = thesis_fns();
   auto e = parse_jexp(R"({"command": "chmod",

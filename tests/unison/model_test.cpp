@@ -201,6 +201,98 @@ req 9 on c0: {"op":"sync"}
   }
 }
 
+// Found on the real Unison with fastcheck (fb45872, seed 1): A rewrites a/a
+// keeping time and size, B makes a/b. Unison sees only a/b and creates it
+// on A (exit 0), leaving A's a/a as it is. The model's item is B's whole
+// subtree `a`, whose a/a is what the synchronizer believes A holds: no
+// write onto the unseen file, so no exit 2 is needed.
+TEST(UnisonModel, AnUnseenRewriteBesideANewSiblingUnderFastcheck) {
+  const std::string script = R"(
+req 1 on c0: {"op":"mkdir","replica":"A","path":"a"}
+req 3 on c0: {"op":"write","replica":"A","path":"a/a","content":"xy"}
+req 5 on c0: {"op":"sync"}
+req 7 on c0: {"op":"write","replica":"A","path":"a/a","content":"yy","same_time":true}
+req 9 on c0: {"op":"mkdir","replica":"B","path":"a/b"}
+req 11 on c0: {"op":"sync"}
+)";
+  for (bool fastcheck : {false, true}) {
+    int calls = 0;
+    ReferenceSynchronizer first;
+    auto r = with(
+        [&](Replica& a, Replica& b) {
+          if (++calls == 1) return first.sync(a, b);
+          copy_a_to_b(b, a, "a/b");  // (B's new directory onto A)
+          return SyncOutcome{0, "", fastcheck};
+        },
+        script);
+    if (fastcheck)
+      EXPECT_TRUE(passes(r)) << r.report(protocol());
+    else
+      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
+  }
+}
+
+// Found on the real Unison with fastcheck (fb45872, seed 2): two rewrites
+// keeping the time stamp, the first of another size, the second back to
+// the scanned size: time and size are the scanned ones again, and fastcheck
+// misses the change (exit 0, nothing done).
+TEST(UnisonModel, ARewriteBackToTheScannedSizeUnderFastcheck) {
+  const std::string script = R"(
+req 1 on c0: {"op":"write","replica":"B","path":"a","content":"x"}
+req 3 on c0: {"op":"sync"}
+req 5 on c0: {"op":"write","replica":"A","path":"a","content":"","same_time":true}
+req 7 on c0: {"op":"write","replica":"A","path":"a","content":"y","same_time":true}
+req 9 on c0: {"op":"sync"}
+)";
+  for (bool fastcheck : {false, true}) {
+    int calls = 0;
+    ReferenceSynchronizer first;
+    auto r = with(
+        [&](Replica& a, Replica& b) {
+          if (++calls == 1) return first.sync(a, b);
+          return SyncOutcome{0, "", fastcheck};  // saw nothing to do
+        },
+        script);
+    if (fastcheck)
+      EXPECT_TRUE(passes(r)) << r.report(protocol());
+    else
+      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
+  }
+}
+
+// Found on the real Unison with fastcheck (fb45872, seed 3): B changes the
+// mode of a file whose bytes A rewrote unseen. Unison sets the mode on A
+// and leaves its bytes (exit 0); one that sees the rewrite must not (a
+// conflict: both sides changed the file).
+TEST(UnisonModel, AModeSetOnAnUnseenRewriteUnderFastcheck) {
+  const std::string script = R"(
+req 1 on c0: {"op":"write","replica":"A","path":"b","content":"x"}
+req 3 on c0: {"op":"sync"}
+req 5 on c0: {"op":"chmod","replica":"B","path":"b","mode":"755"}
+req 7 on c0: {"op":"write","replica":"A","path":"b","content":"z","same_time":true}
+req 9 on c0: {"op":"sync"}
+)";
+  for (bool fastcheck : {false, true}) {
+    int calls = 0;
+    ReferenceSynchronizer first;
+    auto r = with(
+        [&](Replica& a, Replica& b) {
+          if (++calls == 1) return first.sync(a, b);
+          FileTree ta = a.snapshot();
+          Node n = *ta.find("b");
+          n.mode = "755";  // (B's mode, A's bytes)
+          ta.put("b", n);
+          a.assign(ta);
+          return SyncOutcome{0, "", fastcheck};
+        },
+        script);
+    if (fastcheck)
+      EXPECT_TRUE(passes(r)) << r.report(protocol());
+    else
+      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
+  }
+}
+
 TEST(UnisonModel, AnUnseenRewriteIsNeverOverwritten) {
   // B's unseen rewrite, then A changes visibly: propagating A's version over
   // B's unseen one is a lost update; failing on it (exit 2) is allowed.

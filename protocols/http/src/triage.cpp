@@ -118,23 +118,11 @@ std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
   return out;
 }
 
-namespace {
-// `body` (an object) with the member `key` it has set to `value`.
-harness::Jexp with_field(const harness::Jexp& body, const std::string& key,
-                         harness::Jexp value) {
-  std::vector<std::pair<std::string, harness::Jexp>> fields;
-  for (std::size_t i = 0; i < body.keys().size(); ++i)
-    fields.emplace_back(body.keys()[i], body.keys()[i] == key ? value : body.items()[i]);
-  return harness::Jexp::object(std::move(fields));
-}
-
-}  // namespace
-
 std::optional<harness::Jexp> plainer(const harness::Jexp& body) {
   if (body.kind() != harness::Jexp::Kind::Object) return std::nullopt;
   const std::string method = harness::string_field(body, "method");
   if (method.empty() || method == "GET") return std::nullopt;
-  return with_field(body, "method", harness::Jexp::scalar("GET"));
+  return harness::with_member(body, "method", harness::Jexp::scalar("GET"));
 }
 
 namespace {
@@ -153,7 +141,7 @@ harness::Jexp renamed(const harness::Jexp& body, const std::string& from,
   if (body.kind() != harness::Jexp::Kind::Object) return body;
   harness::Jexp out = body;
   if (auto p = moved(harness::string_field(body, "path"), from, to))
-    out = with_field(out, "path", harness::Jexp::scalar(*p));
+    out = harness::with_member(out, "path", harness::Jexp::scalar(*p));
   // A COPY's or MOVE's Destination names a resource too (its path after
   // the authority).
   const harness::Jexp* headers = out.find("headers");

@@ -9,25 +9,10 @@ namespace dualfuzz::proxy {
 namespace {
 using harness::Jexp;
 using harness::Json;
+using harness::with_member;
 
 std::size_t pick(std::mt19937_64& rng, std::size_t n) { return n ? rng() % n : 0; }
 
-// `e` (an object) with field `key` set to `value` (added or replaced).
-Jexp with_field(const Jexp& e, const std::string& key, Jexp value) {
-  std::vector<std::pair<std::string, Jexp>> f;
-  bool done = false;
-  if (e.kind() == Jexp::Kind::Object)
-    for (std::size_t i = 0; i < e.keys().size(); ++i) {
-      if (e.keys()[i] == key) {
-        f.emplace_back(key, value);
-        done = true;
-      } else {
-        f.emplace_back(e.keys()[i], e.items()[i]);
-      }
-    }
-  if (!done) f.emplace_back(key, std::move(value));
-  return Jexp::object(std::move(f));
-}
 Jexp field(const Jexp& e, const std::string& key) {
   const Jexp* v = e.find(key);
   return v ? *v : Jexp::object({});
@@ -35,7 +20,7 @@ Jexp field(const Jexp& e, const std::string& key) {
 Jexp with_header(const Jexp& req, const std::string& name, const std::string& value) {
   Jexp h = field(req, "headers");
   if (h.kind() != Jexp::Kind::Object) h = Jexp::object({});
-  return with_field(req, "headers", with_field(h, name, Jexp::scalar(value)));
+  return with_member(req, "headers", with_member(h, name, Jexp::scalar(value)));
 }
 
 // One of the things a proxy must handle on its own.
@@ -52,8 +37,8 @@ Jexp proxy_twist(std::mt19937_64& rng, Jexp q) {
           q, std::array{"keep-alive", "proxy-connection", "upgrade"}[pick(rng, 3)],
           "timeout=5");
     case 2: {  // Max-Forwards on TRACE/OPTIONS (§7.6.2)
-      q = with_field(q, "method", Jexp::scalar(pick(rng, 2) ? "OPTIONS" : "TRACE"));
-      q = with_field(q, "body", Jexp::scalar(""));
+      q = with_member(q, "method", Jexp::scalar(pick(rng, 2) ? "OPTIONS" : "TRACE"));
+      q = with_member(q, "body", Jexp::scalar(""));
       return with_header(q, "max-forwards", std::to_string(pick(rng, 3)));
     }
     case 3:  // an earlier hop's Via (appended to, §7.6.3)
@@ -65,8 +50,8 @@ Jexp proxy_twist(std::mt19937_64& rng, Jexp q) {
                          "v1");
     default: {
       const std::string m = std::array{"HEAD", "POST", "PATCH"}[pick(rng, 3)];
-      q = with_field(q, "method", Jexp::scalar(m));
-      return m == "HEAD" ? with_field(q, "body", Jexp::scalar("")) : q;
+      q = with_member(q, "method", Jexp::scalar(m));
+      return m == "HEAD" ? with_member(q, "body", Jexp::scalar("")) : q;
     }
   }
 }

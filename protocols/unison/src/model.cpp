@@ -112,6 +112,36 @@ Sigma view_of(const Sigma& s, const std::vector<std::pair<int, std::string>>& un
   return view;
 }
 
+// Does item `i` write the bytes of the file `p` of replica `r`? A
+// subtree's transfer writes only the files whose source differs from what
+// the synchronizer believes the destination holds (`view`): Unison
+// propagates path by path, copies no file both sides agree on (a new a/b
+// from B leaves A's a/a alone, seen or not), and where only the mode
+// differs it sets the mode alone. A directory's mode writes no file.
+bool writes_onto(const Sigma& view, const SyncItem& i, int r, const std::string& p) {
+  if (destination(i) != r || !within(p, i.path)) return false;
+  if (i.kind == SyncItem::Kind::PropsAtoB || i.kind == SyncItem::Kind::PropsBtoA)
+    return p == i.path;
+  const Node* from = replica(view, 1 - r).find(p);
+  const Node* onto = replica(view, r).find(p);
+  return !(from && onto && from->kind == onto->kind && from->content == onto->content);
+}
+
+// The files of `s` a check by time and size may miss (pairs replica,
+// path): rewritten since the last scan keeping their time stamp, now of
+// the scanned size but other bytes (Sigma::stealthy).
+std::vector<std::pair<int, std::string>> stealthy_files(const Sigma& s) {
+  std::vector<std::pair<int, std::string>> out;
+  for (int r : {0, 1})
+    for (const auto& [p, scanned] : s.stealthy[r]) {
+      const Node* now = replica(s, r).find(p);
+      if (now && now->is_file() && now->content.size() == scanned.size() &&
+          now->content != scanned)
+        out.emplace_back(r, p);
+    }
+  return out;
+}
+
 struct Outcome {
   Sigma s;
   std::vector<int> exits;
@@ -133,23 +163,26 @@ void outcomes_for(const Sigma& s, const std::vector<std::pair<int, std::string>>
     if (i.kind == SyncItem::Kind::Conflict) continue;
     bool onto_unseen = false;
     for (const auto& [r, p] : unseen)
-      onto_unseen = onto_unseen || (destination(i) == r && within(p, i.path));
+      onto_unseen = onto_unseen || writes_onto(view, i, r, p);
     blocked = blocked || onto_unseen;
     if (!onto_unseen) optional.push_back(&i);
   }
   const std::size_t first = out.size();
-  // The real replicas after applying some items to the view.
+  // The real replicas after applying some items to the view: an unseen
+  // file keeps its bytes (no item wrote them) and takes any mode set.
   auto finish = [&](Sigma t) {
-    for (const auto& [r, p] : unseen) replica(t, r).put(p, *replica(s, r).find(p));
-    // Still unseen: what this sync did not see and did not touch.
+    for (const auto& [r, p] : unseen) {
+      Node n = *replica(s, r).find(p);
+      if (const Node* now = replica(t, r).find(p)) n.mode = now->mode;
+      replica(t, r).put(p, std::move(n));
+    }
+    // Still unseen: what this sync did not see (the archive keeps the
+    // bytes it believes, whatever mode it set).
     for (int r : {0, 1}) {
       t.stealthy[r].clear();
       t.touched[r].clear();
     }
-    for (const auto& [r, p] : unseen) {
-      const Node* now = replica(t, r).find(p);
-      if (now && *now == *replica(s, r).find(p)) t.stealthy[r][p] = s.stealthy[r].at(p);
-    }
+    for (const auto& [r, p] : unseen) t.stealthy[r][p] = s.stealthy[r].at(p);
     return t;
   };
   auto add = [&](Sigma t, int exit) {
@@ -175,9 +208,7 @@ void outcomes_for(const Sigma& s, const std::vector<std::pair<int, std::string>>
 }
 
 Tree sync(ConnId conn, const Sigma& s) {
-  std::vector<std::pair<int, std::string>> stealthy;
-  for (int r : {0, 1})
-    for (const auto& [p, c] : s.stealthy[r]) stealthy.emplace_back(r, p);
+  const std::vector<std::pair<int, std::string>> stealthy = stealthy_files(s);
   std::vector<Tree> branches;
   std::vector<Outcome> outcomes;
   // Too many subsets to list: after an exit 2 (or a sync that may have
@@ -223,24 +254,24 @@ Tree sync(ConnId conn, const Sigma& s) {
   return choose_all(branches, 0, branches.size());
 }
 
-// Which files a file operation leaves stealthy in its replica: a rewrite
-// that keeps time and size of a file the last sync scanned (and nothing
-// rewrote visibly since), and later such rewrites of it. A mode change
-// leaves the content's stamp alone.
+// What a file operation leaves a check by time and size unable to see in
+// its replica: a file the last sync scanned and nothing stamped anew since,
+// rewritten keeping its time (`same_time`), with the bytes that sync saw
+// (Sigma::stealthy). The size alone then tells, so the rewrite stays
+// unseen while the size is the scanned one, which a later such rewrite may
+// bring back (stealthy_files). Any other write stamps the file anew; a
+// mode change leaves its stamp alone.
 void track_stealth(const Sigma& before, Sigma& after, const Query& q) {
   auto& st = after.stealthy[q.replica];
   auto& touched = after.touched[q.replica];
   const Node* old = replica(before, q.replica).find(q.path);
   switch (q.op) {
     case Query::Op::Write: {
-      const bool keeps_stamp =
-          q.same_time && old && old->is_file() && old->content.size() == q.content.size();
-      if (!keeps_stamp) {
+      if (!q.same_time || !old || !old->is_file() || touched.count(q.path)) {
         st.erase(q.path);
         touched.insert(q.path);  // a new stamp: seen
-      } else if (!st.count(q.path) && !touched.count(q.path) &&
-                 old->content != q.content) {
-        st[q.path] = old->content;
+      } else if (!st.count(q.path)) {
+        st[q.path] = old->content;  // (unchanged since the scan: what it saw)
       }
       break;
     }

@@ -45,6 +45,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -426,6 +427,9 @@ class FuzzCampaign {
   std::shared_ptr<oracle::Solver> past_solver_;
   mutator::ScriptMutator mutator_;
   std::vector<std::string> pool_;  // recent scripts to mutate
+  // The site's resources the seeds read (Protocol::Site::of): site_answers
+  // counts answers to these, not to a mutant's path ('/%2f') of a site read.
+  std::set<std::string> site_paths_;
   // Per quick_key (a race's prefixed "race: "), and per signature (a
   // race's prefixed too: a race and a protocol violation may share one).
   std::map<std::string, Quick> quick_;

@@ -77,6 +77,12 @@ class Jexp {
 // "path")).
 std::string string_field(const Jexp& e, std::string_view key);
 
+// `e` (an Object) with the member `key` set to `value`: replaced where `e`
+// has it, else added; an `e` that is no Object gives the Object of that
+// member alone (heuristics rewrite requests so:
+// with_member(req, "method", Jexp::scalar("GET"))).
+Jexp with_member(const Jexp& e, std::string_view key, Jexp value);
+
 inline constexpr int kMaxJexpDepth = 64;
 
 // Parses one J-expression. Unknown function names are errors (naming the

@@ -21,10 +21,11 @@ namespace dualfuzz::unison {
 
 struct Sigma {
   FileTree a, b, o;
-  // Per replica (0: A, 1: B), files whose bytes changed since the last
-  // sync scanned them while their modification time and size did not
-  // (`same_time` rewrites), each with the content that sync saw: a check by
-  // time and size (Unison's fastcheck) may still believe that content.
+  // Per replica (0: A, 1: B), files rewritten since the last sync scanned
+  // them by writes that kept their modification time (`same_time`), each
+  // with the content that sync saw: a check by time and size (Unison's
+  // fastcheck) may still believe that content while the size is the
+  // scanned one.
   std::map<std::string, std::string> stealthy[2];
   // Per replica, paths written, made or removed since the last sync (their
   // time stamps are new).
