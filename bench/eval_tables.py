@@ -18,7 +18,8 @@ from the raw file(s) alone, with the columns, rounding and wording the
 hand-copied table had. Nothing here holds a figure: every number
 comes from the raw files (and the planted bugs' categories from
 protocols/http/server/server_core.cpp; the server-edges runs' dates, which
-their raw files lack, from RUN_DATES). A table of hand judgements, of scripts
+their raw files lack, from RUN_DATES; the WebDAV findings' judgements from
+protocols/http/judgements.json, so a change of that data shows here). A table of hand judgements, of scripts
 and paths, or of a run whose raw output was not kept is not marked and stays
 hand-made. Where a hand table rounded twice (a printout's value rounded again),
 the renderer says so beside the rounding it reproduces.
@@ -32,7 +33,6 @@ Left hand-made, and why:
                               everyday-more/*-c2-final.json; the counts match them)
   Found on the way            judgements, each checked by hand (each row links its raw run,
                               README, patch or journal section)
-  The real Unison             the runs were not kept
 
 Python 3, standard library only (and eval_blackbox.last_json); run from anywhere (paths are the repository's).
 """
@@ -715,8 +715,10 @@ TABLES = collections.OrderedDict([
                            "mutants-baseline-a7dfd67.jsonl",
                            "mutants-baseline-a7dfd67-rerun-12-16.jsonl"],
                           mutants_baseline)),
+    ("realservers", (["realservers-9f51fcc.jsonl"], realservers)),
     ("webdav-deaths", (["webdav-deaths-1d739ee/???????-s?.json.gz"], webdav_deaths)),
     ("answer-wait", (["answer-wait-1d739ee/*-s1.json.gz"], answer_wait)),
+    ("unison", (["unison-9f51fcc.jsonl"], unison)),
     ("engines-two-cores", (["replay-fb7fec6.jsonl", "fork10-7ad1323.jsonl",
                             "afl-parallel-bugs-2cf3a52.txt"], engines_two_cores)),
     ("server-edges", (["servercov-lighttpd-blind-c0cdc5b.jsonl", "servercov-nginx-blind-bcaca99.jsonl",

@@ -762,6 +762,17 @@ TEST(HttpModelDav, LockedWritesMayBeRefused) {
   EXPECT_TRUE(accepted({{req("PUT", "/a", {{"if", "null"}}, "x"), resp(400)}}));
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(400)}}));
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(412)}}));
+  // An If also checked against what the request depends on may fail it with
+  // 424 (Apache 2.4 for a DELETE whose If names the file's own ETag); the
+  // refusal deletes nothing, and without an If there is no dependency.
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("DELETE", "/a", {{"if", "([\"t\"])"}}), resp(424)},
+                        {req("GET", "/a"), resp(200, {}, "x")}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("DELETE", "/a", {{"if", "([\"t\"])"}}), resp(424)},
+                         {req("GET", "/a"), resp(404)}}));
+  EXPECT_FALSE(accepted(
+      {{req("PUT", "/a", {}, "x"), resp(201)}, {req("DELETE", "/a"), resp(424)}}));
 }
 
 // A Depth the method does not define may be refused with 400, and the

@@ -1647,8 +1647,13 @@ Tree serve_dav_stated(const Ev& e) {
   // MUST fail with a 412" (§10.4): the model does not follow lock tokens.
   // Nor does it parse the If grammar (§10.4.2): a malformed one may be
   // refused with 400 (RFC 9110 §5.5, §15.5.1; Apache 2.4 does for `If: null`).
+  // A server that also checks the lists against resources the request
+  // depends on (Apache 2.4's mod_dav: a DELETE's parent collection) refuses
+  // with 424 (§11.4) where one of those does not match: no MUST asks the
+  // method be performed when the Request-URI's list holds, and the refusal
+  // changes nothing.
   if (q.has_if)
-    t = oracle::choose(respond(e, status_only({400, 412}), kIfHeader), std::move(t));
+    t = oracle::choose(respond(e, status_only({400, 412, 424}), kIfHeader), std::move(t));
   // A Depth or Overwrite the method does not define may be refused, and
   // the refusal changes nothing.
   if (q.odd_depth)
