@@ -641,7 +641,8 @@ def realservers(raw):
             else:
                 none += 1
         cell = ", ".join(f"`{k}` ({n})" for k, n in sorted(js.items(), key=lambda kv: (-kv[1], kv[0])))
-        out.append(row([f"{r['server']} ({r['version'].split(' (')[0]})",
+        version = re.search(r"(Apache|nginx|lighttpd)/[0-9.]+", r["version"])
+        out.append(row([f"{r['server']} ({version.group(0) if version else r['version']})",
                         f"{r['connections']}, {r['seed']}",
                         f"{thousands(s['executions'])} ({half_up(s['executions'] / s['seconds'])})",
                         str(len(ids)), cell, f"**{none}**" if none else "0"]))
@@ -715,7 +716,7 @@ TABLES = collections.OrderedDict([
                            "mutants-baseline-a7dfd67.jsonl",
                            "mutants-baseline-a7dfd67-rerun-12-16.jsonl"],
                           mutants_baseline)),
-    ("realservers", (["realservers-9f51fcc.jsonl"], realservers)),
+    ("realservers", (["realservers-9179d35.jsonl.gz"], realservers)),
     ("webdav-deaths", (["webdav-deaths-1d739ee/???????-s?.json.gz"], webdav_deaths)),
     ("answer-wait", (["answer-wait-1d739ee/*-s1.json.gz"], answer_wait)),
     ("unison", (["unison-9f51fcc.jsonl"], unison)),
