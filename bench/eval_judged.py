@@ -43,6 +43,22 @@ def judge(judgements, identity, server):
     return None
 
 
+def findings(summary):
+    """A `dualfuzz fuzz --json` summary's findings, each once: violations and
+    deaths ("findings" holds the violations too with --keep-going), and races."""
+    return list(summary.get("findings", summary.get("violations", []))) + \
+        list(summary.get("races", []))
+
+
+def identity(f):
+    return f.get("identity") or f.get("signature", "")
+
+
+def judged(judgements, fs, server):
+    """{identity: the judgement of `server` that covers it, or None} over findings `fs`."""
+    return {identity(f): judge(judgements, identity(f), server) for f in fs}
+
+
 def summaries(path):
     """The summary lines of a `dualfuzz fuzz --json` output."""
     out = []
@@ -80,12 +96,10 @@ def main():
     for path in a.runs:
         for s in summaries(path):
             execs += s.get("executions", 0)
-            # ("findings" holds the violations too with --keep-going)
-            for key in ("findings" if "findings" in s else "violations", "races"):
-                for f in s.get(key, []):
-                    ident = f.get("identity") or f.get("signature", "")
-                    plays[ident] = plays.get(ident, 0) + f.get("count", 1)
-                    counts.setdefault(ident, judge(judgements, ident, a.server))
+            for f in findings(s):
+                plays[identity(f)] = plays.get(identity(f), 0) + f.get("count", 1)
+            for ident, j in judged(judgements, findings(s), a.server).items():
+                counts.setdefault(ident, j)
     unjudged = 0
     print(f"{a.server}: {len(a.runs)} run(s), {execs:,} executions, "
           f"{len(counts)} distinct finding(s)")

@@ -192,18 +192,15 @@ def run_libfuzzer_server(fuzzer, exe, server, seconds, seed, log):
 
 
 def findings_of(rec):
-    """A run record's findings, each once: violations, deaths and races
-    ("findings" holds the violations too with --keep-going; a libFuzzer
+    """A run record's findings, each once (eval_judged.findings; a libFuzzer
     record has its shrunk "finding")."""
-    s = rec.get("summary") or {}
-    out = list(s.get("findings", s.get("violations", []))) + list(s.get("races", []))
+    out = eval_judged.findings(rec.get("summary") or {})
     if rec.get("finding"):
         out.append(dict(rec["finding"], count=1))
     return out
 
 
-def identity(f):
-    return f.get("identity") or f.get("signature", "")
+identity = eval_judged.identity
 
 
 def tabulate(judgements, runs):
@@ -211,9 +208,10 @@ def tabulate(judgements, runs):
     table = {}
     for r in runs:
         per = table.setdefault(r["server"], {})
-        for f in findings_of(r):
-            ident = identity(f)
-            row = per.setdefault(ident, [0, eval_judged.judge(judgements, ident, r["server"]), f])
+        fs = findings_of(r)
+        js = eval_judged.judged(judgements, fs, r["server"])
+        for f in fs:
+            row = per.setdefault(identity(f), [0, js[identity(f)], f])
             row[0] += f.get("count", 1)
     return table
 
@@ -233,12 +231,12 @@ def render(judgements, runs):
         s = r.get("summary") or {}
         execs = s.get("executions", r.get("executions", 0))
         secs = s.get("seconds", r.get("wall_seconds", 0)) or 0
-        idents = {identity(f) for f in findings_of(r)}
-        judged = sum(1 for i in idents if eval_judged.judge(judgements, i, r["server"]))
+        js = eval_judged.judged(judgements, findings_of(r), r["server"])
+        judged = sum(1 for j in js.values() if j)
         out.append(f"| {r['server']} | {r.get('version', '?')} | {engine} | "
                    f"{r.get('connections', 1)} | {r['seed']} | {secs:.0f} | {execs:,} | "
-                   f"{execs / secs if secs else 0:.0f} | {len(idents)} | {judged} | "
-                   f"{len(idents) - judged} |")
+                   f"{execs / secs if secs else 0:.0f} | {len(js)} | {judged} | "
+                   f"{len(js) - judged} |")
     table = tabulate(judgements, runs)
     unjudged = 0
     for server, per in table.items():

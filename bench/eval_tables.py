@@ -631,15 +631,9 @@ def realservers(raw):
            "| --- | --- | ---: | ---: | --- | ---: |"]
     for r in jsonl(raw):
         s = r["summary"]
-        ids = {eval_realservers.identity(f) for f in eval_realservers.findings_of(r)}
-        js = collections.Counter()
-        none = 0
-        for i in ids:
-            j = eval_judged.judge(judgements, i, r["server"])
-            if j:
-                js[j["id"]] += 1
-            else:
-                none += 1
+        ids = eval_judged.judged(judgements, eval_realservers.findings_of(r), r["server"])
+        js = collections.Counter(j["id"] for j in ids.values() if j)
+        none = sum(1 for j in ids.values() if not j)
         cell = ", ".join(f"`{k}` ({n})" for k, n in sorted(js.items(), key=lambda kv: (-kv[1], kv[0])))
         version = re.search(r"(Apache|nginx|lighttpd)/[0-9.]+", r["version"])
         out.append(row([f"{r['server']} ({version.group(0) if version else r['version']})",

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "dualfuzz/oracle/oracle.h"
 #include "dualfuzz/unison/reference_synchronizer.h"
 #include "play.h"
@@ -29,6 +31,31 @@ void copy_a_to_b(Replica& a, Replica& b, const std::string& path) {
   tb.copy_subtree(path, ta);
   b.assign(tb);
 }
+
+// Plays `script` twice: its first sync is the reference synchronizer's, its
+// second does `second` to the replicas and answers `exit`, saying it checked
+// by time and size or not. The model must accept that answer only from a
+// synchronizer that says so (fastcheck's documented misses).
+void expect_only_under_fastcheck(const std::string& script,
+                                 const std::function<void(Replica&, Replica&)>& second,
+                                 int exit = 0, const std::string& conflicts = "") {
+  for (bool fastcheck : {false, true}) {
+    int calls = 0;
+    ReferenceSynchronizer first;
+    auto r = with(
+        [&](Replica& a, Replica& b) {
+          if (++calls == 1) return first.sync(a, b);
+          second(a, b);
+          return SyncOutcome{exit, conflicts, fastcheck};
+        },
+        script);
+    if (fastcheck)
+      EXPECT_TRUE(passes(r)) << r.report(protocol());
+    else
+      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
+  }
+}
+void nothing(Replica&, Replica&) {}  // (a sync that saw nothing to do)
 
 constexpr const char* kTwoNewFiles = R"(
 req 1 on c0: {"op":"write","replica":"A","path":"a","content":"x"}
@@ -144,20 +171,7 @@ req 7 on c0: {"op":"sync"}
 )";
 
 TEST(UnisonModel, AMissedSameTimeRewriteOnlyUnderFastcheck) {
-  for (bool fastcheck : {false, true}) {
-    int calls = 0;
-    ReferenceSynchronizer first;
-    auto r = with(
-        [&](Replica& a, Replica& b) {
-          if (++calls == 1) return first.sync(a, b);
-          return SyncOutcome{0, "", fastcheck};  // saw nothing to do
-        },
-        kStealthyRewrite);
-    if (fastcheck)
-      EXPECT_TRUE(passes(r)) << r.report(protocol());
-    else
-      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
-  }
+  expect_only_under_fastcheck(kStealthyRewrite, nothing);
   // A rewrite that changes the size cannot be missed, fastcheck or not.
   std::string visible = kStealthyRewrite;
   visible.replace(visible.find("\"y\""), 3, "\"yy\"");
@@ -185,20 +199,7 @@ req 5 on c0: {"op":"sync"}
 req 7 on c0: {"op":"write","replica":"A","path":"b","content":"y","same_time":true}
 req 9 on c0: {"op":"sync"}
 )";
-  for (bool fastcheck : {false, true}) {
-    int calls = 0;
-    ReferenceSynchronizer first;
-    auto r = with(
-        [&](Replica& a, Replica& b) {
-          if (++calls == 1) return first.sync(a, b);
-          return SyncOutcome{1, "new file <-?-> new file", fastcheck};
-        },
-        script);
-    if (fastcheck)
-      EXPECT_TRUE(passes(r)) << r.report(protocol());
-    else
-      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
-  }
+  expect_only_under_fastcheck(script, nothing, 1, "new file <-?-> new file");
 }
 
 // Found on the real Unison with fastcheck (fb45872, seed 1): A rewrites a/a
@@ -215,21 +216,9 @@ req 7 on c0: {"op":"write","replica":"A","path":"a/a","content":"yy","same_time"
 req 9 on c0: {"op":"mkdir","replica":"B","path":"a/b"}
 req 11 on c0: {"op":"sync"}
 )";
-  for (bool fastcheck : {false, true}) {
-    int calls = 0;
-    ReferenceSynchronizer first;
-    auto r = with(
-        [&](Replica& a, Replica& b) {
-          if (++calls == 1) return first.sync(a, b);
-          copy_a_to_b(b, a, "a/b");  // (B's new directory onto A)
-          return SyncOutcome{0, "", fastcheck};
-        },
-        script);
-    if (fastcheck)
-      EXPECT_TRUE(passes(r)) << r.report(protocol());
-    else
-      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
-  }
+  expect_only_under_fastcheck(script, [](Replica& a, Replica& b) {
+    copy_a_to_b(b, a, "a/b");  // (B's new directory onto A)
+  });
 }
 
 // Found on the real Unison with fastcheck (fb45872, seed 2): two rewrites
@@ -244,20 +233,7 @@ req 5 on c0: {"op":"write","replica":"A","path":"a","content":"","same_time":tru
 req 7 on c0: {"op":"write","replica":"A","path":"a","content":"y","same_time":true}
 req 9 on c0: {"op":"sync"}
 )";
-  for (bool fastcheck : {false, true}) {
-    int calls = 0;
-    ReferenceSynchronizer first;
-    auto r = with(
-        [&](Replica& a, Replica& b) {
-          if (++calls == 1) return first.sync(a, b);
-          return SyncOutcome{0, "", fastcheck};  // saw nothing to do
-        },
-        script);
-    if (fastcheck)
-      EXPECT_TRUE(passes(r)) << r.report(protocol());
-    else
-      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
-  }
+  expect_only_under_fastcheck(script, nothing);
 }
 
 // Found on the real Unison with fastcheck (fb45872, seed 3): B changes the
@@ -272,25 +248,13 @@ req 5 on c0: {"op":"chmod","replica":"B","path":"b","mode":"755"}
 req 7 on c0: {"op":"write","replica":"A","path":"b","content":"z","same_time":true}
 req 9 on c0: {"op":"sync"}
 )";
-  for (bool fastcheck : {false, true}) {
-    int calls = 0;
-    ReferenceSynchronizer first;
-    auto r = with(
-        [&](Replica& a, Replica& b) {
-          if (++calls == 1) return first.sync(a, b);
-          FileTree ta = a.snapshot();
-          Node n = *ta.find("b");
-          n.mode = "755";  // (B's mode, A's bytes)
-          ta.put("b", n);
-          a.assign(ta);
-          return SyncOutcome{0, "", fastcheck};
-        },
-        script);
-    if (fastcheck)
-      EXPECT_TRUE(passes(r)) << r.report(protocol());
-    else
-      EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report(protocol());
-  }
+  expect_only_under_fastcheck(script, [](Replica& a, Replica&) {
+    FileTree ta = a.snapshot();
+    Node n = *ta.find("b");
+    n.mode = "755";  // (B's mode, A's bytes)
+    ta.put("b", n);
+    a.assign(ta);
+  });
 }
 
 TEST(UnisonModel, AnUnseenRewriteIsNeverOverwritten) {
