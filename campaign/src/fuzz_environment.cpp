@@ -30,7 +30,7 @@ constexpr std::array<FuzzEnvironment::Variable, 21> kVariables{{
     {"DUALFUZZ_TIMING", "1: at exit, where the fuzz target's time went"},
     {"DUALFUZZ_LOG_INCONCLUSIVE",
      "FILE each script the oracle gave up on is appended to"},
-    {"DUALFUZZ_PROXY_REFUSALS", "1: the proxy may answer with an error of its own"},
+    {"DUALFUZZ_PROXY_REFUSALS", "1: the proxy may answer any error of its own"},
     {"DUALFUZZ_UNISON", "the unison program the unison plug-in runs"},
 }};
 

@@ -439,9 +439,9 @@ TEST(ProxyModel, ALostForwardGets502Or504InAProxyProcess) {
     EXPECT_EQ(play(t).status, Verdict::Status::Reject) << code;
     EXPECT_TRUE(play(t, {.lost_forwards = true}).accepted()) << code;
   }
-  // Only those: a refusal by policy is another matter (ModelOptions::refusals).
+  // Not any error: a 500 is the proxy's own failure.
   std::vector<Event> t = {Event::request(0, 1, get("/a")),
-                          Event::response(0, 2, status(403))};
+                          Event::response(0, 2, status(500))};
   EXPECT_EQ(play(t, {.lost_forwards = true}).status, Verdict::Status::Reject);
   // And a lost request is never relayed something else: its 502 is what the
   // client gets, in its turn.
@@ -455,6 +455,62 @@ TEST(ProxyModel, ALostForwardGets502Or504InAProxyProcess) {
   order.back() = Event::response(0, 2, status(502));
   order.push_back(Event::response(0, 4, relayed("for b")));
   EXPECT_TRUE(play(order, {.lost_forwards = true}).accepted());
+}
+
+// A proxy process may refuse by policy (RFC 9110 §15.5, §15.6): access
+// (403, 451), authentication (401, 407, each with the challenge it MUST
+// carry), limits (413, 414, 431), load (429, 503); to a method other than
+// GET and HEAD also 405 (with Allow), 411, 417 and 501. Not 400 to the
+// tester's well-formed requests, nor 500, nor 405/501 to GET (§9.1).
+TEST(ProxyModel, APolicyRefusalInAProxyProcessCarriesWhatItsStatusMust) {
+  auto refused = [](Json q, Json answer) {
+    return std::vector<Event>{Event::request(0, 1, std::move(q)),
+                              Event::response(0, 2, mark_forwarded(std::move(answer)))};
+  };
+  auto with = [](int code, const char* field) {
+    Json a = status(code);
+    a["headers"][field] = "x";
+    return a;
+  };
+  for (int code : {403, 413, 414, 429, 431, 451, 503}) {
+    EXPECT_TRUE(
+        play(refused(get("/a"), status(code)), {.lost_forwards = true}).accepted())
+        << code;
+    // In process the reference proxy forwards everything.
+    EXPECT_EQ(play(refused(get("/a"), status(code))).status, Verdict::Status::Reject)
+        << code;
+  }
+  for (auto [code, field] :
+       {std::pair{401, "www-authenticate"}, std::pair{407, "proxy-authenticate"}}) {
+    EXPECT_TRUE(
+        play(refused(get("/a"), with(code, field)), {.lost_forwards = true}).accepted())
+        << code;
+    EXPECT_EQ(play(refused(get("/a"), status(code)), {.lost_forwards = true}).status,
+              Verdict::Status::Reject)
+        << code << " without " << field;
+  }
+  EXPECT_TRUE(
+      play(refused(post("/a"), with(405, "allow")), {.lost_forwards = true}).accepted());
+  EXPECT_EQ(play(refused(post("/a"), status(405)), {.lost_forwards = true}).status,
+            Verdict::Status::Reject);
+  for (int code : {411, 417, 501})
+    EXPECT_TRUE(
+        play(refused(post("/a"), status(code)), {.lost_forwards = true}).accepted())
+        << code;
+  for (int code : {405, 411, 417, 501})
+    EXPECT_EQ(
+        play(refused(get("/a"), with(code, "allow")), {.lost_forwards = true}).status,
+        Verdict::Status::Reject)
+        << code << " to GET";
+  for (int code : {400, 500})
+    EXPECT_EQ(play(refused(post("/a"), status(code)), {.lost_forwards = true}).status,
+              Verdict::Status::Reject)
+        << code;
+  // A refused request is never forwarded.
+  std::vector<Event> t = refused(get("/a"), status(403));
+  t.push_back(Event::request(kO1, 0, kAccepted));
+  t.push_back(Event::response(kO1, 3, forwarded("/a")));
+  EXPECT_EQ(play(t, {.lost_forwards = true}).status, Verdict::Status::Reject);
 }
 
 // Forwarded, and the proxy gave up waiting just before the origin's answer

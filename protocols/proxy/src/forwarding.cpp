@@ -4,6 +4,7 @@
 #include <array>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/triage.h"
@@ -172,6 +173,9 @@ Json cache_directives(const std::string& value) {
 Json mark_forwarded(Json message) {
   const Json& h = headers_of(message);
   if (h.contains("via")) message["via"] = {{"present", true}};
+  // The fields a refusal's status MUST carry (policy_refusal_pattern).
+  for (const char* f : {"allow", "www-authenticate", "proxy-authenticate"})
+    if (h.contains(f)) message[f] = {{"present", true}};
   if (const auto it = h.find("cache-control"); it != h.end() && it->is_string())
     message["cache-directives"] = cache_directives(it->get<std::string>());
   return message;
@@ -414,6 +418,41 @@ Sym refusal_pattern() {
     return Sym::object({{"status", Sym::alt(std::move(codes))}});
   }();
   return p;
+}
+
+namespace {
+Sym codes(const std::vector<int>& c) {
+  std::vector<Sym> alts;
+  for (int x : c) alts.push_back(Sym::lit(x));
+  return Sym::alt(std::move(alts));
+}
+Sym carrying(int code, const char* field) {
+  return Sym::object(
+      {{"status", Sym::lit(code)}, {field, Sym::object({{"present", Sym::lit(true)}})}});
+}
+}  // namespace
+
+Sym policy_refusal_pattern(bool get_or_head) {
+  static const std::array<Sym, 2> table = [] {
+    std::array<Sym, 2> t;
+    for (const bool safe : {false, true}) {
+      // 413, 414, 431: limits; 429, 503: load; 403, 451: policy; 502, 504:
+      // the origin connection failed or was too slow (lost_pattern).
+      std::vector<int> plain = {403, 413, 414, 429, 431, 451, 502, 503, 504};
+      // Not a GET or HEAD: 501 (a method the proxy does not implement,
+      // §15.6.2), 411 (content without a length, §15.5.12), 417 (an
+      // expectation it cannot meet, §10.1.1).
+      if (!safe) plain.insert(plain.end(), {411, 417, 501});
+      std::sort(plain.begin(), plain.end());
+      std::vector<Sym> alts = {Sym::object({{"status", codes(plain)}}),
+                               carrying(401, "www-authenticate"),
+                               carrying(407, "proxy-authenticate")};
+      if (!safe) alts.push_back(carrying(405, "allow"));
+      t[safe ? 1 : 0] = Sym::alt(std::move(alts));
+    }
+    return t;
+  }();
+  return table[get_or_head ? 1 : 0];
 }
 
 Sym lost_pattern() {

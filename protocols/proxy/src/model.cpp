@@ -292,12 +292,16 @@ class ProxyModel {
       s.pending.push_back({q.conn, q.label, r->forward});
       return settle(std::move(s));
     }
-    // Refused by policy (an error of its own, refusal_pattern), or lost on
-    // an origin connection that failed (502/504: lost_pattern): either way
+    // Refused (any error of its own when asked for, refusal_pattern; by
+    // policy, policy_refusal_pattern, in a proxy process), or lost on an
+    // origin connection that failed (502/504, within both): either way
     // never forwarded, as far as the tester sees.
     State refused = s;
-    refused.owed[q.conn].back().response = o_.refusals ? refusal_pattern() : lost_pattern();
-    refused.owed[q.conn].back().clause = o_.refusals ? kRefusalClause : kLostClause;
+    refused.owed[q.conn].back().response =
+        o_.refusals ? refusal_pattern()
+                    : policy_refusal_pattern(r->method == "GET" || r->method == "HEAD");
+    refused.owed[q.conn].back().clause =
+        o_.refusals ? kRefusalClause : kPolicyRefusalClause;
     s.pending.push_back({q.conn, q.label, r->forward});
     return oracle::choose(settle(std::move(s)), settle(std::move(refused)));
   }

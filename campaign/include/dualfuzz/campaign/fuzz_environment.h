@@ -102,7 +102,8 @@ struct FuzzEnvironment {
   // --- dualfuzz fuzz and the plug-ins ---
   // DUALFUZZ_LOG_INCONCLUSIVE=FILE: each script the oracle gave up on.
   std::string log_inconclusive;
-  // DUALFUZZ_PROXY_REFUSALS=1: the proxy may answer with an error of its own.
+  // DUALFUZZ_PROXY_REFUSALS=1: the proxy may answer any error of its own
+  // (without it, a proxy process may refuse by policy: proxy/model.h).
   bool proxy_refusals = false;
   // DUALFUZZ_UNISON=BINARY: the unison program ("" = `unison` on PATH).
   std::string unison;

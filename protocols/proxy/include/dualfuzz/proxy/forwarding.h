@@ -100,6 +100,16 @@ oracle::Sym own_answer_pattern();
 // a send that names the clause.
 oracle::Sym never_forwarded_pattern();
 oracle::Sym refusal_pattern();
+// What a proxy process may answer instead of forwarding, read clause by
+// clause (RFC 9110 §15): a refusal by policy, each status with the field it
+// MUST carry (401 WWW-Authenticate, §11.6.1; 407 Proxy-Authenticate,
+// §11.7.1, §15.5.8; 405 Allow, §15.5.6): 401, 403, 407, 451 (RFC 7725),
+// 413, 414, 431 (limits), 429 and 503 (load); 502 and 504 (lost_pattern);
+// to a method other than GET and HEAD also 405, 411, 417 and 501 ("All
+// general-purpose servers MUST support the methods GET and HEAD", §9.1).
+// Not 400 (the tester's requests are well-formed: 400 says the client
+// erred) nor 500 (the proxy failed): those stay violations.
+oracle::Sym policy_refusal_pattern(bool get_or_head);
 // A proxy's answer when its connection to the origin failed (502: a pooled
 // connection the origin had closed, RFC 9112 §9.5, where a non-idempotent
 // request MUST NOT be retried, §9.3.1) or the origin's answer did not come
@@ -118,11 +128,10 @@ inline constexpr const char* kRelayClause =
 inline constexpr const char* kMaxForwardsClause =
     "RFC 9110 §7.6.2 (Max-Forwards: 0 on TRACE/OPTIONS: answered by the proxy, not "
     "forwarded)";
-inline constexpr const char* kLostClause =
-    "RFC 9110 §15.6.3, §15.6.5 (502/504: the proxy's connection to the origin failed "
-    "or its answer came too late; RFC 9112 §9.3.1: a non-idempotent request is not "
-    "retried)";
 inline constexpr const char* kRefusalClause =
     "RFC 9110 §15 (a request the proxy refuses gets an error status of its own)";
+inline constexpr const char* kPolicyRefusalClause =
+    "RFC 9110 §15.5, §15.6 (a refusal: a proxy's own error, with the field its status "
+    "MUST carry; or 502/504 for a lost forward, RFC 9112 §9.3.1)";
 
 }  // namespace dualfuzz::proxy

@@ -21,8 +21,11 @@ namespace dualfuzz::proxy {
 struct ModelOptions {
   Mode mode = Mode::Forward;
   // A proxy may refuse a request with an error of its own instead of
-  // forwarding it (policy, an unreachable origin). Off for the reference
-  // proxy, which forwards everything: a refusal is then a violation.
+  // forwarding it. With lost_forwards (a proxy process), a refusal by
+  // policy (policy_refusal_pattern: the statuses a policy gives, each with
+  // the field it MUST carry); with `refusals`, any 4xx or 5xx
+  // (refusal_pattern). Neither for the reference proxy in process, which
+  // forwards everything: a refusal is then a violation.
   bool refusals = false;
   // The proxy's connections to the origin may fail under it: the tester
   // closes every origin connection between executions, so a proxy that

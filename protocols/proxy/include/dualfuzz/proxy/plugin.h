@@ -3,7 +3,7 @@
 // (`--target inprocess[:BUG]`, planted_bugs()). `origin` is HOST:PORT of the
 // tester's origin listener, which a real proxy (`--target HOST:PORT`) must
 // forward to (`--origin`, $DUALFUZZ_ORIGIN; ProtocolOptions::origin).
-// ProtocolOptions::refusals lets the proxy answer with an error of its own
+// ProtocolOptions::refusals lets the proxy answer any error of its own
 // (ModelOptions::refusals; $DUALFUZZ_PROXY_REFUSALS=1 through
 // protocols::builtin: the plug-in reads no environment).
 #pragma once
