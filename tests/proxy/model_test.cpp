@@ -583,6 +583,27 @@ TEST(ProxyModel, ContentIsTransformedOnlyWithoutNoTransform) {
   Json marked = relayed("for a", fixed);
   marked["status"] = 203;
   EXPECT_EQ(relay(answer("for a", fixed), marked).status, Verdict::Status::Reject);
+  // A HEAD's answer has no content, but describes the GET's: a proxy that
+  // would transform that may say so in the HEAD's answer too (its 203, its
+  // representation's fields), never with no-transform (varied proxy's
+  // `transform`).
+  auto head = [](Json origin_answer, Json to_client) {
+    Json q = get("/a");
+    q["method"] = "HEAD";
+    Json f = forwarded("/a");
+    f["method"] = "HEAD";
+    return play({Event::request(0, 1, q), Event::request(kO1, 0, kAccepted),
+                 Event::response(kO1, 3, f), Event::request(kO1, 4, std::move(origin_answer)),
+                 Event::response(0, 2, std::move(to_client))});
+  };
+  Json head_marked = relayed("", {{"cache-control", "max-age=60"}, {"content-type", "text/html"}});
+  head_marked["status"] = 203;
+  EXPECT_TRUE(head(answer("for a", plain), head_marked).accepted());
+  head_marked = relayed("", fixed);
+  head_marked["status"] = 203;
+  EXPECT_EQ(head(answer("for a", fixed), head_marked).status, Verdict::Status::Reject);
+  head_marked["status"] = 200;
+  EXPECT_TRUE(head(answer("for a", fixed), head_marked).accepted());
 
   // A request's content.
   auto post = [](Json headers) {
