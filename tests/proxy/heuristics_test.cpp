@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "dualfuzz/harness/jexp.h"
 #include "dualfuzz/harness/script.h"
 #include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/proxy/protocol.h"
@@ -40,6 +41,36 @@ TEST(ProxyHeuristics, AnswersReferToTheirOwnRequest) {
     }
   }
   EXPECT_TRUE(referred);
+}
+
+// A forward proxy's clients also send an absolute-form target with an
+// empty path (OPTIONS mostly: forwarded as "*", RFC 9112 §3.2.4), which goes
+// out as "http://origin" and keeps out of the run's namespace; a gateway's
+// never (an empty origin-form target is no request).
+TEST(ProxyHeuristics, AForwardProxyIsSentAnEmptyPathAGatewayNever) {
+  for (const Mode mode : {Mode::Forward, Mode::Reverse}) {
+    const harness::Protocol p = protocol({.mode = mode, .origin = "127.0.0.1:9"});
+    std::mt19937_64 rng(3);
+    std::size_t empty = 0, options = 0;
+    for (int i = 0; i < 2000; ++i) {
+      const harness::Json q =
+          harness::evaluate_loose(p.generate_request(rng, {}), {}, p.functions);
+      if (q.value("path", harness::Json()) != "") continue;
+      ++empty;
+      options += q.value("method", harness::Json()) == "OPTIONS";
+      const harness::Json spaced = p.namespace_request(q, "dualfuzz-1-2-");
+      EXPECT_EQ(spaced["path"], "");
+      EXPECT_NE(p.print_request(spaced).find(" http://127.0.0.1:9 HTTP/1.1"),
+                std::string::npos)
+          << p.print_request(spaced);
+    }
+    if (mode == Mode::Forward) {
+      EXPECT_GT(empty, 0u);
+      EXPECT_GT(options, 0u);
+    } else {
+      EXPECT_EQ(empty, 0u);
+    }
+  }
 }
 
 }  // namespace

@@ -24,8 +24,8 @@ Jexp with_header(const Jexp& req, const std::string& name, const std::string& va
 }
 
 // One of the things a proxy must handle on its own.
-Jexp proxy_twist(std::mt19937_64& rng, Jexp q) {
-  switch (pick(rng, 7)) {
+Jexp proxy_twist(std::mt19937_64& rng, Jexp q, Mode mode) {
+  switch (pick(rng, mode == Mode::Forward ? 8 : 7)) {
     case 0: {  // a field named in Connection (removed, §7.6.1)
       const std::string name =
           std::array{"x-hop", "x-session", "keep-alive"}[pick(rng, 3)];
@@ -48,6 +48,11 @@ Jexp proxy_twist(std::mt19937_64& rng, Jexp q) {
     case 5:  // end-to-end fields (passed on as they are)
       return with_header(q, std::array{"x-e2e", "cache-control", "accept"}[pick(rng, 3)],
                          "v1");
+    case 7:  // (forward proxy) an absolute-form target with an empty path:
+             // "/" forwarded, or "*" for OPTIONS (RFC 9112 §3.2.1, §3.2.4)
+      q = with_member(q, "method", Jexp::scalar(pick(rng, 3) ? "OPTIONS" : "GET"));
+      q = with_member(q, "body", Jexp::scalar(""));
+      return with_member(q, "path", Jexp::scalar(""));
     default: {
       const std::string m = std::array{"HEAD", "POST", "PATCH"}[pick(rng, 3)];
       q = with_member(q, "method", Jexp::scalar(m));
@@ -68,16 +73,17 @@ Jexp no_transform(std::mt19937_64& rng, Jexp m) {
 
 }  // namespace
 
-Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx) {
+Jexp generate_request(std::mt19937_64& rng, const harness::Protocol::Context& ctx,
+                      Mode mode) {
   Jexp q = http::generate_request(rng, ctx);
-  for (std::size_t k = pick(rng, 3); k > 0; --k) q = proxy_twist(rng, q);
+  for (std::size_t k = pick(rng, 3); k > 0; --k) q = proxy_twist(rng, q, mode);
   if (!harness::string_field(q, "body").empty()) q = no_transform(rng, std::move(q));
   return q;
 }
 
 Jexp mutate_request(std::mt19937_64& rng, const Jexp& request,
-                    const harness::Protocol::Context& ctx) {
-  if (pick(rng, 2)) return proxy_twist(rng, request);
+                    const harness::Protocol::Context& ctx, Mode mode) {
+  if (pick(rng, 2)) return proxy_twist(rng, request, mode);
   return http::mutate_well_formed(rng, request, ctx);
 }
 

@@ -36,9 +36,11 @@ Json absolute_form(Json q, const std::string& origin) {
   if (!q.is_object()) q = Json::object();
   std::string path =
       q.contains("path") && q["path"].is_string() ? q["path"].get<std::string>() : "/";
+  // (An empty path stays empty: "http://origin", the absolute-form whose
+  // path a proxy forwards as "/", or "*" for OPTIONS.)
   if (!split_target(path).absolute)
     q["path"] =
-        "http://" + origin + (path.empty() || path.front() != '/' ? "/" : "") + path;
+        "http://" + origin + (!path.empty() && path.front() != '/' ? "/" : "") + path;
   if (!q.contains("headers") || !q["headers"].is_object()) q["headers"] = Json::object();
   bool host = false;
   for (const auto& [k, v] : q["headers"].items())
@@ -87,7 +89,12 @@ harness::Protocol protocol(ProtocolOptions options) {
   p.model = [mo] { return model(mo); };
   // Each run of a campaign against a proxy process in its own namespace, so
   // that a forward the proxy sends late is told apart (of_another_run).
-  p.namespace_request = namespace_request;
+  // (A forward proxy's empty path is the absolute-form with none: no
+  // namespace can go in it, and its forward names no resource.)
+  p.namespace_request = [mode = options.mode](Json q, std::string_view prefix) {
+    if (mode == Mode::Forward && q.is_object() && q.value("path", Json()) == "") return q;
+    return namespace_request(std::move(q), prefix);
+  };
   p.origin = origin_side();
   p.origin->of_another_run = of_another_run;
   p.origin->never_forwarded = answered_by_proxy;
@@ -96,8 +103,14 @@ harness::Protocol protocol(ProtocolOptions options) {
   };
   p.origin->generate_answer = generate_answer;
   p.origin->listen = options.origin;
-  p.generate_request = generate_request;
-  p.mutate_request = mutate_request;
+  p.generate_request = [mode = options.mode](std::mt19937_64& rng,
+                                             const harness::Protocol::Context& ctx) {
+    return generate_request(rng, ctx, mode);
+  };
+  p.mutate_request = [mode = options.mode](std::mt19937_64& rng, const harness::Jexp& q,
+                                           const harness::Protocol::Context& ctx) {
+    return mutate_request(rng, q, ctx, mode);
+  };
   p.required_fields = {"method", "path"};
   http::add_functions(p.functions);
   return p;
