@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""A correct origin server written apart from the model, fuzzed under each of
-the choices the RFCs leave to it, and with each of its planted bugs
-(scripts/subjects/varied-origin/server.py).
+"""A correct origin server or proxy written apart from the model, fuzzed
+under each of the choices the RFCs leave to it, and with each of its planted
+bugs (scripts/subjects/varied-origin/server.py; with --subject proxy or
+gateway, scripts/subjects/varied-proxy/proxy.py as a forward proxy or a
+gateway, the tester listening as its origin, `--timeout-ms 500`).
 
 Both directions, as a new user runs dualfuzz (black box, default assumptions):
   1. legal choices: one run per choice (and `all`), `--keep-going`; every
@@ -16,6 +18,7 @@ Both directions, as a new user runs dualfuzz (black box, default assumptions):
   bench/eval_variants.py --bugs-only --seeds 1,2,3
   bench/eval_variants.py --bugs-only --bugs stale-304 --seeds 1,2,3,4,5 \
       --bug-seconds 60 --before /tmp/old/dualfuzz     # two binaries alternating
+  bench/eval_variants.py --subject gateway --legal-seconds 60   # the proxy
 
 Prints a markdown table per direction; raw JSON lines to --raw.
 """
@@ -33,13 +36,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from eval_blackbox import free_port, last_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SERVER = os.path.join(ROOT, "scripts", "subjects", "varied-origin", "server.py")
+SERVERS = {"origin": os.path.join(ROOT, "scripts", "subjects", "varied-origin", "server.py"),
+           "proxy": os.path.join(ROOT, "scripts", "subjects", "varied-proxy", "proxy.py")}
+SERVERS["gateway"] = SERVERS["proxy"]
+SERVER = SERVERS["origin"]
 
 
 def choices():
     """The server's own lists (one source of truth): the script imported as
     a module (it serves only from main())."""
-    spec = importlib.util.spec_from_file_location("varied_origin", SERVER)
+    spec = importlib.util.spec_from_file_location("varied_subject", SERVER)
     server = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(server)
     return server.LEGAL, server.BUGS
@@ -56,10 +62,16 @@ def wait_listening(port, proc, seconds=5.0):
     return False
 
 
-def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
+def run(exe, legal, bug, seed, seconds, connections, keep_going, extra, subject="origin"):
     port = free_port()
     server_cmd = [sys.executable, SERVER, str(port)]
-    if legal:
+    proxy = []
+    if subject != "origin":
+        origin = free_port()
+        mode = "forward" if subject == "proxy" else "gateway"
+        server_cmd += ["--mode", mode, "--origin", f"127.0.0.1:{origin}"]
+        proxy = ["--spec", subject, "--origin", f"127.0.0.1:{origin}", "--timeout-ms", "500"]
+    if legal and legal != "default":  # ("default": no choice made)
         server_cmd += ["--legal", legal]
     if bug:
         server_cmd += ["--bug", bug]
@@ -75,7 +87,7 @@ def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
                " >/dev/null 2>&1")
     cmd = [exe, "fuzz", "--target", f"127.0.0.1:{port}", "--seconds", str(seconds),
            "--seed", str(seed), "--connections", str(connections), "--json", "-q",
-           "--restart", restart] + (["--keep-going"] if keep_going else []) + extra
+           "--restart", restart] + proxy + (["--keep-going"] if keep_going else []) + extra
     start = time.time()
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
@@ -95,7 +107,8 @@ def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
         violations = [s]
     findings = [f for f in (s.get("findings") or []) if f.get("kind") in ("crash", "hang")]
     violations = [v for v in violations if v.get("kind") not in ("crash", "hang", "")]
-    return {"legal": legal, "bug": bug, "seed": seed, "seconds": seconds, "wall": round(wall, 2),
+    return {"subject": subject, "legal": legal, "bug": bug, "seed": seed, "seconds": seconds,
+            "wall": round(wall, 2),
             "cpu": round(cpu, 2), "exe": exe, "exit": rc, "executions": s.get("executions"),
             "violation": bool(s.get("violation")),
             # (The first finding's own time: a death's run goes on after it.)
@@ -118,8 +131,15 @@ def run(exe, legal, bug, seed, seconds, connections, keep_going, extra):
 
 
 def main():
+    global SERVER
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--subject", choices=sorted(SERVERS), default="origin")
+    SERVER = SERVERS[pre.parse_known_args()[0].subject]
     legal_all, bugs_all = choices()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--subject", choices=sorted(SERVERS), default="origin",
+                    help="the varied origin server, or the varied proxy as a forward "
+                    "proxy or a gateway")
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "cli", "dualfuzz"))
     ap.add_argument("--legal", help="comma-separated choices (default: each, and all)")
     ap.add_argument("--bugs", help="comma-separated planted bugs (default: every one)")
@@ -145,11 +165,12 @@ def main():
         return r
 
     if not a.bugs_only:
-        names = a.legal.split(",") if a.legal else legal_all + ["all"]
+        names = a.legal.split(",") if a.legal else ["default"] + legal_all + ["all"]
         print("| legal choice | executions | violations (false alarms) | advisories |")
         print("|---|---|---|---|", flush=True)
         for n in names:
-            r = keep(run(a.exe, n, "", a.legal_seed, a.legal_seconds, a.connections, True, []))
+            r = keep(run(a.exe, n, "", a.legal_seed, a.legal_seconds, a.connections, True, [],
+                         a.subject))
             fa = "; ".join(r.get("signatures", [])) or "none"
             print(f"| {n} | {r.get('executions')} | {fa} | {len(r.get('advisories', []))} |",
                   flush=True)
@@ -171,11 +192,14 @@ def main():
         for n in names:
             for seed in seeds:
                 if a.before:
-                    b = keep(run(a.before, "", n, seed, a.bug_seconds, a.connections, False, []))
-                    r = keep(run(a.exe, "", n, seed, a.bug_seconds, a.connections, False, []))
+                    b = keep(run(a.before, "", n, seed, a.bug_seconds, a.connections, False, [],
+                             a.subject))
+                    r = keep(run(a.exe, "", n, seed, a.bug_seconds, a.connections, False, [],
+                             a.subject))
                     print(f"| {n} | {seed} | {cell(b)} | {cell(r)} |", flush=True)
                     continue
-                r = keep(run(a.exe, "", n, seed, a.bug_seconds, a.connections, False, []))
+                r = keep(run(a.exe, "", n, seed, a.bug_seconds, a.connections, False, [],
+                             a.subject))
                 found = r["violation"] or bool(set(r["kinds"]) & {"crash", "hang"})
                 sig = (r["signatures"] or [""])[0]
                 print(f"| {n} | {seed} | {'yes' if found else 'NO'} | {r['first_seconds']} | "

@@ -306,8 +306,11 @@ class Run {
     Json ir = evaluate_loose(r.body, res_.trace, p_.functions);
     // On a long-lived external server each run gets its own namespace
     // (the protocol says how a request names its state).
-    if (!o_.run_namespace.empty())
-      ir = p_.namespace_request(std::move(ir), o_.run_namespace);
+    if (!o_.run_namespace.empty()) {
+      Json spaced = p_.namespace_request(ir, o_.run_namespace);
+      unspaced_ = unspaced_ || spaced == ir;  // (its forward is told apart by nothing)
+      ir = std::move(spaced);
+    }
     // The trace and the oracle see the request as it goes on the wire (the
     // printer drops or repairs what cannot be sent: an empty method becomes
     // GET, header names arrive case-insensitive), not the raw IR.
@@ -447,8 +450,10 @@ class Run {
   }
 
   bool of_another_run(const Json& forwarded) const {
-    return p_.origin->of_another_run && !o_.run_namespace.empty() &&
-           p_.origin->of_another_run(forwarded, o_.run_namespace);
+    if (!p_.origin->of_another_run || o_.run_namespace.empty()) return false;
+    if (p_.origin->of_another_run(forwarded, o_.run_namespace)) return true;
+    return !unspaced_ && p_.origin->names_no_run &&
+           p_.origin->names_no_run(forwarded, o_.run_namespace);
   }
 
   // Whether nothing more can come before the tester answers, so that a
@@ -483,6 +488,14 @@ class Run {
   void send_answer(const Forwarded& f, Json ir) {
     auto side = origins_.find(f.conn);
     if (side == origins_.end() || !side->second.open) return;  // the server hung up
+    if (is_abort(ir)) {
+      // The tester hangs up instead of answering: the server lost what it
+      // forwarded on the connection (what came after it is dropped).
+      res_.trace.add(response_label(f.label), f.conn, ir);
+      observe(oracle::Event::request(f.conn, response_label(f.label), ir));
+      close_origin(f.conn, side->second);
+      return;
+    }
     const std::string bytes = p_.origin->print_answer(ir, f.ir);
     if (p_.origin->canonical_answer) ir = p_.origin->canonical_answer(ir, f.ir, bytes);
     res_.trace.add(response_label(f.label), f.conn, ir);
@@ -689,6 +702,9 @@ class Run {
   std::size_t forwardable_answered_ = 0;
   std::size_t forwards_ = 0;
   std::set<ConnId> ending_;
+  // A request of this run went out without the run's namespace (a proxy's
+  // "*"): a forward that names none may be this run's (of_another_run).
+  bool unspaced_ = false;
 };
 
 }  // namespace

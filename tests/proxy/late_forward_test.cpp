@@ -71,13 +71,16 @@ class WithLateForward final : public harness::Transport {
   std::string answered_;
 };
 
-harness::RunResult run_with_late(const std::string& run_namespace, std::string* answered) {
+harness::RunResult run_with_late(
+    const std::string& run_namespace, std::string* answered,
+    std::string late =
+        "GET /dualfuzz-7-2-old HTTP/1.1\r\nHost: origin.test\r\n"
+        "Via: 1.1 p\r\n\r\n",
+    const std::string& text = "req 1 on c0: {\"path\":\"/a\"}\n") {
   ReferenceProxy proxy(ReferenceOptions{});
-  WithLateForward t(proxy,
-                    "GET /dualfuzz-7-2-old HTTP/1.1\r\nHost: origin.test\r\n"
-                    "Via: 1.1 p\r\n\r\n");
+  WithLateForward t(proxy, std::move(late));
   const harness::Protocol p = protocol();
-  auto script = harness::parse_script("req 1 on c0: {\"path\":\"/a\"}\n", p.functions);
+  auto script = harness::parse_script(text, p.functions);
   EXPECT_TRUE(script) << script.error();
   harness::RunOptions o;
   o.run_namespace = run_namespace;
@@ -102,6 +105,22 @@ TEST(LateForward, TheSameForwardInItsOwnRunIsJudged) {
   auto r = run_with_late("dualfuzz-7-2-", &answered);
   EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report();
   EXPECT_EQ(r.late_forwards, 0u);
+}
+
+// A forward that names no run at all ("*": an absolute-form OPTIONS with an
+// empty path, which no namespace can go in) is an earlier run's when this
+// run sent nothing outside its namespace; judged when it did.
+TEST(LateForward, AForwardNamingNoRunIsAnEarlierRunsUnlessThisRunSentOne) {
+  const std::string star =
+      "OPTIONS * HTTP/1.1\r\nHost: origin.test\r\nVia: 1.1 p\r\n\r\n";
+  std::string answered;
+  auto r = run_with_late("dualfuzz-7-3-", &answered, star);
+  EXPECT_EQ(r.outcome, Outcome::Pass) << r.report();
+  EXPECT_EQ(r.late_forwards, 1u);
+  r = run_with_late("dualfuzz-7-3-", &answered, star,
+                    "req 1 on c0: {\"method\":\"OPTIONS\",\"path\":\"\"}\n");
+  EXPECT_EQ(r.late_forwards, 0u);
+  EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report();
 }
 
 }  // namespace

@@ -513,6 +513,45 @@ TEST(ProxyModel, APolicyRefusalInAProxyProcessCarriesWhatItsStatusMust) {
   EXPECT_EQ(play(t, {.lost_forwards = true}).status, Verdict::Status::Reject);
 }
 
+// The origin hangs up without answering (the tester's {"abort": true}):
+// the proxy answers 502 (or 504) of its own, or forwards an idempotent
+// request again; a non-idempotent one it MUST NOT retry (RFC 9112 §9.3.1),
+// in process as over TCP.
+TEST(ProxyModel, WhatTheOriginHungUpOnIsAnswered502OrRetriedIfIdempotent) {
+  const Json abort = {{"abort", true}};
+  auto lost = [&](Json q, Json forward) {
+    return std::vector<Event>{
+        Event::request(0, 1, std::move(q)), Event::request(kO1, 0, kAccepted),
+        Event::response(kO1, 3, std::move(forward)), Event::request(kO1, 4, abort)};
+  };
+  Json post_forward = forwarded("/a");
+  post_forward["method"] = "POST";
+  post_forward["body"] = "x";
+  for (const bool process : {false, true}) {
+    const ModelOptions o{.lost_forwards = process};
+    for (Json q : {get("/a"), post("/a")}) {
+      const Json fwd = q["method"] == "GET" ? forwarded("/a") : post_forward;
+      auto t = lost(q, fwd);
+      t.push_back(Event::response(0, 2, status(502)));
+      EXPECT_TRUE(play(t, o).accepted()) << q["method"];
+      // Not relayed as if it had been answered.
+      t.back() = Event::response(0, 2, relayed("for a"));
+      EXPECT_EQ(play(t, o).status, Verdict::Status::Reject) << q["method"];
+      // Forwarded again on another connection: a retry.
+      t.pop_back();
+      t.push_back(Event::request(kO2, 0, kAccepted));
+      t.push_back(Event::response(kO2, 5, fwd));
+      if (q["method"] == "GET") {
+        t.push_back(Event::request(kO2, 6, answer("for a")));
+        t.push_back(Event::response(0, 2, relayed("for a")));
+        EXPECT_TRUE(play(t, o).accepted()) << "a GET retried";
+      } else {
+        EXPECT_EQ(play(t, o).status, Verdict::Status::Reject) << "a POST retried";
+      }
+    }
+  }
+}
+
 // Forwarded, and the proxy gave up waiting just before the origin's answer
 // came: a 504 (or 502) where the relay was due. (A 504 seen before the
 // tester answered is not accepted: the tester answers within its message

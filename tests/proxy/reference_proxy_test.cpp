@@ -91,6 +91,19 @@ TEST(ReferenceProxy, TraceShowsBothSides) {
   EXPECT_NE(rep.find("c0 < 2 200"), std::string::npos) << rep;
 }
 
+// The tester as an origin that hangs up instead of answering: the proxy's
+// 502 is correct; the forward is recorded, the abort too, and nothing is
+// sent on the connection.
+TEST(ReferenceProxy, AnOriginThatHangsUpGetsThe502ItCauses) {
+  auto r = run("",
+               "req 1 on c0: {\"method\":\"POST\",\"path\":\"/a\",\"body\":\"x\"}\n"
+               "answer 3: {\"abort\":true}\nwait 1\n");
+  ASSERT_EQ(r.outcome, harness::RunResult::Outcome::Pass) << r.report();
+  const std::string rep = r.report(protocol());
+  EXPECT_NE(rep.find("o1 < 3 POST /a"), std::string::npos) << rep;
+  EXPECT_NE(rep.find("c0 < 2 502"), std::string::npos) << rep;
+}
+
 // A response queued for a connection the client closed never reaches the
 // connection reopened under the same number (found by fuzzing: a false
 // alarm of the in-process transport, not of the model).

@@ -129,6 +129,14 @@ bool of_another_run(const Json& forwarded, std::string_view prefix) {
   return path.starts_with(prefix.substr(0, word + 1)) && !path.starts_with(prefix);
 }
 
+bool names_no_run(const Json& forwarded, std::string_view prefix) {
+  const std::size_t word = prefix.find('-');
+  if (prefix.empty() || word == std::string_view::npos) return false;
+  std::string path = split_target(string_field(forwarded, "path")).path;
+  if (path.starts_with('/')) path.erase(0, 1);
+  return !path.starts_with(prefix.substr(0, word + 1));
+}
+
 std::optional<long long> max_forwards(const Json& request) {
   const Json& h = headers_of(request);
   auto it = h.find("max-forwards");

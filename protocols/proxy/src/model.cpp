@@ -4,8 +4,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
+#include "dualfuzz/harness/script.h"
 #include "dualfuzz/harness/transport.h"
 #include "dualfuzz/oracle/itree.h"
 
@@ -38,6 +40,7 @@ struct ClientRequest final : oracle::DecodedRequest {
   std::string method;
   std::string range;  // its Range field
   bool own = false;   // the proxy must answer it itself (answered_by_proxy)
+  bool idempotent = false;             // RFC 9110 §9.2.2: a lost forward may be retried
   std::shared_ptr<const Sym> forward;  // what its forward must look like
 };
 
@@ -52,6 +55,9 @@ std::shared_ptr<const ClientRequest> read_request(const Json& body, Mode mode) {
       r->range = range->get<std::string>();
   }
   r->own = answered_by_proxy(body);
+  static const std::set<std::string> kIdempotent = {"GET",   "HEAD", "OPTIONS",
+                                                    "TRACE", "PUT",  "DELETE"};
+  r->idempotent = kIdempotent.count(r->method) > 0;
   r->forward = std::make_shared<const Sym>(r->own ? never_forwarded_pattern()
                                                   : forwarded_pattern(body, mode));
   return r;
@@ -112,13 +118,24 @@ struct Pending {
   // the clause it broke, not only that nothing was outstanding on the
   // origin connection (see input).
   bool forbidden = false;
+  bool idempotent = false;  // ClientRequest::idempotent
   friend bool operator==(const Pending& a, const Pending& b) {
     return a.client == b.client && a.label == b.label && a.forbidden == b.forbidden;
   }
 };
+// A request forwarded on an origin connection and not yet answered there.
+struct Carried {
+  ConnId client = 0;
+  Label label = 0;
+  std::shared_ptr<const Sym> forward;  // (for a retry after the origin hung up)
+  bool idempotent = false;
+  friend bool operator==(const Carried& a, const Carried& b) {
+    return a.client == b.client && a.label == b.label;
+  }
+};
 struct OriginConn {
   bool free = false;  // the tester's last message is answered by nothing yet
-  std::vector<std::pair<ConnId, Label>> carrying;  // forwarded, unanswered
+  std::vector<Carried> carrying;  // forwarded, unanswered
   friend bool operator==(const OriginConn&, const OriginConn&) = default;
 };
 
@@ -147,7 +164,7 @@ void to_json(Json& j, const State& s) {
   Json g = Json::object();
   for (const auto& [c, x] : s.origins) {
     Json carrying = Json::array();
-    for (const auto& [client, label] : x.carrying) carrying.push_back(label);
+    for (const Carried& k : x.carrying) carrying.push_back(k.label);
     g[std::to_string(c)] = {{"free", x.free}, {"carrying", carrying}};
   }
   j["origins"] = g;
@@ -170,7 +187,7 @@ struct std::hash<dualfuzz::proxy::State> {
     }
     for (const auto& [c, o] : s.origins) {
       mix(c * 3 + o.free);
-      for (const auto& [client, label] : o.carrying) mix(label);
+      for (const auto& k : o.carrying) mix(k.label);
     }
     return h;
   }
@@ -230,7 +247,7 @@ class ProxyModel {
     s.pending.erase(s.pending.begin() + static_cast<std::ptrdiff_t>(i));
     OriginConn& conn = s.origins[o];
     conn.free = false;
-    conn.carrying.emplace_back(p.client, p.label);
+    conn.carrying.push_back({p.client, p.label, p.forward, p.idempotent});
     Tree next = settle(std::move(s));
     return oracle::send(o, *p.forward, std::move(next),
                         p.forbidden ? kMaxForwardsClause : kForwardClause);
@@ -252,13 +269,21 @@ class ProxyModel {
         conn.free = true;
         return settle(std::move(s));
       }
+      if (harness::is_abort(q.json())) {
+        // The origin hung up without answering: what o carried is lost.
+        conn.free = false;
+        std::vector<Carried> lost = std::move(conn.carrying);
+        conn.carrying.clear();
+        return lose(std::move(s), std::move(lost), 0);
+      }
       // (Without the decoder's reading, read here.)
       std::shared_ptr<const OriginAnswer> fresh;
       const OriginAnswer* answer = q.decoded_as<OriginAnswer>();
       if (!answer)
         answer = (fresh = std::make_shared<const OriginAnswer>(q.json())).get();
       if (!conn.carrying.empty()) {
-        auto [client, label] = conn.carrying.front();
+        const ConnId client = conn.carrying.front().client;
+        const Label label = conn.carrying.front().label;
         conn.carrying.erase(conn.carrying.begin());
         for (Owed& x : s.owed[client])
           if (x.label == label)
@@ -282,14 +307,15 @@ class ProxyModel {
       owed.clause = kMaxForwardsClause;
       State forwarded = s;
       forwarded.owed[q.conn].push_back(owed);
-      forwarded.pending.push_back({q.conn, q.label, r->forward, /*forbidden=*/true});
+      forwarded.pending.push_back(
+          {q.conn, q.label, r->forward, /*forbidden=*/true, r->idempotent});
       owed.response = own_answer_pattern();
       s.owed[q.conn].push_back(std::move(owed));
       return oracle::choose(settle(std::move(s)), settle(std::move(forwarded)));
     }
     s.owed[q.conn].push_back(owed);
     if (!o_.refusals && !o_.lost_forwards) {
-      s.pending.push_back({q.conn, q.label, r->forward});
+      s.pending.push_back({q.conn, q.label, r->forward, false, r->idempotent});
       return settle(std::move(s));
     }
     // Refused (any error of its own when asked for, refusal_pattern; by
@@ -302,8 +328,27 @@ class ProxyModel {
                     : policy_refusal_pattern(r->method == "GET" || r->method == "HEAD");
     refused.owed[q.conn].back().clause =
         o_.refusals ? kRefusalClause : kPolicyRefusalClause;
-    s.pending.push_back({q.conn, q.label, r->forward});
+    s.pending.push_back({q.conn, q.label, r->forward, false, r->idempotent});
     return oracle::choose(settle(std::move(s)), settle(std::move(refused)));
+  }
+
+  // Each request lost[k...] the origin hung up on: its client gets a 502
+  // (or 504) of the proxy's own; an idempotent one MAY instead be retried,
+  // i.e. forwarded again, a non-idempotent one MUST NOT (RFC 9112 §9.3.1).
+  Tree lose(State s, std::vector<Carried> lost, std::size_t k) const {
+    if (k == lost.size()) return settle(std::move(s));
+    const Carried c = lost[k];
+    State given_up = s;
+    for (Owed& x : given_up.owed[c.client])
+      if (x.label == c.label) {
+        x.response = lost_pattern();
+        x.clause = kAbortedClause;
+      }
+    if (!c.idempotent) return lose(std::move(given_up), std::move(lost), k + 1);
+    s.pending.push_back({c.client, c.label, c.forward, false, true});
+    Tree retried = lose(std::move(s), lost, k + 1);
+    return oracle::choose(lose(std::move(given_up), std::move(lost), k + 1),
+                          std::move(retried));
   }
 
   ModelOptions o_;

@@ -97,6 +97,7 @@ harness::Protocol protocol(ProtocolOptions options) {
   };
   p.origin = origin_side();
   p.origin->of_another_run = of_another_run;
+  p.origin->names_no_run = names_no_run;
   p.origin->never_forwarded = answered_by_proxy;
   p.origin->ends_connection = [](const Json& q) {
     return http::closes_connection(q, Json::object());

@@ -200,6 +200,12 @@ struct Protocol {
     // (RunResult::late_forwards). Null: none is told apart.
     std::function<bool(const Json& forwarded_ir, std::string_view run_prefix)>
         of_another_run;
+    // Optional: whether a forwarded request names no run's namespace at all
+    // ("*", or the "/" of an absolute-form with an empty path). In a run
+    // that sent no request outside its namespace, such a forward is an
+    // earlier run's too. Null: it is judged.
+    std::function<bool(const Json& forwarded_ir, std::string_view run_prefix)>
+        names_no_run;
     // A new answer body for the forwarded request labelled `forwarded`
     // (the mutator inserts `answer` steps with it; null: it does not).
     std::function<Jexp(std::mt19937_64&, Label forwarded)> generate_answer;

@@ -48,11 +48,19 @@ struct CloseStep {
 // accepted connection), labels it `label`, and answers it with `body`
 // evaluated against the trace (labelled label + 1). Only for protocols with
 // an origin side (Protocol::origin); others skip it.
+// An answer `{"abort": true}` answers nothing: the tester hangs up on the
+// connection instead (either side may close at any time, RFC 9112 §9.5),
+// and the trace records the abort as the tester's message.
 struct AnswerStep {
   Label label;  // odd, unique among request and answer labels
   Jexp body;
   friend bool operator==(const AnswerStep&, const AnswerStep&) = default;
 };
+inline bool is_abort(const Json& answer) {
+  if (!answer.is_object()) return false;
+  const auto it = answer.find("abort");
+  return it != answer.end() && *it == true;
+}
 struct CommentStep {
   std::string text;  // after the '#', verbatim (no newline)
   friend bool operator==(const CommentStep&, const CommentStep&) = default;

@@ -66,6 +66,9 @@ Json namespace_request(Json request, std::string_view prefix);
 // `prefix` (run namespaces are WORD-...-N-: the same first word, another
 // name): a late forward of an earlier execution (Origin::of_another_run).
 bool of_another_run(const Json& forwarded, std::string_view prefix);
+// Whether it names no run's namespace at all: "*", "/" (an absolute-form's
+// empty path), any path outside the runs' first word (Origin::names_no_run).
+bool names_no_run(const Json& forwarded, std::string_view prefix);
 
 // Max-Forwards as a number when it is one (1*DIGIT, §7.6.2).
 std::optional<long long> max_forwards(const Json& request);
@@ -128,6 +131,9 @@ inline constexpr const char* kRelayClause =
 inline constexpr const char* kMaxForwardsClause =
     "RFC 9110 §7.6.2 (Max-Forwards: 0 on TRACE/OPTIONS: answered by the proxy, not "
     "forwarded)";
+inline constexpr const char* kAbortedClause =
+    "RFC 9110 §15.6.3 (the origin hung up without answering: 502), RFC 9112 §9.3.1 (a "
+    "proxy MUST NOT automatically retry a non-idempotent request)";
 inline constexpr const char* kRefusalClause =
     "RFC 9110 §15 (a request the proxy refuses gets an error status of its own)";
 inline constexpr const char* kPolicyRefusalClause =
