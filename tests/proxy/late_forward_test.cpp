@@ -108,8 +108,8 @@ TEST(LateForward, TheSameForwardInItsOwnRunIsJudged) {
 }
 
 // A forward that names no run at all ("*": an absolute-form OPTIONS with an
-// empty path, which no namespace can go in) is an earlier run's when this
-// run sent nothing outside its namespace; judged when it did.
+// empty path, which no namespace can go in, without its x-dualfuzz-run) is
+// an earlier run's when this run sent nothing outside its namespace.
 TEST(LateForward, AForwardNamingNoRunIsAnEarlierRunsUnlessThisRunSentOne) {
   const std::string star =
       "OPTIONS * HTTP/1.1\r\nHost: origin.test\r\nVia: 1.1 p\r\n\r\n";
@@ -117,8 +117,30 @@ TEST(LateForward, AForwardNamingNoRunIsAnEarlierRunsUnlessThisRunSentOne) {
   auto r = run_with_late("dualfuzz-7-3-", &answered, star);
   EXPECT_EQ(r.outcome, Outcome::Pass) << r.report();
   EXPECT_EQ(r.late_forwards, 1u);
-  r = run_with_late("dualfuzz-7-3-", &answered, star,
-                    "req 1 on c0: {\"method\":\"OPTIONS\",\"path\":\"\"}\n");
+  // Also in a run that sent its own OPTIONS with an empty path: that one
+  // named its run in the field.
+  const std::string empty_options =
+      "req 1 on c0: {\"method\":\"OPTIONS\",\"path\":\"\"}\n";
+  r = run_with_late("dualfuzz-7-3-", &answered, star, empty_options);
+  EXPECT_EQ(r.outcome, Outcome::Pass) << r.report();
+  EXPECT_EQ(r.late_forwards, 1u);
+  // One that names this run is judged: a second forward of one request.
+  r = run_with_late("dualfuzz-7-3-", &answered,
+                    "OPTIONS * HTTP/1.1\r\nHost: origin.test\r\nVia: 1.1 p\r\n"
+                    "X-Dualfuzz-Run: dualfuzz-7-3-\r\n\r\n",
+                    empty_options);
+  EXPECT_EQ(r.late_forwards, 0u);
+  EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report();
+  // An empty path names its run in a field: an earlier run's forward is
+  // told apart by it, even in a run that sent an empty path of its own.
+  const std::string slash =
+      "GET / HTTP/1.1\r\nHost: origin.test\r\nVia: 1.1 p\r\n"
+      "X-Dualfuzz-Run: dualfuzz-7-2-\r\n\r\n";
+  const std::string empty_get = "req 1 on c0: {\"path\":\"\"}\n";
+  r = run_with_late("dualfuzz-7-3-", &answered, slash, empty_get);
+  EXPECT_EQ(r.outcome, Outcome::Pass) << r.report();
+  EXPECT_EQ(r.late_forwards, 1u);
+  r = run_with_late("dualfuzz-7-2-", &answered, slash, empty_get);
   EXPECT_EQ(r.late_forwards, 0u);
   EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report();
 }

@@ -121,9 +121,19 @@ Json namespace_request(Json q, std::string_view prefix) {
   return q;
 }
 
+namespace {
+// The run a forward names in kRunField, or "".
+std::string run_field(const Json& forwarded) {
+  const Json& h = headers_of(forwarded);
+  const auto it = h.find(kRunField);
+  return it != h.end() && it->is_string() ? it->get<std::string>() : "";
+}
+}  // namespace
+
 bool of_another_run(const Json& forwarded, std::string_view prefix) {
   const std::size_t word = prefix.find('-');
   if (prefix.empty() || word == std::string_view::npos) return false;
+  if (const std::string run = run_field(forwarded); !run.empty()) return run != prefix;
   std::string path = split_target(string_field(forwarded, "path")).path;
   if (path.starts_with('/')) path.erase(0, 1);
   return path.starts_with(prefix.substr(0, word + 1)) && !path.starts_with(prefix);
@@ -131,7 +141,8 @@ bool of_another_run(const Json& forwarded, std::string_view prefix) {
 
 bool names_no_run(const Json& forwarded, std::string_view prefix) {
   const std::size_t word = prefix.find('-');
-  if (prefix.empty() || word == std::string_view::npos) return false;
+  if (prefix.empty() || word == std::string_view::npos || !run_field(forwarded).empty())
+    return false;
   std::string path = split_target(string_field(forwarded, "path")).path;
   if (path.starts_with('/')) path.erase(0, 1);
   return !path.starts_with(prefix.substr(0, word + 1));

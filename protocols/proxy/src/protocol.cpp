@@ -90,9 +90,17 @@ harness::Protocol protocol(ProtocolOptions options) {
   // Each run of a campaign against a proxy process in its own namespace, so
   // that a forward the proxy sends late is told apart (of_another_run).
   // (A forward proxy's empty path is the absolute-form with none: no
-  // namespace can go in it, and its forward names no resource.)
+  // namespace can go in it, so the run's name rides in a field of its own,
+  // which a proxy MUST forward as it is, RFC 9110 §7.6; kRunField.)
   p.namespace_request = [mode = options.mode](Json q, std::string_view prefix) {
-    if (mode == Mode::Forward && q.is_object() && q.value("path", Json()) == "") return q;
+    if (mode == Mode::Forward && q.is_object() && q.value("path", Json()) == "") {
+      if (!prefix.empty()) {
+        if (!q.contains("headers") || !q["headers"].is_object())
+          q["headers"] = Json::object();
+        q["headers"][kRunField] = std::string(prefix);
+      }
+      return q;
+    }
     return namespace_request(std::move(q), prefix);
   };
   p.origin = origin_side();

@@ -67,8 +67,12 @@ Json namespace_request(Json request, std::string_view prefix);
 // name): a late forward of an earlier execution (Origin::of_another_run).
 bool of_another_run(const Json& forwarded, std::string_view prefix);
 // Whether it names no run's namespace at all: "*", "/" (an absolute-form's
-// empty path), any path outside the runs' first word (Origin::names_no_run).
+// empty path), any path outside the runs' first word, and no kRunField
+// (Origin::names_no_run).
 bool names_no_run(const Json& forwarded, std::string_view prefix);
+// The field that names a run in a request whose path cannot (an
+// absolute-form with an empty path): an end-to-end field, forwarded as it is.
+inline constexpr const char* kRunField = "x-dualfuzz-run";
 
 // Max-Forwards as a number when it is one (1*DIGIT, §7.6.2).
 std::optional<long long> max_forwards(const Json& request);
