@@ -90,7 +90,7 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& request,
 Jexp generate_answer(std::mt19937_64& rng, harness::Label forwarded) {
   // Now and then the origin hangs up instead (harness::is_abort): the proxy
   // answers 502, or retries what it may retry (RFC 9112 §9.3.1).
-  if (pick(rng, 64) == 0) return Jexp::object({{"abort", Jexp::scalar(true)}});
+  if (pick(rng, 256) == 0) return Jexp::object({{"abort", Jexp::scalar(true)}});
   static constexpr std::array kStatus = {200, 200, 201, 204, 304, 404, 500, 302};
   std::vector<std::pair<std::string, Jexp>> headers;
   switch (pick(rng, 5)) {
