@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "dualfuzz/harness/jexp.h"
+#include "dualfuzz/harness/labelled_trace.h"
 #include "dualfuzz/harness/script.h"
 #include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/proxy/protocol.h"
@@ -71,6 +72,31 @@ TEST(ProxyHeuristics, AForwardProxyIsSentAnEmptyPathAGatewayNever) {
       EXPECT_EQ(empty, 0u);
     }
   }
+}
+
+// Now and then an answer hangs up on what it answers if that is not
+// idempotent (what a proxy MUST NOT retry, RFC 9112 §9.3.1), and answers
+// anything else as usual: its "abort" is the forward's method, read by
+// the protocol's `nonidempotent`.
+TEST(ProxyHeuristics, SomeAnswersHangUpOnlyOnWhatMustNotBeRetried) {
+  const harness::Protocol p = protocol();
+  std::mt19937_64 rng(5);
+  std::size_t conditional = 0;
+  for (int i = 0; i < 400; ++i) {
+    const harness::Jexp a = generate_answer(rng, 9);
+    const harness::Jexp* abort = a.find("abort");
+    if (!abort || abort->kind() == harness::Jexp::Kind::Scalar) continue;
+    ++conditional;
+    for (const auto& [method, hangs_up] :
+         {std::pair{"POST", true}, std::pair{"PATCH", true}, std::pair{"GET", false},
+          std::pair{"PUT", false}, std::pair{"DELETE", false}}) {
+      harness::LabelledTrace t;
+      t.add(9, harness::kFirstAcceptedConn, {{"method", method}, {"path", "/a"}});
+      EXPECT_EQ(harness::is_abort(harness::evaluate_loose(a, t, p.functions)), hangs_up)
+          << method;
+    }
+  }
+  EXPECT_GT(conditional, 0u);
 }
 
 }  // namespace

@@ -139,6 +139,11 @@ bool of_another_run(const Json& forwarded, std::string_view prefix) {
   return path.starts_with(prefix.substr(0, word + 1)) && !path.starts_with(prefix);
 }
 
+bool idempotent_method(std::string_view m) {
+  return m == "GET" || m == "HEAD" || m == "OPTIONS" || m == "TRACE" || m == "PUT" ||
+         m == "DELETE";
+}
+
 bool names_no_run(const Json& forwarded, std::string_view prefix) {
   const std::size_t word = prefix.find('-');
   if (prefix.empty() || word == std::string_view::npos || !run_field(forwarded).empty())

@@ -114,11 +114,17 @@ Jexp generate_answer(std::mt19937_64& rng, harness::Label forwarded) {
   if (pick(rng, 2))
     if (auto path = harness::parse_jpath("this@\"path\""))
       body = Jexp::ref({forwarded, *path, "id"});
-  return no_transform(
-      rng, Jexp::object({{"status", Jexp::scalar(kStatus[pick(rng, kStatus.size())])},
-                         {"headers", Jexp::object(std::move(headers))},
-                         {"body", body},
-                         {"chunked", Jexp::scalar(pick(rng, 2) == 0)}}));
+  std::vector<std::pair<std::string, Jexp>> answer = {
+      {"status", Jexp::scalar(kStatus[pick(rng, kStatus.size())])},
+      {"headers", Jexp::object(std::move(headers))},
+      {"body", body},
+      {"chunked", Jexp::scalar(pick(rng, 2) == 0)}};
+  // One answer in 16 hangs up if what it answers is not idempotent: what a
+  // proxy MUST NOT retry (RFC 9112 §9.3.1), at no cost to the others.
+  if (pick(rng, 16) == 0)
+    if (auto path = harness::parse_jpath("this@\"method\""))
+      answer.emplace_back("abort", Jexp::ref({forwarded, *path, "nonidempotent"}));
+  return no_transform(rng, Jexp::object(std::move(answer)));
 }
 
 }  // namespace dualfuzz::proxy

@@ -55,9 +55,7 @@ std::shared_ptr<const ClientRequest> read_request(const Json& body, Mode mode) {
       r->range = range->get<std::string>();
   }
   r->own = answered_by_proxy(body);
-  static const std::set<std::string> kIdempotent = {"GET",   "HEAD", "OPTIONS",
-                                                    "TRACE", "PUT",  "DELETE"};
-  r->idempotent = kIdempotent.count(r->method) > 0;
+  r->idempotent = idempotent_method(r->method);
   r->forward = std::make_shared<const Sym>(r->own ? never_forwarded_pattern()
                                                   : forwarded_pattern(body, mode));
   return r;

@@ -74,6 +74,10 @@ bool names_no_run(const Json& forwarded, std::string_view prefix);
 // absolute-form with an empty path): an end-to-end field, forwarded as it is.
 inline constexpr const char* kRunField = "x-dualfuzz-run";
 
+// GET, HEAD, OPTIONS, TRACE, PUT, DELETE (RFC 9110 §9.2.2): a proxy MAY
+// retry them when a connection fails; others it MUST NOT (RFC 9112 §9.3.1).
+bool idempotent_method(std::string_view method);
+
 // Max-Forwards as a number when it is one (1*DIGIT, §7.6.2).
 std::optional<long long> max_forwards(const Json& request);
 // TRACE and OPTIONS: the methods whose Max-Forwards a proxy must honour.
