@@ -128,15 +128,24 @@ std::string run_field(const Json& forwarded) {
   const auto it = h.find(kRunField);
   return it != h.end() && it->is_string() ? it->get<std::string>() : "";
 }
+// Which run a forward's path names, for a run namespace `prefix`
+// (WORD-...-N-): this one, another (the same first word), or none.
+enum class PathRun { kNotARun, kThis, kAnother, kNone };
+PathRun path_run(const Json& forwarded, std::string_view prefix) {
+  const std::size_t word = prefix.find('-');
+  if (prefix.empty() || word == std::string_view::npos) return PathRun::kNotARun;
+  std::string path = split_target(string_field(forwarded, "path")).path;
+  if (path.starts_with('/')) path.erase(0, 1);
+  if (!path.starts_with(prefix.substr(0, word + 1))) return PathRun::kNone;
+  return path.starts_with(prefix) ? PathRun::kThis : PathRun::kAnother;
+}
 }  // namespace
 
 bool of_another_run(const Json& forwarded, std::string_view prefix) {
-  const std::size_t word = prefix.find('-');
-  if (prefix.empty() || word == std::string_view::npos) return false;
+  const PathRun by_path = path_run(forwarded, prefix);
+  if (by_path == PathRun::kNotARun) return false;
   if (const std::string run = run_field(forwarded); !run.empty()) return run != prefix;
-  std::string path = split_target(string_field(forwarded, "path")).path;
-  if (path.starts_with('/')) path.erase(0, 1);
-  return path.starts_with(prefix.substr(0, word + 1)) && !path.starts_with(prefix);
+  return by_path == PathRun::kAnother;
 }
 
 bool idempotent_method(std::string_view m) {
@@ -145,12 +154,7 @@ bool idempotent_method(std::string_view m) {
 }
 
 bool names_no_run(const Json& forwarded, std::string_view prefix) {
-  const std::size_t word = prefix.find('-');
-  if (prefix.empty() || word == std::string_view::npos || !run_field(forwarded).empty())
-    return false;
-  std::string path = split_target(string_field(forwarded, "path")).path;
-  if (path.starts_with('/')) path.erase(0, 1);
-  return !path.starts_with(prefix.substr(0, word + 1));
+  return path_run(forwarded, prefix) == PathRun::kNone && run_field(forwarded).empty();
 }
 
 std::optional<long long> max_forwards(const Json& request) {
@@ -437,16 +441,6 @@ Sym never_forwarded_pattern() {
   return p;
 }
 
-Sym refusal_pattern() {
-  static const Sym p = [] {
-    std::vector<Sym> codes;
-    for (int c = 400; c <= 431; ++c) codes.push_back(Sym::lit(c));
-    for (int c = 500; c <= 511; ++c) codes.push_back(Sym::lit(c));
-    return Sym::object({{"status", Sym::alt(std::move(codes))}});
-  }();
-  return p;
-}
-
 namespace {
 Sym codes(const std::vector<int>& c) {
   std::vector<Sym> alts;
@@ -458,6 +452,16 @@ Sym carrying(int code, const char* field) {
       {{"status", Sym::lit(code)}, {field, Sym::object({{"present", Sym::lit(true)}})}});
 }
 }  // namespace
+
+Sym refusal_pattern() {
+  static const Sym p = [] {
+    std::vector<int> c;
+    for (int x = 400; x <= 431; ++x) c.push_back(x);
+    for (int x = 500; x <= 511; ++x) c.push_back(x);
+    return Sym::object({{"status", codes(c)}});
+  }();
+  return p;
+}
 
 Sym policy_refusal_pattern(bool get_or_head) {
   static const std::array<Sym, 2> table = [] {
