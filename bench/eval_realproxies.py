@@ -15,8 +15,10 @@ For each subject (scripts/subjects/proxy.sh):
      --keep-going --json`;
   2. for each client count K: `... --seconds S --connections K --baseline
      BASELINE --keep-going --json`.
-Every run: `DUALFUZZ_PROXY_REFUSALS=1` (real proxies refuse by policy),
-`--timeout-ms 500`, the tester listening as the origin. Raw JSON and text
+With `--judged`, step 1 is skipped and step 2 takes `--known judged:NAME`
+(protocols/proxy/judgements.json): what is reported is not judged yet.
+Every run: refusals by policy, the default (`--refusals any`:
+`DUALFUZZ_PROXY_REFUSALS=1`, as before 1fbce25), `--timeout-ms 500`, the tester listening as the origin. Raw JSON and text
 under --out; a markdown table on stdout.
 
   bench/eval_realproxies.py --subjects squid nginx-via --out docs/eval/realproxies
@@ -41,11 +43,14 @@ def sh(*args):
     return subprocess.run(args, capture_output=True, text=True)
 
 
-def run(exe, spec, port, origin, seconds, clients, seed, baseline, out_base, real=True):
+def run(exe, spec, port, origin, seconds, clients, seed, baseline, out_base, real=True,
+        refusals="policy"):
     """One `dualfuzz fuzz` against the proxy on `port`, its JSON summary with
     the wall and CPU seconds (the tester's own rusage) of the run. `real`:
-    a real proxy (`--keep-going`, `DUALFUZZ_PROXY_REFUSALS=1`, the baseline);
-    else the reference proxy, as a first-finding run."""
+    a real proxy (`--keep-going`, the baseline: a file or `judged:NAME`);
+    else the reference proxy, as a first-finding run. `refusals`: "policy"
+    (the default a user gets: refusals by policy, docs/proxy.md) or "any"
+    (`DUALFUZZ_PROXY_REFUSALS=1`, what the runs before 1fbce25 used)."""
     cmd = [exe, "fuzz", "--spec", spec, "--target", f"127.0.0.1:{port}",
            "--origin", f"127.0.0.1:{origin}", "--seconds", str(seconds),
            "--connections", str(clients), "--seed", str(seed), "--timeout-ms", "500",
@@ -53,8 +58,11 @@ def run(exe, spec, port, origin, seconds, clients, seed, baseline, out_base, rea
     env = dict(os.environ)
     if real:
         cmd.append("--keep-going")
-        env["DUALFUZZ_PROXY_REFUSALS"] = "1"
-        if baseline:
+        if refusals == "any":
+            env["DUALFUZZ_PROXY_REFUSALS"] = "1"
+        if baseline and baseline.startswith("judged:"):
+            cmd += ["--known", baseline]
+        elif baseline:
             cmd += ["--baseline", baseline]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.time()
@@ -102,6 +110,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--port", type=int, default=18700, help="first proxy port (origin +90)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/eval/realproxies"))
+    ap.add_argument("--refusals", choices=["policy", "any"], default="policy",
+                    help="policy: the tester's default; any: DUALFUZZ_PROXY_REFUSALS=1")
+    ap.add_argument("--judged", action="store_true",
+                    help="no recorded baseline: the long runs take `--known judged:NAME` "
+                         "(protocols/proxy/judgements.json), so what they report is not judged")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     m = machine()
@@ -115,14 +128,18 @@ def main():
             continue
         spec, version, stop = got
         try:
-            base = os.path.join(args.out, f"{name}-baseline")
-            b = run(args.dualfuzz, spec, port, origin, args.baseline_seconds, 2, args.seed,
-                    None, base)
-            print(f"{name} baseline: {len(identities(b))} findings, "
-                  f"{b.get('executions')} executions", file=sys.stderr)
+            if args.judged:
+                b, known = {}, f"judged:{name}"
+            else:
+                base = os.path.join(args.out, f"{name}-baseline")
+                b = run(args.dualfuzz, spec, port, origin, args.baseline_seconds, 2, args.seed,
+                        None, base, refusals=args.refusals)
+                known = base + ".json"
+                print(f"{name} baseline: {len(identities(b))} findings, "
+                      f"{b.get('executions')} executions", file=sys.stderr)
             for k in args.clients:
                 r = run(args.dualfuzz, spec, port, origin, args.seconds, k, args.seed + k,
-                        base + ".json", os.path.join(args.out, f"{name}-c{k}"))
+                        known, os.path.join(args.out, f"{name}-c{k}"), refusals=args.refusals)
                 rows.append({"subject": name, "version": version, "spec": spec,
                              "clients": k, "baseline_findings": identities(b), **r})
                 print(f"{name} c{k}: {r.get('executions')} executions, known "
@@ -131,9 +148,11 @@ def main():
             stop()
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump({"machine": m, "rows": rows}, f, indent=1)
+    against = ("`--known judged:NAME`" if args.judged else
+               f"a baseline of {args.baseline_seconds} s at 2 clients")
     print(f"`bench/eval_realproxies.py` on {m['date']}, commit {m['commit']}, "
-          f"{m['nproc']} cores. Baseline: {args.baseline_seconds} s at 2 clients; then "
-          f"{args.seconds} s per client count with `--baseline`.")
+          f"{m['nproc']} cores, refusals {args.refusals}: {args.seconds} s per client "
+          f"count against {against}.")
     print()
     print("| proxy | clients | seconds | executions | exec/s | baseline findings | "
           "known seen | new findings | inconclusive |")

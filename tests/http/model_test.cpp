@@ -388,6 +388,19 @@ TEST(HttpModel, RealServerLatitude) {
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(409)}}));
   // nginx refuses content in a DELETE with 415.
   EXPECT_TRUE(accepted({{req("DELETE", "/a", {}, "x"), resp(415)}}));
+  // Content in a GET, HEAD or DELETE "might lead some implementations to
+  // reject the request" (RFC 9110 §9.3.1): no status is named, so any client
+  // error (Squid: 411), changing nothing; a 411 without content is wrong, a
+  // rejection that deleted is too.
+  EXPECT_TRUE(accepted({{req("GET", "/a", {}, "x"), resp(411)}}));
+  EXPECT_TRUE(accepted({{req("HEAD", "/a", {}, "x"), resp(422)}}));
+  EXPECT_FALSE(accepted({{req("GET", "/a"), resp(411)}}));
+  EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                         {req("DELETE", "/a", {}, "x"), resp(411)},
+                         {req("GET", "/a"), resp(404)}}));
+  EXPECT_TRUE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
+                        {req("DELETE", "/a", {}, "x"), resp(411)},
+                        {req("GET", "/a"), resp(200, Json::object(), "x")}}));
 }
 
 TEST(HttpModel, ConcurrentIfMatchPutsAtMostOneWins) {

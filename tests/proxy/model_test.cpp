@@ -513,9 +513,57 @@ TEST(ProxyModel, APolicyRefusalInAProxyProcessCarriesWhatItsStatusMust) {
   EXPECT_EQ(play(t, {.lost_forwards = true}).status, Verdict::Status::Reject);
 }
 
+// What the RFC leaves a proxy free to refuse with a status of its own
+// choosing: content in a GET, HEAD or DELETE (RFC 9110 §9.3.1, §9.3.2,
+// §9.3.5: Squid's 411), Max-Forwards 0 on another method than TRACE and
+// OPTIONS (§7.6.2 MAY ignore: Apache's 400). Without the content, or with
+// Max-Forwards 1, the same status is a violation.
+TEST(ProxyModel, ContentInAGetAndMaxForwardsZeroMayBeRefusedAnyWay) {
+  auto refused = [](Json q, int code) {
+    return std::vector<Event>{Event::request(0, 1, std::move(q)),
+                              Event::response(0, 2, mark_forwarded(status(code)))};
+  };
+  auto with_body = [](Json q) {
+    q["body"] = "hello";
+    return q;
+  };
+  Json del = get("/a");
+  del["method"] = "DELETE";
+  for (const Json& q : {get("/a"), del}) {
+    EXPECT_TRUE(play(refused(with_body(q), 411), {.lost_forwards = true}).accepted())
+        << q.dump();
+    EXPECT_TRUE(play(refused(with_body(q), 400), {.lost_forwards = true}).accepted())
+        << q.dump();
+    // A 5xx is no rejection of the request; without content, 411 is none.
+    EXPECT_EQ(play(refused(with_body(q), 500), {.lost_forwards = true}).status,
+              Verdict::Status::Reject)
+        << q.dump();
+    EXPECT_EQ(play(refused(q, q["method"] == "GET" ? 411 : 400), {.lost_forwards = true})
+                  .status,
+              Verdict::Status::Reject)
+        << q.dump();
+  }
+  auto hops = [](Json q, const char* n) {
+    q["headers"]["max-forwards"] = n;
+    return q;
+  };
+  for (int code : {400, 502, 508}) {
+    EXPECT_TRUE(
+        play(refused(hops(post("/a"), "0"), code), {.lost_forwards = true}).accepted())
+        << code;
+    EXPECT_EQ(play(refused(hops(post("/a"), "1"), code), {.lost_forwards = true}).status,
+              code == 502 ? Verdict::Status::Accept : Verdict::Status::Reject)
+        << code;
+  }
+  // A 2xx of its own is no refusal; in process nothing is refused.
+  EXPECT_EQ(play(refused(hops(post("/a"), "0"), 200), {.lost_forwards = true}).status,
+            Verdict::Status::Reject);
+  EXPECT_EQ(play(refused(with_body(get("/a")), 411)).status, Verdict::Status::Reject);
+}
+
 // The origin hangs up without answering (the tester's {"abort": true}):
 // the proxy answers 502 (or 504) of its own, or forwards an idempotent
-// request again; a non-idempotent one it MUST NOT retry (RFC 9112 §9.3.1),
+// request again; a non-idempotent one it MUST NOT retry (RFC 9110 §9.2.2),
 // in process as over TCP.
 TEST(ProxyModel, WhatTheOriginHungUpOnIsAnswered502OrRetriedIfIdempotent) {
   const Json abort = {{"abort", true}};

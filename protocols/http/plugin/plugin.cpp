@@ -7,7 +7,7 @@
 
 namespace dualfuzz::http {
 namespace detail {
-extern const char kJudgementsJson[];  // judgements.json (judgements_text.cpp.in)
+extern const char kJudgementsJson[];  // judgements.json (dualfuzz_judgements)
 }  // namespace detail
 namespace {
 // The reference server's sans-IO core and the transport over it.

@@ -194,6 +194,15 @@ Sym answered(std::vector<int> codes) {
     alts.insert(alts.begin(), Sym::object({{"status", status(std::move(codes))}}));
   return alts.size() == 1 ? alts.front() : Sym::alt(std::move(alts));
 }
+// Any client error (4xx), each with the field its status MUST carry.
+const Sym& any_client_error() {
+  static const Sym p = [] {
+    std::vector<int> codes;
+    for (int c = 400; c <= 499; ++c) codes.push_back(c);
+    return answered(std::move(codes));
+  }();
+  return p;
+}
 // A response that only shows its status: one of `codes`. The oracle runs
 // the model for every request in every explanation, so the answers the
 // model gives are built once (an immutable table, filled on first use).
@@ -1291,21 +1300,17 @@ Tree handle(const Ev& e) {
     // An unknown method "SHOULD" get 501 (§9.1): any client error is no
     // violation, only an advisory (but a 405 still MUST carry Allow, a 401
     // WWW-Authenticate: §15.5.6, §11.6.1).
-    if (!options && !e->st().assume.strict) {
-      static const Sym refused = [] {
-        std::vector<int> codes;
-        for (int c = 400; c <= 499; ++c) codes.push_back(c);
-        return answered(std::move(codes));
-      }();
-      return oracle::choose(respond(e, refused, kUnknownMethod), std::move(answer));
-    }
+    if (!options && !e->st().assume.strict)
+      return oracle::choose(respond(e, any_client_error(), kUnknownMethod),
+                            std::move(answer));
     return answer;
   }
   // Content in a GET, HEAD or DELETE has no defined semantics and "might
   // lead some implementations to reject the request" (RFC 9110 §9.3.1,
-  // §9.3.2, §9.3.5): a 400 (or 413, 415: nginx) that changes nothing is correct too.
+  // §9.3.2, §9.3.5), with no status named: any client error that changes
+  // nothing is correct too (nginx: 400, 413, 415; Squid: 411).
   if (method != Method::Put && e->req().has_content)
-    return oracle::choose(respond(e, status_only({400, 413, 415}),
+    return oracle::choose(respond(e, any_client_error(),
                                   method == Method::Get    ? kGet
                                   : method == Method::Head ? kHead
                                                            : kDelete),

@@ -8,6 +8,9 @@
 #include "dualfuzz/proxy/protocol.h"
 
 namespace dualfuzz::proxy {
+namespace detail {
+extern const char kJudgementsJson[];  // judgements.json (dualfuzz_judgements)
+}  // namespace detail
 namespace {
 class Reference final : public campaign::InProcessServer {
  public:
@@ -44,6 +47,7 @@ campaign::Plugin plugin(ProtocolOptions o) {
   };
   p.in_process_help =
       "the reference proxy, ARG a planted bug (`dualfuzz bugs --spec proxy`)";
+  p.judgements = detail::kJudgementsJson;
   p.describe_in_process = [](const std::string& bug) {
     return "reference proxy, bug: " + (bug.empty() ? std::string("none planted") : bug);
   };

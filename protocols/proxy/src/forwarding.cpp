@@ -486,6 +486,22 @@ Sym policy_refusal_pattern(bool get_or_head) {
   return table[get_or_head ? 1 : 0];
 }
 
+std::optional<Sym> open_refusal_pattern(const Json& request) {
+  const std::string m = string_field(request, "method");
+  if ((m == "GET" || m == "HEAD" || m == "DELETE") &&
+      !string_field(request, "body").empty()) {
+    static const Sym client_error = [] {
+      std::vector<int> c;
+      for (int x = 400; x <= 499; ++x) c.push_back(x);
+      return Sym::object({{"status", codes(c)}});
+    }();
+    return client_error;
+  }
+  auto n = max_forwards(request);
+  if (n && *n == 0 && !honours_max_forwards(request)) return refusal_pattern();
+  return std::nullopt;
+}
+
 Sym lost_pattern() {
   static const Sym p = Sym::object({{"status", Sym::alt({Sym::lit(502), Sym::lit(504)})}});
   return p;

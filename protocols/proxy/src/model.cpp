@@ -41,6 +41,11 @@ struct ClientRequest final : oracle::DecodedRequest {
   bool own = false;   // the proxy must answer it itself (answered_by_proxy)
   bool idempotent = false;             // RFC 9110 §9.2.2: a lost forward may be retried
   std::shared_ptr<const Sym> forward;  // what its forward must look like
+  // What a proxy process may answer instead of forwarding it (and the
+  // clause that allows it): a refusal by policy, or one the RFC leaves to
+  // the proxy for this request (open_refusal_pattern).
+  std::shared_ptr<const Sym> refusal;
+  const char* refusal_clause = kPolicyRefusalClause;
 };
 
 std::shared_ptr<const ClientRequest> read_request(const Json& body, Mode mode) {
@@ -57,6 +62,12 @@ std::shared_ptr<const ClientRequest> read_request(const Json& body, Mode mode) {
   r->idempotent = idempotent_method(r->method);
   r->forward = std::make_shared<const Sym>(r->own ? never_forwarded_pattern()
                                                   : forwarded_pattern(body, mode));
+  Sym refusal = policy_refusal_pattern(r->method == "GET" || r->method == "HEAD");
+  if (std::optional<Sym> wider = open_refusal_pattern(body)) {
+    refusal = Sym::alt({std::move(refusal), std::move(*wider)});
+    r->refusal_clause = kOpenRefusalClause;
+  }
+  r->refusal = std::make_shared<const Sym>(std::move(refusal));
   return r;
 }
 
@@ -320,18 +331,15 @@ class ProxyModel {
     // origin connection that failed (502/504, within both): either way
     // never forwarded, as far as the tester sees.
     State refused = s;
-    refused.owed[q.conn].back().response =
-        o_.refusals ? refusal_pattern()
-                    : policy_refusal_pattern(r->method == "GET" || r->method == "HEAD");
-    refused.owed[q.conn].back().clause =
-        o_.refusals ? kRefusalClause : kPolicyRefusalClause;
+    refused.owed[q.conn].back().response = o_.refusals ? refusal_pattern() : *r->refusal;
+    refused.owed[q.conn].back().clause = o_.refusals ? kRefusalClause : r->refusal_clause;
     s.pending.push_back({q.conn, q.label, r->forward, false, r->idempotent});
     return oracle::choose(settle(std::move(s)), settle(std::move(refused)));
   }
 
   // Each request lost[k...] the origin hung up on: its client gets a 502
   // (or 504) of the proxy's own; an idempotent one MAY instead be retried,
-  // i.e. forwarded again, a non-idempotent one MUST NOT (RFC 9112 §9.3.1).
+  // i.e. forwarded again, a non-idempotent one MUST NOT (RFC 9110 §9.2.2).
   Tree lose(State s, std::vector<Carried> lost, std::size_t k) const {
     if (k == lost.size()) return settle(std::move(s));
     const Carried c = lost[k];

@@ -75,7 +75,8 @@ bool names_no_run(const Json& forwarded, std::string_view prefix);
 inline constexpr const char* kRunField = "x-dualfuzz-run";
 
 // GET, HEAD, OPTIONS, TRACE, PUT, DELETE (RFC 9110 §9.2.2): a proxy MAY
-// retry them when a connection fails; others it MUST NOT (RFC 9112 §9.3.1).
+// retry them when a connection fails; others it MUST NOT (§9.2.2: "A proxy
+// MUST NOT automatically retry non-idempotent requests"; RFC 9112 §9.3.1).
 bool idempotent_method(std::string_view method);
 
 // Max-Forwards as a number when it is one (1*DIGIT, §7.6.2).
@@ -84,6 +85,16 @@ std::optional<long long> max_forwards(const Json& request);
 bool honours_max_forwards(const Json& request);
 // A TRACE/OPTIONS with Max-Forwards 0: the proxy answers it itself.
 bool answered_by_proxy(const Json& request);
+// What a proxy process may refuse with any status of a wider set than
+// policy_refusal_pattern's, the RFC leaving the refusal to it:
+//  - content in a GET, HEAD or DELETE, which "might lead some
+//    implementations to reject the request" (RFC 9110 §9.3.1, §9.3.2,
+//    §9.3.5; a client SHOULD NOT send it): any client error (Squid: 411);
+//  - Max-Forwards 0 on another method, which "a recipient MAY ignore"
+//    (§7.6.2), or honour as for TRACE and OPTIONS, answering as the final
+//    recipient: any error of its own (Apache: 400, "proxy loop?").
+// nullopt: none of these.
+std::optional<oracle::Sym> open_refusal_pattern(const Json& request);
 
 // The markers the model reads from a message a proxy sent (a forwarded
 // request, a relayed answer), where a pattern cannot say "any value" or "at
@@ -140,12 +151,16 @@ inline constexpr const char* kMaxForwardsClause =
     "RFC 9110 §7.6.2 (Max-Forwards: 0 on TRACE/OPTIONS: answered by the proxy, not "
     "forwarded)";
 inline constexpr const char* kAbortedClause =
-    "RFC 9110 §15.6.3 (the origin hung up without answering: 502), RFC 9112 §9.3.1 (a "
-    "proxy MUST NOT automatically retry a non-idempotent request)";
+    "RFC 9110 §15.6.3 (the origin hung up without answering: 502), §9.2.2 (a proxy MUST "
+    "NOT automatically retry non-idempotent requests; RFC 9112 §9.3.1)";
 inline constexpr const char* kRefusalClause =
     "RFC 9110 §15 (a request the proxy refuses gets an error status of its own)";
 inline constexpr const char* kPolicyRefusalClause =
     "RFC 9110 §15.5, §15.6 (a refusal: a proxy's own error, with the field its status "
     "MUST carry; or 502/504 for a lost forward, RFC 9112 §9.3.1)";
+inline constexpr const char* kOpenRefusalClause =
+    "RFC 9110 §15.5, §15.6 (a refusal by policy, as above), §9.3.1, §9.3.2, §9.3.5 "
+    "(content in a GET, HEAD or DELETE may be rejected), §7.6.2 (Max-Forwards 0 on "
+    "another method MAY be ignored, or honoured)";
 
 }  // namespace dualfuzz::proxy
