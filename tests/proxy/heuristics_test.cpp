@@ -75,7 +75,7 @@ TEST(ProxyHeuristics, AForwardProxyIsSentAnEmptyPathAGatewayNever) {
 }
 
 // Now and then an answer hangs up on what it answers if that is not
-// idempotent (what a proxy MUST NOT retry, RFC 9112 §9.3.1), and answers
+// idempotent (what a proxy MUST NOT retry, RFC 9110 §9.2.2), and answers
 // anything else as usual: its "abort" is the forward's method, read by
 // the protocol's `nonidempotent`.
 TEST(ProxyHeuristics, SomeAnswersHangUpOnlyOnWhatMustNotBeRetried) {

@@ -89,7 +89,7 @@ Jexp mutate_request(std::mt19937_64& rng, const Jexp& request,
 
 Jexp generate_answer(std::mt19937_64& rng, harness::Label forwarded) {
   // Now and then the origin hangs up instead (harness::is_abort): the proxy
-  // answers 502, or retries what it may retry (RFC 9112 §9.3.1).
+  // answers 502, or retries what it may retry (RFC 9110 §9.2.2).
   if (pick(rng, 256) == 0) return Jexp::object({{"abort", Jexp::scalar(true)}});
   static constexpr std::array kStatus = {200, 200, 201, 204, 304, 404, 500, 302};
   std::vector<std::pair<std::string, Jexp>> headers;
@@ -119,9 +119,10 @@ Jexp generate_answer(std::mt19937_64& rng, harness::Label forwarded) {
       {"headers", Jexp::object(std::move(headers))},
       {"body", body},
       {"chunked", Jexp::scalar(pick(rng, 2) == 0)}};
-  // One answer in 16 hangs up if what it answers is not idempotent: what a
-  // proxy MUST NOT retry (RFC 9112 §9.3.1), at no cost to the others.
-  if (pick(rng, 16) == 0)
+  // One answer in 4 hangs up if what it answers is not idempotent: what a
+  // proxy MUST NOT retry (RFC 9110 §9.2.2), at no cost to the others (one
+  // in 16 left a gateway's retried POST unfound by 1 seed of 3 in 60 s).
+  if (pick(rng, 4) == 0)
     if (auto path = harness::parse_jpath("this@\"method\""))
       answer.emplace_back("abort", Jexp::ref({forwarded, *path, "nonidempotent"}));
   return no_transform(rng, Jexp::object(std::move(answer)));

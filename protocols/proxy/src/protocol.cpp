@@ -124,7 +124,7 @@ harness::Protocol protocol(ProtocolOptions options) {
   http::add_functions(p.functions);
   // Whether a method is not idempotent (RFC 9110 §9.2.2): an answer
   // {"abort": L.(this@"method").nonidempotent, ...} hangs up only on what
-  // a proxy MUST NOT retry (RFC 9112 §9.3.1), and answers the rest.
+  // a proxy MUST NOT retry (RFC 9110 §9.2.2), and answers the rest.
   p.functions.add("nonidempotent", [](const Json& m) -> Result<Json> {
     return Json(!m.is_string() || !idempotent_method(m.get<std::string>()));
   });
