@@ -175,6 +175,7 @@ def main():
     ap.add_argument("--bug-seconds", type=int, default=60)
     ap.add_argument("--bug-connections", type=int, default=2)
     ap.add_argument("--false-alarm-seconds", type=int, default=150, help="per client count")
+    ap.add_argument("--false-alarm-clients", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--skip-bugs", action="store_true")
     ap.add_argument("--skip-false-alarm", action="store_true")
     ap.add_argument("--skip-cost", action="store_true")
@@ -195,7 +196,7 @@ def main():
                 bugs.setdefault(name, []).append(r)
                 print(name, seed, r.get("violation"), r.get("seconds"), file=sys.stderr)
     if not args.skip_false_alarm:
-        for k in (1, 2, 3, 4):
+        for k in args.false_alarm_clients:
             r = fuzz(args.dualfuzz, "inprocess", args.false_alarm_seconds, k, k,
                      (18580 + 2 * k, 18581 + 2 * k) if args.tcp else None)
             fa.append(r)

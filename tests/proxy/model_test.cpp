@@ -575,10 +575,19 @@ TEST(ProxyModel, WhatTheOriginHungUpOnIsAnswered502OrRetriedIfIdempotent) {
   Json post_forward = forwarded("/a");
   post_forward["method"] = "POST";
   post_forward["body"] = "x";
+  // WebDAV's UNLOCK is idempotent, its LOCK is not (the HTTP Method
+  // Registry; Squid retries an UNLOCK).
+  auto webdav = [](const char* m) {
+    Json q = get("/a"), f = forwarded("/a");
+    q["method"] = f["method"] = m;
+    return std::pair{q, f};
+  };
   for (const bool process : {false, true}) {
     const ModelOptions o{.lost_forwards = process};
-    for (Json q : {get("/a"), post("/a")}) {
-      const Json fwd = q["method"] == "GET" ? forwarded("/a") : post_forward;
+    for (auto [q, fwd] :
+         {std::pair{get("/a"), forwarded("/a")}, std::pair{post("/a"), post_forward},
+          webdav("UNLOCK"), webdav("LOCK")}) {
+      const bool idempotent = q["method"] == "GET" || q["method"] == "UNLOCK";
       auto t = lost(q, fwd);
       t.push_back(Event::response(0, 2, status(502)));
       EXPECT_TRUE(play(t, o).accepted()) << q["method"];
@@ -589,12 +598,13 @@ TEST(ProxyModel, WhatTheOriginHungUpOnIsAnswered502OrRetriedIfIdempotent) {
       t.pop_back();
       t.push_back(Event::request(kO2, 0, kAccepted));
       t.push_back(Event::response(kO2, 5, fwd));
-      if (q["method"] == "GET") {
+      if (idempotent) {
         t.push_back(Event::request(kO2, 6, answer("for a")));
         t.push_back(Event::response(0, 2, relayed("for a")));
-        EXPECT_TRUE(play(t, o).accepted()) << "a GET retried";
+        EXPECT_TRUE(play(t, o).accepted()) << q["method"] << " retried";
       } else {
-        EXPECT_EQ(play(t, o).status, Verdict::Status::Reject) << "a POST retried";
+        EXPECT_EQ(play(t, o).status, Verdict::Status::Reject)
+            << q["method"] << " retried";
       }
     }
   }

@@ -149,8 +149,13 @@ bool of_another_run(const Json& forwarded, std::string_view prefix) {
 }
 
 bool idempotent_method(std::string_view m) {
-  return m == "GET" || m == "HEAD" || m == "OPTIONS" || m == "TRACE" || m == "PUT" ||
-         m == "DELETE";
+  // The HTTP Method Registry's "Idempotent: yes" (RFC 9110 §16.1, §18.2):
+  // RFC 9110's own and WebDAV's (RFC 4918 §9: all but LOCK). An unknown
+  // method is not: nothing says a retry is harmless.
+  static constexpr std::array<std::string_view, 12> kIdempotent = {
+      "GET",      "HEAD",      "OPTIONS", "TRACE", "PUT",  "DELETE",
+      "PROPFIND", "PROPPATCH", "MKCOL",   "COPY",  "MOVE", "UNLOCK"};
+  return std::ranges::find(kIdempotent, m) != kIdempotent.end();
 }
 
 bool names_no_run(const Json& forwarded, std::string_view prefix) {

@@ -74,7 +74,9 @@ bool names_no_run(const Json& forwarded, std::string_view prefix);
 // absolute-form with an empty path): an end-to-end field, forwarded as it is.
 inline constexpr const char* kRunField = "x-dualfuzz-run";
 
-// GET, HEAD, OPTIONS, TRACE, PUT, DELETE (RFC 9110 §9.2.2): a proxy MAY
+// GET, HEAD, OPTIONS, TRACE, PUT, DELETE (RFC 9110 §9.2.2) and WebDAV's
+// PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, UNLOCK (the HTTP Method Registry,
+// RFC 4918; not LOCK): a proxy MAY
 // retry them when a connection fails; others it MUST NOT (§9.2.2: "A proxy
 // MUST NOT automatically retry non-idempotent requests"; RFC 9112 §9.3.1).
 bool idempotent_method(std::string_view method);
