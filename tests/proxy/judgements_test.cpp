@@ -65,6 +65,11 @@ TEST(ProxyJudgements, CoverWhatTheirProxiesWereReportedForOnly) {
   const std::string path = forwarded("response.path: value expected, value observed");
   EXPECT_EQ(id(path, "squid"), "options-empty-path-slash");
   EXPECT_EQ(id(path, "nginx-via"), "none");  // a gateway is sent no absolute-form
+  EXPECT_EQ(id(forwarded("response.method: value expected, value observed" +
+                         std::string(kForward) +
+                         "; response.path: value expected, value observed"),
+               "tinyproxy"),
+            "options-empty-path-slash");
   const std::string range =
       "model: PUT {host:other,range:other} -> 2xx | response.status: 200|502|504 "
       "expected, "

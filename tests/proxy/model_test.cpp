@@ -543,6 +543,16 @@ TEST(ProxyModel, ContentInAGetAndMaxForwardsZeroMayBeRefusedAnyWay) {
               Verdict::Status::Reject)
         << q.dump();
   }
+  // Content a client MUST NOT send (TRACE, §9.3.8), or without the
+  // Content-Type it MUST carry (OPTIONS, §9.3.7): any client error too.
+  Json trace = with_body(get("/a")), options = with_body(get("/a"));
+  trace["method"] = "TRACE";
+  options["method"] = "OPTIONS";
+  EXPECT_TRUE(play(refused(trace, 400), {.lost_forwards = true}).accepted());
+  EXPECT_TRUE(play(refused(options, 400), {.lost_forwards = true}).accepted());
+  options["headers"]["content-type"] = "text/plain";
+  EXPECT_EQ(play(refused(options, 400), {.lost_forwards = true}).status,
+            Verdict::Status::Reject);
   auto hops = [](Json q, const char* n) {
     q["headers"]["max-forwards"] = n;
     return q;

@@ -493,8 +493,9 @@ Sym policy_refusal_pattern(bool get_or_head) {
 
 std::optional<Sym> open_refusal_pattern(const Json& request) {
   const std::string m = string_field(request, "method");
-  if ((m == "GET" || m == "HEAD" || m == "DELETE") &&
-      !string_field(request, "body").empty()) {
+  const bool content = !string_field(request, "body").empty();
+  if (content && (m == "GET" || m == "HEAD" || m == "DELETE" || m == "TRACE" ||
+                  (m == "OPTIONS" && !headers_of(request).contains("content-type")))) {
     static const Sym client_error = [] {
       std::vector<int> c;
       for (int x = 400; x <= 499; ++x) c.push_back(x);

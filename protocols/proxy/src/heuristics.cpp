@@ -38,7 +38,9 @@ Jexp proxy_twist(std::mt19937_64& rng, Jexp q, Mode mode) {
           "timeout=5");
     case 2: {  // Max-Forwards on TRACE/OPTIONS (§7.6.2)
       q = with_member(q, "method", Jexp::scalar(pick(rng, 2) ? "OPTIONS" : "TRACE"));
-      q = with_member(q, "body", Jexp::scalar(""));
+      // Now and then with the content it had: a client MUST NOT send it
+      // (§9.3.7, §9.3.8), a proxy must survive it (forward it or refuse).
+      if (pick(rng, 4)) q = with_member(q, "body", Jexp::scalar(""));
       return with_header(q, "max-forwards", std::to_string(pick(rng, 3)));
     }
     case 3:  // an earlier hop's Via (appended to, §7.6.3)

@@ -91,7 +91,9 @@ bool answered_by_proxy(const Json& request);
 // policy_refusal_pattern's, the RFC leaving the refusal to it:
 //  - content in a GET, HEAD or DELETE, which "might lead some
 //    implementations to reject the request" (RFC 9110 §9.3.1, §9.3.2,
-//    §9.3.5; a client SHOULD NOT send it): any client error (Squid: 411);
+//    §9.3.5; a client SHOULD NOT send it), in a TRACE (a client MUST NOT,
+//    §9.3.8) or in an OPTIONS without Content-Type (MUST have one, §9.3.7):
+//    any client error (Squid: 411);
 //  - Max-Forwards 0 on another method, which "a recipient MAY ignore"
 //    (§7.6.2), or honour as for TRACE and OPTIONS, answering as the final
 //    recipient: any error of its own (Apache: 400, "proxy loop?").
@@ -161,8 +163,9 @@ inline constexpr const char* kPolicyRefusalClause =
     "RFC 9110 §15.5, §15.6 (a refusal: a proxy's own error, with the field its status "
     "MUST carry; or 502/504 for a lost forward, RFC 9112 §9.3.1)";
 inline constexpr const char* kOpenRefusalClause =
-    "RFC 9110 §15.5, §15.6 (a refusal by policy, as above), §9.3.1, §9.3.2, §9.3.5 "
-    "(content in a GET, HEAD or DELETE may be rejected), §7.6.2 (Max-Forwards 0 on "
-    "another method MAY be ignored, or honoured)";
+    "RFC 9110 §15.5, §15.6 (a refusal by policy, as above), §9.3.1, §9.3.2, §9.3.5, "
+    "§9.3.7, §9.3.8 (content in a GET, HEAD, DELETE or TRACE, or in an OPTIONS without "
+    "Content-Type, may be rejected), §7.6.2 (Max-Forwards 0 on another method MAY be "
+    "ignored, or honoured)";
 
 }  // namespace dualfuzz::proxy
