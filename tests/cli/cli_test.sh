@@ -515,17 +515,22 @@ assert j["crashes"] >= 1, j
         [ "$(code "$dualfuzz" fuzz --target 127.0.0.1:$port --seconds 6 --seed 1 \
              --timeout-ms 300 --restart "sh $work/restart.sh" --known known.txt --json -q)" = 1 ] ||
           fail "exit code: $(cat out.txt err.txt)"
-        [ "$(grep -c '^=== crash ' out.txt)" = 1 ] || fail "reports: $(cat out.txt)"
+        # (On a loaded machine the restarted server may also die of what
+        # several scripts did: a death no replay reproduces is reported
+        # apart, "reproduced": false, and counted.)
+        [ "$(grep -c '^=== crash ' out.txt)" -ge 1 ] || fail "reports: $(cat out.txt)"
         grep -q '^--- minimized script (1 steps, from [0-9]*): played alone on the restarted server, it kills it again$' out.txt ||
           fail "$(cat out.txt)"
         tail -1 out.txt | python3 -c '
 import json, sys
 j = json.loads(sys.stdin.read())
-f = j["findings"]
+f = [x for x in j["findings"] if x["reproduced"]]
 assert j["violation"] is True and j["server_lost"] is False, j
-assert len(f) == 1 and f[0]["kind"] == "crash", f
-assert f[0]["signature"] == "crash: DELETE" and f[0]["reproduced"] is True, f
-assert f[0]["min_messages"] == 1 and f[0]["count"] == j["crashes"] >= 1, f
+assert len(f) == 1 and f[0]["kind"] == "crash", j["findings"]
+assert all(x["kind"] == "crash" for x in j["findings"]), j["findings"]
+assert f[0]["signature"] == "crash: DELETE", f
+assert f[0]["min_messages"] == 1 and f[0]["count"] >= 1, f
+assert sum(x["count"] for x in j["findings"]) == j["crashes"], j
 assert j["executions"] > f[0]["first_execution"], "it went on"
 ' || fail "summary: $(tail -1 out.txt)"
         ;;
