@@ -36,60 +36,57 @@ TEST(ProxyJudgements, AreWellFormedAndNameAClause) {
 
 TEST(ProxyJudgements, CoverWhatTheirProxiesWereReportedForOnly) {
   const campaign::Judgements j = judged();
-  auto id = [&](const std::string& identity, const std::string& server) {
-    const campaign::Judgement* x = j.match(identity, server);
-    return x ? x->id : std::string("none");
-  };
   const std::string mf =
       forwarded("response.headers.max-forwards: value expected, value observed");
-  EXPECT_EQ(id(mf, "tinyproxy"), "max-forwards-ignored");
-  EXPECT_EQ(id(mf, "haproxy-via"), "max-forwards-ignored");
-  EXPECT_EQ(id(mf, "squid"), "none");  // Squid decrements it
   const std::string hop =
       forwarded("response.headers.x-hop: absent expected, value observed");
-  EXPECT_EQ(id(hop, "nginx-via"), "connection-listed-forwarded");
-  EXPECT_EQ(id(hop, "tinyproxy"), "none");
-  // A field that must be forwarded and was not is another obligation.
-  EXPECT_EQ(id(forwarded("response.headers.x-e2e: value expected, absent observed"),
-               "nginx-via"),
-            "none");
-  EXPECT_EQ(id(forwarded("response.headers.timeout: value expected, absent observed"),
-               "tinyproxy"),
-            "proxy-connection-names-dropped");
-  EXPECT_EQ(id(forwarded("response.headers.x-e2e: value expected, absent observed"),
-               "tinyproxy"),
-            "none");
-  EXPECT_EQ(id(forwarded("response.cache-directives.vN: value expected, absent observed"),
-               "squid"),
-            "cache-directive-dropped");
+  const std::string e2e =
+      forwarded("response.headers.x-e2e: value expected, absent observed");
   const std::string path = forwarded("response.path: value expected, value observed");
-  EXPECT_EQ(id(path, "squid"), "options-empty-path-slash");
-  EXPECT_EQ(id(path, "nginx-via"), "none");  // a gateway is sent no absolute-form
-  EXPECT_EQ(id(forwarded("response.method: value expected, value observed" +
-                         std::string(kForward) +
-                         "; response.path: value expected, value observed"),
-               "tinyproxy"),
-            "options-empty-path-slash");
   const std::string range =
       "model: PUT {host:other,range:other} -> 2xx | response.status: 200|502|504 "
-      "expected, "
-      "206 observed (RFC 9110 §7.6 (relayed response: ...)) | with PUT";
-  EXPECT_EQ(id(range, "apache2"), "range-on-non-get");
-  // (A 203 is expected too where the proxy may transform the content.)
-  EXPECT_EQ(id("model: POST if-match {host:other,if-match:other,range:other} -> 2xx | "
-               "response.status: 200|203|502|504 expected, 206 observed (...) | alone",
-               "apache2"),
-            "range-on-non-get");
-  EXPECT_EQ(id(range, "squid"), "none");
-  // Without a Range it is not that cause.
-  EXPECT_EQ(id("model: PUT {host:other} -> 2xx | response.status: 200|502|504 expected, "
-               "206 observed (...)",
-               "apache2"),
-            "none");
-  EXPECT_EQ(id("model: an answer to a client | response.allow: value expected, absent "
-               "observed (RFC 9110 §15.5, §15.6 (...))",
-               "nginx-via"),
-            "405-without-allow");
+      "expected, 206 observed (RFC 9110 §7.6 (relayed response: ...)) | with PUT";
+  struct Case {
+    std::string identity, server, judgement;
+  };
+  const Case cases[] = {
+      {mf, "tinyproxy", "max-forwards-ignored"},
+      {mf, "haproxy-via", "max-forwards-ignored"},
+      {mf, "squid", "none"},  // Squid decrements it
+      {hop, "nginx-via", "connection-listed-forwarded"},
+      {hop, "tinyproxy", "none"},
+      // A field that must be forwarded and was not is another obligation.
+      {e2e, "nginx-via", "none"},
+      {forwarded("response.headers.timeout: value expected, absent observed"),
+       "tinyproxy", "proxy-connection-names-dropped"},
+      {e2e, "tinyproxy", "none"},
+      {forwarded("response.cache-directives.vN: value expected, absent observed"),
+       "squid", "cache-directive-dropped"},
+      {path, "squid", "options-empty-path-slash"},
+      {path, "nginx-via", "none"},  // a gateway is sent no absolute-form
+      {forwarded("response.method: value expected, value observed" +
+                 std::string(kForward) +
+                 "; response.path: value expected, value observed"),
+       "tinyproxy", "options-empty-path-slash"},
+      {range, "apache2", "range-on-non-get"},
+      // (A 203 is expected too where the proxy may transform the content.)
+      {"model: POST if-match {host:other,if-match:other,range:other} -> 2xx | "
+       "response.status: 200|203|502|504 expected, 206 observed (...) | alone",
+       "apache2", "range-on-non-get"},
+      {range, "squid", "none"},
+      // Without a Range it is not that cause.
+      {"model: PUT {host:other} -> 2xx | response.status: 200|502|504 expected, "
+       "206 observed (...)",
+       "apache2", "none"},
+      {"model: an answer to a client | response.allow: value expected, absent "
+       "observed (RFC 9110 §15.5, §15.6 (...))",
+       "nginx-via", "405-without-allow"},
+  };
+  for (const Case& c : cases) {
+    const campaign::Judgement* x = j.match(c.identity, c.server);
+    EXPECT_EQ(x ? x->id : std::string("none"), c.judgement)
+        << c.server << ": " << c.identity;
+  }
 }
 
 }  // namespace

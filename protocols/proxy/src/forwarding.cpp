@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -447,6 +448,12 @@ Sym never_forwarded_pattern() {
 }
 
 namespace {
+// The status codes lo..hi.
+std::vector<int> between(int lo, int hi) {
+  std::vector<int> c;
+  for (int x = lo; x <= hi; ++x) c.push_back(x);
+  return c;
+}
 Sym codes(const std::vector<int>& c) {
   std::vector<Sym> alts;
   for (int x : c) alts.push_back(Sym::lit(x));
@@ -460,9 +467,8 @@ Sym carrying(int code, const char* field) {
 
 Sym refusal_pattern() {
   static const Sym p = [] {
-    std::vector<int> c;
-    for (int x = 400; x <= 431; ++x) c.push_back(x);
-    for (int x = 500; x <= 511; ++x) c.push_back(x);
+    std::vector<int> c = between(400, 431);
+    std::ranges::copy(between(500, 511), std::back_inserter(c));
     return Sym::object({{"status", codes(c)}});
   }();
   return p;
@@ -496,11 +502,7 @@ std::optional<Sym> open_refusal_pattern(const Json& request) {
   const bool content = !string_field(request, "body").empty();
   if (content && (m == "GET" || m == "HEAD" || m == "DELETE" || m == "TRACE" ||
                   (m == "OPTIONS" && !headers_of(request).contains("content-type")))) {
-    static const Sym client_error = [] {
-      std::vector<int> c;
-      for (int x = 400; x <= 499; ++x) c.push_back(x);
-      return Sym::object({{"status", codes(c)}});
-    }();
+    static const Sym client_error = Sym::object({{"status", codes(between(400, 499))}});
     return client_error;
   }
   auto n = max_forwards(request);
