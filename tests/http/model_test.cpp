@@ -394,6 +394,14 @@ TEST(HttpModel, RealServerLatitude) {
   // rejection that deleted is too.
   EXPECT_TRUE(accepted({{req("GET", "/a", {}, "x"), resp(411)}}));
   EXPECT_TRUE(accepted({{req("HEAD", "/a", {}, "x"), resp(422)}}));
+  // Any client error, each with the field its status MUST carry
+  // (status_fields.h): a 407 without Proxy-Authenticate, a 426 without
+  // Upgrade are wrong.
+  EXPECT_TRUE(
+      accepted({{req("GET", "/a", {}, "x"), resp(407, {{"proxy-authenticate", "B"}})}}));
+  EXPECT_FALSE(accepted({{req("GET", "/a", {}, "x"), resp(407)}}));
+  EXPECT_TRUE(accepted({{req("GET", "/a", {}, "x"), resp(426, {{"upgrade", "h2c"}})}}));
+  EXPECT_FALSE(accepted({{req("GET", "/a", {}, "x"), resp(426)}}));
   EXPECT_FALSE(accepted({{req("GET", "/a"), resp(411)}}));
   EXPECT_FALSE(accepted({{req("PUT", "/a", {}, "x"), resp(201)},
                          {req("DELETE", "/a", {}, "x"), resp(411)},

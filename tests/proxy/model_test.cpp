@@ -571,6 +571,38 @@ TEST(ProxyModel, ContentInAGetAndMaxForwardsZeroMayBeRefusedAnyWay) {
   EXPECT_EQ(play(refused(with_body(get("/a")), 411)).status, Verdict::Status::Reject);
 }
 
+// However wide the refusals (content in a GET, Max-Forwards: 0, or
+// DUALFUZZ_PROXY_REFUSALS), a status that MUST carry a field carries it:
+// 401 WWW-Authenticate, 405 Allow, 407 Proxy-Authenticate, 426 Upgrade.
+TEST(ProxyModel, AnOpenRefusalCarriesWhatItsStatusMust) {
+  auto refused = [](Json q, int code, const char* field) {
+    Json r = status(code);
+    if (field) r["headers"][field] = field == std::string("allow") ? "GET" : "Basic";
+    return std::vector<Event>{Event::request(0, 1, std::move(q)),
+                              Event::response(0, 2, mark_forwarded(std::move(r)))};
+  };
+  Json content = get("/a");
+  content["body"] = "hello";
+  Json hops = post("/a");
+  hops["headers"]["max-forwards"] = "0";
+  for (const auto& [code, field] :
+       {std::pair{401, "www-authenticate"}, std::pair{405, "allow"},
+        std::pair{407, "proxy-authenticate"}, std::pair{426, "upgrade"}}) {
+    for (const Json& q : {content, hops}) {
+      EXPECT_TRUE(play(refused(q, code, field), {.lost_forwards = true}).accepted())
+          << code << q.dump();
+      EXPECT_EQ(play(refused(q, code, nullptr), {.lost_forwards = true}).status,
+                Verdict::Status::Reject)
+          << code << q.dump();
+    }
+    EXPECT_TRUE(play(refused(get("/a"), code, field), {.refusals = true}).accepted())
+        << code;
+    EXPECT_EQ(play(refused(get("/a"), code, nullptr), {.refusals = true}).status,
+              Verdict::Status::Reject)
+        << code;
+  }
+}
+
 // The origin hangs up without answering (the tester's {"abort": true}):
 // the proxy answers 502 (or 504) of its own, or forwards an idempotent
 // request again; a non-idempotent one it MUST NOT retry (RFC 9110 §9.2.2),

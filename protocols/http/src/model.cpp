@@ -12,6 +12,7 @@
 #include "dualfuzz/http/entity_tag.h"
 #include "dualfuzz/http/host.h"
 #include "dualfuzz/http/malformation.h"
+#include "dualfuzz/http/status_fields.h"
 #include "dualfuzz/oracle/partition_router.h"
 #include "dualfuzz/specs/detail/sym_state.h"
 
@@ -183,17 +184,9 @@ Sym with_field(std::vector<int> codes, const char* field) {
   return Sym::object({{"status", status(std::move(codes))},
                       {field, Sym::object({{"present", Sym::lit(true)}})}});
 }
-// A response with one of `codes`, carrying the field its status MUST carry:
-// Allow on a 405 (RFC 9110 §15.5.6), WWW-Authenticate on a 401 (§11.6.1).
-Sym answered(std::vector<int> codes) {
-  std::vector<Sym> alts;
-  for (const auto& [code, field] :
-       {std::pair{405, "allow"}, std::pair{401, "www-authenticate"}})
-    if (std::erase(codes, code) > 0) alts.push_back(with_field({code}, field));
-  if (!codes.empty())
-    alts.insert(alts.begin(), Sym::object({{"status", status(std::move(codes))}}));
-  return alts.size() == 1 ? alts.front() : Sym::alt(std::move(alts));
-}
+// A response with one of `codes`, each carrying the field its status MUST
+// carry (status_fields.h).
+Sym answered(std::vector<int> codes) { return statuses_with_fields(std::move(codes)); }
 // Any client error (4xx), each with the field its status MUST carry.
 const Sym& any_client_error() {
   static const Sym p = [] {
@@ -2070,11 +2063,10 @@ Json normalize_response(Json ir) {
     ir["content-coding"] = plain ? "decoded" : "opaque";
     if (plain) ir["decoded"] = std::move(*plain);
   }
-  // Fields whose presence a status code requires (a 405's Allow, §15.5.6; a
-  // 401's WWW-Authenticate, §11.6.1) or recommends (a redirect's Location).
-  for (const char* name : {"allow", "www-authenticate", "location"})
-    if (h.contains(name)) ir[name] = {{"present", true}};
-  return ir;
+  // Fields whose presence a status code requires (status_fields.h) or
+  // recommends (a redirect's Location).
+  if (h.contains("location")) ir["location"] = {{"present", true}};
+  return mark_status_fields(std::move(ir));
 }
 
 oracle::ServerModel server_model(Consistency consistency, Assumptions assume) {

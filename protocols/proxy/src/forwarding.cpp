@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dualfuzz/http/detail/field_text.h"
+#include "dualfuzz/http/status_fields.h"
 #include "dualfuzz/http/triage.h"
 
 namespace dualfuzz::proxy {
@@ -207,12 +208,10 @@ Json cache_directives(const std::string& value) {
 Json mark_forwarded(Json message) {
   const Json& h = headers_of(message);
   if (h.contains("via")) message["via"] = {{"present", true}};
-  // The fields a refusal's status MUST carry (policy_refusal_pattern).
-  for (const char* f : {"allow", "www-authenticate", "proxy-authenticate"})
-    if (h.contains(f)) message[f] = {{"present", true}};
   if (const auto it = h.find("cache-control"); it != h.end() && it->is_string())
     message["cache-directives"] = cache_directives(it->get<std::string>());
-  return message;
+  // The fields a refusal's status MUST carry (refusal patterns below).
+  return http::mark_status_fields(std::move(message));
 }
 
 namespace {
@@ -454,22 +453,13 @@ std::vector<int> between(int lo, int hi) {
   for (int x = lo; x <= hi; ++x) c.push_back(x);
   return c;
 }
-Sym codes(const std::vector<int>& c) {
-  std::vector<Sym> alts;
-  for (int x : c) alts.push_back(Sym::lit(x));
-  return Sym::alt(std::move(alts));
-}
-Sym carrying(int code, const char* field) {
-  return Sym::object(
-      {{"status", Sym::lit(code)}, {field, Sym::object({{"present", Sym::lit(true)}})}});
-}
 }  // namespace
 
 Sym refusal_pattern() {
   static const Sym p = [] {
     std::vector<int> c = between(400, 431);
     std::ranges::copy(between(500, 511), std::back_inserter(c));
-    return Sym::object({{"status", codes(c)}});
+    return http::statuses_with_fields(std::move(c));
   }();
   return p;
 }
@@ -485,12 +475,12 @@ Sym policy_refusal_pattern(bool get_or_head) {
       // §15.6.2), 411 (content without a length, §15.5.12), 417 (an
       // expectation it cannot meet, §10.1.1).
       if (!safe) plain.insert(plain.end(), {411, 417, 501});
+      // 401, 407: authentication; 405 to other methods (§9.1). Each with
+      // the field it MUST carry (status_fields.h).
+      plain.insert(plain.end(), {401, 407});
+      if (!safe) plain.push_back(405);
       std::sort(plain.begin(), plain.end());
-      std::vector<Sym> alts = {Sym::object({{"status", codes(plain)}}),
-                               carrying(401, "www-authenticate"),
-                               carrying(407, "proxy-authenticate")};
-      if (!safe) alts.push_back(carrying(405, "allow"));
-      t[safe ? 1 : 0] = Sym::alt(std::move(alts));
+      t[safe ? 1 : 0] = http::statuses_with_fields(std::move(plain));
     }
     return t;
   }();
@@ -502,7 +492,7 @@ std::optional<Sym> open_refusal_pattern(const Json& request) {
   const bool content = !string_field(request, "body").empty();
   if (content && (m == "GET" || m == "HEAD" || m == "DELETE" || m == "TRACE" ||
                   (m == "OPTIONS" && !headers_of(request).contains("content-type")))) {
-    static const Sym client_error = Sym::object({{"status", codes(between(400, 499))}});
+    static const Sym client_error = http::statuses_with_fields(between(400, 499));
     return client_error;
   }
   auto n = max_forwards(request);
