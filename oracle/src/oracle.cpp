@@ -231,6 +231,7 @@ OracleStats Oracle::stats() const {
   for (const auto& [k, p] : parts_) {
     s.live_hypotheses += p.hypotheses().size();
     s.explored += p.explored();
+    s.went_depth_first = s.went_depth_first || p.went_depth_first();
   }
   s.solver = solver_->stats();
   return s;

@@ -481,7 +481,9 @@ f = j["findings"]
 assert j["violation"] is True and j["server_lost"] is True, j
 assert len(f) == 1 and f[0]["kind"] == sys.argv[1], f
 assert f[0]["count"] == 1 and f[0]["reproduced"] is False, f
-assert "DELETE" in f[0]["script"] and f[0]["min_messages"] <= 3, f[0]["script"]
+# (A request pipelined behind the DELETE may go out before the death shows:
+# under load the trace held 4 messages.)
+assert "DELETE" in f[0]["script"] and f[0]["min_messages"] <= 4, f[0]["script"]
 assert f[0]["signature"].startswith(sys.argv[1] + ": "), f[0]["signature"]
 ' $mode || fail "summary: $(tail -1 out.txt)"
         ;;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "dualfuzz/harness/executor.h"
 #include "dualfuzz/proxy/in_process_transport.h"
 #include "dualfuzz/proxy/protocol.h"
@@ -49,7 +51,8 @@ const std::map<std::string, std::string>& aimed() {
   return m;
 }
 
-harness::RunResult run(const std::string& bug, const std::string& text) {
+harness::RunResult run(const std::string& bug, const std::string& text,
+                       std::optional<std::size_t> depth_first_after = std::nullopt) {
   const harness::Protocol p = protocol();
   auto script = harness::parse_script(text, p.functions);
   EXPECT_TRUE(script) << script.error();
@@ -57,6 +60,7 @@ harness::RunResult run(const std::string& bug, const std::string& text) {
   InProcessTransport t(proxy);
   harness::RunOptions o;
   o.check_liveness = true;
+  if (depth_first_after) o.oracle_options.limits.depth_first_after = *depth_first_after;
   harness::Executor ex(p, t, o);
   return ex.run(*script);
 }
@@ -78,6 +82,22 @@ TEST(ReferenceProxy, EachPlantedBugIsCaught) {
   for (const auto& [bug, text] : aimed()) {
     auto r = run(bug, text);
     EXPECT_TRUE(r.violation()) << bug << "\n" << r.report();
+  }
+}
+
+// Against a proxy the search goes depth-first early (Executor::
+// kForwardingBreadth); a rejection found so is explained breadth-first
+// again, as one found breadth-first is: the same event, the same reasons.
+TEST(ReferenceProxy, ADepthFirstRejectionIsExplainedAsABreadthFirstOne) {
+  for (const auto& [bug, text] : aimed()) {
+    auto wide = run(bug, text, 0), deep = run(bug, text, 1);
+    ASSERT_TRUE(wide.violation() && deep.violation()) << bug;
+    if (wide.outcome != harness::RunResult::Outcome::ModelViolation) continue;
+    EXPECT_EQ(deep.verdict.event_index, wide.verdict.event_index) << bug;
+    // (The whole-trace check does not count the explanations alive before.)
+    auto reasons = [](const std::string& d) { return d.substr(d.find("died because")); };
+    ASSERT_NE(deep.detail.find("died because"), std::string::npos) << deep.detail;
+    EXPECT_EQ(reasons(deep.detail), reasons(wide.detail)) << bug;
   }
 }
 

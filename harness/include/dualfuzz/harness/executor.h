@@ -224,6 +224,11 @@ class Executor {
            std::shared_ptr<oracle::Solver> solver = nullptr);
   RunResult run(const Script& script);
 
+  // Configurations one response may take breadth-first before the search
+  // goes depth-first, in a budgeted run against a forwarding server
+  // (Protocol::origin): see the constructor.
+  static constexpr std::size_t kForwardingBreadth = 100;
+
  private:
   const Protocol& protocol_;
   Transport& transport_;

@@ -85,6 +85,10 @@ struct OracleStats {
   std::size_t max_live_hypotheses = 0;
   std::size_t explored = 0;
   std::size_t partitions = 0;
+  // Some partition's search went depth-first (SearchLimits::
+  // depth_first_after): a rejection's reasons are then the depth-first
+  // search's, thin (it prunes by looking ahead); oracle::check names them.
+  bool went_depth_first = false;
   SolverStats solver;
 };
 
