@@ -645,8 +645,18 @@ TEST(ProxyModel, WhatTheOriginHungUpOnIsAnswered502OrRetriedIfIdempotent) {
         t.push_back(Event::response(0, 2, relayed("for a")));
         EXPECT_TRUE(play(t, o).accepted()) << q["method"] << " retried";
       } else {
-        EXPECT_EQ(play(t, o).status, Verdict::Status::Reject)
-            << q["method"] << " retried";
+        const Verdict v = play(t, o);
+        EXPECT_EQ(v.status, Verdict::Status::Reject) << q["method"] << " retried";
+        // Named by the clause it breaks (Pending::forbidden), not only as a
+        // forward nothing outstanding explains.
+        EXPECT_NE(v.explanation.find("§9.2.2"), std::string::npos) << v.explanation;
+        // Retried after another request came: still wrong.
+        auto later = lost(q, fwd);
+        later.push_back(Event::request(0, 9, get("/b")));
+        later.push_back(Event::request(kO2, 0, kAccepted));
+        later.push_back(Event::response(kO2, 5, fwd));
+        EXPECT_EQ(play(later, o).status, Verdict::Status::Reject)
+            << q["method"] << " later";
       }
     }
   }

@@ -120,12 +120,14 @@ struct Pending {
   // taken, and building the pattern there was a third of the proxy
   // tester's CPU.
   std::shared_ptr<const Sym> forward;
-  // A request the proxy must answer itself (Max-Forwards 0 on TRACE or
-  // OPTIONS), in the branch where it forwards it anyway: that forward
+  // Non-null: a forward the proxy MUST NOT make, and the clause it breaks.
+  // A request it must answer itself (Max-Forwards 0 on TRACE or OPTIONS),
+  // in the branch where it forwards it anyway (see input); a non-idempotent
+  // request the origin hung up on, retried at once (see lose). That forward
   // expects what no forwarded request has, so a proxy that makes it is told
   // the clause it broke, not only that nothing was outstanding on the
-  // origin connection (see input).
-  bool forbidden = false;
+  // origin connection.
+  const char* forbidden = nullptr;
   bool idempotent = false;  // ClientRequest::idempotent
   friend bool operator==(const Pending& a, const Pending& b) {
     return a.client == b.client && a.label == b.label && a.forbidden == b.forbidden;
@@ -204,6 +206,12 @@ struct std::hash<dualfuzz::proxy::State> {
 namespace dualfuzz::proxy {
 namespace {
 
+// The forward of a request that must not be forwarded (Pending::forbidden).
+const std::shared_ptr<const Sym>& never_forwarded() {
+  static const auto p = std::make_shared<const Sym>(never_forwarded_pattern());
+  return p;
+}
+
 class ProxyModel {
  public:
   explicit ProxyModel(ModelOptions o) : o_(o) {}
@@ -258,7 +266,7 @@ class ProxyModel {
     conn.carrying.push_back({p.client, p.label, p.forward, p.idempotent});
     Tree next = settle(std::move(s));
     return oracle::send(o, *p.forward, std::move(next),
-                        p.forbidden ? kMaxForwardsClause : kForwardClause);
+                        p.forbidden ? p.forbidden : kForwardClause);
   }
 
   Tree wait(State s) const {
@@ -271,9 +279,13 @@ class ProxyModel {
   }
 
   Tree input(State s, const Request& q) const {
+    const bool opened = harness::is_accepted_conn(q.conn) && is_acceptance(q.json());
+    if (!opened)  // (a retry forbidden by lose: only until another input)
+      std::erase_if(s.pending,
+                    [](const Pending& p) { return p.forbidden == kAbortedClause; });
     if (harness::is_accepted_conn(q.conn)) {
       OriginConn& conn = s.origins[q.conn];
-      if (is_acceptance(q.json())) {
+      if (opened) {
         conn.free = true;
         return settle(std::move(s));
       }
@@ -316,14 +328,14 @@ class ProxyModel {
       State forwarded = s;
       forwarded.owed[q.conn].push_back(owed);
       forwarded.pending.push_back(
-          {q.conn, q.label, r->forward, /*forbidden=*/true, r->idempotent});
+          {q.conn, q.label, r->forward, kMaxForwardsClause, r->idempotent});
       owed.response = own_answer_pattern();
       s.owed[q.conn].push_back(std::move(owed));
       return oracle::choose(settle(std::move(s)), settle(std::move(forwarded)));
     }
     s.owed[q.conn].push_back(owed);
     if (!o_.refusals && !o_.lost_forwards) {
-      s.pending.push_back({q.conn, q.label, r->forward, false, r->idempotent});
+      s.pending.push_back({q.conn, q.label, r->forward, nullptr, r->idempotent});
       return settle(std::move(s));
     }
     // Refused (any error of its own when asked for, refusal_pattern; by
@@ -333,7 +345,7 @@ class ProxyModel {
     State refused = s;
     refused.owed[q.conn].back().response = o_.refusals ? refusal_pattern() : *r->refusal;
     refused.owed[q.conn].back().clause = o_.refusals ? kRefusalClause : r->refusal_clause;
-    s.pending.push_back({q.conn, q.label, r->forward, false, r->idempotent});
+    s.pending.push_back({q.conn, q.label, r->forward, nullptr, r->idempotent});
     return oracle::choose(settle(std::move(s)), settle(std::move(refused)));
   }
 
@@ -349,8 +361,15 @@ class ProxyModel {
         x.response = lost_pattern();
         x.clause = kAbortedClause;
       }
-    if (!c.idempotent) return lose(std::move(given_up), std::move(lost), k + 1);
-    s.pending.push_back({c.client, c.label, c.forward, false, true});
+    if (!c.idempotent) {
+      // A retry at once (on a free origin connection, or on the next one
+      // opened) breaks §9.2.2 by name; one later is still a forward nothing
+      // outstanding explains (input drops the entry).
+      given_up.pending.push_back(
+          {c.client, c.label, never_forwarded(), kAbortedClause, false});
+      return lose(std::move(given_up), std::move(lost), k + 1);
+    }
+    s.pending.push_back({c.client, c.label, c.forward, nullptr, true});
     Tree retried = lose(std::move(s), lost, k + 1);
     return oracle::choose(lose(std::move(given_up), std::move(lost), k + 1),
                           std::move(retried));
