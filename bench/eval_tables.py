@@ -345,43 +345,30 @@ PROXY_LABELS = {  # the subject's name as the table gives it (versions from the 
 }
 
 
-def proxy_speed(final_raw, piped_raw):
-    """Executions per wall second before and after, 1 and 4 clients, ranges
-    over the seeds; the tester's CPU seconds after. Subjects that the second
-    run measured again (the proxies that forward a pipeline one request at a
-    time) take its rows, marked †. The reference proxy's after columns are
-    in bold (the change measured)."""
-    final = json_object(final_raw)
-    piped = json_object(piped_raw)
-    again = {r["subject"] for r in piped["rows"]}
-    # Precision per subject: exec/s to integers (0) or tenths (1), in the
-    # columns 1 client before, after, 4 clients before, after.
-    digits = {"reference": (0, 0, 0, 0), "squid": (0, 0, 0, 0), "nginx-via": (1, 1, 0, 0)}
+def proxy_speed_now(*raws):
+    """The same columns as proxy_speed, from runs that measured the two
+    binaries side by side (each raw a summary of bench/eval_proxy_speed.py:
+    one for the reference proxy, one for the real ones); every range to one
+    decimal, the reference proxy's after columns in bold."""
+    rows, subjects = [], []
+    for raw in raws:
+        d = json_object(raw)
+        rows += d["rows"]
+        subjects += [s for s in d["args"]["subjects"] if s not in subjects]
     out = ["| proxy | 1 client, before | after | 4 clients, before | after | "
            "tester CPU s in 20 s, after |",
            "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for subject in final["args"]["subjects"]:
-        src = piped if subject in again else final
-        rows = [r for r in src["rows"] if r["subject"] == subject]
-
-        def rate(r, which):
-            return r[which]["executions"] / r[which]["wall"]
-
-        def span(values, d):
-            # The script's per-run printout has one decimal; an integer range is
-            # that printout rounded again, half up (51.49 -> 51.5 -> 52).
-            lo, hi = (half_up(float(f"{v:.1f}"), d) for v in (min(values), max(values)))
-            return f"{lo}–{hi}"
+    for subject in subjects:
+        mine = [r for r in rows if r["subject"] == subject]
         cells = []
-        for k, (clients, which) in enumerate([(1, "before"), (1, "after"),
-                                              (4, "before"), (4, "after")]):
-            vals = [rate(r, which) for r in rows if r["clients"] == clients]
-            c = span(vals, digits.get(subject, (1, 1, 1, 1))[k])
+        for clients, which in [(1, "before"), (1, "after"), (4, "before"), (4, "after")]:
+            vals = [float(f"{r[which]['executions'] / r[which]['wall']:.1f}")
+                    for r in mine if r["clients"] == clients]
+            c = f"{min(vals):.1f}–{max(vals):.1f}"
             cells.append(f"**{c}**" if subject == "reference" and which == "after" else c)
-        cpu = [r["after"]["cpu"] for r in rows]
+        cpu = [r["after"]["cpu"] for r in mine]
         cells.append(f"{min(cpu):.1f}–{max(cpu):.1f}")
-        label = PROXY_LABELS[subject](rows[0]["version"]) + (" †" if subject in again else "")
-        out.append(row([label] + cells))
+        out.append(row([PROXY_LABELS[subject](mine[0]["version"])] + cells))
     return out
 
 
@@ -702,8 +689,8 @@ TABLES = collections.OrderedDict([
     ("jobs-throughput", (["jobs-fb7fec6.jsonl"], jobs_throughput)),
     ("jobs-bugs", (["jobs-fb7fec6.jsonl"], jobs_bugs)),
     ("identity", (["identity-0d53fd8.jsonl", "identity-44e199d.jsonl"], identity)),
-    ("proxy-speed", (["proxy-speed-final/summary.json", "proxy-speed-7292723/summary.json"],
-                     proxy_speed)),
+    ("proxy-speed-now", (["proxy-speed-d4e3220/summary.json",
+                          "proxy-speed-d4e3220-real/summary.json"], proxy_speed_now)),
     ("mutants-seven-seeds", (["mutants-blind-seeds1-7-bcaca99.jsonl"], mutants_seven)),
     ("mutants-five-seeds", (["mutants-more-seeds1-5-bd79a93.jsonl"], mutants_five)),
     ("mutants-baseline", (["mutants-baseline-acad3b2.jsonl", "mutants-baseline-1d739ee.jsonl",
