@@ -97,6 +97,7 @@ class Run {
       judge_whole_trace();
     if (o_.oracle && res_.outcome == RunResult::Outcome::ModelViolation) {
       explain_depth_first();
+      name_unexplained_forward();
       find_culprit();
     }
     if (o_.oracle) res_.explored = oracle_.stats().explored;
@@ -172,6 +173,19 @@ class Run {
     if (v.status != oracle::Verdict::Status::Reject) return;
     res_.detail = v.explanation;
     res_.verdict = std::move(v);
+  }
+
+  // A forward no received request explains dies as "nothing outstanding"
+  // on its origin connection, a reason of the network, which names no
+  // clause: it is named by the forwarding obligation it breaks
+  // (Protocol::Origin::unexplained_clause).
+  void name_unexplained_forward() {
+    if (!p_.origin || p_.origin->unexplained_clause.empty()) return;
+    const std::size_t k = res_.verdict.event_index;
+    if (k >= res_.events.size() || !is_accepted_conn(res_.events[k].conn)) return;
+    for (oracle::Reason& x : res_.verdict.reasons)
+      if (x.kind == oracle::Reason::Kind::NothingOutstanding && x.clause.empty())
+        x.clause = p_.origin->unexplained_clause;
   }
 
   // Protocol::MessageRules on a response just observed (the last event): a

@@ -105,6 +105,14 @@ TEST(LateForward, TheSameForwardInItsOwnRunIsJudged) {
   auto r = run_with_late("dualfuzz-7-2-", &answered);
   EXPECT_EQ(r.outcome, Outcome::ModelViolation) << r.report();
   EXPECT_EQ(r.late_forwards, 0u);
+  // Named by the forwarding obligation, not only as nothing outstanding.
+  bool named = false;
+  for (const oracle::Reason& x : r.verdict.reasons)
+    if (x.kind == oracle::Reason::Kind::NothingOutstanding) {
+      EXPECT_EQ(x.clause, kUnexplainedForwardClause);
+      named = true;
+    }
+  EXPECT_TRUE(named) << r.report();
 }
 
 // A forward that names no run at all ("*": an absolute-form OPTIONS with an

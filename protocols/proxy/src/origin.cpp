@@ -59,6 +59,7 @@ http::ResponseFraming framing(const Json& answer, const Json& forwarded) {
 
 harness::Protocol::Origin origin_side() {
   harness::Protocol::Origin o;
+  o.unexplained_clause = kUnexplainedForwardClause;
   o.new_forward_stream = [] { return std::make_unique<ForwardStream>(); };
   o.print_answer = [](const Json& a, const Json& fwd) {
     return http::print_response(a, framing(a, fwd));

@@ -213,6 +213,11 @@ struct Protocol {
     // outside this process (the address a real proxy is configured to
     // forward to); empty: only an in-process server can be tested.
     std::string listen;
+    // The clause a forwarded request breaks when no request the server
+    // received explains it (the oracle's "nothing outstanding" on an origin
+    // connection: a request the server made up, sent twice, or changed past
+    // recognition). Empty: such a reason names none.
+    std::string unexplained_clause;
   };
   std::optional<Origin> origin;
 

@@ -154,6 +154,9 @@ inline constexpr const char* kRelayClause =
 inline constexpr const char* kMaxForwardsClause =
     "RFC 9110 §7.6.2 (Max-Forwards: 0 on TRACE/OPTIONS: answered by the proxy, not "
     "forwarded)";
+inline constexpr const char* kUnexplainedForwardClause =
+    "RFC 9110 §7.6 (a forwarded request: each one a request a client sent, forwarded "
+    "once)";
 inline constexpr const char* kAbortedClause =
     "RFC 9110 §15.6.3 (the origin hung up without answering: 502), §9.2.2 (a proxy MUST "
     "NOT automatically retry non-idempotent requests; RFC 9112 §9.3.1)";
