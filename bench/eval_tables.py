@@ -346,8 +346,9 @@ PROXY_LABELS = {  # the subject's name as the table gives it (versions from the 
 
 
 def proxy_speed_now(*raws):
-    """The same columns as proxy_speed, from runs that measured the two
-    binaries side by side (each raw a summary of bench/eval_proxy_speed.py:
+    """Executions per wall second before and after, 1 and 4 clients, ranges
+    over the seeds, and the tester's CPU seconds after, from runs that
+    measured the two binaries side by side (each raw a summary of bench/eval_proxy_speed.py:
     one for the reference proxy, one for the real ones); every range to one
     decimal, the reference proxy's after columns in bold."""
     rows, subjects = [], []
