@@ -24,7 +24,7 @@ TEST(StatusFields, MarksTheFieldsAStatusMustCarryWhateverTheStatus) {
 
 TEST(StatusFields, EachMustOfRfc9110Section15) {
   std::vector<int> codes;
-  for (const auto& [code, field] : status_fields()) codes.push_back(code);
+  for (const StatusField& f : status_fields()) codes.push_back(f.status);
   EXPECT_EQ(codes, (std::vector<int>{401, 405, 407, 426}));
   // A pattern of plain statuses only is one object; with a field, one
   // alternative per status that carries one.

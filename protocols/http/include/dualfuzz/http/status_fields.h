@@ -11,7 +11,6 @@
 #pragma once
 
 #include <span>
-#include <utility>
 #include <vector>
 
 #include "dualfuzz/oracle/symbolic.h"
@@ -19,8 +18,15 @@
 
 namespace dualfuzz::http {
 
-// (status, lower-case field name), ascending by status.
-std::span<const std::pair<int, const char*>> status_fields();
+// A status and the field it MUST carry, with the clause that says so.
+struct StatusField {
+  int status;
+  const char* field;   // lower-case
+  const char* clause;  // "RFC 9110 §15.5.6"
+};
+// Ascending by status. (The message rules check them on every response too,
+// message_rules.h.)
+std::span<const StatusField> status_fields();
 
 // The message with {"<field>": {"present": true}} for each of those fields
 // its headers hold (the IR's "headers" object), whatever its status.
