@@ -32,6 +32,7 @@ dualfuzz_fuzzer(http_message_rules_fuzzer
                 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/http_message_rules_fuzzer.cpp
                         ${PROJECT_SOURCE_DIR}/protocols/http/src/message_rules.cpp
                         ${PROJECT_SOURCE_DIR}/protocols/http/src/connection_options.cpp
+                        ${PROJECT_SOURCE_DIR}/protocols/http/src/status_fields.cpp
                 LIBS dualfuzz::http_codec_instrumented)
 # Content codings (zlib over any bytes, Accept-Encoding lists): the source
 # compiled into the target, instrumented, since it lives in the model library.
