@@ -14,6 +14,10 @@ eval_mutants.kill_check (its shrunk script replayed on both builds):
   none     nothing reported in the time (a kill hidden by the baseline, or
            missed by fuzzing; the mutant's kill without a baseline is in
            eval_mutants' tables)
+With --baseline-target the unpatched build, running, is the mutant runs'
+`--baseline-target` too (the CI recipe with main's build beside the
+change's): a finding the record lacks is played there and known when it
+shows there under its identity.
 
   bench/eval_mutants_baseline.py --seconds 60 --seeds 1,2
   bench/eval_mutants_baseline.py --seconds 60 scripts/subjects/mutants/lighttpd/05-*.patch
@@ -67,6 +71,9 @@ def main():
                          "(the CI recipe's; '--keep-going' alone: without --record-baseline)")
     ap.add_argument("--record", default="",
                     help="an earlier record (the --json output of the unpatched runs) to reuse")
+    ap.add_argument("--baseline-target", action="store_true",
+                    help="give the mutant runs the running unpatched build as "
+                         "--baseline-target")
     ap.add_argument("--raw", default=os.path.join(em.ROOT, "bench/results/mutants-baseline.jsonl"))
     args = ap.parse_args()
     args.fix = [os.path.join(em.ROOT, "scripts/subjects/patches", p) for p in (
@@ -121,9 +128,13 @@ def main():
                         rows.append(row)
                         continue
                     _, s = fuzz(args, m.target, args.seconds, int(seed),
-                                ["--baseline", record.name])
+                                ["--baseline", record.name] +
+                                (["--baseline-target", original.target]
+                                 if args.baseline_target else []))
                     row.update(executions=s.get("executions"),
                                baseline_known=s.get("baseline_known"),
+                               reference_known=s.get("reference_known"),
+                               reference_plays=s.get("reference_plays"),
                                seconds=s.get("seconds"))
                     f = first_finding(s)
                     if not f:
@@ -144,7 +155,9 @@ def main():
                 log.write(json.dumps(row) + "\n")
                 log.flush()
                 rows.append(row)
-    print(f"Baseline: {len(known)} identities of the unpatched build "
+    print(("With the unpatched build running as --baseline-target.\n"
+           if args.baseline_target else "")
+          + f"Baseline: {len(known)} identities of the unpatched build "
           + (f"(from {args.record}).\n" if args.record else
              f"({args.record_seeds} x {args.record_seconds:g} s).\n"))
     print("| mutant | seed | first finding reported | s | verdict (plays: mutant / unpatched) |")

@@ -251,7 +251,12 @@ nlohmann::json summary_json(const Opts& o, const FuzzSummary& s) {
   if (!o.fuzz.known.empty()) j["known"] = known_json(o, s);
   // Findings the --baseline holds (by identity): counted, not reported.
   j["baseline_known"] = c.baseline_known;
-  if (!o.fuzz.baseline.none()) {
+  if (!o.fuzz.baseline_target.empty()) {
+    j["baseline_target"] = o.fuzz.baseline_target;
+    j["reference_known"] = c.reference_known;  // of baseline_known
+    j["reference_plays"] = c.reference_plays;
+  }
+  if (!o.fuzz.baseline.none() || !o.fuzz.baseline_target.empty()) {
     j["baseline_file"] = o.baseline;
     nlohmann::json seen = nlohmann::json::array();
     for (const auto& [id, n] : s.baseline_counts)
@@ -391,11 +396,18 @@ void print_known(const Opts& o, const FuzzSummary& s) {
 
 // The --baseline's findings met: how many plays, which identities.
 void print_baseline(const Opts& o, const FuzzSummary& s) {
-  if (o.fuzz.baseline.none()) return;
+  const bool reference = !o.fuzz.baseline_target.empty();
+  if (o.fuzz.baseline.none() && !reference) return;
   std::cout << "dualfuzz fuzz: " << s.counters.baseline_known
-            << " known finding(s) of the baseline seen, not reported (--baseline "
-            << o.baseline << "): " << s.baseline_counts.size() << " of its "
-            << o.fuzz.baseline.entries().size() << " identities\n";
+            << " known finding(s) of the baseline seen, not reported";
+  if (!o.fuzz.baseline.none())
+    std::cout << " (--baseline " << o.baseline << "): " << s.baseline_counts.size()
+              << " of its " << o.fuzz.baseline.entries().size() << " identities";
+  if (reference)
+    std::cout << "; " << s.counters.reference_known
+              << " of them shown by --baseline-target " << o.fuzz.baseline_target << " ("
+              << s.counters.reference_plays << " plays there)";
+  std::cout << "\n";
   for (const auto& [id, n] : s.baseline_counts)
     std::cout << "  " << n << " x " << id << "\n";
 }
@@ -819,6 +831,15 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
                   "`dualfuzz fuzz --json` output of an earlier run (e.g. on the main "
                   "branch): findings whose identity it holds are counted, not reported "
                   "or stopped on (see docs/fuzzing.md)");
+  sub->add_option("--baseline-target", o->fuzz.baseline_target,
+                  "HOST:PORT of the baseline's own build, running (the main branch's "
+                  "beside the change's): a finding the --baseline lacks is played there "
+                  "too, and one that shows there under the same identity is known")
+      ->type_name("HOST:PORT");
+  sub->add_option("--baseline-replays", o->fuzz.baseline_replays,
+                  "plays of a new finding on --baseline-target before it counts as not "
+                  "shown there (default 3: a race may need several)")
+      ->check(CLI::PositiveNumber);
   sub->add_option(
          "--shrink", o->shrink,
          "fuzz nothing: play this script until it shows a violation (at most "

@@ -65,6 +65,8 @@ constexpr const char* kSummed[] = {"executions",
                                    "unblamed_deaths",
                                    "known_violations",
                                    "baseline_known",
+                                   "reference_known",
+                                   "reference_plays",
                                    "race_plays",
                                    "past_race_violations",
                                    "advisory_plays"};

@@ -57,9 +57,21 @@ Result<std::unique_ptr<FuzzCampaign>> FuzzCampaign::make(const Plugin& plugin,
     if (!opened) return make_error(opened.error());
     shared = std::move(*opened);
   }
+  std::unique_ptr<Target> reference;
+  if (!o.baseline_target.empty()) {
+    if (plugin.protocol.origin)
+      return make_error("--baseline-target: protocol '" + plugin.protocol.name +
+                        "' has the tester play the origin too; one origin serves one "
+                        "target");
+    auto r = Target::make(plugin, o.baseline_target);
+    if (!r) return make_error("--baseline-target: " + r.error());
+    if (o.baseline_replays < 1) return make_error("--baseline-replays: at least 1 play");
+    reference = std::move(*r);
+  }
   auto c = std::unique_ptr<FuzzCampaign>(
       new FuzzCampaign(plugin.protocol, std::move(*target), std::move(o)));
   c->shared_ = std::move(shared);
+  c->reference_ = std::move(reference);
   return c;
 }
 
@@ -128,6 +140,27 @@ RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
   return r;
 }
 
+bool FuzzCampaign::shown_on_reference(const Script& s, const std::string& id,
+                                      FuzzSummary& sum) {
+  if (!reference_) return false;
+  if (auto it = reference_verdicts_.find(id); it != reference_verdicts_.end())
+    return it->second;
+  bool shown = false;
+  // (A sequential violation shows at the first play; a race may need more.
+  // A play that did not reach the reference server decides nothing: the
+  // finding is reported, as without one.)
+  for (int i = 0; i < o_.baseline_replays && !shown; ++i) {
+    harness::RunOptions opts = play_options(false);
+    opts.run_namespace = reference_->reset();
+    harness::Executor ex(protocol_, reference_->transport(), opts, solver_);
+    const RunResult r = ex.run(s);
+    ++sum.counters.reference_plays;
+    shown = r.violation() && identity_of(protocol_, r) == id;
+  }
+  reference_verdicts_[id] = shown;
+  return shown;
+}
+
 RunResult FuzzCampaign::play_unjudged(const Script& s) {
   harness::RunOptions opts = play_options(false);
   opts.oracle = false;
@@ -167,7 +200,8 @@ std::chrono::milliseconds FuzzCampaign::probe_wait() const {
 }
 
 Shrunk FuzzCampaign::shrink(const Script& s, const RunResult& r) {
-  return shrink_as(s, r, o_.keep_going || !o_.baseline.none(), false);
+  return shrink_as(s, r, o_.keep_going || !o_.baseline.none() || reference_ != nullptr,
+                   false);
 }
 
 Shrunk FuzzCampaign::shrink_as(const Script& s, const RunResult& r, bool same_violation,
@@ -735,7 +769,7 @@ bool FuzzCampaign::settle(const Script& s, const RunResult& r, bool race, bool p
                           FuzzSummary& sum, const FuzzObserver& observer) {
   const double found = elapsed();
   const bool first = !o_.keep_going && !race;
-  const bool baselined = !o_.baseline.none();
+  const bool baselined = !o_.baseline.none() || reference_ != nullptr;
   // keep_going, races and a baseline's: a sample of the occurrences is
   // shrunk (power_of_four, and the first 8 until settled); the others count
   // as repeats of their quick_key's most frequent signature.
@@ -763,7 +797,10 @@ bool FuzzCampaign::settle(const Script& s, const RunResult& r, bool race, bool p
   Shrunk sh = shrink_as(s, r, o_.keep_going || race || baselined, past);
   // Known to the baseline: counted, nothing else.
   if (baselined)
-    if (std::string id = identity_of(protocol_, sh.run); o_.baseline.contains(id)) {
+    if (std::string id = identity_of(protocol_, sh.run);
+        o_.baseline.contains(id) ||
+        (!id.empty() && shown_on_reference(sh.script, id, sum))) {
+      if (!o_.baseline.contains(id)) ++sum.counters.reference_known;
       sum.shrink_seconds += elapsed() - found;
       ++sum.counters.baseline_known;
       ++sum.baseline_counts[id];

@@ -222,5 +222,50 @@ TEST(Baseline, AnotherBugWithASimilarRequestIsNotSuppressed) {
   EXPECT_FALSE(weak.contains(g.identity)) << g.identity;
 }
 
+// The baseline's own build beside the change's (--baseline-target): a
+// finding the (empty) record lacks is played there, and known when that
+// build shows it under the same identity; a correct build shows nothing,
+// so the same finding is reported. Both ways, on the same seed.
+TEST(Baseline, AFindingTheBaselinesOwnServerShowsTooIsKnown) {
+  auto run = [](const std::string& reference) {
+    FuzzOptions o;
+    o.target = "inprocess:if-match-skipped";
+    o.seconds = 8;  // (the first finding comes within a second)
+    o.connections = 1;
+    o.baseline_target = reference;
+    auto c = FuzzCampaign::make(http::plugin(), o);
+    EXPECT_TRUE(c) << c.error();
+    std::mt19937_64 rng(1);
+    return c ? (*c)->run(rng, {}) : FuzzSummary{};
+  };
+  // The same bug on the reference: every finding is known there.
+  const FuzzSummary same = run("inprocess:if-match-skipped");
+  EXPECT_FALSE(same.first.has_value())
+      << harness::print_script(same.first->shrunk.script);
+  EXPECT_GT(same.counters.reference_known, 0u);
+  // (The record is empty: every known finding came from the reference, or
+  // was a later occurrence of one's quick key, counted without a shrink.)
+  EXPECT_GE(same.counters.baseline_known, same.counters.reference_known);
+  EXPECT_LE(same.baseline_counts.size(), same.counters.reference_known);
+  EXPECT_GE(same.counters.reference_plays, same.baseline_counts.size());
+  // A correct reference: the finding is new, and reported.
+  const FuzzSummary correct = run("inprocess");
+  ASSERT_TRUE(correct.first.has_value());
+  EXPECT_EQ(correct.counters.reference_known, 0u);
+  EXPECT_GE(correct.counters.reference_plays, 3u);  // (not shown in any play)
+}
+
+TEST(Baseline, ABaselineTargetThatCannotBeMadeIsAnError) {
+  FuzzOptions o;
+  o.target = "inprocess";
+  o.baseline_target = "not an address";
+  auto c = FuzzCampaign::make(http::plugin(), o);
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().find("--baseline-target"), std::string::npos) << c.error();
+  o.baseline_target = "inprocess";
+  o.baseline_replays = 0;
+  EXPECT_FALSE(FuzzCampaign::make(http::plugin(), o));
+}
+
 }  // namespace
 }  // namespace dualfuzz::campaign

@@ -97,6 +97,16 @@ struct FuzzOptions {
   // Findings already known (--baseline FILE): matched by identity after
   // shrinking; counted, never reported or stopped on.
   Baseline baseline{};
+  // The baseline's own server, running (--baseline-target HOST:PORT: the
+  // main branch's build beside the change's): a finding whose identity the
+  // baseline lacks is played there `baseline_replays` times, and one that
+  // shows there under the same identity is known all the same (counted
+  // as the baseline's, FuzzCounters::reference_known). A record meets only
+  // some of a server's forms of its own defects (lighttpd's If-Unmodified-
+  // Since under another method or beside another field); the build it was
+  // recorded on decides the others. Empty: no such server.
+  std::string baseline_target{};
+  int baseline_replays = 3;
   // A run that records a baseline (--record-baseline, with keep_going): a
   // violating script stays in the pool like a passing one, so that the
   // known defects' neighbouring forms (another method, another field beside
@@ -153,6 +163,10 @@ struct FuzzCounters {
   // Violations whose shrunk identity (or whose quick key's, when not
   // shrunk again) FuzzOptions::baseline holds.
   std::uint64_t baseline_known = 0;
+  // Of those, the ones FuzzOptions::baseline_target showed under their
+  // identity (the record lacked it), and the plays made there.
+  std::uint64_t reference_known = 0;
+  std::uint64_t reference_plays = 0;
   // Plays whose violation was a race (races apart), each then played again
   // judged past races; `past_race_violations` of those replays showed a
   // violation of the protocol's own.
@@ -413,6 +427,9 @@ class FuzzCampaign {
   oracle::OracleOptions classify_options() const;
   bool settled(const Quick& q, const FuzzSummary& sum) const;
   bool known(const harness::RunResult& r, FuzzSummary& sum) const;
+  // Does the baseline's server (reference_) show `id` on `s`?
+  bool shown_on_reference(const harness::Script& s, const std::string& id,
+                          FuzzSummary& sum);
   void note_advisory(const harness::Script& s, const harness::RunResult& r,
                      FuzzSummary& sum);
   void add_to_pool(std::string text, std::mt19937_64& rng);
@@ -420,6 +437,9 @@ class FuzzCampaign {
 
   harness::Protocol protocol_;
   std::unique_ptr<Target> target_;
+  std::unique_ptr<Target> reference_;  // FuzzOptions::baseline_target
+  // Identities played on reference_: shown there (true) or not.
+  std::map<std::string, bool> reference_verdicts_;
   FuzzOptions o_;
   std::shared_ptr<oracle::Solver> solver_;
   // past_races(protocol_) while races are apart, and its solver.
