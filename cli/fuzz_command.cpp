@@ -177,8 +177,13 @@ void print_death(const Opts& o, const harness::Protocol& p,
     std::cout << "--- the script the server took last (" << f.script.steps.size()
               << " steps, of " << d.original.steps.size() << "; NOT minimized: " << f.note
               << ")\n";
-  std::cout << harness::print_script(f.script) << "--- "
-            << campaign::death_report(p, kind, f.detail, f.run, trace_format(o)) << "\n"
+  std::cout << harness::print_script(f.script);
+  if (f.earlier_script)
+    std::cout << "--- the script played just before it, which left requests unanswered "
+                 "too (the death may have begun there: play it, then the script above):\n"
+              << harness::print_script(*f.earlier_script);
+  std::cout << "--- " << campaign::death_report(p, kind, f.detail, f.run, trace_format(o))
+            << "\n"
             << std::flush;
 }
 
@@ -336,6 +341,7 @@ nlohmann::json one_finding_json(const harness::Protocol& p, const campaign::Find
               {"reproduced", f.reproduced},
               {"steps", f.original_steps}});
   if (!f.note.empty()) one["note"] = f.note;  // (why it may not be minimal)
+  if (f.earlier_script) one["earlier_script"] = harness::print_script(*f.earlier_script);
   return one;
 }
 

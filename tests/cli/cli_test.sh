@@ -482,8 +482,12 @@ assert j["violation"] is True and j["server_lost"] is True, j
 assert len(f) == 1 and f[0]["kind"] == sys.argv[1], f
 assert f[0]["count"] == 1 and f[0]["reproduced"] is False, f
 # (A request pipelined behind the DELETE may go out before the death shows:
-# under load the trace held 4 messages.)
-assert "DELETE" in f[0]["script"] and f[0]["min_messages"] <= 4, f[0]["script"]
+# under load the trace held 4 messages. Not replayed, the blame is a guess
+# when the last play had no answer and the one before it left requests
+# unanswered: under load the probe after the play with the DELETE was
+# answered by a thread the DELETE had not yet stopped; both are named then.)
+shown = f[0]["script"] + f[0].get("earlier_script", "")
+assert "DELETE" in shown and f[0]["min_messages"] <= 4, f[0]
 assert f[0]["signature"].startswith(sys.argv[1] + ": "), f[0]["signature"]
 ' $mode || fail "summary: $(tail -1 out.txt)"
         ;;

@@ -100,8 +100,9 @@ struct FuzzOptions {
   // The baseline's own server, running (--baseline-target HOST:PORT: the
   // main branch's build beside the change's): a finding whose identity the
   // baseline lacks is played there `baseline_replays` times, and one that
-  // shows there under the same identity is known all the same (counted
-  // as the baseline's, FuzzCounters::reference_known). A record meets only
+  // shows there under the same identity, or one the baseline holds, is
+  // known all the same (counted as the baseline's,
+  // FuzzCounters::reference_known). A record meets only
   // some of a server's forms of its own defects (lighttpd's If-Unmodified-
   // Since under another method or beside another field); the build it was
   // recorded on decides the others. Empty: no such server.
@@ -223,6 +224,10 @@ struct Finding {
   // Why its script may not be minimal (Shrunk::note: the shrink met a
   // death, or the run's end), or empty.
   std::string note;
+  // A death not replayed (reproduced false) whose play came right after
+  // another that left requests unanswered too: that one, which may be
+  // the culprit (not replayed: the server did not come back).
+  std::optional<harness::Script> earlier_script;
   bool death() const { return kind == "crash" || kind == "hang"; }
 };
 
@@ -376,6 +381,10 @@ class FuzzCampaign {
   // A shrink's play: a death it meets is noticed, and the play counts as
   // one that showed nothing; with the server gone, no play is made.
   harness::RunResult guarded_play(const harness::Script& s, bool past = false);
+  // The targeted mutator's replay (branches recorded), checked for a death
+  // as a play of the loop is: a death is met (met_) and the replay shows
+  // Trouble.
+  harness::RunResult targeted_replay(const harness::Script& s);
   // met_ as findings: each death shrunk (a sample of each quick key's, on
   // a server that came back), named, counted.
   void record_deaths(FuzzSummary& sum, const FuzzObserver& observer);
