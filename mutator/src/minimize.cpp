@@ -162,11 +162,17 @@ void without_reference_targets(const Script& best, const std::vector<Site>& at,
 
 // Each reference on its own: point it at the message its evaluation fell
 // back to (so deleting the step it names changes nothing), or make it the
-// literal value it evaluated to.
+// literal value it evaluated to. Only a reference that fell back: one that
+// named its message's value stays a reference while that step stays (its
+// deletion inlines it, without_reference_targets), since the literal is
+// stale on a later replay (lighttpd's Last-Modified of the second the
+// finding was met, written out as an If-Unmodified-Since, was an older
+// date on every replay and named the finding another way).
 void rewritten_references(const Script& best, const std::vector<Site>& at,
                           std::vector<Script>& out) {
   for (const Site& s : at) {
-    if (!s.strict && !s.same.empty()) {
+    if (s.strict) continue;
+    if (!s.same.empty()) {
       Script cand = best;
       set_at(cand, s, repointed(s, s.same.front()));
       out.push_back(std::move(cand));
