@@ -167,6 +167,36 @@ bool FuzzCampaign::shown_on_reference(const Script& s, const std::string& id,
   return shown;
 }
 
+bool FuzzCampaign::death_on_reference(const Script& s, const std::string& sig,
+                                      DeathKind kind, FuzzSummary& sum) {
+  if (!reference_) return false;
+  if (auto it = reference_verdicts_.find(sig); it != reference_verdicts_.end())
+    return it->second;
+  harness::RunOptions opts = play_options(false);
+  opts.oracle = false;
+  opts.run_namespace = reference_->reset();
+  harness::Executor ex(protocol_, reference_->transport(), opts, solver_);
+  const RunResult r = ex.run(s);
+  ++sum.counters.reference_plays;
+  // (Of the same kind: a script that hangs the change's build and crashes
+  // main's is not the same defect.)
+  bool died = false;
+  if (lost_answers(r))
+    died = confirm_death(protocol_, *reference_, probe_wait()).kind == kind;
+  reference_verdicts_[sig] = died;
+  // Its supervisor (the user's) brings it back; the plays after wait as
+  // long as the target's would.
+  const auto t0 = std::chrono::steady_clock::now();
+  while (died &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() <
+             o_.server_down_seconds)
+    if (probe(protocol_, *reference_, probe_wait()).seen == Probe::Seen::Answered)
+      break;
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return died;
+}
+
 RunResult FuzzCampaign::play_unjudged(const Script& s) {
   harness::RunOptions opts = play_options(false);
   opts.oracle = false;
@@ -491,6 +521,17 @@ void FuzzCampaign::record_death(const Met& m, const std::string& quick, const Sh
                                 double shrunk_before, FuzzSummary& sum,
                                 const FuzzObserver& observer) {
   const std::string sig = death_signature(protocol_, m.death.kind, sh.run);
+  // A death whose shrunk script kills the baseline's own build too
+  // (--baseline-target) is known: counted, no finding. (Only a reproduced
+  // one: its script alone kills the server.)
+  if (sh.reproduced && !by_signature_.count(sig) &&
+      death_on_reference(sh.script, sig, m.death.kind, sum)) {
+    ++sum.counters.baseline_known;
+    ++sum.counters.reference_known;
+    ++sum.baseline_counts[sig];
+    ++quick_[quick].signatures[std::string(kBaselinePrefix) + sig];
+    return;
+  }
   ++quick_[quick].signatures[sig];
   auto [it, fresh] = by_signature_.try_emplace(sig, sum.findings.size());
   if (fresh) {
@@ -632,6 +673,11 @@ void FuzzCampaign::record_deaths(FuzzSummary& sum, const FuzzObserver& observer)
           q.signatures.begin(), q.signatures.end(),
           [](const auto& a, const auto& b) { return a.second < b.second; });
       ++best->second;
+      if (best->first.starts_with(kBaselinePrefix)) {  // a known death's
+        ++sum.counters.baseline_known;
+        ++sum.baseline_counts[best->first.substr(kBaselinePrefix.size())];
+        continue;
+      }
       const std::size_t i = by_signature_.at(best->first);
       ++sum.findings[i].count;
       if (!m.back) sum.lost_on = i;

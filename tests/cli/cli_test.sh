@@ -436,7 +436,7 @@ assert j["known"] == [{"pattern": "model: PUT* -> 204", "count": j["known_violat
       fail "--as-stated exit code: $(cat out.txt err.txt)"
     ! grep -q 'implies' err.txt || fail "--as-stated: $(cat err.txt)"
     ;;
-  fuzz_crash | fuzz_hang | fuzz_restart | fuzz_jobs_shared | run_crash)
+  fuzz_crash | fuzz_hang | fuzz_restart | fuzz_baseline_death | fuzz_jobs_shared | run_crash)
     # A server that dies or hangs is a finding (issue 42): tests/cli/
     # dying_server.py, a small python server that any DELETE kills (or
     # hangs). Its other answers are no reference server's: its violations
@@ -511,6 +511,39 @@ assert [x["signature"] for x in f] == ["crash: DELETE"], [x["signature"] for x i
 assert f[0]["reproduced"] is True and f[0]["min_messages"] == 1, f[0]
 assert j["crashes"] >= 1, j
 ' || fail "summary: $(tail -1 out.txt)"
+        ;;
+      fuzz_baseline_death)
+        # --baseline-target: a death whose shrunk script kills the baseline's
+        # own build too is known (counted, no finding, exit 0); on a build
+        # without the defect it is reported. Both ways.
+        printf '%s\n' "[ -f '$work/pid' ] && kill -9 \$(cat '$work/pid') 2>/dev/null" \
+          "exec '$py' '$src/tests/cli/dying_server.py' '$work' crash $port >/dev/null 2>&1" \
+          > restart.sh
+        for ref_mode in crash serve; do
+          mkdir -p "$work/ref-$ref_mode"
+          "$py" "$src/tests/cli/dying_server.py" "$work/ref-$ref_mode" $ref_mode >/dev/null 2>&1 &
+          i=0
+          while [ ! -s "$work/ref-$ref_mode/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+          ref=127.0.0.1:$(cat "$work/ref-$ref_mode/port")
+          want=0; [ $ref_mode = serve ] && want=1
+          [ "$(code "$dualfuzz" fuzz --target 127.0.0.1:$port --seconds 4 --seed 1 \
+               --timeout-ms 300 --restart "sh $work/restart.sh" --known known.txt \
+               --baseline-target $ref --json -q)" = $want ] ||
+            fail "exit code with a $ref_mode reference: $(cat out.txt err.txt)"
+          kill -9 "$(cat "$work/ref-$ref_mode/pid")" 2>/dev/null
+          tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+deaths = [x for x in j["findings"] if x["kind"] == "crash" and x["reproduced"]]
+assert j["crashes"] >= 1, j
+if sys.argv[1] == "crash":
+    assert deaths == [] and j["reference_known"] >= 1, j
+    assert any(b["identity"] == "crash: DELETE" for b in j["baseline"]), j["baseline"]
+else:
+    assert [x["signature"] for x in deaths] == ["crash: DELETE"], j["findings"]
+    assert j["reference_known"] == 0 and j["reference_plays"] >= 1, j
+' $ref_mode || fail "summary with a $ref_mode reference: $(tail -1 out.txt)"
+        done
         ;;
       fuzz_restart)
         # --restart: the campaign restarts it, shrinks the script on the

@@ -2,12 +2,13 @@
 """A small HTTP/1.1 server that dies or hangs on one planted request: what
 cli_test.sh fuzzes to check that a death is a finding (issue 42).
 
-    dying_server.py DIR crash|hang [PORT]
+    dying_server.py DIR crash|hang|serve [PORT]
 
 Serves 127.0.0.1:PORT (0 or absent: any free port), writing the port to
 DIR/port and its pid to DIR/pid. Any DELETE kills it (crash: os._exit(3),
 the listener gone with it) or hangs it (hang: from then on no request on any
-connection is answered; connections are still accepted). Everything else
+connection is answered; connections are still accepted), or is served
+(serve: the same server without its defect, a baseline's build). Everything else
 gets a plain in-memory store (PUT, GET, HEAD; other methods 405): its
 answers are no reference server's, so the tests judge its violations as
 known and look at its death only.
@@ -42,6 +43,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def planted(self):
         if MODE == "crash":
             os._exit(3)
+        if MODE == "serve":  # (a build without the defect)
+            store.pop(self.path, None)
+            self.answer(204)
+            return
         hung.set()
 
     def handle_one_request(self):
@@ -52,7 +57,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_DELETE(self):
         self.planted()
-        while True:
+        while MODE != "serve":
             time.sleep(60)
 
     def do_PUT(self):

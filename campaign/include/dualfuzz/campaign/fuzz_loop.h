@@ -436,6 +436,10 @@ class FuzzCampaign {
   oracle::OracleOptions classify_options() const;
   bool settled(const Quick& q, const FuzzSummary& sum) const;
   bool known(const harness::RunResult& r, FuzzSummary& sum) const;
+  // Does `s` kill (or hang: `kind`) the baseline's server (reference_) too?
+  // It is then waited for to come back, as the target is.
+  bool death_on_reference(const harness::Script& s, const std::string& sig,
+                          DeathKind kind, FuzzSummary& sum);
   // Does the baseline's server (reference_) show `id` on `s`?
   bool shown_on_reference(const harness::Script& s, const std::string& id,
                           FuzzSummary& sum);
