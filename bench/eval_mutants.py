@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Mutants of a real server's code (scripts/subjects/mutants/lighttpd/*.patch),
+"""Mutants of a real server's code (scripts/subjects/mutants/SERVER/*.patch,
+--server lighttpd (default), nginx or apache2),
 each built by scripts/subjects/build-instrumented.sh --patch and fuzzed for
 --seconds by each of --engines:
   blackbox   `dualfuzz fuzz --keep-going` (no coverage)
@@ -31,11 +32,13 @@ The subject is lighttpd with --fix patches applied first (default: the fix
 of its unfinished OPTIONS answer on a missing path, which made every script
 with one wait out the message timeout, and of its endless loop on a LOCK
 Timeout list, which hangs the server for good: a field sent blind finds it
-in seconds), the "unpatched" build included.
+in seconds), the "unpatched" build included. nginx and apache2 have no fix
+patches (scripts/subjects/patches/ holds none named for them): --fix adds some.
 
   bench/eval_mutants.py --seconds 60
   bench/eval_mutants.py --seconds 60 --engines blackbox,libfuzzer,afl --parallel
   bench/eval_mutants.py --seconds 60 --engines blackbox,libfuzzer scripts/subjects/mutants/lighttpd/05-*.patch
+  bench/eval_mutants.py --server nginx --seconds 60
 """
 import argparse
 import concurrent.futures
@@ -57,31 +60,44 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "scripts/subjects/build-instrumented.sh")
 SUBJECT = os.path.join(ROOT, "scripts/subjects/subject.sh")
 LOG_LOCK = threading.Lock()
+# Each server's build (DIR/sbin/NAME) is named to subject.sh by this variable.
+BINARY_ENV = {"lighttpd": "LIGHTTPD", "nginx": "NGINX_BIN", "apache2": "APACHE2_BIN"}
+
+
+def default_fix(server):
+    """The patches applied before each mutant and to the unpatched build when
+    --fix is not given (see the module docstring)."""
+    if server != "lighttpd":
+        return []
+    return [os.path.join(ROOT, "scripts/subjects/patches", p) for p in (
+        "lighttpd-options-missing-path.patch", "lighttpd-lock-timeout-loop.patch")]
 
 
 class Server:
     def __init__(self, binary, shm=None, smoke=True):
         self.binary, self.port, self.shm = binary, eval_blackbox.free_port(), shm
+        self.name = os.path.basename(binary)  # (DIR/sbin/NAME: the subject's name)
         self.smoke = smoke  # False: a mutant broken where the smoke test looks
         self.tmp = tempfile.mkdtemp(prefix="mutant-")
         os.chmod(self.tmp, 0o755)
         self.work = os.path.join(self.tmp, "s")
 
     def __enter__(self):
-        env = dict(os.environ, LIGHTTPD=self.binary)
+        env = dict(os.environ, **{BINARY_ENV[self.name]: self.binary})
         env.pop("DUALFUZZ_COVERAGE_SHM", None)
         if self.shm:
             env["DUALFUZZ_COVERAGE_SHM"] = self.shm
         if not self.smoke:
             env["SUBJECT_SKIP_SMOKE"] = "1"
-        r = subprocess.run([SUBJECT, "start", "lighttpd", str(self.port), self.work], env=env,
+        r = subprocess.run([SUBJECT, "start", self.name, str(self.port), self.work], env=env,
                            capture_output=True, text=True)
         self.error = None if r.returncode == 0 else r.stderr.strip()[-300:]
         return self
 
     def __exit__(self, *a):
-        subprocess.run([SUBJECT, "stop", "lighttpd", str(self.port), self.work],
-                       env=dict(os.environ, LIGHTTPD=self.binary), capture_output=True)
+        subprocess.run([SUBJECT, "stop", self.name, str(self.port), self.work],
+                       env=dict(os.environ, **{BINARY_ENV[self.name]: self.binary}),
+                       capture_output=True)
         shutil.rmtree(self.tmp, ignore_errors=True)
         if self.shm:
             try:
@@ -193,12 +209,12 @@ def fix_args(args):
 def run(patch, engine, args, original, log):
     rec = {"mutant": os.path.basename(patch)[:-6], "engine": engine, "seconds": args.seconds,
            "seed": args.seed, "parallel": args.parallel, "fix": fix_args(args)[1::2]}
-    b = subprocess.run([BUILD, "lighttpd"] + fix_args(args) + ["--patch", patch],
+    b = subprocess.run([BUILD, args.server] + fix_args(args) + ["--patch", patch],
                        capture_output=True, text=True)
     if b.returncode != 0:
         rec["error"] = "build: " + b.stderr.strip()[-300:]
         return rec
-    binary = os.path.join(b.stdout.strip().splitlines()[-1], "sbin/lighttpd")
+    binary = os.path.join(b.stdout.strip().splitlines()[-1], "sbin", args.server)
     shm = None if engine == "blackbox" else f"/dualfuzz-mutant-{engine}-{os.getpid()}"
     with Server(binary, shm) as m:
         if m.error:
@@ -253,14 +269,15 @@ def recheck(args, orig):
     records = [json.loads(line) for line in open(args.recheck)]
     with Server(orig) as original:
         if original.error:
-            sys.exit("unpatched lighttpd: " + original.error)
+            sys.exit(f"unpatched {args.server}: " + original.error)
         for r in records:
             if not r.get("killed") or not r.get("script"):
                 continue
-            patch = os.path.join(ROOT, "scripts/subjects/mutants/lighttpd", r["mutant"] + ".patch")
-            b = subprocess.run([BUILD, "lighttpd"] + fix_args(args) + ["--patch", patch],
+            patch = os.path.join(ROOT, "scripts/subjects/mutants", args.server,
+                                 r["mutant"] + ".patch")
+            b = subprocess.run([BUILD, args.server] + fix_args(args) + ["--patch", patch],
                                capture_output=True, text=True, check=True)
-            binary = os.path.join(b.stdout.strip().splitlines()[-1], "sbin/lighttpd")
+            binary = os.path.join(b.stdout.strip().splitlines()[-1], "sbin", args.server)
             with Server(binary) as m, tempfile.NamedTemporaryFile("w", suffix=".txt") as s:
                 s.write(r["script"])
                 s.flush()
@@ -274,6 +291,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("patches", nargs="*")
+    ap.add_argument("--server", choices=sorted(BINARY_ENV), default="lighttpd",
+                    help="the server whose mutants (scripts/subjects/mutants/SERVER) are run")
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--replays", type=int, default=20,
@@ -288,7 +307,8 @@ def main():
                     default=os.path.join(ROOT, "build-afl-target/tests/fuzz/http_inprocess_fuzzer"))
     ap.add_argument("--afl-mutator",
                     default=os.path.join(ROOT, "build-afl/mutator/libdualfuzz_afl_mutator.so"))
-    ap.add_argument("--raw", default=os.path.join(ROOT, "bench/results/mutants.jsonl"))
+    ap.add_argument("--raw", help="default: bench/results/mutants.jsonl "
+                    "(mutants-SERVER.jsonl for nginx, apache2)")
     ap.add_argument("--parallel", action="store_true",
                     help="each mutant's engines side by side (each on its own server)")
     ap.add_argument("--fix", action="append",
@@ -299,20 +319,22 @@ def main():
                          "judged again by this kill check, one JSON line each")
     args = ap.parse_args()
     if args.fix is None:
-        args.fix = [os.path.join(ROOT, "scripts/subjects/patches", p) for p in (
-            "lighttpd-options-missing-path.patch", "lighttpd-lock-timeout-loop.patch")]
+        args.fix = default_fix(args.server)
+    if args.raw is None:
+        args.raw = os.path.join(ROOT, "bench/results", "mutants.jsonl" if args.server == "lighttpd"
+                                else f"mutants-{args.server}.jsonl")
     patches = args.patches or sorted(
-        glob.glob(os.path.join(ROOT, "scripts/subjects/mutants/lighttpd/*.patch")))
-    b = subprocess.run([BUILD, "lighttpd"] + fix_args(args), capture_output=True, text=True,
+        glob.glob(os.path.join(ROOT, "scripts/subjects/mutants", args.server, "*.patch")))
+    b = subprocess.run([BUILD, args.server] + fix_args(args), capture_output=True, text=True,
                        check=True)
-    orig = os.path.join(b.stdout.strip().splitlines()[-1], "sbin/lighttpd")
+    orig = os.path.join(b.stdout.strip().splitlines()[-1], "sbin", args.server)
     if args.recheck:
         return recheck(args, orig)
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)
     rows = []
     with Server(orig) as original, open(args.raw, "a") as log:
         if original.error:
-            sys.exit("unpatched lighttpd: " + original.error)
+            sys.exit(f"unpatched {args.server}: " + original.error)
         engines = args.engines.split(",")
 
         def one(p, e):
@@ -324,7 +346,7 @@ def main():
         for p in patches:
             if args.parallel:
                 # (built once before the engines start side by side)
-                subprocess.run([BUILD, "lighttpd"] + fix_args(args) + ["--patch", p],
+                subprocess.run([BUILD, args.server] + fix_args(args) + ["--patch", p],
                                capture_output=True, text=True)
                 with concurrent.futures.ThreadPoolExecutor(len(engines)) as pool:
                     rows += list(pool.map(lambda e: one(p, e), engines))

@@ -2,7 +2,8 @@
 """Issue 47's check of baselines on mutants of a real server: the unpatched
 lighttpd's findings recorded as a baseline (`dualfuzz fuzz --keep-going
 --json`, --record-seeds x --record-seconds), then each mutant
-(scripts/subjects/mutants/lighttpd/*.patch) fuzzed as CI would run it:
+(scripts/subjects/mutants/lighttpd/*.patch; --server nginx or apache2: theirs,
+with eval_mutants.default_fix's patches) fuzzed as CI would run it:
 `dualfuzz fuzz --baseline RECORD` (first finding, no --keep-going) for
 --seconds per seed. The first finding it reports is judged by
 eval_mutants.kill_check (its shrunk script replayed on both builds):
@@ -21,6 +22,7 @@ shows there under its identity.
 
   bench/eval_mutants_baseline.py --seconds 60 --seeds 1,2
   bench/eval_mutants_baseline.py --seconds 60 scripts/subjects/mutants/lighttpd/05-*.patch
+  bench/eval_mutants_baseline.py --server nginx --seconds 60 --seeds 1,2
 Prints a Markdown table; one JSON line per run goes to --raw.
 """
 import argparse
@@ -59,6 +61,7 @@ def first_finding(summary):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("patches", nargs="*")
+    ap.add_argument("--server", choices=sorted(em.BINARY_ENV), default="lighttpd")
     ap.add_argument("--dualfuzz", default=os.path.join(em.ROOT, "build/cli/dualfuzz"))
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--seeds", default="1,2")
@@ -74,15 +77,19 @@ def main():
     ap.add_argument("--baseline-target", action="store_true",
                     help="give the mutant runs the running unpatched build as "
                          "--baseline-target")
-    ap.add_argument("--raw", default=os.path.join(em.ROOT, "bench/results/mutants-baseline.jsonl"))
+    ap.add_argument("--raw", help="default: bench/results/mutants-baseline.jsonl "
+                    "(mutants-baseline-SERVER.jsonl for nginx, apache2)")
     args = ap.parse_args()
-    args.fix = [os.path.join(em.ROOT, "scripts/subjects/patches", p) for p in (
-        "lighttpd-options-missing-path.patch", "lighttpd-lock-timeout-loop.patch")]
+    args.fix = em.default_fix(args.server)
+    if args.raw is None:
+        args.raw = os.path.join(em.ROOT, "bench/results", "mutants-baseline.jsonl"
+                                if args.server == "lighttpd"
+                                else f"mutants-baseline-{args.server}.jsonl")
     patches = args.patches or sorted(
-        glob.glob(os.path.join(em.ROOT, "scripts/subjects/mutants/lighttpd/*.patch")))
-    b = subprocess.run([em.BUILD, "lighttpd"] + em.fix_args(args), capture_output=True,
+        glob.glob(os.path.join(em.ROOT, "scripts/subjects/mutants", args.server, "*.patch")))
+    b = subprocess.run([em.BUILD, args.server] + em.fix_args(args), capture_output=True,
                        text=True, check=True)
-    orig = os.path.join(b.stdout.strip().splitlines()[-1], "sbin/lighttpd")
+    orig = os.path.join(b.stdout.strip().splitlines()[-1], "sbin", args.server)
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)
     record = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
     known = set()
@@ -97,7 +104,7 @@ def main():
     for seed in ([] if args.record else args.record_seeds.split(",")):
         with em.Server(orig) as u:
             if u.error:
-                sys.exit("unpatched lighttpd: " + u.error)
+                sys.exit(f"unpatched {args.server}: " + u.error)
             out, s = fuzz(args, u.target, args.record_seconds, int(seed),
                           args.record_args.split())
         record.write(out)
@@ -110,12 +117,12 @@ def main():
     with em.Server(orig) as original, open(args.raw, "a") as log:
         for p in patches:
             name = os.path.basename(p)[:-len(".patch")]
-            mb = subprocess.run([em.BUILD, "lighttpd"] + em.fix_args(args) + ["--patch", p],
+            mb = subprocess.run([em.BUILD, args.server] + em.fix_args(args) + ["--patch", p],
                                 capture_output=True, text=True)
             if mb.returncode != 0:
                 rows.append({"mutant": name, "error": mb.stderr[-200:]})
                 continue
-            binary = os.path.join(mb.stdout.strip().splitlines()[-1], "sbin/lighttpd")
+            binary = os.path.join(mb.stdout.strip().splitlines()[-1], "sbin", args.server)
             for seed in args.seeds.split(","):
                 row = {"mutant": name, "seed": int(seed), "baseline_identities": len(known)}
                 # (No smoke test: mutants 12 and 16 break the DELETE or the GET it

@@ -490,14 +490,18 @@ def mutants_baseline(*raws):
     """bench/eval_mutants_baseline.py: each run's first finding reported, judged
     on both builds (own, known, unclear), or none in the time. Files of one
     commit make one row, a later file's runs (mutant, seed) replacing an
-    earlier one's (a rerun of some mutants with the same record)."""
+    earlier one's (a rerun of some mutants with the same record); a file
+    named "-reference" is a row of its own (the unpatched build running as
+    --baseline-target beside the record)."""
     out = ["| run | baseline identities | runs | own | known | unclear | none (server never answered) |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     by_commit = collections.OrderedDict()
     for raw in raws:
         m = re.search(r"-([0-9a-f]{7})(-[a-z0-9-]+)?\.jsonl$", raw)
-        runs, names = by_commit.setdefault(m.group(1), ({}, []))
-        if m.group(2):
+        reference = m.group(2) == "-reference"
+        runs, names = by_commit.setdefault(m.group(1) + (" + its build" if reference else ""),
+                                           ({}, []))
+        if m.group(2) and not reference:
             names.append(m.group(2)[1:])
         for r in jsonl(raw):
             runs[(r["mutant"], r["seed"])] = r

@@ -36,6 +36,15 @@ bool collect(const json& j, const Add& add) {
   if (auto id = string_field(j, "identity"); !id.empty()) {
     add(Baseline::Entry{id, string_field(j, "signature"), string_field(j, "script")});
     any = true;
+  } else if (const std::string kind = string_field(j, "kind");
+             (kind == "crash" || kind == "hang") && j.value("reproduced", false)) {
+    // A death its shrunk script alone brought about again: named by its
+    // signature ("crash: LOCK"). (One not replayed is a guess at the
+    // culprit: no name to match.)
+    if (auto sig = string_field(j, "signature"); !sig.empty()) {
+      add(Baseline::Entry{sig, sig, string_field(j, "script")});
+      any = true;
+    }
   }
   for (const char* list : {"findings", "violations", "races"})
     if (auto it = j.find(list); it != j.end() && it->is_array()) {

@@ -521,13 +521,15 @@ void FuzzCampaign::record_death(const Met& m, const std::string& quick, const Sh
                                 double shrunk_before, FuzzSummary& sum,
                                 const FuzzObserver& observer) {
   const std::string sig = death_signature(protocol_, m.death.kind, sh.run);
-  // A death whose shrunk script kills the baseline's own build too
-  // (--baseline-target) is known: counted, no finding. (Only a reproduced
-  // one: its script alone kills the server.)
+  // A death the baseline recorded (reproduced, by the same name), or whose
+  // shrunk script kills the baseline's own build too (--baseline-target),
+  // is known: counted, no finding. (Only a reproduced one: its script
+  // alone kills the server; an unreplayed blame is a guess.)
+  const bool on_file = sh.reproduced && o_.baseline.contains(sig);
   if (sh.reproduced && !by_signature_.count(sig) &&
-      death_on_reference(sh.script, sig, m.death.kind, sum)) {
+      (on_file || death_on_reference(sh.script, sig, m.death.kind, sum))) {
     ++sum.counters.baseline_known;
-    ++sum.counters.reference_known;
+    if (!on_file) ++sum.counters.reference_known;
     ++sum.baseline_counts[sig];
     ++quick_[quick].signatures[std::string(kBaselinePrefix) + sig];
     return;

@@ -146,21 +146,26 @@ TEST(Baseline, ReadsFuzzJsonOutputFindingArraysAndIdentityLines) {
       "--- minimized script (3 steps, from 9)\n"
       "{\"target\":\"inprocess:x\",\"identity\":\"model: A\",\"signature\":\"s\","
       "\"script\":\"req 1 on c0: {}\\n\",\"findings\":[{\"identity\":\"model: B\"},"
-      "{\"signature\":\"crash: PUT\"}],\"races\":[{\"identity\":\"model: C | "
-      "(concurrent)\"}]}\n";
+      "{\"signature\":\"crash: PUT\"},{\"kind\":\"hang\",\"signature\":\"hang: GET\","
+      "\"reproduced\":false},{\"kind\":\"crash\",\"signature\":\"crash: LOCK\","
+      "\"reproduced\":true}],\"races\":[{\"identity\":\"model: C | (concurrent)\"}]}\n";
   auto b = Baseline::parse(out, "run.out");
   ASSERT_TRUE(b) << b.error();
-  EXPECT_EQ(b->entries().size(), 3u);
+  EXPECT_EQ(b->entries().size(), 4u);
   EXPECT_TRUE(b->contains("model: A"));
   EXPECT_TRUE(b->contains("model: B"));
   EXPECT_TRUE(b->contains("model: C | (concurrent)"));
-  EXPECT_FALSE(b->contains("crash: PUT"));  // (deaths are never suppressed)
+  // A death counts by its name when its script alone brought it about
+  // again; one not replayed, or without a kind, is no name to match.
+  EXPECT_TRUE(b->contains("crash: LOCK"));
+  EXPECT_FALSE(b->contains("hang: GET"));
+  EXPECT_FALSE(b->contains("crash: PUT"));
   EXPECT_EQ(b->entries()[0].script, "req 1 on c0: {}\n");
   // Two runs' outputs concatenated: one baseline, each identity once.
   auto two = Baseline::parse(out + out + "{\"findings\":[{\"identity\":\"model: D\"}]}\n",
                              "runs.out");
   ASSERT_TRUE(two);
-  EXPECT_EQ(two->entries().size(), 4u);
+  EXPECT_EQ(two->entries().size(), 5u);
   // A pretty-printed array of findings.
   auto arr = Baseline::parse("[\n {\"identity\": \"model: E\"}\n]\n", "a.json");
   ASSERT_TRUE(arr);

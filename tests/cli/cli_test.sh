@@ -531,6 +531,7 @@ assert j["crashes"] >= 1, j
                --baseline-target $ref --json -q)" = $want ] ||
             fail "exit code with a $ref_mode reference: $(cat out.txt err.txt)"
           kill -9 "$(cat "$work/ref-$ref_mode/pid")" 2>/dev/null
+          [ $ref_mode = serve ] && cp out.txt record.json  # (a record of the death)
           tail -1 out.txt | python3 -c '
 import json, sys
 j = json.loads(sys.stdin.read())
@@ -544,6 +545,17 @@ else:
     assert j["reference_known"] == 0 and j["reference_plays"] >= 1, j
 ' $ref_mode || fail "summary with a $ref_mode reference: $(tail -1 out.txt)"
         done
+        # A record that holds the death (reproduced): the file alone knows it.
+        [ "$(code "$dualfuzz" fuzz --target 127.0.0.1:$port --seconds 4 --seed 2 \
+             --timeout-ms 300 --restart "sh $work/restart.sh" --known known.txt \
+             --baseline record.json --json -q)" = 0 ] ||
+          fail "exit code with the record: $(cat out.txt err.txt)"
+        tail -1 out.txt | python3 -c '
+import json, sys
+j = json.loads(sys.stdin.read())
+assert j["crashes"] >= 1 and j["findings"] == [], j
+assert any(b["identity"] == "crash: DELETE" for b in j["baseline"]), j["baseline"]
+' || fail "summary with the record: $(tail -1 out.txt)"
         ;;
       fuzz_restart)
         # --restart: the campaign restarts it, shrinks the script on the

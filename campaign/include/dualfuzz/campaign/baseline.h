@@ -12,8 +12,9 @@
 // concatenated, e.g. of several seeds, are one baseline), or any JSON
 // holding findings: a summary object (its "identity" when it stopped at a
 // first violation, and each element of its "findings", "violations" and
-// "races"), an array of findings, or a finding. Only findings with an
-// "identity" count (deaths are never suppressed). A file with no JSON at
+// "races"), an array of findings, or a finding. Findings count by their
+// "identity"; a death (crash, hang) by its signature, when its shrunk
+// script alone brought it about again ("reproduced": true). A file with no JSON at
 // all is read as one identity a line (blank lines and `#` comments skipped).
 //
 //   auto b = campaign::Baseline::load("baseline.json");

@@ -21,7 +21,10 @@
 // and is neither a finding nor the run's end. Its quick key's later
 // occurrences are sampled as keep_going's repeats are (so a new bug that
 // shares a quick key with a known one is still shrunk, at the 1st..8th,
-// 16th, 64th... occurrence). Deaths are never suppressed.
+// 16th, 64th... occurrence). A reproduced death is known by its signature;
+// with FuzzOptions::baseline_target, a finding the file lacks (a
+// reproduced death too) is played on the baseline's own build and known
+// when it shows there.
 //
 // A server that dies or hangs (server_death.h) is a finding too, of kind
 // "crash" or "hang", with the script that did it, shrunk when the server
