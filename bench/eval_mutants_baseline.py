@@ -142,6 +142,7 @@ def main():
                                baseline_known=s.get("baseline_known"),
                                reference_known=s.get("reference_known"),
                                reference_plays=s.get("reference_plays"),
+                               baseline_seen=s.get("baseline"),
                                seconds=s.get("seconds"))
                     f = first_finding(s)
                     if not f:

@@ -103,9 +103,8 @@ struct FuzzOptions {
   // The baseline's own server, running (--baseline-target HOST:PORT: the
   // main branch's build beside the change's): a finding whose identity the
   // baseline lacks is played there `baseline_replays` times, and one that
-  // shows there under the same identity, or one the baseline holds, is
-  // known all the same (counted as the baseline's,
-  // FuzzCounters::reference_known). A record meets only
+  // shows there under the same identity is known all the same (counted as
+  // the baseline's, FuzzCounters::reference_known). A record meets only
   // some of a server's forms of its own defects (lighttpd's If-Unmodified-
   // Since under another method or beside another field); the build it was
   // recorded on decides the others. Empty: no such server.
