@@ -492,17 +492,20 @@ def mutants_baseline(*raws):
     commit make one row, a later file's runs (mutant, seed) replacing an
     earlier one's (a rerun of some mutants with the same record); a file
     named "-reference" is a row of its own (the unpatched build running as
-    --baseline-target beside the record)."""
+    --baseline-target beside the record), and so is another server's
+    ("mutants-baseline-nginx-COMMIT.jsonl": lighttpd's when none is named)."""
     out = ["| run | baseline identities | runs | own | known | unclear | none (server never answered) |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     by_commit = collections.OrderedDict()
     for raw in raws:
-        m = re.search(r"-([0-9a-f]{7})(-[a-z0-9-]+)?\.jsonl$", raw)
-        reference = m.group(2) == "-reference"
-        runs, names = by_commit.setdefault(m.group(1) + (" + its build" if reference else ""),
-                                           ({}, []))
-        if m.group(2) and not reference:
-            names.append(m.group(2)[1:])
+        m = re.search(r"mutants-baseline-(?:(nginx|apache2)-)?([0-9a-f]{7})(-[a-z0-9-]+)?\.jsonl$",
+                      raw)
+        server, commit, rest = m.group(1), m.group(2), m.group(3)
+        reference = rest == "-reference"
+        label = (server + " " if server else "") + commit + (" + its build" if reference else "")
+        runs, names = by_commit.setdefault(label, ({}, []))
+        if rest and not reference:
+            names.append(rest[1:])
         for r in jsonl(raw):
             runs[(r["mutant"], r["seed"])] = r
     for commit, (runs, names) in by_commit.items():
@@ -698,9 +701,13 @@ TABLES = collections.OrderedDict([
                           "proxy-speed-d4e3220-real/summary.json"], proxy_speed_now)),
     ("mutants-seven-seeds", (["mutants-blind-seeds1-7-bcaca99.jsonl"], mutants_seven)),
     ("mutants-five-seeds", (["mutants-more-seeds1-5-bd79a93.jsonl"], mutants_five)),
-    ("mutants-baseline", (["mutants-baseline-acad3b2.jsonl", "mutants-baseline-1d739ee.jsonl",
+    ("mutants-baseline", (["mutants-baseline-1d739ee.jsonl",
                            "mutants-baseline-a7dfd67.jsonl",
-                           "mutants-baseline-a7dfd67-rerun-12-16.jsonl"],
+                           "mutants-baseline-a7dfd67-rerun-12-16.jsonl",
+                           "mutants-baseline-3fa6252.jsonl",
+                           "mutants-baseline-761b366-reference.jsonl",
+                           "mutants-baseline-nginx-761b366.jsonl",
+                           "mutants-baseline-nginx-761b366-reference.jsonl"],
                           mutants_baseline)),
     ("realservers", (["realservers-9179d35.jsonl.gz"], realservers)),
     ("webdav-deaths", (["webdav-deaths-1d739ee/???????-s?.json.gz"], webdav_deaths)),
