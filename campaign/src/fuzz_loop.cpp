@@ -140,6 +140,15 @@ RunResult FuzzCampaign::play(const Script& s, bool record_decisions) {
   return r;
 }
 
+RunResult FuzzCampaign::play_on_reference(const Script& s, bool judged, FuzzSummary& sum) {
+  harness::RunOptions opts = play_options(false);
+  opts.oracle = judged;
+  opts.run_namespace = reference_->reset();
+  harness::Executor ex(protocol_, reference_->transport(), opts, solver_);
+  ++sum.counters.reference_plays;
+  return ex.run(s);
+}
+
 bool FuzzCampaign::shown_on_reference(const Script& s, const std::string& id,
                                       FuzzSummary& sum) {
   if (!reference_) return false;
@@ -150,11 +159,7 @@ bool FuzzCampaign::shown_on_reference(const Script& s, const std::string& id,
   // A play that did not reach the reference server decides nothing: the
   // finding is reported, as without one.)
   for (int i = 0; i < o_.baseline_replays && !shown; ++i) {
-    harness::RunOptions opts = play_options(false);
-    opts.run_namespace = reference_->reset();
-    harness::Executor ex(protocol_, reference_->transport(), opts, solver_);
-    const RunResult r = ex.run(s);
-    ++sum.counters.reference_plays;
+    const RunResult r = play_on_reference(s, true, sum);
     // (Under the finding's identity only: a violation of another name
     // there is a known defect the script also meets, not this finding; taken
     // as known, runs on two of lighttpd's mutants ended with no finding
@@ -170,12 +175,7 @@ bool FuzzCampaign::death_on_reference(const Script& s, const std::string& sig,
   if (!reference_) return false;
   if (auto it = reference_verdicts_.find(sig); it != reference_verdicts_.end())
     return it->second;
-  harness::RunOptions opts = play_options(false);
-  opts.oracle = false;
-  opts.run_namespace = reference_->reset();
-  harness::Executor ex(protocol_, reference_->transport(), opts, solver_);
-  const RunResult r = ex.run(s);
-  ++sum.counters.reference_plays;
+  const RunResult r = play_on_reference(s, false, sum);
   // (Of the same kind: a script that hangs the change's build and crashes
   // main's is not the same defect.)
   bool died = false;
@@ -184,14 +184,7 @@ bool FuzzCampaign::death_on_reference(const Script& s, const std::string& sig,
   reference_verdicts_[sig] = died;
   // Its supervisor (the user's) brings it back; the plays after wait as
   // long as the target's would.
-  const auto t0 = std::chrono::steady_clock::now();
-  while (died &&
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() <
-             o_.server_down_seconds)
-    if (probe(protocol_, *reference_, probe_wait()).seen == Probe::Seen::Answered)
-      break;
-    else
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (died) answers_by(*reference_, down_deadline());
   return died;
 }
 
@@ -265,22 +258,30 @@ Shrunk FuzzCampaign::shrink_as(const Script& s, const RunResult& r, bool same_vi
 
 // ---- Deaths (server_death.h) ----
 
+std::chrono::steady_clock::time_point FuzzCampaign::down_deadline() const {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(o_.server_down_seconds));
+}
+
+bool FuzzCampaign::answers_by(Target& t, std::chrono::steady_clock::time_point deadline) {
+  while (std::chrono::steady_clock::now() < deadline) {
+    const Probe pr = probe(protocol_, t, probe_wait());
+    if (pr.seen == Probe::Seen::Answered) return true;
+    if (pr.seen != Probe::Seen::Silent)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 bool FuzzCampaign::bring_back(std::string& note) {
-  const auto t0 = std::chrono::steady_clock::now();
-  auto waited = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
+  const auto deadline = down_deadline();
   if (restarter_)
     if (auto started = restarter_->start(); !started) {
       note = started.error();
       return false;
     }
-  while (waited() < o_.server_down_seconds) {
-    const Probe pr = probe(protocol_, *target_, probe_wait());
-    if (pr.seen == Probe::Seen::Answered) return true;
-    if (pr.seen != Probe::Seen::Silent)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  if (answers_by(*target_, deadline)) return true;
   std::ostringstream why;
   why << "the server did not come back within " << o_.server_down_seconds << " s";
   if (restarter_) {
@@ -515,6 +516,11 @@ Shrunk FuzzCampaign::shrink_death(const Met& m, const Script*& from) {
   return out;
 }
 
+void FuzzCampaign::count_known(const std::string& id, FuzzSummary& sum) const {
+  ++sum.counters.baseline_known;
+  ++sum.baseline_counts[id];
+}
+
 void FuzzCampaign::record_death(const Met& m, const std::string& quick, const Shrunk& sh,
                                 double shrunk_before, FuzzSummary& sum,
                                 const FuzzObserver& observer) {
@@ -526,9 +532,8 @@ void FuzzCampaign::record_death(const Met& m, const std::string& quick, const Sh
   const bool on_file = sh.reproduced && o_.baseline.contains(sig);
   if (sh.reproduced && !by_signature_.count(sig) &&
       (on_file || death_on_reference(sh.script, sig, m.death.kind, sum))) {
-    ++sum.counters.baseline_known;
     if (!on_file) ++sum.counters.reference_known;
-    ++sum.baseline_counts[sig];
+    count_known(sig, sum);
     ++quick_[quick].signatures[std::string(kBaselinePrefix) + sig];
     return;
   }
@@ -552,12 +557,7 @@ void FuzzCampaign::record_death(const Met& m, const std::string& quick, const Sh
     // that one may have been answered just before the server stopped (a
     // server that hung on a request on one connection still answered the
     // probe on another).
-    const auto answered = [](const RunResult& x) {
-      return std::ranges::any_of(x.trace.messages(), [](const auto& msg) {
-        return !harness::is_request_label(msg.label);
-      });
-    };
-    if (!sh.reproduced && m.earlier && lost_answers(m.earlier->run) && !answered(m.run))
+    if (!sh.reproduced && m.earlier && lost_answers(m.earlier->run) && answered_nothing(m.run))
       f.earlier_script = m.earlier->script;
     sum.findings.push_back(std::move(f));
   }
@@ -674,8 +674,7 @@ void FuzzCampaign::record_deaths(FuzzSummary& sum, const FuzzObserver& observer)
           [](const auto& a, const auto& b) { return a.second < b.second; });
       ++best->second;
       if (best->first.starts_with(kBaselinePrefix)) {  // a known death's
-        ++sum.counters.baseline_known;
-        ++sum.baseline_counts[best->first.substr(kBaselinePrefix.size())];
+        count_known(best->first.substr(kBaselinePrefix.size()), sum);
         continue;
       }
       const std::size_t i = by_signature_.at(best->first);
@@ -864,8 +863,7 @@ bool FuzzCampaign::settle(const Script& s, const RunResult& r, bool race, bool p
         [](const auto& a, const auto& b) { return a.second < b.second; });
     if (best->first.starts_with(kBaselinePrefix)) {
       ++best->second;
-      ++sum.counters.baseline_known;
-      ++sum.baseline_counts[best->first.substr(kBaselinePrefix.size())];
+      count_known(best->first.substr(kBaselinePrefix.size()), sum);
       return false;
     }
     if (first) return false;  // (not reached: a first violation ends the run)
@@ -879,12 +877,10 @@ bool FuzzCampaign::settle(const Script& s, const RunResult& r, bool race, bool p
   // Known to the baseline: counted, nothing else.
   if (baselined)
     if (std::string id = identity_of(protocol_, sh.run);
-        o_.baseline.contains(id) ||
-        (!id.empty() && shown_on_reference(sh.script, id, sum))) {
+        o_.baseline.contains(id) || (!id.empty() && shown_on_reference(sh.script, id, sum))) {
       if (!o_.baseline.contains(id)) ++sum.counters.reference_known;
       sum.shrink_seconds += elapsed() - found;
-      ++sum.counters.baseline_known;
-      ++sum.baseline_counts[id];
+      count_known(id, sum);
       ++q.signatures[std::string(kBaselinePrefix) + id];
       return false;
     }

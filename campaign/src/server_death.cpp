@@ -70,6 +70,12 @@ bool lost_answers(const RunResult& r) {
   return false;
 }
 
+bool answered_nothing(const RunResult& r) {
+  return std::ranges::none_of(r.trace.messages(), [](const auto& m) {
+    return !harness::is_request_label(m.label);
+  });
+}
+
 Probe probe(const harness::Protocol& p, Target& t, std::chrono::milliseconds wait) {
   using Seen = Probe::Seen;
   if (!p.liveness_probe || p.origin) {

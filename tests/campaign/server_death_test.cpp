@@ -520,6 +520,10 @@ TEST(ServerDeathPieces, LostAnswersAreWhatCallsForAProbe) {
   EXPECT_FALSE(unreachable(refused_later)) << "it reached the server first";
   refused_later.detail = "cannot open connection c1: connect to 127.0.0.1:9 timed out";
   EXPECT_FALSE(refused(refused_later)) << "a connect that timed out is no refusal";
+  // (A play with not one answer: the server was gone before it, or at its
+  // first request.)
+  EXPECT_TRUE(answered_nothing(run_of({{1, get}, {3, get}})));
+  EXPECT_FALSE(answered_nothing(run_of({{1, get}, {2, {{"status", 200}}}, {3, get}})));
 }
 
 TEST(ServerDeathPieces, TakenKeepsWhatWasSent) {

@@ -380,6 +380,10 @@ class FuzzCampaign {
   // --restart, or a supervisor: until the server answers the probe again
   // (at most server_down_seconds); `note` says why not.
   bool bring_back(std::string& note);
+  // Probes `t` until it answers (true) or `deadline` passes; and the
+  // deadline of a wait for a server that went down (server_down_seconds).
+  bool answers_by(Target& t, std::chrono::steady_clock::time_point deadline);
+  std::chrono::steady_clock::time_point down_deadline() const;
   // A shrink's play: a death it meets is noticed, and the play counts as
   // one that showed nothing; with the server gone, no play is made.
   harness::RunResult guarded_play(const harness::Script& s, bool past = false);
@@ -438,6 +442,11 @@ class FuzzCampaign {
   oracle::OracleOptions classify_options() const;
   bool settled(const Quick& q, const FuzzSummary& sum) const;
   bool known(const harness::RunResult& r, FuzzSummary& sum) const;
+  // One play of `s` on the baseline's server (reference_), judged or not.
+  harness::RunResult play_on_reference(const harness::Script& s, bool judged,
+                                       FuzzSummary& sum);
+  // A finding the baseline knows (by file or by reference_), met once more.
+  void count_known(const std::string& id, FuzzSummary& sum) const;
   // Does `s` kill (or hang: `kind`) the baseline's server (reference_) too?
   // It is then waited for to come back, as the target is.
   bool death_on_reference(const harness::Script& s, const std::string& sig,

@@ -62,6 +62,9 @@ bool refused(const harness::RunResult& r);
 // calls for a probe (a server may close with requests unanswered, RFC 9112
 // §9.6; a violation stops a play early too: the probe tells).
 bool lost_answers(const harness::RunResult& r);
+// Not one answer came in the play: the server was down or silent before it
+// began, or went so at its first request.
+bool answered_nothing(const harness::RunResult& r);
 
 // One look at the server: the protocol's liveness probe alone on a fresh
 // connection, waited on `wait` (a bare connect when the protocol has none,
