@@ -206,15 +206,24 @@ def fix_args(args):
     return [a for f in args.fix if f != "none" for a in ("--patch", f)]
 
 
+def build(args, patch=None, check=False):
+    """args.server built with the fix patches (and `patch`): its binary
+    (DIR/sbin/SERVER), or None and the build's stderr when it failed."""
+    extra = ["--patch", patch] if patch else []
+    b = subprocess.run([BUILD, args.server] + fix_args(args) + extra,
+                       capture_output=True, text=True, check=check)
+    if b.returncode != 0:
+        return None, b.stderr
+    return os.path.join(b.stdout.strip().splitlines()[-1], "sbin", args.server), ""
+
+
 def run(patch, engine, args, original, log):
     rec = {"mutant": os.path.basename(patch)[:-6], "engine": engine, "seconds": args.seconds,
            "seed": args.seed, "parallel": args.parallel, "fix": fix_args(args)[1::2]}
-    b = subprocess.run([BUILD, args.server] + fix_args(args) + ["--patch", patch],
-                       capture_output=True, text=True)
-    if b.returncode != 0:
-        rec["error"] = "build: " + b.stderr.strip()[-300:]
+    binary, err = build(args, patch)
+    if not binary:
+        rec["error"] = "build: " + err.strip()[-300:]
         return rec
-    binary = os.path.join(b.stdout.strip().splitlines()[-1], "sbin", args.server)
     shm = None if engine == "blackbox" else f"/dualfuzz-mutant-{engine}-{os.getpid()}"
     with Server(binary, shm) as m:
         if m.error:
@@ -275,9 +284,7 @@ def recheck(args, orig):
                 continue
             patch = os.path.join(ROOT, "scripts/subjects/mutants", args.server,
                                  r["mutant"] + ".patch")
-            b = subprocess.run([BUILD, args.server] + fix_args(args) + ["--patch", patch],
-                               capture_output=True, text=True, check=True)
-            binary = os.path.join(b.stdout.strip().splitlines()[-1], "sbin", args.server)
+            binary, _ = build(args, patch, check=True)
             with Server(binary) as m, tempfile.NamedTemporaryFile("w", suffix=".txt") as s:
                 s.write(r["script"])
                 s.flush()
@@ -325,9 +332,7 @@ def main():
                                 else f"mutants-{args.server}.jsonl")
     patches = args.patches or sorted(
         glob.glob(os.path.join(ROOT, "scripts/subjects/mutants", args.server, "*.patch")))
-    b = subprocess.run([BUILD, args.server] + fix_args(args), capture_output=True, text=True,
-                       check=True)
-    orig = os.path.join(b.stdout.strip().splitlines()[-1], "sbin", args.server)
+    orig, _ = build(args, check=True)
     if args.recheck:
         return recheck(args, orig)
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)
@@ -346,8 +351,7 @@ def main():
         for p in patches:
             if args.parallel:
                 # (built once before the engines start side by side)
-                subprocess.run([BUILD, args.server] + fix_args(args) + ["--patch", p],
-                               capture_output=True, text=True)
+                build(args, p)
                 with concurrent.futures.ThreadPoolExecutor(len(engines)) as pool:
                     rows += list(pool.map(lambda e: one(p, e), engines))
             else:

@@ -37,7 +37,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import eval_blackbox  # noqa: E402  (last_json())
-import eval_mutants as em  # noqa: E402  (Server, kill_check, BUILD, fix_args)
+import eval_mutants as em  # noqa: E402  (Server, kill_check, build, default_fix)
 
 
 def fuzz(args, target, seconds, seed, extra):
@@ -87,9 +87,7 @@ def main():
                                 else f"mutants-baseline-{args.server}.jsonl")
     patches = args.patches or sorted(
         glob.glob(os.path.join(em.ROOT, "scripts/subjects/mutants", args.server, "*.patch")))
-    b = subprocess.run([em.BUILD, args.server] + em.fix_args(args), capture_output=True,
-                       text=True, check=True)
-    orig = os.path.join(b.stdout.strip().splitlines()[-1], "sbin", args.server)
+    orig, _ = em.build(args, check=True)
     os.makedirs(os.path.dirname(args.raw), exist_ok=True)
     record = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
     known = set()
@@ -117,12 +115,10 @@ def main():
     with em.Server(orig) as original, open(args.raw, "a") as log:
         for p in patches:
             name = os.path.basename(p)[:-len(".patch")]
-            mb = subprocess.run([em.BUILD, args.server] + em.fix_args(args) + ["--patch", p],
-                                capture_output=True, text=True)
-            if mb.returncode != 0:
-                rows.append({"mutant": name, "error": mb.stderr[-200:]})
+            binary, err = em.build(args, p)
+            if not binary:
+                rows.append({"mutant": name, "error": err[-200:]})
                 continue
-            binary = os.path.join(mb.stdout.strip().splitlines()[-1], "sbin", args.server)
             for seed in args.seeds.split(","):
                 row = {"mutant": name, "seed": int(seed), "baseline_identities": len(known)}
                 # (No smoke test: mutants 12 and 16 break the DELETE or the GET it
