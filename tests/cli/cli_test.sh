@@ -444,13 +444,18 @@ assert j["known"] == [{"pattern": "model: PUT* -> 204", "count": j["known_violat
     py=$(python3 -c 'import sys; print(sys.executable)')  # (not a slow shim)
     mode=crash
     [ "$t" = fuzz_hang ] && mode=hang
-    start_server() {  # PORT (0: any)
-      rm -f port
-      "$py" "$src/tests/cli/dying_server.py" "$work" "$mode" "$1" >/dev/null 2>&1 &
+    start_dying() {  # DIR MODE PORT (0: any): sets started_port
+      mkdir -p "$1"
+      rm -f "$1/port"
+      "$py" "$src/tests/cli/dying_server.py" "$1" "$2" "$3" >/dev/null 2>&1 &
       i=0
-      while [ ! -s port ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-      [ -s port ] || fail "the server did not start"
-      port=$(cat port)
+      while [ ! -s "$1/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+      [ -s "$1/port" ] || fail "the server ($2) did not start"
+      started_port=$(cat "$1/port")
+    }
+    start_server() {  # PORT (0: any)
+      start_dying "$work" "$mode" "$1"
+      port=$started_port
     }
     trap '[ -f "$work/pid" ] && kill -9 "$(cat "$work/pid")" 2>/dev/null' EXIT
     start_server 0
@@ -520,11 +525,8 @@ assert j["crashes"] >= 1, j
           "exec '$py' '$src/tests/cli/dying_server.py' '$work' crash $port >/dev/null 2>&1" \
           > restart.sh
         for ref_mode in crash serve; do
-          mkdir -p "$work/ref-$ref_mode"
-          "$py" "$src/tests/cli/dying_server.py" "$work/ref-$ref_mode" $ref_mode >/dev/null 2>&1 &
-          i=0
-          while [ ! -s "$work/ref-$ref_mode/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-          ref=127.0.0.1:$(cat "$work/ref-$ref_mode/port")
+          start_dying "$work/ref-$ref_mode" $ref_mode 0
+          ref=127.0.0.1:$started_port
           want=0; [ $ref_mode = serve ] && want=1
           [ "$(code "$dualfuzz" fuzz --target 127.0.0.1:$port --seconds 4 --seed 1 \
                --timeout-ms 300 --restart "sh $work/restart.sh" --known known.txt \
