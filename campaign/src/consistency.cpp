@@ -42,7 +42,7 @@ Classification classify(const harness::Protocol& p, const harness::RunResult& r,
   }
   c.overlapping = overlapping_requests(p, r);
   // The trace as far as the oracle judged it.
-  const std::size_t end = std::min(r.verdict.event_index + 1, r.events.size());
+  const std::size_t end = r.judged_end();
   const std::vector<oracle::Event> seen(
       r.events.begin(), r.events.begin() + static_cast<std::ptrdiff_t>(end));
   const std::string where =

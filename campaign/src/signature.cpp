@@ -139,6 +139,14 @@ std::vector<std::pair<std::string, std::string>> mismatch_places(const oracle::R
   return out;
 }
 
+// A refusal that lacks a field its status MUST carry (a 405 without Allow,
+// a 401 without a challenge).
+bool broke_a_refusal(const harness::RunResult& r) {
+  return std::ranges::any_of(r.reasons(), [](const oracle::Reason& x) {
+    return x.kind == oracle::Reason::Kind::Mismatch && incidental(x) && field_missing(x);
+  });
+}
+
 // The decisive reasons of a verdict, each with the places it names (a
 // reason that is no mismatch: its location, or none).
 struct Decisive {
@@ -160,11 +168,7 @@ Decisive decisive_of(const harness::RunResult& r, Observed how = Observed::kExac
   // A refusal that lacks a field its status MUST carry (a 405 without Allow,
   // a 401 without a challenge): the server refused, and broke the refusal's
   // own rule; that decides, not the answers a served request would get.
-  const bool refusal_broken =
-      std::ranges::any_of(r.reasons(), [](const oracle::Reason& x) {
-        return x.kind == oracle::Reason::Kind::Mismatch && incidental(x) &&
-               field_missing(x);
-      });
+  const bool refusal_broken = broke_a_refusal(r);
   std::set<std::string> decisive, all;
   std::vector<std::string> locations, all_locations;
   std::map<std::string, std::vector<std::string>> places_of;
@@ -419,8 +423,20 @@ std::string identity_of(const harness::Protocol& p, const harness::RunResult& r)
            rest_part(p, r, nullptr);
   }
   std::string answer = p.response_shape(r.events[r.blamed_event()].payload());
+  const std::string shape = finding_shape(p, *kill);
   // (One lax Host check showed as 200, 304, 404, 206 and 416.)
-  const bool refused = refused_whatever(finding_shape(p, *kill));
+  const bool refused = refused_whatever(shape);
+  if (!refused && broke_a_refusal(r)) {
+    // A refusal without the field its status must carry breaks the
+    // refusal's own rule, whatever the request asked and whatever came
+    // before it: named by the method and the answer's class (nginx's 405
+    // without Allow took a new identity per precondition an OPTIONS
+    // carried and per request before it, each "new" beside a baseline).
+    const std::string c = status_class(answer);
+    return std::string(kind_name(r.outcome)) + ": " + shape.substr(0, shape.find(' ')) +
+           " -> " + (c.empty() ? (answer.empty() ? "?" : answer) : c) + " | " +
+           verdict_part(r, Observed::kClass) + " | any script";
+  }
   if (refused && !answer.empty()) answer = "(any)";
   // (The verdict names a wrong status; beside a wrong field or content, the
   // answer's class says enough: If-Match ignored by a PUT that answered 200

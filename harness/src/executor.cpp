@@ -167,10 +167,20 @@ class Run {
   // decides the same trace the same way and names its reasons breadth-first
   // (oracle::check): its explanation replaces the thin one. If it gives up,
   // the incremental one stays.
+  // Every model violation is named by the whole-trace check, not only
+  // those the online search reached depth-first (whose reasons are thin):
+  // it looks ahead, so an explanation that only an answer still to come
+  // kills (a concurrent PUT "accepted", 202, its effect unknown, answered
+  // 204 later) dies where it is made, and the rejection falls on the
+  // answer nothing else explains (lighttpd's 412 to a GET beside that PUT
+  // was reported as the PUT's "202 expected, 204 observed"). The verdict
+  // is the same; only where and why it is named can move. (A check that
+  // gives up keeps the online verdict.)
   void explain_depth_first() {
-    if (!oracle_.stats().went_depth_first) return;
     oracle::Verdict v = oracle::check(model_, res_.events, o_.oracle_options);
     if (v.status != oracle::Verdict::Status::Reject) return;
+    if (v.event_index < res_.verdict.event_index)
+      res_.rejected_event = res_.verdict.event_index;
     res_.detail = v.explanation;
     res_.verdict = std::move(v);
   }

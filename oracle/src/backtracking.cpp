@@ -631,6 +631,10 @@ struct HypothesisSearch::Ctx {
   std::vector<FirstAhead> first_ahead;
   static constexpr ConnId kFirstAheadConns = 4096;
   std::size_t ahead_at = 0;
+  // The connection whose response is observed now, when the breadth-first
+  // search looks ahead (HypothesisSearch::Lookahead): its answers are left
+  // to deliver_in_place, which says why they differ.
+  std::optional<ConnId> ahead_skip;
   // What ready_order saw of each connection it returned (in its order): the
   // request the server would absorb there and the responses in flight on
   // it; `via`, when the depth-first check sets it for expand_via, is the
@@ -749,6 +753,14 @@ SearchShared& HypothesisSearch::shared() {
   return *shared_;
 }
 
+// check_breadth_first's lookahead: the trace, the positions of its
+// responses, and the position searched now.
+struct HypothesisSearch::Lookahead {
+  const std::vector<Observation>* trace = nullptr;
+  PositionsByConn responses_on;
+  std::size_t at = 0;
+};
+
 // The state of a depth-first whole-trace check, kept between calls so that a
 // larger budget resumes the search instead of restarting it.
 struct HypothesisSearch::Dfs {
@@ -824,6 +836,7 @@ HypothesisSearch& HypothesisSearch::operator=(HypothesisSearch&&) noexcept = def
 // response in flight is the k-th observed from the current position on.
 bool HypothesisSearch::foreseen(const Hypothesis& h, ConnId conn, const Sym& response,
                                 Ctx& ctx) {
+  if (ctx.ahead_skip == conn) return true;
   const std::vector<std::size_t>* positions = ctx.ahead_responses->find(conn);
   if (!positions) return true;
   const std::vector<std::size_t>& at = *positions;
@@ -1439,6 +1452,12 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
                                                 std::size_t max_reasons,
                                                 SetAside set_aside) {
   Ctx ctx(max_reasons, &closed_);
+  if (lookahead_) {
+    ctx.ahead = lookahead_->trace;
+    ctx.ahead_responses = &lookahead_->responses_on;
+    ctx.ahead_at = lookahead_->at;
+    ctx.ahead_skip = c;
+  }
   if (closed_.count(c)) {
     ctx.give_up("response observed on " + connection_name(c) +
                 " after the tester closed it");
@@ -1583,15 +1602,28 @@ StepOutcome HypothesisSearch::response_received(ConnId c, Label label, const Jso
 
 StepOutcome HypothesisSearch::check_breadth_first(const std::vector<Observation>& trace,
                                                   std::size_t& stopped_at,
-                                                  std::size_t budget) {
+                                                  std::size_t budget, bool lookahead) {
   const std::size_t start = explored_;
   const SearchLimits saved = limits_;
   limits_.max_hypotheses = std::min(limits_.max_hypotheses, budget);
   // The portfolio's exhaustive half: going depth-first is the other half's job.
   limits_.depth_first_after = 0;
+  if (lookahead) {
+    lookahead_ = std::make_unique<Lookahead>();
+    lookahead_->trace = &trace;
+    for (std::size_t i = 0; i < trace.size(); ++i)
+      if (trace[i].kind == Observation::Kind::Response)
+        lookahead_->responses_on.add(trace[i].conn, i);
+  }
+  // (Not left set: a later incremental step has no trace to look at.)
+  struct Done {
+    std::unique_ptr<Lookahead>& l;
+    ~Done() { l.reset(); }
+  } done{lookahead_};
   StepOutcome out;
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const Observation& ob = trace[i];
+    if (lookahead_) lookahead_->at = i;
     switch (ob.kind) {
       case Observation::Kind::Request:
         out = request_sent(ob.conn, ob.label, ob.body);

@@ -352,12 +352,23 @@ Attempt attempt(const ServerModel& model, const OracleOptions& options, PartSear
   if (out.status == StepOutcome::Status::Dead) {
     // The depth-first search prunes by looking ahead, so its reasons are
     // thin; the breadth-first search names the exact event and why each
-    // explanation died. Ask it, within a bounded effort.
-    HypothesisSearch explain(start(), solver, options.limits, model.decode);
-    std::size_t at = 0;
-    StepOutcome why =
-        explain.check_breadth_first(p.obs, at, std::max<std::size_t>(budget, 100'000));
-    if (why.status == StepOutcome::Status::Dead) {
+    // explanation died. Ask it, within a bounded effort: first looking
+    // ahead too, so the event is where no explanation gets past together
+    // with the answers still to come (an explanation that only a later
+    // answer kills — a concurrent PUT "accepted", 202, answered 204 — is
+    // not what the violation is about), then, if that names no mismatch,
+    // as the incremental check saw it.
+    for (bool lookahead : {true, false}) {
+      HypothesisSearch explain(start(), solver, options.limits, model.decode);
+      std::size_t at = 0;
+      StepOutcome why = explain.check_breadth_first(
+          p.obs, at, std::max<std::size_t>(budget, 100'000), lookahead);
+      if (why.status != StepOutcome::Status::Dead) continue;
+      if (lookahead && std::ranges::none_of(why.reasons, [](const Reason& r) {
+            return r.kind == Reason::Kind::Mismatch ||
+                   r.kind == Reason::Kind::Contradiction;
+          }))
+        continue;
       a.index = p.event_of[at];
       a.explained = at;
       a.reasons = std::move(why.reasons);

@@ -159,6 +159,17 @@ TEST(Identity, AFieldMissingWhereTheStatusMatchedDecides) {
   }
   // With Allow it is no violation at all.
   EXPECT_FALSE(judged(p, req("PUT"), status(405, {{"allow", "GET"}})).violation());
+  // Nor is it another defect for the preconditions the request carried
+  // (nginx's 405s to OPTIONS took one identity per precondition).
+  const std::string plain = identity_of(p, judged(p, req("OPTIONS"), status(405)));
+  const std::string conditional = identity_of(
+      p, judged(p,
+                req("OPTIONS", {{"if-unmodified-since", "Sun, 06 Nov 1994 08:49:37 GMT"},
+                                {"if-none-match", "\"x\""}}),
+                status(405)));
+  EXPECT_EQ(conditional, plain);
+  EXPECT_NE(plain.find("model: OPTIONS -> 4xx"), std::string::npos) << plain;
+  EXPECT_NE(identity_of(p, judged(p, req("PUT"), status(405))), plain);
 }
 
 // An advisory is counted under the kind of request and its answer, not

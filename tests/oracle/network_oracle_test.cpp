@@ -165,7 +165,10 @@ TEST(Reasons, ShowTheStateTheServerReceivedTheRequestIn) {
   Verdict x = both(specs::getput_model(), crossed);
   ASSERT_EQ(x.status, Verdict::Status::Reject);
   EXPECT_EQ(states_of(x), (std::set<std::string>{empty, b})) << x.explanation;
-  EXPECT_EQ(states_of(check(specs::getput_model(), crossed)), states_of(x));
+  // The whole-trace check looks ahead: the explanation that took conn 1's
+  // PUT first died when it made its answer ("Done", where the trace shows
+  // "Refused"), so its reason is the other's alone.
+  EXPECT_EQ(states_of(check(specs::getput_model(), crossed)), std::set<std::string>{b});
 }
 
 // Issue 40 end to end: a response that may have any of 500 statuses but

@@ -107,6 +107,18 @@ struct RunResult {
   // An advisory from a message rule (Protocol::MessageRules): its text, the
   // advisory's identity; empty for one of Protocol::recommended.
   std::string advisory_rule;
+  // The event the incremental check rejected, when the verdict names an
+  // earlier one (the whole-trace check looks ahead, Executor): the trace as
+  // far as it was judged, which a reclassification must see whole (its
+  // prefix up to the named answer alone may be explained by what a later
+  // answer rules out).
+  std::size_t rejected_event = kNoCulprit;
+  std::size_t judged_end() const {
+    const std::size_t last = rejected_event < events.size()
+                                 ? std::max(rejected_event, verdict.event_index)
+                                 : verdict.event_index;
+    return std::min(last + 1, events.size());
+  }
   std::size_t blamed_event() const {
     return culprit_event < events.size() ? culprit_event : verdict.event_index;
   }
@@ -135,8 +147,14 @@ struct RunResult {
   // fuzz target weighs before keeping an input for coverage).
   std::size_t explored = 0;
   // Why the oracle rejected the trace (or gave up), as data: what
-  // violation_key and the JSON findings read (`detail` is for people).
-  const std::vector<oracle::Reason>& reasons() const { return verdict.reasons; }
+  // violation_key and the JSON findings read (`detail` is for people). For
+  // a violation shown late, why the answer it is about (blamed_event) has
+  // no explanation: the rejected refusal's own reasons only say that its
+  // request's write was not what explained that answer.
+  const std::vector<oracle::Reason>& reasons() const {
+    return culprit_event < events.size() && !culprit_reasons.empty() ? culprit_reasons
+                                                                     : verdict.reasons;
+  }
   bool inconclusive() const {
     return verdict.status == oracle::Verdict::Status::Inconclusive;
   }

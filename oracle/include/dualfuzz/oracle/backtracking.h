@@ -137,9 +137,15 @@ class HypothesisSearch {
 
   // The same over the whole trace with the incremental (breadth-first)
   // search: exhaustive, best when explanations are few (rejections, short
-  // concurrency windows).
+  // concurrency windows). `lookahead`: a response a hypothesis sends on
+  // another connection than the one observed now must match the one the
+  // trace shows there later, or the hypothesis dies at once (as in the
+  // depth-first check), so a rejection falls where no explanation gets past
+  // together with the answers still to come, with the reasons of those that
+  // died there (naming: the verdict is the same).
   StepOutcome check_breadth_first(const std::vector<Observation>& trace,
-                                  std::size_t& stopped_at, std::size_t budget);
+                                  std::size_t& stopped_at, std::size_t budget,
+                                  bool lookahead = false);
 
   // The live explanations (after the search went depth-first: the one it
   // holds).
@@ -152,6 +158,8 @@ class HypothesisSearch {
  private:
   struct Ctx;
   struct Dfs;
+  struct Lookahead;
+  std::unique_ptr<Lookahead> lookahead_;  // (check_breadth_first with lookahead)
   // Why a whole-trace search gave up at `budget` configurations, or before.
   std::string limit_text(std::size_t budget) const;
   // Runs the server until it waits at a Recv (or finishes); forks on Or and
