@@ -494,8 +494,9 @@ def mutants_baseline(*raws):
     named "-reference" is a row of its own (the unpatched build running as
     --baseline-target beside the record), and so is another server's
     ("mutants-baseline-nginx-COMMIT.jsonl": lighttpd's when none is named)."""
-    out = ["| run | baseline identities | runs | own | known | unclear | none (server never answered) |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out = ["| run | baseline identities | runs | own | known | unclear | none (server never answered) "
+           "| own of reported |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     by_commit = collections.OrderedDict()
     for raw in raws:
         m = re.search(r"mutants-baseline-(?:(nginx|apache2)-)?([0-9a-f]{7})(-[a-z0-9-]+)?\.jsonl$",
@@ -514,8 +515,11 @@ def mutants_baseline(*raws):
         dead = sum(r["verdict"] == "none" and not r.get("executions") for r in rs)
         (n,) = {r["baseline_identities"] for r in rs}
         label = commit + "".join(f" ({x})" for x in names)
+        reported = v["own"] + v["known"] + v["unclear"]
         out.append(row([label, str(n), str(len(rs)), str(v["own"]), str(v["known"]),
-                        str(v["unclear"]), f"{v['none']} ({dead})"]))
+                        str(v["unclear"]), f"{v['none']} ({dead})",
+                        f"{v['own']}/{reported} ({round(100 * v['own'] / reported)} %)"
+                        if reported else "-"]))
     return out
 
 

@@ -844,7 +844,8 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
       ->type_name("HOST:PORT");
   sub->add_option("--baseline-replays", o->fuzz.baseline_replays,
                   "plays of a new finding on --baseline-target before it counts as not "
-                  "shown there (default 3: a race may need several)")
+                  "shown there (default 3: a race may need several; one that needs "
+                  "requests in flight at once gets 3N)")
       ->check(CLI::PositiveNumber);
   sub->add_option(
          "--shrink", o->shrink,

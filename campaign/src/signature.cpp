@@ -450,7 +450,7 @@ std::string identity_of(const harness::Protocol& p, const harness::RunResult& r)
          // before it: lighttpd's two Host lines were a new identity beside a
          // PUT to a baseline that had them alone.)
          (refused            ? std::string("any script")
-          : concurrent(p, r) ? std::string("(concurrent)")
+          : concurrent(p, r) ? std::string(kConcurrent)
                              : rest_part(p, r, kill));
 }
 

@@ -102,7 +102,8 @@ struct FuzzOptions {
   Baseline baseline{};
   // The baseline's own server, running (--baseline-target HOST:PORT: the
   // main branch's build beside the change's): a finding whose identity the
-  // baseline lacks is played there `baseline_replays` times, and one that
+  // baseline lacks is played there `baseline_replays` times (three times
+  // that for a race, kConcurrent), and one that
   // shows there under the same identity is known all the same (counted as
   // the baseline's, FuzzCounters::reference_known). A record meets only
   // some of a server's forms of its own defects (lighttpd's If-Unmodified-
@@ -451,9 +452,9 @@ class FuzzCampaign {
   // It is then waited for to come back, as the target is.
   bool death_on_reference(const harness::Script& s, const std::string& sig,
                           DeathKind kind, FuzzSummary& sum);
-  // Does the baseline's server (reference_) show `id` on `s`?
-  bool shown_on_reference(const harness::Script& s, const std::string& id,
-                          FuzzSummary& sum);
+  // Does the baseline's server (reference_) show `id` on the shrunk
+  // finding's script (in sequence first, when `id` is no race)?
+  bool shown_on_reference(const Shrunk& sh, const std::string& id, FuzzSummary& sum);
   void note_advisory(const harness::Script& s, const harness::RunResult& r,
                      FuzzSummary& sum);
   void add_to_pool(std::string text, std::mt19937_64& rng);

@@ -262,6 +262,8 @@ std::string finding_shape(const harness::Protocol& p, const harness::Json& ir);
 //      signature_of);
 //  - a liveness violation: "liveness | with " and the requests' shapes.
 std::string identity_of(const harness::Protocol& p, const harness::RunResult& r);
+// The end of a race's identity (its rest of the script).
+inline constexpr std::string_view kConcurrent = "(concurrent)";
 
 // What a model violation broke, without what was observed instead: each
 // decisive reason's place, expected class and clause ("response.status:
