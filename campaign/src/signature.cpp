@@ -426,26 +426,23 @@ std::string identity_of(const harness::Protocol& p, const harness::RunResult& r)
   const std::string shape = finding_shape(p, *kill);
   // (One lax Host check showed as 200, 304, 404, 206 and 416.)
   const bool refused = refused_whatever(shape);
-  if (!refused && broke_a_refusal(r)) {
-    // A refusal without the field its status must carry breaks the
-    // refusal's own rule, whatever the request asked and whatever came
-    // before it: named by the method and the answer's class (nginx's 405
-    // without Allow took a new identity per precondition an OPTIONS
-    // carried and per request before it, each "new" beside a baseline).
-    const std::string c = status_class(answer);
-    return std::string(kind_name(r.outcome)) + ": " + shape.substr(0, shape.find(' ')) +
-           " -> " + (c.empty() ? (answer.empty() ? "?" : answer) : c) + " | " +
-           verdict_part(r, Observed::kClass) + " | any script";
-  }
   if (refused && !answer.empty()) answer = "(any)";
   // (The verdict names a wrong status; beside a wrong field or content, the
   // answer's class says enough: If-Match ignored by a PUT that answered 200
   // on one server and 204 on another is one defect.)
   if (const std::string c = status_class(answer); !c.empty()) answer = c;
+  if (answer.empty()) answer = "?";
+  if (!refused && broke_a_refusal(r))
+    // A refusal without the field its status must carry breaks the
+    // refusal's own rule, whatever the request asked and whatever came
+    // before it: named by the method and the answer's class (nginx's 405
+    // without Allow took a new identity per precondition an OPTIONS
+    // carried and per request before it, each "new" beside a baseline).
+    return std::string(kind_name(r.outcome)) + ": " + shape.substr(0, shape.find(' ')) +
+           " -> " + answer + " | " + verdict_part(r, Observed::kClass) + " | any script";
   return std::string(kind_name(r.outcome)) + ": " +
-         killing_part(p, r, *kill, r.events[r.blamed_event()].label) + " -> " +
-         (answer.empty() ? "?" : answer) + " | " +
-         verdict_part(r, refused ? Observed::kOther : Observed::kClass) + " | " +
+         killing_part(p, r, *kill, r.events[r.blamed_event()].label) + " -> " + answer +
+         " | " + verdict_part(r, refused ? Observed::kOther : Observed::kClass) + " | " +
          // (A request refused whatever it asks is the defect whatever came
          // before it: lighttpd's two Host lines were a new identity beside a
          // PUT to a baseline that had them alone.)

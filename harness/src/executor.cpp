@@ -96,7 +96,7 @@ class Run {
     if (o_.oracle && res_.outcome == RunResult::Outcome::Pass && res_.inconclusive())
       judge_whole_trace();
     if (o_.oracle && res_.outcome == RunResult::Outcome::ModelViolation) {
-      explain_depth_first();
+      name_by_whole_trace();
       name_unexplained_forward();
       find_culprit();
     }
@@ -161,22 +161,16 @@ class Run {
     res_.verdict = std::move(v);
   }
 
-  // The incremental search went depth-first and rejected: its reasons are
-  // the depth-first search's, which prunes by looking ahead ("nothing
-  // outstanding" where an answer did not match). The whole-trace check
-  // decides the same trace the same way and names its reasons breadth-first
-  // (oracle::check): its explanation replaces the thin one. If it gives up,
-  // the incremental one stays.
-  // Every model violation is named by the whole-trace check, not only
-  // those the online search reached depth-first (whose reasons are thin):
-  // it looks ahead, so an explanation that only an answer still to come
+  // Every model violation is named by the whole-trace check (oracle::check).
+  // It looks ahead, so an explanation that only an answer still to come
   // kills (a concurrent PUT "accepted", 202, its effect unknown, answered
   // 204 later) dies where it is made, and the rejection falls on the
   // answer nothing else explains (lighttpd's 412 to a GET beside that PUT
-  // was reported as the PUT's "202 expected, 204 observed"). The verdict
-  // is the same; only where and why it is named can move. (A check that
-  // gives up keeps the online verdict.)
-  void explain_depth_first() {
+  // was reported as the PUT's "202 expected, 204 observed"); and it names
+  // its reasons breadth-first, where an incremental search gone
+  // depth-first has thin ones. The verdict is the same; only where and why
+  // it is named can move. (A check that gives up keeps the online verdict.)
+  void name_by_whole_trace() {
     oracle::Verdict v = oracle::check(model_, res_.events, o_.oracle_options);
     if (v.status != oracle::Verdict::Status::Reject) return;
     if (v.event_index < res_.verdict.event_index)
@@ -771,7 +765,7 @@ Executor::Executor(const Protocol& protocol, Transport& transport, RunOptions op
   // whole budget so, two thirds of the oracle's work. One explanation is
   // enough: in a budgeted run, past kForwardingBreadth configurations for
   // one response the search goes depth-first (the verdicts are the same;
-  // a rejection is explained breadth-first again, explain_depth_first).
+  // a rejection is explained breadth-first again, name_by_whole_trace).
   auto& limits = options_.oracle_options.limits;
   if (protocol_.origin && limits.max_explored && limits.depth_first_after)
     limits.depth_first_after = std::min(limits.depth_first_after, kForwardingBreadth);
