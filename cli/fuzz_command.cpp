@@ -24,6 +24,11 @@
 // baseline.h): a finding whose identity (campaign::identity_of, "identity"
 // in every finding of --json) it holds is counted, not reported; the end of
 // the run says how many ("baseline_known" and "baseline" in the --json line).
+// A violation that did not show again when replayed cannot be matched (its
+// identity is of one timing, and the baseline's build may not show it
+// either): with a baseline it is "unconfirmed", printed as it is found,
+// listed apart at the end and under "unconfirmed" in the --json line, never
+// the run's end and never exit 1 (Finding::unconfirmed).
 //
 // `--json` ends stdout with one summary line for scripts
 // (bench/eval_blackbox.py, bench/eval_realservers.py):
@@ -147,6 +152,10 @@ void print_finding(const Opts& o, const harness::Protocol& p,
   if (v.race)
     std::cout << "(a race: reported, no violation; the run goes on and looks past it; "
                  "--stop-on-races stops on races)\n";
+  if (v.unconfirmed)
+    std::cout << "(unconfirmed: it did not show again when replayed, so the baseline "
+                 "cannot tell whether it is new; reported, not counted as a violation, "
+                 "and the run goes on)\n";
   // The first violation only: later ones (--keep-going) would overwrite it.
   if (!o.chart.empty() && v.index <= 1 && !v.race) {
     if (write_chart(
@@ -194,8 +203,11 @@ campaign::FuzzObserver observer(const Opts& o, const harness::Protocol& p) {
   };
   obs.on_violation = [&o, &p](const campaign::FuzzObserver::Violation& v) {
     if (v.index)
-      std::cout << "=== " << (v.race ? "race " : "violation ") << v.index << ": "
-                << v.signature << "\n";
+      std::cout << "=== "
+                << (v.race          ? "race "
+                    : v.unconfirmed ? "unconfirmed violation "
+                                    : "violation ")
+                << v.index << ": " << v.signature << "\n";
     print_finding(o, p, v);
     if (v.index) std::cout << "\n" << std::flush;
   };
@@ -350,10 +362,15 @@ nlohmann::json one_finding_json(const harness::Protocol& p, const campaign::Find
 void add_findings(const harness::Protocol& p, const FuzzSummary& s, nlohmann::json& j) {
   nlohmann::json list = nlohmann::json::array();
   nlohmann::json races = nlohmann::json::array();
+  nlohmann::json unconfirmed = nlohmann::json::array();
   for (const campaign::Finding& f : s.findings)
-    (f.race ? races : list).push_back(one_finding_json(p, f));
+    (f.race          ? races
+     : f.unconfirmed ? unconfirmed
+                     : list)
+        .push_back(one_finding_json(p, f));
   j["findings"] = std::move(list);
   j["races"] = std::move(races);
+  j["unconfirmed"] = std::move(unconfirmed);
 }
 
 nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
@@ -361,7 +378,7 @@ nlohmann::json keep_going_json(const Opts& o, const harness::Protocol& p,
   nlohmann::json j = summary_json(o, s);
   nlohmann::json list = nlohmann::json::array();
   for (const campaign::Finding& f : s.findings)
-    if (!f.death() && !f.race) list.push_back(one_finding_json(p, f));
+    if (!f.death() && !f.race && !f.unconfirmed) list.push_back(one_finding_json(p, f));
   j["violations"] = list;
   j["shrink_seconds"] = s.shrink_seconds;
   return j;
@@ -467,6 +484,20 @@ void print_races(const FuzzSummary& s) {
   }
 }
 
+// With a baseline: the violations that did not show again (unconfirmed).
+void print_unconfirmed(const FuzzSummary& s) {
+  const std::size_t n = s.unconfirmed();
+  if (n == 0) return;
+  std::cout << "dualfuzz fuzz: " << n << " unconfirmed violation" << (n == 1 ? "" : "s")
+            << ": shown once, not again when replayed, so the baseline cannot tell "
+               "new from known (no violation counted; `dualfuzz run --repeat` plays "
+               "one again):\n";
+  for (std::size_t i = 0; i < s.findings.size(); ++i)
+    if (s.findings[i].unconfirmed)
+      std::cout << "  " << i + 1 << ". " << s.findings[i].count << " x "
+                << s.findings[i].signature << " [unconfirmed]\n";
+}
+
 void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) {
   const campaign::FuzzCounters& c = s.counters;
   print_outages(s);
@@ -484,7 +515,8 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
               << " execution(s) ended in an internal error (a dualfuzz or plug-in "
                  "bug, not a finding; the first was reported above)\n";
   print_races(s);
-  const std::size_t n = s.findings.size() - s.races();
+  print_unconfirmed(s);
+  const std::size_t n = s.findings.size() - s.races() - s.unconfirmed();
   if (n == 0 && c.executions == 0 && c.unreachable) {
     // (Not "no violation": nothing was judged.)
     std::cout << "dualfuzz fuzz: nothing judged in " << s.seconds
@@ -500,7 +532,7 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
   }
   std::map<std::string, std::size_t> classes;
   for (const campaign::Finding& f : s.findings)
-    if (!f.race)
+    if (!f.race && !f.unconfirmed)
       ++classes[f.death() ? f.kind : campaign::class_name(f.classification.kind)];
   std::string by_class;
   for (const auto& [name, count] : classes)
@@ -511,7 +543,7 @@ void print_end(const Opts& o, const harness::Protocol& p, const FuzzSummary& s) 
             << " inconclusive (oracle budget):\n";
   for (std::size_t i = 0; i < s.findings.size(); ++i) {
     const campaign::Finding& f = s.findings[i];
-    if (f.race) continue;
+    if (f.race || f.unconfirmed) continue;
     std::cout << "  " << i + 1 << ". " << f.count << " x " << f.signature
               << (f.reproduced ? ""
                   : f.death()  ? " (not shrunk)"
@@ -735,10 +767,11 @@ int fuzz(Opts o) {  // (a copy: --known is read into it)
     print_baseline(o, s);
     print_advisories(o, p, s);
     for (std::size_t i = 0; i < s.findings.size(); ++i)
-      if (!s.findings[i].race)
+      if (!s.findings[i].race && !s.findings[i].unconfirmed)
         std::cout << "dualfuzz fuzz: also " << s.findings[i].count << " x "
                   << s.findings[i].signature << "\n";
     print_races(s);
+    print_unconfirmed(s);
     if (o.json) std::cout << "\n" << dump(line) << "\n";
     return kViolation;
   }

@@ -587,6 +587,7 @@ void FuzzCampaign::record_death(const Met& m, const std::string& quick, const Sh
   } else if (sh.reproduced &&
              (!f.reproduced || sh.run.trace.size() < f.run.trace.size())) {
     f.reproduced = true;
+    f.unconfirmed = false;
     f.script = sh.script;
     f.run = sh.run;
     f.original_steps = m.culprit.steps.size();
@@ -782,9 +783,9 @@ bool FuzzCampaign::settled(const Quick& q, const FuzzSummary& sum) const {
 // A shrunk occurrence: a new finding, or a repeat that may give a better
 // report (one that reproduces, or in fewer messages).
 void FuzzCampaign::record(const std::string& quick, const Script& s, const RunResult& r,
-                          const Shrunk& sh, Classification cls, bool race, double found,
-                          double shrunk_before, FuzzSummary& sum,
-                          const FuzzObserver& observer) {
+                          const Shrunk& sh, Classification cls, bool race,
+                          bool unconfirmed, double found, double shrunk_before,
+                          FuzzSummary& sum, const FuzzObserver& observer) {
   const std::string sig = signature_of(protocol_, sh.run);
   const std::string id = (race ? "race: " : "") + sig;
   ++quick_[quick].signatures[id];
@@ -802,6 +803,7 @@ void FuzzCampaign::record(const std::string& quick, const Script& s, const RunRe
     f.original_steps = s.steps.size();
     f.classification = std::move(cls);
     f.race = race;
+    f.unconfirmed = unconfirmed;
     f.note = sh.note;  // (a shrink cut by the run's end says so)
     sum.findings.push_back(std::move(f));
   }
@@ -810,10 +812,11 @@ void FuzzCampaign::record(const std::string& quick, const Script& s, const RunRe
   if (fresh) {
     if (observer.on_violation)
       observer.on_violation({sum.findings.size(), f.signature, found, sum.counters, s, sh,
-                             f.classification, f.race});
+                             f.classification, f.race, f.unconfirmed});
   } else if (sh.reproduced &&
              (!f.reproduced || sh.run.trace.size() < f.run.trace.size())) {
     f.reproduced = true;
+    f.unconfirmed = false;
     f.script = sh.script;
     f.run = sh.run;
     f.original_steps = s.steps.size();
@@ -903,7 +906,10 @@ bool FuzzCampaign::settle(const Script& s, const RunResult& r, bool race, bool p
     }
   Classification cls = classify(protocol_, sh.run);
   const bool is_race = past_ && cls.kind == Classification::Kind::NotLinearizable;
-  if (!is_race && !o_.keep_going) {
+  // Not shown again: neither the baseline's identities nor its build can
+  // say whether it is new (Finding::unconfirmed).
+  const bool unconfirmed = baselined && !is_race && !sh.reproduced;
+  if (!is_race && !unconfirmed && !o_.keep_going) {
     sum.first = FirstViolation{kind_name(r.outcome), found,         elapsed() - found, s,
                                std::move(sh),        std::move(cls)};
     if (observer.on_violation)
@@ -912,7 +918,8 @@ bool FuzzCampaign::settle(const Script& s, const RunResult& r, bool race, bool p
     return true;
   }
   sum.shrink_seconds += elapsed() - found;
-  record(qk, s, r, sh, std::move(cls), is_race, found, shrunk_before, sum, observer);
+  record(qk, s, r, sh, std::move(cls), is_race, unconfirmed, found, shrunk_before, sum,
+         observer);
   return false;
 }
 

@@ -326,7 +326,25 @@ mutator::Tested<ShrinkState> ViolationShrinker::test(const ShrinkCandidate& c,
 }
 
 mutator::Shrunk<ShrinkState> ViolationShrinker::settle(ShrinkState start) const {
+  auto out = settle_once(std::move(start));
+  // Gone back to a state that shows it: the loop once more from there (a
+  // lucky candidate, played again, is refused now).
+  if (out.stats.unconfirmed > 0 && !past_deadline()) {
+    auto again = settle_once(out.best);
+    again.stats.tests += out.stats.tests;
+    again.stats.replays += out.stats.replays;
+    again.stats.accepted += out.stats.accepted;
+    again.stats.unconfirmed += out.stats.unconfirmed;
+    out = std::move(again);
+  }
+  return out;
+}
+
+mutator::Shrunk<ShrinkState> ViolationShrinker::settle_once(ShrinkState start) const {
   const bool flaky = concurrent(p_, start.run);
+  // The states the loop accepted, in order: a result that does not show
+  // again goes back along them.
+  std::vector<ShrinkState> path{start};
   // The loop's test needs the state a candidate came from (Lighter compares
   // reasons with it): candidates are tested against the current best.
   const ShrinkState* current = &start;
@@ -335,7 +353,11 @@ mutator::Shrunk<ShrinkState> ViolationShrinker::settle(ShrinkState start) const 
     current = &st;
     return candidates(st, flaky);
   };
-  s.test = [&](const ShrinkCandidate& c) { return test(c, *current); };
+  s.test = [&](const ShrinkCandidate& c) {
+    auto t = test(c, *current);
+    if (t.state) path.push_back(*t.state);
+    return t;
+  };
   s.memo_key = [&](const ShrinkCandidate& c) {
     return std::to_string(static_cast<int>(c.kind)) + "\n" + current->key + "\n" +
            c.want + "\n" + harness::print_script(c.script);
@@ -345,7 +367,34 @@ mutator::Shrunk<ShrinkState> ViolationShrinker::settle(ShrinkState start) const 
   if (o_.deadline != std::chrono::steady_clock::time_point::max())
     b.max_time = std::max(std::chrono::steady_clock::duration::zero(),
                           o_.deadline - std::chrono::steady_clock::now());
-  return mutator::shrink_greedy(std::move(start), s, b);
+  auto out = mutator::shrink_greedy(std::move(start), s, b);
+  if (path.size() > 1) confirm(out, path);
+  return out;
+}
+
+// The loop accepts a candidate on one play that shows the violation; that
+// play may have been luck (a race, a literal that matched only then).
+// What is reported must show again: the result is played again (3 times,
+// 8 for a race) and, when it does not show, the states accepted before it
+// are, latest first (at most kMaxStepsBack), then the start, which showed
+// already (shrink_in_time's replays). The play that showed it is its run.
+void ViolationShrinker::confirm(mutator::Shrunk<ShrinkState>& out,
+                                const std::vector<ShrinkState>& path) const {
+  constexpr std::size_t kMaxStepsBack = 4;
+  const int tries = concurrent(p_, out.best.run) ? 8 : 3;
+  RunResult again;
+  std::size_t back = 0;
+  for (std::size_t i = path.size(); i-- > 1 && back <= kMaxStepsBack; ++back) {
+    // (The result is played again even past the deadline: a few plays.)
+    if (back > 0 && past_deadline()) break;
+    if (shows(path[i].script, path[i].key, tries, again)) {
+      out.best = ShrinkState{path[i].script, std::move(again), path[i].key};
+      out.stats.unconfirmed = back;
+      return;
+    }
+  }
+  out.best = path.front();
+  out.stats.unconfirmed = back;
 }
 
 // The first race skeleton of a violation that did not show again and that

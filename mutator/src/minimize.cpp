@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dualfuzz/harness/jexp.h"
+#include "dualfuzz/mutator/relink.h"
 #include "dualfuzz/mutator/script_mutator.h"
 #include "dualfuzz/mutator/shrink_loop.h"
 
@@ -135,9 +136,19 @@ std::optional<Script> without_unrelated(const Script& best, const FailingRun& ru
   return cand;
 }
 
+// A value a reference gave that is not written out as a literal: one
+// relink.h would make a reference again (an entity tag, a date). It is the
+// run's own; while shrinking, within the second the finding was met, a
+// literal copy still matches, and on every later replay it names another
+// state (Apache's µs tags, lighttpd's Last-Modified: the shrunk findings
+// that showed on neither build).
+bool run_specific(const Json& v) {
+  return v.is_string() && v.get_ref<const std::string&>().size() >= kMinRelinked;
+}
+
 // A step that only serves as the target of references: delete it, and
 // point its references at another message that gave the same value, or
-// make them the value.
+// make them the value (not a run_specific one: then the step stays).
 void without_reference_targets(const Script& best, const std::vector<Site>& at,
                                std::vector<Script>& out) {
   for (std::size_t k = 0; k < best.steps.size(); ++k) {
@@ -146,15 +157,20 @@ void without_reference_targets(const Script& best, const std::vector<Site>& at,
     const Label l = target->label;
     Script cand = best;
     bool any = false;
+    bool kept = false;  // a reference that must stay one
     for (const Site& s : at) {
       if (s.step == k || request_label(s.ref.label) != l) continue;
       any = true;
       auto alt = std::find_if(s.same.begin(), s.same.end(),
                               [l](Label x) { return request_label(x) != l; });
+      if (alt == s.same.end() && run_specific(s.value)) {
+        kept = true;
+        break;
+      }
       set_at(cand, s,
              alt != s.same.end() ? repointed(s, *alt) : Jexp::from_json(s.value));
     }
-    if (!any) continue;
+    if (!any || kept) continue;
     cand.steps.erase(cand.steps.begin() + static_cast<std::ptrdiff_t>(k));
     out.push_back(std::move(cand));
   }
@@ -162,7 +178,8 @@ void without_reference_targets(const Script& best, const std::vector<Site>& at,
 
 // Each reference on its own: point it at the message its evaluation fell
 // back to (so deleting the step it names changes nothing), or make it the
-// literal value it evaluated to. Only a reference that fell back: one that
+// literal value it evaluated to (not a run_specific one). Only a reference
+// that fell back: one that
 // named its message's value stays a reference while that step stays (its
 // deletion inlines it, without_reference_targets), since the literal is
 // stale on a later replay (lighttpd's Last-Modified of the second the
@@ -177,10 +194,34 @@ void rewritten_references(const Script& best, const std::vector<Site>& at,
       set_at(cand, s, repointed(s, s.same.front()));
       out.push_back(std::move(cand));
     }
+    if (run_specific(s.value)) continue;
     Script cand = best;
     set_at(cand, s, Jexp::from_json(s.value));
     out.push_back(std::move(cand));
   }
+}
+
+// Every request's literals that an earlier answer gave, made references to
+// it (relink.h), all at once: first, so that the steps those answers come
+// from stay while the script shrinks (a literal tag or date copied from
+// the run being shrunk still matches within its second, and on every later
+// replay names another).
+std::optional<Script> with_literals_relinked(const Script& best, const LabelledTrace& t,
+                                             const harness::FunctionRegistry& fns) {
+  Script cand = best;
+  bool any = false;
+  for (auto& st : cand.steps) {
+    auto* q = std::get_if<RequestStep>(&st);
+    if (!q) continue;
+    std::optional<LabelledTrace> seen = before(t, q->label);
+    if (!seen) continue;
+    Jexp b = relinked(q->body, *seen, fns);
+    if (b == q->body) continue;
+    q->body = std::move(b);
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return cand;
 }
 
 // Chunks of steps deleted, halving the chunk size (ddmin-style).
@@ -219,6 +260,8 @@ std::vector<Script> structural_candidates(const Script& failing, const FailingRu
                                           const std::vector<std::string>& keep) {
   const std::vector<Site> at = sites(failing, run.trace, fns);
   std::vector<Script> all;
+  if (auto r = with_literals_relinked(failing, run.trace, fns))
+    all.push_back(std::move(*r));
   if (auto u = without_unrelated(failing, run, at)) all.push_back(std::move(*u));
   without_reference_targets(failing, at, all);
   rewritten_references(failing, at, all);

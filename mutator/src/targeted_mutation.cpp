@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "dualfuzz/mutator/relink.h"
+
 namespace dualfuzz::mutator {
 using harness::Jexp;
 using harness::RequestStep;
@@ -99,6 +101,17 @@ oracle::Json pick_value(const harness::Protocol& protocol, const std::vector<Sym
   return nullptr;
 }
 
+// The trace as it was when request `label` was sent.
+harness::LabelledTrace seen_before(const harness::LabelledTrace& t,
+                                   harness::Label label) {
+  harness::LabelledTrace out;
+  for (const auto& m : t.messages()) {
+    if (m.label == label) break;
+    out.add(m.label, m.conn, m.ir);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<harness::Script> targeted_mutation(const harness::Script& script,
@@ -153,7 +166,9 @@ std::optional<harness::Script> targeted_mutation(const harness::Script& script,
       auto& step = std::get<RequestStep>(out.steps[step_of[c.d->label]]);
       auto body = protocol.apply_retarget(step.body, *field);
       if (!body) continue;
-      step.body = std::move(*body);
+      // A value an earlier answer carried (the current tag, its date) as a
+      // reference to that answer: the same question on every replay.
+      step.body = relinked(*body, seen_before(run.trace, c.d->label), protocol.functions);
       return out;
     }
   }

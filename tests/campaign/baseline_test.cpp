@@ -16,6 +16,7 @@
 
 #include "dualfuzz/campaign/fuzz_loop.h"
 #include "dualfuzz/campaign/player.h"
+#include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/campaign/shrink.h"
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/http/plugin.h"
@@ -286,6 +287,98 @@ TEST(Baseline, ARaceIsPlayedMoreOftenOnTheReference) {
   const std::string id = identity_of(http::plugin().protocol, s.first->shrunk.run);
   ASSERT_TRUE(id.ends_with(kConcurrent)) << id;
   EXPECT_EQ(s.counters.reference_plays, 9u);
+}
+
+// The reference server answering the first PUT that creates a resource
+// 204 instead of 201, once: a violation (RFC 9110 §9.3.4) that never shows
+// again.
+class CreatedOnceAs204 final : public harness::Transport {
+ public:
+  explicit CreatedOnceAs204(harness::Transport& t) : t_(t) {}
+  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
+  void send(harness::ConnId c, std::string_view bytes) override { t_.send(c, bytes); }
+  void close(harness::ConnId c) override { t_.close(c); }
+  std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
+    std::vector<Incoming> in = t_.receive(timeout);
+    for (Incoming& i : in)
+      if (const std::size_t at = i.bytes.find("\r\nContent-Length: 0\r\n");
+          !done_ && i.bytes.starts_with("HTTP/1.1 201 Created\r\n") &&
+          at != std::string::npos) {
+        i.bytes.erase(at, 19);  // (a 204 has no Content-Length)
+        i.bytes.replace(0, 20, "HTTP/1.1 204 No Content");
+        done_ = true;
+      }
+    return in;
+  }
+
+ private:
+  harness::Transport& t_;
+  bool done_ = false;
+};
+
+class GlitchOnce final : public InProcessServer {
+ public:
+  explicit GlitchOnce(std::unique_ptr<InProcessServer> s)
+      : inner_(std::move(s)), once_(inner_->transport()) {}
+  harness::Transport& transport() override { return once_; }
+  void reset() override { inner_->reset(); }
+  std::string path_namespace() const override { return inner_->path_namespace(); }
+
+ private:
+  std::unique_ptr<InProcessServer> inner_;
+  CreatedOnceAs204 once_;
+};
+
+Plugin glitch_once() {
+  Plugin p = http::plugin();
+  auto inner = p.in_process;
+  p.in_process = [inner](const std::string&) -> Result<std::unique_ptr<InProcessServer>> {
+    auto s = inner("");
+    if (!s) return make_error(s.error());
+    return std::unique_ptr<InProcessServer>(new GlitchOnce(std::move(*s)));
+  };
+  return p;
+}
+
+// A violation that does not show again when replayed cannot be told new
+// or known: with a baseline it is unconfirmed (reported and counted, no
+// violation, the run goes on); without one it ends the run as before,
+// marked not reproduced.
+TEST(Baseline, AViolationThatDoesNotShowAgainIsUnconfirmed) {
+  auto empty = Baseline::parse("{\"violation\":false,\"findings\":[]}", "empty");
+  ASSERT_TRUE(empty);
+  for (bool with_baseline : {true, false}) {
+    FuzzOptions o;
+    o.target = "inprocess";
+    o.seconds = 3;
+    o.connections = 1;
+    if (with_baseline) o.baseline = *empty;
+    auto c = FuzzCampaign::make(glitch_once(), o);
+    ASSERT_TRUE(c) << c.error();
+    std::size_t unconfirmed = 0;
+    FuzzObserver obs;
+    obs.on_violation = [&](const FuzzObserver::Violation& v) {
+      unconfirmed += v.unconfirmed;
+    };
+    std::mt19937_64 rng(1);
+    const FuzzSummary s = (*c)->run(rng, obs);
+    if (!with_baseline) {
+      ASSERT_TRUE(s.first.has_value());
+      EXPECT_FALSE(s.first->shrunk.reproduced);
+      EXPECT_EQ(unconfirmed, 0u);
+      continue;
+    }
+    EXPECT_FALSE(s.first.has_value());
+    EXPECT_FALSE(s.violation());
+    EXPECT_GE(s.seconds, 3);  // (the run went on)
+    ASSERT_EQ(s.unconfirmed(), 1u);
+    EXPECT_EQ(unconfirmed, 1u);
+    for (const Finding& f : s.findings)
+      if (f.unconfirmed) {
+        EXPECT_FALSE(f.reproduced);
+        EXPECT_NE(f.signature.find("PUT"), std::string::npos) << f.signature;
+      }
+  }
 }
 
 TEST(Baseline, ABaselineTargetThatCannotBeMadeIsAnError) {

@@ -57,7 +57,9 @@ struct ToyServer {
         if (exists && h.contains("if-none-match") && h["if-none-match"] == tag(path) &&
             version.count("/b"))
           out.failed = true;
-        if (h.contains("x-token") && h["x-token"] == "\"secret\"") out.failed = true;
+        if (h.contains("x-token") &&
+            (h["x-token"] == "\"key\"" || h["x-token"] == "\"long-token\""))
+          out.failed = true;
         answer["status"] = exists ? 204 : 201;
         ++version[path];
         answer["headers"]["etag"] = tag(path);
@@ -65,7 +67,9 @@ struct ToyServer {
         answer = {{"status", 200}, {"headers", {{"etag", tag(path)}}}};
       }
       if (method == "GET" && path == "/k")
-        answer = {{"status", 200}, {"headers", {{"etag", "\"secret\""}}}};
+        answer = {{"status", 200}, {"headers", {{"etag", "\"key\""}}}};
+      if (method == "GET" && path == "/long")
+        answer = {{"status", 200}, {"headers", {{"etag", "\"long-token\""}}}};
       out.trace.add_response(q->label, q->conn, answer);
     }
     return out;
@@ -123,8 +127,8 @@ TEST(Minimize, RepointsAReferenceSoThatItsStepCanGo) {
   EXPECT_TRUE(server.play(small).failed);
 }
 
-// A value that is the same in every run (here a token another resource
-// hands out) can be written literally: the step it came from goes.
+// A short value (here a token another resource hands out, the same in
+// every run) can be written literally: the step it came from goes.
 TEST(Minimize, MakesAReferenceLiteral) {
   ToyServer server;
   const Script script = parse(
@@ -142,15 +146,14 @@ TEST(Minimize, MakesAReferenceLiteral) {
   // toy server needs neither, so without them the path goes too.
   const Script small = minimize(script, FailingRun{first.trace, {}}, server.fns,
                                 server.runner(), 2000, {"method", "path"});
-  EXPECT_EQ(
-      harness::print_script(small),
-      "req 5 on c0: {\"headers\":{\"x-token\":\"\\\"secret\\\"\"},\"method\":\"PUT\","
-      "\"path\":\"/z\"}\n");
+  EXPECT_EQ(harness::print_script(small),
+            "req 5 on c0: {\"headers\":{\"x-token\":\"\\\"key\\\"\"},\"method\":\"PUT\","
+            "\"path\":\"/z\"}\n");
   const Script smaller =
       minimize(script, FailingRun{first.trace, {}}, server.fns, server.runner());
   EXPECT_EQ(
       harness::print_script(smaller),
-      "req 5 on c0: {\"headers\":{\"x-token\":\"\\\"secret\\\"\"},\"method\":\"PUT\"}\n");
+      "req 5 on c0: {\"headers\":{\"x-token\":\"\\\"key\\\"\"},\"method\":\"PUT\"}\n");
 }
 
 // A reference to a message whose step stays stays a reference, even where
@@ -171,6 +174,54 @@ TEST(Minimize, AReferenceWhoseStepStaysIsNotWrittenOut) {
   const Script small =
       minimize(script, FailingRun{first.trace, {}}, server.fns, server.runner());
   EXPECT_EQ(harness::print_script(small), harness::print_script(script));
+}
+
+// A value as long as a tag or a date is not written out, even where the
+// literal would do while shrinking (the toy's token here the same in every
+// run, as a real server's tag or date is within the second a finding was
+// met): its step stays, and the script asks the same question on a later
+// replay.
+TEST(Minimize, ALongValueStaysAReference) {
+  ToyServer server;
+  const Script script = parse(
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/long\"}\n"
+      "wait 3\n"
+      "req 5 on c0: {\"headers\":{\"x-token\":4.(this@\"headers\"@\"etag\").id},"
+      "\"method\":\"PUT\",\"path\":\"/z\"}\n",
+      server.fns);
+  ToyServer::Played first = server.play(script);
+  ASSERT_TRUE(first.failed);
+  const Script small = minimize(script, FailingRun{first.trace, {}}, server.fns,
+                                server.runner(), 2000, {"method", "path"});
+  EXPECT_EQ(harness::print_script(small),
+            "req 3 on c0: {\"method\":\"GET\",\"path\":\"/long\"}\n"
+            "req 5 on c0: {\"headers\":{\"x-token\":4.(this@\"headers\"@\"etag\").id},"
+            "\"method\":\"PUT\",\"path\":\"/z\"}\n");
+}
+
+// A literal tag an earlier answer of the run carried (targeted mutation's
+// pick) becomes a reference to that answer: on the toy, whose tags differ
+// from run to run, the literal never fails again and the reference does.
+TEST(Minimize, ALiteralTheRunGaveBecomesAReference) {
+  ToyServer server;
+  const Script script = parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+      "req 9 on c0: {\"method\":\"PUT\",\"path\":\"/b\"}\n"
+      "req 11 on c0: {\"headers\":{\"if-none-match\":\"\\\"/a-1-1\\\"\"},"
+      "\"method\":\"PUT\",\"path\":\"/a\"}\n",
+      server.fns);
+  ToyServer::Played first = server.play(script);  // run 1: the tag is "/a-1-1"
+  ASSERT_TRUE(first.failed);
+  ASSERT_FALSE(server.play(script).failed);  // (stale on any other run)
+  const Script small =
+      minimize(script, FailingRun{first.trace, {}}, server.fns, server.runner());
+  EXPECT_EQ(
+      harness::print_script(small),
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+      "req 9 on c0: {\"method\":\"PUT\",\"path\":\"/b\"}\n"
+      "req 11 on c0: {\"headers\":{\"if-none-match\":2.(this@\"headers\"@\"etag\").id},"
+      "\"method\":\"PUT\",\"path\":\"/a\"}\n");
+  EXPECT_TRUE(server.play(small).failed);
 }
 
 // Steps the caller names unrelated go in one run.

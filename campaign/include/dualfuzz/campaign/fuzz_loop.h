@@ -221,6 +221,11 @@ struct Finding {
   // Classed not linearizable while races are apart: reported and counted,
   // no violation (FuzzSummary::violation), no exit 1.
   bool race = false;
+  // With a baseline (--baseline, --baseline-target): a violation that did
+  // not show again when replayed (Shrunk::reproduced false), so it cannot
+  // be told new or known: reported and counted like a race, no violation
+  // (FuzzSummary::violation), never the run's end, no exit 1.
+  bool unconfirmed = false;
   // A death: what the probes saw, and (reproduced false) why the script
   // is not shrunk ("the server did not come back ...").
   std::string detail;
@@ -284,8 +289,14 @@ struct FuzzSummary {
   std::optional<std::size_t> lost_on;
   // A violation was found (a race while races are apart is none).
   bool violation() const {
-    return first.has_value() || std::any_of(findings.begin(), findings.end(),
-                                            [](const Finding& f) { return !f.race; });
+    return first.has_value() ||
+           std::any_of(findings.begin(), findings.end(),
+                       [](const Finding& f) { return !f.race && !f.unconfirmed; });
+  }
+  std::size_t unconfirmed() const {
+    return static_cast<std::size_t>(
+        std::count_if(findings.begin(), findings.end(),
+                      [](const Finding& f) { return f.unconfirmed; }));
   }
   std::size_t races() const {
     return static_cast<std::size_t>(std::count_if(
@@ -306,6 +317,7 @@ struct FuzzObserver {
     const Shrunk& shrunk;
     const Classification& classification;
     bool race = false;  // a race while races are apart (Finding::race)
+    bool unconfirmed = false;  // Finding::unconfirmed
   };
   // Also called for each new race (races apart), `race` set, `index` its
   // number among the findings.
@@ -438,8 +450,8 @@ class FuzzCampaign {
               FuzzSummary& sum, const FuzzObserver& observer);
   void record(const std::string& quick, const harness::Script& s,
               const harness::RunResult& r, const Shrunk& sh, Classification cls,
-              bool race, double found, double shrunk_before, FuzzSummary& sum,
-              const FuzzObserver& observer);
+              bool race, bool unconfirmed, double found, double shrunk_before,
+              FuzzSummary& sum, const FuzzObserver& observer);
   oracle::OracleOptions classify_options() const;
   bool settled(const Quick& q, const FuzzSummary& sum) const;
   bool known(const harness::RunResult& r, FuzzSummary& sum) const;

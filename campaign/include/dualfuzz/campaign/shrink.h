@@ -158,7 +158,8 @@ class ViolationShrinker {
   // The candidates of a state, in the order the loop tries them (exposed
   // for tests). `flaky`: the violation is a race.
   std::vector<ShrinkCandidate> candidates(const ShrinkState& s, bool flaky) const;
-  // The loop from a state that showed the violation (exposed for tests).
+  // The loop from a state that showed the violation (exposed for tests);
+  // its result shows it again (confirm, in shrink.cpp).
   mutator::Shrunk<ShrinkState> settle(ShrinkState s) const;
 
  private:
@@ -168,6 +169,9 @@ class ViolationShrinker {
                                     const ShrinkState& from) const;
   bool shows(const harness::Script& s, const std::string& key, int tries,
              harness::RunResult& out) const;
+  mutator::Shrunk<ShrinkState> settle_once(ShrinkState s) const;
+  void confirm(mutator::Shrunk<ShrinkState>& out,
+               const std::vector<ShrinkState>& path) const;
   bool same(const harness::RunResult& x, const std::string& key) const;
   std::optional<Shrunk> distill(const harness::Script& s, const harness::RunResult& r,
                                 const std::string& key) const;

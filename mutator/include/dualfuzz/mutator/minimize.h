@@ -11,8 +11,11 @@
 // steps they point at can go: a reference is re-pointed at the message its
 // (loose) evaluation actually used, or at a remaining message with the
 // same value when its own step is deleted, or replaced by the literal value
-// it evaluated to. Steps the caller names as unrelated (e.g. requests on
-// other paths) are first tried deleted all at once.
+// it evaluated to — a short one only: a tag or a date is the run's own
+// (relink.h), and its step stays. Literals an earlier answer gave are
+// first made references to it (relink.h). Steps the caller names as
+// unrelated (e.g. requests on other paths) are then tried deleted all at
+// once.
 //
 //   Script small = minimize(script, first_run, fns, [&](const Script& s) {
 //     RunResult r = run(s);
@@ -48,9 +51,9 @@ struct FailingRun {
 // The run of a candidate when it still fails (the same failure), else nullopt.
 using RunIfFails = std::function<std::optional<FailingRun>(const harness::Script&)>;
 
-// The structural candidates of a failing script, in the order tried: the
-// unrelated requests all at once, each step that only serves as the target
-// of references (its references re-pointed or made literal), each
+// The structural candidates of a failing script, in the order tried: its
+// literals relinked (relink.h), the unrelated requests all at once, each step that only
+// serves as the target of references (its references re-pointed or made literal), each
 // reference re-pointed or made literal, chunks of steps deleted (halving
 // the chunk size, ddmin-style), request bodies with one field fewer (not a
 // top-level one named in `keep`). Each repaired, none equal to `failing`.

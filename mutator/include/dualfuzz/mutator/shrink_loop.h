@@ -37,6 +37,9 @@ struct ShrinkStats {
   std::size_t replays = 0;  // runs those tests made (a flaky test makes several)
   std::size_t accepted = 0;
   bool exhausted = false;  // stopped by the budget, not at a fixed point
+  // Accepted states a confirmation went back over: the smallest did not
+  // show the failure again (campaign/shrink.h's confirm).
+  std::size_t unconfirmed = 0;
 };
 
 // What testing one candidate gave: the new state when it still shows the

@@ -2,7 +2,8 @@
 // request value that sends one of the model's symbolic branches the other
 // way — the entity tag an If-Match must carry to pass where it failed, a
 // date just before the resource's hidden Last-Modified — and the value is
-// written into the script as a literal. Branches on which the live
+// written into the script: as a reference to the earlier answer that
+// carried it (relink.h), else as a literal. Branches on which the live
 // explanations disagree come first: flipping one separates them.
 //
 //   harness::RunOptions o;  o.oracle_options.limits.record_decisions = true;
