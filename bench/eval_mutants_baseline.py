@@ -139,7 +139,11 @@ def main():
                                reference_known=s.get("reference_known"),
                                reference_plays=s.get("reference_plays"),
                                baseline_seen=s.get("baseline"),
-                               seconds=s.get("seconds"))
+                               seconds=s.get("seconds"),
+                               # (not shown again: neither own nor known can be said)
+                               unconfirmed=[{"identity": u.get("identity", u.get("signature")),
+                                             "first_seconds": u.get("first_seconds")}
+                                            for u in s.get("unconfirmed", [])])
                     f = first_finding(s)
                     if not f:
                         row["verdict"] = "none"

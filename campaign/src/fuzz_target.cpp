@@ -111,7 +111,9 @@ class FuzzTarget::State {
                  const std::string& key);
   void record_finding(const harness::Script& script, const harness::RunResult& r);
   // $DUALFUZZ_BASELINE: a violation the baseline holds (by identity, after
-  // shrinking; then counted and said). `identity` gets the identity when
+  // shrinking; then counted and said), or one that did not show again when
+  // replayed (unconfirmed: its identity is a timing's; counted and said,
+  // as `dualfuzz fuzz --baseline` does). `identity` gets the identity when
   // the violation was shrunk.
   bool in_baseline(const harness::Script& script, const harness::RunResult& r,
                    const std::string& key, std::string& identity);
@@ -134,6 +136,7 @@ class FuzzTarget::State {
   std::uint64_t known_total_ = 0;
   std::optional<campaign::Baseline> baseline_;
   std::map<std::string, std::uint64_t> baseline_counts_;  // per identity met
+  std::map<std::string, std::uint64_t> unconfirmed_;      // per quick key
   // Per quick key: occurrences, and how many shrank to a baseline identity.
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> baseline_keys_;
   std::uint64_t baseline_total_ = 0;
@@ -296,6 +299,9 @@ FuzzTarget::State::~State() {
       std::fprintf(stderr, "==dualfuzz==   %llu x %s\n",
                    static_cast<unsigned long long>(n), key.c_str());
   }
+  for (const auto& [key, n] : unconfirmed_)
+    std::fprintf(stderr, "==dualfuzz== unconfirmed (not a finding): %llu x %s\n",
+                 static_cast<unsigned long long>(n), key.c_str());
   if (baseline_total_) {
     std::fprintf(stderr, "==dualfuzz== baseline findings: %llu in %llu scripts:\n",
                  static_cast<unsigned long long>(baseline_total_),
@@ -536,6 +542,15 @@ bool FuzzTarget::State::in_baseline(const harness::Script& script,
         {.same_violation = true});
     const campaign::Shrunk sh = shrinker.shrink(script, r);
     identity = campaign::identity_of(p.protocol(), sh.run);
+    if (!sh.reproduced) {
+      if (unconfirmed_[key]++ == 0)
+        std::fprintf(stderr,
+                     "==dualfuzz== unconfirmed violation (it did not show again when "
+                     "replayed, so the baseline cannot tell new from known; not a "
+                     "finding): %s\n",
+                     identity.c_str());
+      return true;
+    }
     if (!baseline_->contains(identity)) return false;
     ++known;
     matched = identity;

@@ -27,6 +27,16 @@ void nested_strings(const Json& v, std::vector<Jpath::Step>& at,
 
 }  // namespace
 
+std::optional<harness::LabelledTrace> trace_before(const harness::LabelledTrace& t,
+                                                   harness::Label label) {
+  harness::LabelledTrace out;
+  for (const auto& m : t.messages()) {
+    if (m.label == label) return out;
+    out.add(m.label, m.conn, m.ir);
+  }
+  return std::nullopt;
+}
+
 Jexp relinked(const Jexp& body, const harness::LabelledTrace& seen,
               const harness::FunctionRegistry& fns) {
   std::vector<harness::JexpPos> literal;

@@ -101,17 +101,6 @@ oracle::Json pick_value(const harness::Protocol& protocol, const std::vector<Sym
   return nullptr;
 }
 
-// The trace as it was when request `label` was sent.
-harness::LabelledTrace seen_before(const harness::LabelledTrace& t,
-                                   harness::Label label) {
-  harness::LabelledTrace out;
-  for (const auto& m : t.messages()) {
-    if (m.label == label) break;
-    out.add(m.label, m.conn, m.ir);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::optional<harness::Script> targeted_mutation(const harness::Script& script,
@@ -168,7 +157,8 @@ std::optional<harness::Script> targeted_mutation(const harness::Script& script,
       if (!body) continue;
       // A value an earlier answer carried (the current tag, its date) as a
       // reference to that answer: the same question on every replay.
-      step.body = relinked(*body, seen_before(run.trace, c.d->label), protocol.functions);
+      const auto seen = trace_before(run.trace, c.d->label);
+      step.body = seen ? relinked(*body, *seen, protocol.functions) : std::move(*body);
       return out;
     }
   }

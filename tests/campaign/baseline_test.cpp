@@ -7,7 +7,9 @@
 #include "dualfuzz/campaign/baseline.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
@@ -19,6 +21,7 @@
 #include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/campaign/shrink.h"
 #include "dualfuzz/campaign/signature.h"
+#include "dualfuzz/fuzz_target.h"
 #include "dualfuzz/http/plugin.h"
 
 namespace dualfuzz::campaign {
@@ -379,6 +382,40 @@ TEST(Baseline, AViolationThatDoesNotShowAgainIsUnconfirmed) {
         EXPECT_NE(f.signature.find("PUT"), std::string::npos) << f.signature;
       }
   }
+}
+
+// The fuzz target with $DUALFUZZ_BASELINE does the same: no abort on an
+// unconfirmed violation; without a baseline it aborts, as before.
+TEST(Baseline, TheFuzzTargetDoesNotAbortOnAnUnconfirmedViolation) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string file = ::testing::TempDir() + "dualfuzz-empty-baseline.json";
+  {
+    std::ofstream out(file);
+    out << "{\"violation\":false,\"findings\":[]}\n";
+  }
+  constexpr std::string_view kCreate =
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\n";
+  auto play = [&](FuzzTarget& t) {
+    return t.test_one_input(reinterpret_cast<const std::uint8_t*>(kCreate.data()),
+                            kCreate.size());
+  };
+  ::setenv("DUALFUZZ_KNOWN_VIOLATIONS", "", 1);
+  ::setenv("DUALFUZZ_BASELINE", file.c_str(), 1);
+  {
+    FuzzTarget t(glitch_once(), "inprocess");
+    t.initialize();
+    EXPECT_EQ(play(t), -1);  // (the violation, unconfirmed: kept out of the corpus)
+    EXPECT_EQ(play(t), 0);   // (the glitch is over)
+  }
+  ::unsetenv("DUALFUZZ_BASELINE");
+  EXPECT_DEATH(
+      {
+        FuzzTarget t(glitch_once(), "inprocess");
+        t.initialize();
+        play(t);
+      },
+      "PUT -> 204");
+  ::unsetenv("DUALFUZZ_KNOWN_VIOLATIONS");
 }
 
 TEST(Baseline, ABaselineTargetThatCannotBeMadeIsAnError) {

@@ -209,6 +209,29 @@ wait 3
   EXPECT_EQ(status(after, 4), 200) << harness::print_script(*next);
 }
 
+// The date the solver picks is the resource's Last-Modified or one second
+// beside it: a value an earlier answer carried, written as a reference to
+// that answer (relink.h), so that the script asks the same on any replay.
+TEST(TargetedMutation, AValueAnAnswerCarriedIsWrittenAsAReference) {
+  Bench b;
+  Script old = b.parse(
+      kPut +
+      R"(req 3 on c0: {"method":"GET","path":"/doc","headers":{"if-modified-since":"Mon, 01 Jan 2001 00:00:00 GMT"}}
+wait 3
+)");
+  RunResult before = b.play(old);
+  for (std::uint64_t seed : {1, 2, 3}) {
+    auto next = b.target(old, before, seed);
+    ASSERT_TRUE(next);
+    const auto& q = std::get<harness::RequestStep>(next->steps[2]);
+    const harness::Jexp* h = q.body.find("headers");
+    ASSERT_TRUE(h && h->find("if-modified-since"));
+    EXPECT_EQ(h->find("if-modified-since")->kind(), harness::Jexp::Kind::Reference)
+        << harness::print_script(*next);
+    EXPECT_EQ(status(b.play(*next), 4), 304) << harness::print_script(*next);
+  }
+}
+
 TEST(TargetedMutation, IfNoneMatchOfTheCurrentTagIsRewrittenToMiss) {
   Bench b;
   Script s = b.parse(

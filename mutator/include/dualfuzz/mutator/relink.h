@@ -8,9 +8,11 @@
 // reference to the answer that carried it, the script asks the same
 // question on every replay.
 //
-//   std::optional<harness::LabelledTrace> seen = ...;   // the trace before the request
-//   step.body = mutator::relinked(step.body, *seen, fns);
+//   if (auto seen = mutator::trace_before(run.trace, step.label))
+//     step.body = mutator::relinked(step.body, *seen, fns);
 #pragma once
+
+#include <optional>
 
 #include "dualfuzz/harness/function_registry.h"
 #include "dualfuzz/harness/jexp.h"
@@ -25,6 +27,10 @@ namespace dualfuzz::mutator {
 // the others. Shorter strings (a "*", a made-up tag) are the script's own
 // choice more likely than a copy.
 inline constexpr std::size_t kMinRelinked = 8;
+// The trace as it was when request `label` was sent (what its references
+// were evaluated against); nullopt when it was not sent.
+std::optional<harness::LabelledTrace> trace_before(const harness::LabelledTrace& t,
+                                                   harness::Label label);
 harness::Jexp relinked(const harness::Jexp& body, const harness::LabelledTrace& seen,
                        const harness::FunctionRegistry& fns);
 
