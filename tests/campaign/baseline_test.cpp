@@ -22,6 +22,7 @@
 #include "dualfuzz/campaign/shrink.h"
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/fuzz_target.h"
+#include "dualfuzz/http/date.h"
 #include "dualfuzz/http/plugin.h"
 
 namespace dualfuzz::campaign {
@@ -128,6 +129,82 @@ TEST(Identity, ARequestRefusedWhateverItAsksIsNamedByItsDefectAlone) {
   const harness::RunResult after = (*player)->play(*s);
   ASSERT_TRUE(after.violation()) << after.report();
   EXPECT_EQ(identity_of((*player)->protocol(), after), alone);
+}
+
+// The reference server answering a PUT as lighttpd 1.4.69 may under load:
+// without Last-Modified, and with a Date (cached once a second) behind the
+// file's time, here by 5 s.
+class LaggingPutDate final : public harness::Transport {
+ public:
+  explicit LaggingPutDate(harness::Transport& t) : t_(t) {}
+  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
+  void send(harness::ConnId c, std::string_view bytes) override { t_.send(c, bytes); }
+  void close(harness::ConnId c) override { t_.close(c); }
+  std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
+    std::vector<Incoming> in = t_.receive(timeout);
+    for (Incoming& i : in) {
+      if (!i.bytes.starts_with("HTTP/1.1 201") && !i.bytes.starts_with("HTTP/1.1 204"))
+        continue;
+      if (const std::size_t at = i.bytes.find("\r\nLast-Modified: ");
+          at != std::string::npos)
+        i.bytes.erase(at, i.bytes.find("\r\n", at + 2) - at);
+      if (const std::size_t at = i.bytes.find("\r\nDate: "); at != std::string::npos) {
+        const std::size_t from = at + 8, to = i.bytes.find("\r\n", from);
+        if (auto t = http::parse_http_date(i.bytes.substr(from, to - from)))
+          i.bytes.replace(from, to - from, http::format_http_date(*t - 5));
+      }
+    }
+    return in;
+  }
+
+ private:
+  harness::Transport& t_;
+};
+
+class WithLaggingPutDate final : public InProcessServer {
+ public:
+  explicit WithLaggingPutDate(std::unique_ptr<InProcessServer> s)
+      : inner_(std::move(s)), lag_(inner_->transport()) {}
+  harness::Transport& transport() override { return lag_; }
+  void reset() override { inner_->reset(); }
+  std::string path_namespace() const override { return inner_->path_namespace(); }
+
+ private:
+  std::unique_ptr<InProcessServer> inner_;
+  LaggingPutDate lag_;
+};
+
+// A request field is classed against the state's validators (HTTP: ETag,
+// Last-Modified), not every field of the answer: a GET whose
+// If-Unmodified-Since a server ignores is one defect whether its date was
+// the PUT's lagging Date or a second before it. As "current" (the Date's
+// value) it was a name lighttpd's record never had, and it showed only
+// under load.
+TEST(Identity, ADateTheAnswerCarriedIsNoValidator) {
+  Plugin plugin = http::plugin();
+  auto inner = plugin.in_process;
+  plugin.in_process =
+      [inner](const std::string& arg) -> Result<std::unique_ptr<InProcessServer>> {
+    auto s = inner(arg);
+    if (!s) return make_error(s.error());
+    return std::unique_ptr<InProcessServer>(new WithLaggingPutDate(std::move(*s)));
+  };
+  auto player = Player::make(plugin, "inprocess:ius-ignored");
+  ASSERT_TRUE(player) << player.error();
+  auto identity = [&](const std::string& date) {
+    auto s = (*player)->parse(
+        "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\nwait 1\n"
+        "req 3 on c0: {\"method\":\"GET\",\"path\":\"/a\","
+        "\"headers\":{\"if-unmodified-since\":" +
+        date + "}}\nwait 3\n");
+    EXPECT_TRUE(s) << s.error();
+    const harness::RunResult r = (*player)->play(*s);
+    EXPECT_TRUE(r.violation()) << r.report();
+    return identity_of((*player)->protocol(), r);
+  };
+  const std::string by_date = identity(R"(2.(this@"headers"@"date").id)");
+  EXPECT_NE(by_date.find("{if-unmodified-since:other}"), std::string::npos) << by_date;
+  EXPECT_EQ(identity(R"(2.(this@"headers"@"date").earlier)"), by_date);
 }
 
 TEST(Identity, AProtocolViolationIsNamedByItsRule) {

@@ -172,6 +172,7 @@ harness::Protocol protocol() {
   p.retarget = retarget;
   p.apply_retarget = apply_retarget;
   p.related_values = related_values;
+  p.validators = validators;
   p.required_fields = {"method", "path"};
   p.namespace_request = namespace_request;
   set_presentation(p);

@@ -330,6 +330,17 @@ std::vector<Json> related_values(const Json& v) {
   return {t.rfind("W/", 0) == 0 ? Json(t.substr(2)) : Json("W/" + t)};
 }
 
+std::vector<std::string> validators(const Json& response_ir) {
+  std::vector<std::string> out;
+  if (!response_ir.is_object() || !response_ir.contains("headers")) return out;
+  const Json& h = response_ir["headers"];
+  if (!h.is_object()) return out;
+  for (const char* name : {"etag", "last-modified"})
+    if (h.contains(name) && h[name].is_string())
+      out.push_back(h[name].get<std::string>());
+  return out;
+}
+
 void set_presentation(harness::Protocol& p) {
   p.request_label = request_label;
   p.response_label = response_label;

@@ -235,7 +235,11 @@ std::string finding_shape(const harness::Protocol& p, const harness::Json& ir);
 //      its header fields and the class of its value against the newest
 //      successful (2xx) answer on its path received before its own (the
 //      state the server answered it in): "current" (one of that
-//      answer's field values), "related" (Protocol::related_values of one:
+//      answer's Protocol::validators: HTTP's ETag and Last-Modified, not
+//      its Date: an If-Unmodified-Since of a PUT's Date met lighttpd's
+//      ignored If-Unmodified-Since as "current" only when the Date lagged
+//      the file's time, under load, and as "other" otherwise), "related"
+//      (Protocol::related_values of one:
 //      W/"1" for "1"), "other" ("(invalid)" is left out of the shape: the
 //      shrinker empties a value whenever it can); then "-> " and the
 //      observed answer's class (Protocol::response_shape, a status as

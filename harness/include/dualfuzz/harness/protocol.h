@@ -153,6 +153,12 @@ struct Protocol {
   std::function<std::vector<Json>(const Json& value)> related_values = [](const Json&) {
     return std::vector<Json>{};
   };
+  // The values in a response that name the state it answered from (HTTP:
+  // its ETag and Last-Modified, not its Date, a clock reading): a request
+  // field equal to one (or to a related_values of one) is classed
+  // "current" ("related") in a finding's identity (campaign/signature.h).
+  // Unset: every string value of the response's "headers".
+  std::function<std::vector<std::string>(const Json& response_ir)> validators;
   // Fields of a request object the shrinker never drops (a request without
   // them is not a request of this protocol).
   std::vector<std::string> required_fields;

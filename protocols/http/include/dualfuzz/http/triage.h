@@ -69,5 +69,7 @@ std::vector<std::vector<harness::Jexp>> flatter(const std::vector<harness::Jexp>
 // An entity tag with its weakness flipped: the tag a weak/strong comparison
 // bug is most likely to confuse with it.
 std::vector<Json> related_values(const Json& v);
+// A response's ETag and Last-Modified values (Protocol::validators).
+std::vector<std::string> validators(const Json& response_ir);
 
 }  // namespace dualfuzz::http
