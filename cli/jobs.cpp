@@ -247,7 +247,7 @@ Json merge_summaries(const std::vector<WorkerOutcome>& workers,
   for (const WorkerOutcome& w : workers)
     if (w.summary && (!base || (winner && w.worker == *winner))) base = &w;
   Json j = base ? *base->summary : Json::object();
-  std::vector<std::pair<unsigned, const Json*>> findings, violations, races;
+  std::vector<std::pair<unsigned, const Json*>> findings, violations, races, unconfirmed;
   std::vector<const Json*> known, baseline, advisories;
   Json site = Json::object();
   Json per_worker = Json::array();
@@ -266,6 +266,8 @@ Json merge_summaries(const std::vector<WorkerOutcome>& workers,
       if (s.contains("findings")) findings.emplace_back(w.worker, &s["findings"]);
       if (s.contains("violations")) violations.emplace_back(w.worker, &s["violations"]);
       if (s.contains("races")) races.emplace_back(w.worker, &s["races"]);
+      if (s.contains("unconfirmed"))
+        unconfirmed.emplace_back(w.worker, &s["unconfirmed"]);
       if (s.contains("known")) known.push_back(&s["known"]);
       if (s.contains("baseline")) baseline.push_back(&s["baseline"]);
       if (s.contains("advisories")) advisories.push_back(&s["advisories"]);
@@ -284,6 +286,7 @@ Json merge_summaries(const std::vector<WorkerOutcome>& workers,
   j["server_lost"] = lost;
   j["findings"] = merge_findings(findings);
   j["races"] = merge_findings(races);
+  j["unconfirmed"] = merge_findings(unconfirmed);
   if (!violations.empty()) j["violations"] = merge_findings(violations);
   if (!known.empty()) j["known"] = merge_counts(known, "pattern");
   if (!baseline.empty()) j["baseline"] = merge_counts(baseline, "identity");
@@ -447,6 +450,12 @@ int run_jobs(const JobsRun& r) {
     for (const Json& f : merged["races"]) {
       std::cout << "=== race: " << f.value("signature", "") << " (" << f.value("count", 0)
                 << " x, worker " << f["workers"][0].get<unsigned>() << ")\n";
+    }
+    // (With a baseline: not shown again, so not told new or known; no violation.)
+    for (const Json& f : merged["unconfirmed"]) {
+      std::cout << "=== unconfirmed: " << f.value("signature", "") << " ("
+                << f.value("count", 0) << " x, worker " << f["workers"][0].get<unsigned>()
+                << ")\n";
     }
     if (merged.contains("advisories") && !merged["advisories"].empty()) {
       std::cout << "dualfuzz fuzz: " << merged["advisories"].size()
