@@ -329,12 +329,12 @@ mutator::Shrunk<ShrinkState> ViolationShrinker::settle(ShrinkState start) const 
   auto out = settle_once(std::move(start));
   // Gone back to a state that shows it: the loop once more from there (a
   // lucky candidate, played again, is refused now).
-  if (out.stats.unconfirmed > 0 && !past_deadline()) {
+  if (out.stats.went_back > 0 && !past_deadline()) {
     auto again = settle_once(out.best);
     again.stats.tests += out.stats.tests;
     again.stats.replays += out.stats.replays;
     again.stats.accepted += out.stats.accepted;
-    again.stats.unconfirmed += out.stats.unconfirmed;
+    again.stats.went_back += out.stats.went_back;
     out = std::move(again);
   }
   return out;
@@ -389,12 +389,12 @@ void ViolationShrinker::confirm(mutator::Shrunk<ShrinkState>& out,
     if (back > 0 && past_deadline()) break;
     if (shows(path[i].script, path[i].key, tries, again)) {
       out.best = ShrinkState{path[i].script, std::move(again), path[i].key};
-      out.stats.unconfirmed = back;
+      out.stats.went_back = back;
       return;
     }
   }
   out.best = path.front();
-  out.stats.unconfirmed = back;
+  out.stats.went_back = back;
 }
 
 // The first race skeleton of a violation that did not show again and that

@@ -39,7 +39,7 @@ struct ShrinkStats {
   bool exhausted = false;  // stopped by the budget, not at a fixed point
   // Accepted states a confirmation went back over: the smallest did not
   // show the failure again (campaign/shrink.h's confirm).
-  std::size_t unconfirmed = 0;
+  std::size_t went_back = 0;
 };
 
 // What testing one candidate gave: the new state when it still shows the
