@@ -587,7 +587,6 @@ void FuzzCampaign::record_death(const Met& m, const std::string& quick, const Sh
   } else if (sh.reproduced &&
              (!f.reproduced || sh.run.trace.size() < f.run.trace.size())) {
     f.reproduced = true;
-    f.unconfirmed = false;
     f.script = sh.script;
     f.run = sh.run;
     f.original_steps = m.culprit.steps.size();

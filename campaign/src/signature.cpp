@@ -280,12 +280,12 @@ std::string killing_part(const harness::Protocol& p, const harness::RunResult& r
     const Json* q = r.trace.find(harness::request_of(m.label));
     if (!q || p.race_key(*q) != key) continue;
     if (!p.response_shape(m.ir).starts_with('2')) continue;
-    if (!p.validators) {
+    if (p.validators) {
+      const std::vector<std::string> v = p.validators(m.ir);
+      current = std::set<std::string>(v.begin(), v.end());
+    } else {
       current = field_values(m.ir);
-      continue;
     }
-    current.clear();
-    for (std::string& v : p.validators(m.ir)) current.insert(std::move(v));
   }
   // A request the server must refuse whatever else it asks ("* host"):
   // only the fields its shape names are the defect's; the others beside

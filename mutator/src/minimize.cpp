@@ -54,6 +54,17 @@ struct Site {
   std::vector<Label> same;
 };
 
+// The trace as it was when request `label` was sent (what its references
+// were evaluated against); nullopt when it was not sent.
+std::optional<LabelledTrace> before(const LabelledTrace& t, Label label) {
+  LabelledTrace out;
+  for (const auto& m : t.messages()) {
+    if (m.label == label) return out;
+    out.add(m.label, m.conn, m.ir);
+  }
+  return std::nullopt;
+}
+
 std::optional<Json> strict_at(Jexp::Ref r, Label l, const LabelledTrace& t,
                               const harness::FunctionRegistry& fns) {
   r.label = l;
@@ -72,7 +83,7 @@ std::vector<Site> sites(const Script& s, const LabelledTrace& t,
     for (const JexpPos& pos : harness::leaf_positions(q->body)) {
       const std::optional<Jexp> e = harness::jexp_at(q->body, pos);
       if (!e || e->kind() != Jexp::Kind::Reference) continue;
-      if (!seen) seen = trace_before(t, q->label);
+      if (!seen) seen = before(t, q->label);
       if (!seen) break;  // not sent: nothing known
       Site site{i,     pos, e->reference(), harness::evaluate_loose(*e, *seen, fns),
                 false, {}};
@@ -202,9 +213,7 @@ std::optional<Script> with_literals_relinked(const Script& best, const LabelledT
   for (auto& st : cand.steps) {
     auto* q = std::get_if<RequestStep>(&st);
     if (!q) continue;
-    std::optional<LabelledTrace> seen = trace_before(t, q->label);
-    if (!seen) continue;
-    Jexp b = relinked(q->body, *seen, fns);
+    Jexp b = relinked(q->body, t, q->label, fns);
     if (b == q->body) continue;
     q->body = std::move(b);
     any = true;

@@ -1,5 +1,7 @@
 #include "dualfuzz/mutator/relink.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -27,18 +29,8 @@ void nested_strings(const Json& v, std::vector<Jpath::Step>& at,
 
 }  // namespace
 
-std::optional<harness::LabelledTrace> trace_before(const harness::LabelledTrace& t,
-                                                   harness::Label label) {
-  harness::LabelledTrace out;
-  for (const auto& m : t.messages()) {
-    if (m.label == label) return out;
-    out.add(m.label, m.conn, m.ir);
-  }
-  return std::nullopt;
-}
-
-Jexp relinked(const Jexp& body, const harness::LabelledTrace& seen,
-              const harness::FunctionRegistry& fns) {
+Jexp relinked(const Jexp& body, const harness::LabelledTrace& trace,
+              harness::Label sent_as, const harness::FunctionRegistry& fns) {
   std::vector<harness::JexpPos> literal;
   for (const harness::JexpPos& pos : harness::leaf_positions(body)) {
     const std::optional<Jexp> e = harness::jexp_at(body, pos);
@@ -52,9 +44,13 @@ Jexp relinked(const Jexp& body, const harness::LabelledTrace& seen,
   std::vector<std::string> names{"id"};
   for (const std::string& n : fns.names())
     if (n != "id") names.push_back(n);
+  // (The messages before the request, read in place: no copy of the trace.)
+  const auto& msgs = trace.messages();
+  const auto sent = std::find_if(msgs.begin(), msgs.end(),
+                                 [sent_as](const auto& m) { return m.label == sent_as; });
+  if (sent == msgs.end()) return body;
   std::map<std::string, Jexp::Ref> source;
-  const auto& msgs = seen.messages();
-  for (auto m = msgs.rbegin(); m != msgs.rend(); ++m) {
+  for (auto m = std::make_reverse_iterator(sent); m != msgs.rend(); ++m) {
     if (harness::is_request_label(m->label)) continue;
     std::vector<Jpath::Step> at;
     std::vector<std::pair<Jpath, std::string>> leaves;

@@ -157,8 +157,7 @@ std::optional<harness::Script> targeted_mutation(const harness::Script& script,
       if (!body) continue;
       // A value an earlier answer carried (the current tag, its date) as a
       // reference to that answer: the same question on every replay.
-      const auto seen = trace_before(run.trace, c.d->label);
-      step.body = seen ? relinked(*body, *seen, protocol.functions) : std::move(*body);
+      step.body = relinked(*body, run.trace, c.d->label, protocol.functions);
       return out;
     }
   }

@@ -8,11 +8,8 @@
 // reference to the answer that carried it, the script asks the same
 // question on every replay.
 //
-//   if (auto seen = mutator::trace_before(run.trace, step.label))
-//     step.body = mutator::relinked(step.body, *seen, fns);
+//   step.body = mutator::relinked(step.body, run.trace, step.label, fns);
 #pragma once
-
-#include <optional>
 
 #include "dualfuzz/harness/function_registry.h"
 #include "dualfuzz/harness/jexp.h"
@@ -20,18 +17,16 @@
 
 namespace dualfuzz::mutator {
 
-// `body` with each string literal of at least kMinRelinked characters that
-// a strict reference to a response in `seen` gives — a field of a nested
-// object (HTTP: `N.(this@"headers"@"etag")`), through one of `fns` — made
-// that reference: the latest such response, the identity function before
-// the others. Shorter strings (a "*", a made-up tag) are the script's own
-// choice more likely than a copy.
+// `body`, the request labelled `sent_as` in `trace`, with each string
+// literal of at least kMinRelinked characters that a strict reference to a
+// response received before it gives — a field of a nested object (HTTP:
+// `N.(this@"headers"@"etag")`), through one of `fns` — made that
+// reference: the latest such response, the identity function before the
+// others. Shorter strings (a "*", a made-up tag) are the script's own
+// choice more likely than a copy. A request not in `trace` (not sent) is
+// returned as it is.
 inline constexpr std::size_t kMinRelinked = 8;
-// The trace as it was when request `label` was sent (what its references
-// were evaluated against); nullopt when it was not sent.
-std::optional<harness::LabelledTrace> trace_before(const harness::LabelledTrace& t,
-                                                   harness::Label label);
-harness::Jexp relinked(const harness::Jexp& body, const harness::LabelledTrace& seen,
-                       const harness::FunctionRegistry& fns);
+harness::Jexp relinked(const harness::Jexp& body, const harness::LabelledTrace& trace,
+                       harness::Label sent_as, const harness::FunctionRegistry& fns);
 
 }  // namespace dualfuzz::mutator
