@@ -24,6 +24,7 @@
 #include "dualfuzz/fuzz_target.h"
 #include "dualfuzz/http/date.h"
 #include "dualfuzz/http/plugin.h"
+#include "wrapped_server.h"
 
 namespace dualfuzz::campaign {
 namespace {
@@ -134,12 +135,9 @@ TEST(Identity, ARequestRefusedWhateverItAsksIsNamedByItsDefectAlone) {
 // The reference server answering a PUT as lighttpd 1.4.69 may under load:
 // without Last-Modified, and with a Date (cached once a second) behind the
 // file's time, here by 5 s.
-class LaggingPutDate final : public harness::Transport {
+class LaggingPutDate final : public ForwardingTransport {
  public:
-  explicit LaggingPutDate(harness::Transport& t) : t_(t) {}
-  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
-  void send(harness::ConnId c, std::string_view bytes) override { t_.send(c, bytes); }
-  void close(harness::ConnId c) override { t_.close(c); }
+  using ForwardingTransport::ForwardingTransport;
   std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
     std::vector<Incoming> in = t_.receive(timeout);
     for (Incoming& i : in) {
@@ -156,22 +154,6 @@ class LaggingPutDate final : public harness::Transport {
     }
     return in;
   }
-
- private:
-  harness::Transport& t_;
-};
-
-class WithLaggingPutDate final : public InProcessServer {
- public:
-  explicit WithLaggingPutDate(std::unique_ptr<InProcessServer> s)
-      : inner_(std::move(s)), lag_(inner_->transport()) {}
-  harness::Transport& transport() override { return lag_; }
-  void reset() override { inner_->reset(); }
-  std::string path_namespace() const override { return inner_->path_namespace(); }
-
- private:
-  std::unique_ptr<InProcessServer> inner_;
-  LaggingPutDate lag_;
 };
 
 // A request field is classed against the state's validators (HTTP: ETag,
@@ -181,14 +163,7 @@ class WithLaggingPutDate final : public InProcessServer {
 // value) it was a name lighttpd's record never had, and it showed only
 // under load.
 TEST(Identity, ADateTheAnswerCarriedIsNoValidator) {
-  Plugin plugin = http::plugin();
-  auto inner = plugin.in_process;
-  plugin.in_process =
-      [inner](const std::string& arg) -> Result<std::unique_ptr<InProcessServer>> {
-    auto s = inner(arg);
-    if (!s) return make_error(s.error());
-    return std::unique_ptr<InProcessServer>(new WithLaggingPutDate(std::move(*s)));
-  };
+  const Plugin plugin = wrapped<LaggingPutDate>(http::plugin());
   auto player = Player::make(plugin, "inprocess:ius-ignored");
   ASSERT_TRUE(player) << player.error();
   auto identity = [&](const std::string& date) {
@@ -372,12 +347,9 @@ TEST(Baseline, ARaceIsPlayedMoreOftenOnTheReference) {
 // The reference server answering the first PUT that creates a resource
 // 204 instead of 201, once: a violation (RFC 9110 §9.3.4) that never shows
 // again.
-class CreatedOnceAs204 final : public harness::Transport {
+class CreatedOnceAs204 final : public ForwardingTransport {
  public:
-  explicit CreatedOnceAs204(harness::Transport& t) : t_(t) {}
-  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
-  void send(harness::ConnId c, std::string_view bytes) override { t_.send(c, bytes); }
-  void close(harness::ConnId c) override { t_.close(c); }
+  using ForwardingTransport::ForwardingTransport;
   std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
     std::vector<Incoming> in = t_.receive(timeout);
     for (Incoming& i : in)
@@ -392,33 +364,10 @@ class CreatedOnceAs204 final : public harness::Transport {
   }
 
  private:
-  harness::Transport& t_;
   bool done_ = false;
 };
 
-class GlitchOnce final : public InProcessServer {
- public:
-  explicit GlitchOnce(std::unique_ptr<InProcessServer> s)
-      : inner_(std::move(s)), once_(inner_->transport()) {}
-  harness::Transport& transport() override { return once_; }
-  void reset() override { inner_->reset(); }
-  std::string path_namespace() const override { return inner_->path_namespace(); }
-
- private:
-  std::unique_ptr<InProcessServer> inner_;
-  CreatedOnceAs204 once_;
-};
-
-Plugin glitch_once() {
-  Plugin p = http::plugin();
-  auto inner = p.in_process;
-  p.in_process = [inner](const std::string&) -> Result<std::unique_ptr<InProcessServer>> {
-    auto s = inner("");
-    if (!s) return make_error(s.error());
-    return std::unique_ptr<InProcessServer>(new GlitchOnce(std::move(*s)));
-  };
-  return p;
-}
+Plugin glitch_once() { return wrapped<CreatedOnceAs204>(http::plugin()); }
 
 // A violation that does not show again when replayed cannot be told new
 // or known: with a baseline it is unconfirmed (reported and counted, no

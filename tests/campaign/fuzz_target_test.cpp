@@ -16,6 +16,7 @@
 #include "dualfuzz/harness/script.h"
 #include "dualfuzz/http/plugin.h"
 #include "race_scripts.h"
+#include "wrapped_server.h"
 
 namespace dualfuzz {
 namespace {
@@ -48,12 +49,9 @@ TEST(FuzzTarget, RejectsWhatIsNoScript) { EXPECT_EQ(play("", "not a script {"), 
 
 // The reference server with every Content-Type line taken out of its
 // answers: RFC 9110 §8.3's SHOULD broken, every MUST kept.
-class NoContentType final : public harness::Transport {
+class NoContentType final : public campaign::ForwardingTransport {
  public:
-  explicit NoContentType(harness::Transport& t) : t_(t) {}
-  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
-  void send(harness::ConnId c, std::string_view bytes) override { t_.send(c, bytes); }
-  void close(harness::ConnId c) override { t_.close(c); }
+  using ForwardingTransport::ForwardingTransport;
   std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
     std::vector<Incoming> in = t_.receive(timeout);
     for (Incoming& i : in)
@@ -61,34 +59,9 @@ class NoContentType final : public harness::Transport {
         i.bytes.erase(at, i.bytes.find("\r\n", at) + 2 - at);
     return in;
   }
-
- private:
-  harness::Transport& t_;
-};
-class NoContentTypeServer final : public campaign::InProcessServer {
- public:
-  explicit NoContentTypeServer(std::unique_ptr<campaign::InProcessServer> s)
-      : inner_(std::move(s)), strip_(inner_->transport()) {}
-  harness::Transport& transport() override { return strip_; }
-  void reset() override { inner_->reset(); }
-  std::string path_namespace() const override { return inner_->path_namespace(); }
-
- private:
-  std::unique_ptr<campaign::InProcessServer> inner_;
-  NoContentType strip_;
 };
 campaign::Plugin no_content_type() {
-  campaign::Plugin p = http::plugin();
-  auto inner = p.in_process;
-  p.in_process =
-      [inner](
-          const std::string& arg) -> Result<std::unique_ptr<campaign::InProcessServer>> {
-    auto s = inner(arg);
-    if (!s) return make_error(s.error());
-    return std::unique_ptr<campaign::InProcessServer>(
-        new NoContentTypeServer(std::move(*s)));
-  };
-  return p;
+  return campaign::wrapped<NoContentType>(http::plugin());
 }
 
 // An advisory (a broken SHOULD) is neither a crash nor a finding: the input

@@ -17,6 +17,7 @@
 #include "dualfuzz/campaign/signature.h"
 #include "dualfuzz/fuzz_target.h"
 #include "dualfuzz/http/plugin.h"
+#include "wrapped_server.h"
 
 namespace dualfuzz::campaign {
 namespace {
@@ -41,10 +42,9 @@ constexpr const char* kRaceThenIfMatch =
 
 // Renames each request's If-Match on its way to the server, which then
 // ignores it: a sequential RFC bug on top of two-step-writes' races.
-class IfMatchBlind final : public harness::Transport {
+class IfMatchBlind final : public ForwardingTransport {
  public:
-  explicit IfMatchBlind(harness::Transport& t) : t_(t) {}
-  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
+  using ForwardingTransport::ForwardingTransport;
   void send(harness::ConnId c, std::string_view bytes) override {
     std::string b(bytes), lower(bytes);
     std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -54,40 +54,11 @@ class IfMatchBlind final : public harness::Transport {
       b.replace(i + 2, 8, "x-ifmtch");  // (as long: the framing stays)
     t_.send(c, b);
   }
-  void close(harness::ConnId c) override { t_.close(c); }
-  std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
-    return t_.receive(timeout);
-  }
-
- private:
-  harness::Transport& t_;
-};
-
-class TwoBugs final : public InProcessServer {
- public:
-  explicit TwoBugs(std::unique_ptr<InProcessServer> s)
-      : inner_(std::move(s)), blind_(inner_->transport()) {}
-  harness::Transport& transport() override { return blind_; }
-  void reset() override { inner_->reset(); }
-  std::string path_namespace() const override { return inner_->path_namespace(); }
-
- private:
-  std::unique_ptr<InProcessServer> inner_;
-  IfMatchBlind blind_;
 };
 
 // The reference server with two-step-writes (races only) that also ignores
 // If-Match (a protocol bug), at "inprocess".
-Plugin two_bugs() {
-  Plugin p = http::plugin();
-  auto inner = p.in_process;
-  p.in_process = [inner](const std::string&) -> Result<std::unique_ptr<InProcessServer>> {
-    auto s = inner("two-step-writes");
-    if (!s) return make_error(s.error());
-    return std::unique_ptr<InProcessServer>(new TwoBugs(std::move(*s)));
-  };
-  return p;
-}
+Plugin two_bugs() { return wrapped<IfMatchBlind>(http::plugin(), "two-step-writes"); }
 
 std::unique_ptr<FuzzCampaign> campaign(const Plugin& plugin, FuzzOptions o) {
   auto c = FuzzCampaign::make(plugin, std::move(o));
