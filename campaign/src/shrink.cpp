@@ -229,8 +229,9 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
     // this one: it tells two defects of one field apart, e.g. If-Match
     // ignored from If-Match compared weakly.)
     add_lighter(s, out, /*restating_only=*/true);
-    for (Script& c : mutator::structural_candidates(s.script, failing_run(p_, s.run),
-                                                    p_.functions, p_.required_fields))
+    for (Script& c :
+         mutator::structural_candidates(s.script, failing_run(p_, s.run), p_.functions,
+                                        p_.required_fields, p_.nudges))
       out.push_back(candidate(Kind::Structural, std::move(c), 1));
     for (Script& c : plainer_candidates(p_, s.script, killing_label(s)))
       out.push_back(candidate(Kind::Structural, std::move(c), 1));
@@ -245,8 +246,8 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
     if (auto c = only_the_path(p_, s.script, s.run))
       out.push_back(candidate(Kind::OnlyThePath, std::move(*c), 8));
   add_lighter(s, out);
-  for (Script& c : mutator::structural_candidates(s.script, failing_run(p_, s.run),
-                                                  p_.functions, p_.required_fields))
+  for (Script& c : mutator::structural_candidates(
+           s.script, failing_run(p_, s.run), p_.functions, p_.required_fields, p_.nudges))
     out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
   // (The killing request keeps its kind: the violation's name holds it.)
   for (Script& c : plainer_candidates(p_, s.script, killing_label(s)))

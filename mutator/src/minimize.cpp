@@ -222,16 +222,82 @@ std::optional<Script> with_literals_relinked(const Script& best, const LabelledT
   return cand;
 }
 
-// Chunks of steps deleted, halving the chunk size (ddmin-style).
+// Each reference that copies a value as it is (the identity function), put
+// through each of `nudges` that changes the value it gave (HTTP: a date a
+// second earlier or later). A comparison on its boundary in the failing run
+// (a PUT's Date within the second of the file's time, as a server's
+// once-a-second clock gave it only under load) is off it then on every
+// replay. Only identity references are nudged: a nudge is never undone.
+void nudged_references(const Script& best, const std::vector<Site>& at,
+                       const harness::FunctionRegistry& fns,
+                       const std::vector<std::string>& nudges, std::vector<Script>& out) {
+  for (const Site& s : at) {
+    if (s.ref.function != "id") continue;
+    for (const std::string& n : nudges) {
+      const auto* f = fns.find(n);
+      if (!f) continue;
+      const Result<Json> v = (*f)(s.value);
+      if (!v || *v == s.value) continue;
+      Jexp::Ref r = s.ref;
+      r.function = n;
+      Script cand = best;
+      set_at(cand, s, Jexp::ref(std::move(r)));
+      out.push_back(std::move(cand));
+    }
+  }
+}
+
+// `s` without steps [from, to), its waits kept: a wait for a request that
+// goes (the chunk's last step, or one after it) waits instead for the
+// latest request before it that stays, on the same connection. Dropped, as
+// repair drops it, the request after it would be sent before the answers it
+// refers to came ("req 1; req 3; wait 3; req 5 → 2.(...)" without request 3
+// needs "wait 1").
+Script without_steps(const Script& s, std::size_t from, std::size_t to) {
+  std::set<Label> gone;
+  std::map<Label, harness::ConnId> conn;
+  for (std::size_t i = 0; i < s.steps.size(); ++i)
+    if (const auto* q = std::get_if<RequestStep>(&s.steps[i])) {
+      conn[q->label] = q->conn;
+      if (i >= from && i < to) gone.insert(q->label);
+    }
+  Script out;
+  std::map<harness::ConnId, Label> latest;  // of the requests kept so far
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const harness::Step& st = s.steps[i];
+    const bool deleted = i >= from && i < to;
+    const auto* w = std::get_if<harness::WaitStep>(&st);
+    if (w && gone.count(w->label) && (!deleted || i + 1 == to)) {
+      const auto l = latest.find(conn.at(w->label));
+      if (l == latest.end()) continue;
+      const harness::Step instead = harness::WaitStep{l->second};
+      if (out.steps.empty() || !(out.steps.back() == instead))
+        out.steps.push_back(instead);
+      continue;
+    }
+    if (deleted) continue;
+    if (const auto* q = std::get_if<RequestStep>(&st)) latest[q->conn] = q->label;
+    out.steps.push_back(st);
+  }
+  return out;
+}
+
+// Chunks of steps deleted, halving the chunk size (ddmin-style); where that
+// drops a wait, also with the wait kept (without_steps), next.
 void without_chunks(const Script& best, std::vector<Script>& out) {
   const std::size_t n = best.steps.size();
   for (std::size_t chunk = std::max<std::size_t>(1, n / 2); chunk >= 1; chunk /= 2) {
     for (std::size_t at = 0; at < n; at += chunk) {
-      Script cand = best;
-      cand.steps.erase(
-          cand.steps.begin() + static_cast<std::ptrdiff_t>(at),
-          cand.steps.begin() + static_cast<std::ptrdiff_t>(std::min(n, at + chunk)));
-      out.push_back(std::move(cand));
+      const std::size_t to = std::min(n, at + chunk);
+      Script plain = best;
+      plain.steps.erase(plain.steps.begin() + static_cast<std::ptrdiff_t>(at),
+                        plain.steps.begin() + static_cast<std::ptrdiff_t>(to));
+      Script kept = without_steps(best, at, to);
+      ScriptMutator::repair(plain);
+      ScriptMutator::repair(kept);
+      const bool differ = !(kept == plain);
+      out.push_back(std::move(plain));
+      if (differ) out.push_back(std::move(kept));
     }
     if (chunk == 1) break;
   }
@@ -255,7 +321,8 @@ void lighter_bodies(const Script& best, const std::vector<std::string>& keep,
 
 std::vector<Script> structural_candidates(const Script& failing, const FailingRun& run,
                                           const harness::FunctionRegistry& fns,
-                                          const std::vector<std::string>& keep) {
+                                          const std::vector<std::string>& keep,
+                                          const std::vector<std::string>& nudges) {
   const std::vector<Site> at = sites(failing, run.trace, fns);
   std::vector<Script> all;
   if (auto r = with_literals_relinked(failing, run.trace, fns))
@@ -265,6 +332,7 @@ std::vector<Script> structural_candidates(const Script& failing, const FailingRu
   rewritten_references(failing, at, all);
   without_chunks(failing, all);
   lighter_bodies(failing, keep, all);
+  nudged_references(failing, at, fns, nudges, all);
   // Repaired (dangling waits and references go), and each once.
   std::vector<Script> out;
   std::set<std::string> seen;
@@ -278,14 +346,15 @@ std::vector<Script> structural_candidates(const Script& failing, const FailingRu
 
 Script minimize(const Script& failing, FailingRun run,
                 const harness::FunctionRegistry& fns, const RunIfFails& still_fails,
-                std::size_t max_runs, const std::vector<std::string>& keep) {
+                std::size_t max_runs, const std::vector<std::string>& keep,
+                const std::vector<std::string>& nudges) {
   struct State {
     Script script;
     FailingRun run;
   };
   Shrinker<State, Script> s;
   s.candidates = [&](const State& st) {
-    return structural_candidates(st.script, st.run, fns, keep);
+    return structural_candidates(st.script, st.run, fns, keep, nudges);
   };
   s.test = [&](const Script& c) -> Tested<State> {
     std::optional<FailingRun> r = still_fails(c);

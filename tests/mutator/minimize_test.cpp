@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
+#include <string>
 
 #include "dualfuzz/harness/jexp.h"
 
@@ -253,6 +255,70 @@ TEST(Minimize, DropsUnrelatedStepsAtOnce) {
   const Script small =
       minimize(script, FailingRun{first.trace, others}, server.fns, run, /*max_runs=*/1);
   EXPECT_EQ(requests(small), 3u) << harness::print_script(small);
+}
+
+// A request deleted with the wait that followed it: the wait stays, for the
+// latest request before it on its connection, so that a later reference is
+// still sent after the answer it names (without it the request goes out
+// before that answer came).
+TEST(Minimize, ADeletedRequestsWaitIsKept) {
+  const auto fns = harness::FunctionRegistry::with_builtins();
+  const Script script = parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+      "req 3 on c0: {\"method\":\"PUT\",\"path\":\"/b\"}\n"
+      "wait 3\n"
+      "req 5 on c0: {\"headers\":{\"if-match\":2.(this@\"headers\"@\"etag\").id},"
+      "\"method\":\"PUT\",\"path\":\"/a\"}\n",
+      fns);
+  const std::string want =
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+      "wait 1\n"
+      "req 5 on c0: {\"headers\":{\"if-match\":2.(this@\"headers\"@\"etag\").id},"
+      "\"method\":\"PUT\",\"path\":\"/a\"}\n";
+  std::set<std::string> got;
+  for (const Script& c : structural_candidates(script, FailingRun{}, fns, {}))
+    got.insert(harness::print_script(c));
+  EXPECT_TRUE(got.count(want)) << "no candidate is\n" << want;
+  // ... and the plain deletion is a candidate too (no wait at all).
+  EXPECT_TRUE(got.count(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+      "req 5 on c0: {\"headers\":{\"if-match\":2.(this@\"headers\"@\"etag\").id},"
+      "\"method\":\"PUT\",\"path\":\"/a\"}\n"));
+}
+
+// A reference that copies a value as it is is tried through each nudge
+// (Protocol::nudges) that changes its value, after every other candidate;
+// one through another function, or whose value a nudge leaves as it is,
+// is not.
+TEST(Minimize, AnIdentityReferenceIsNudgedLast) {
+  auto fns = harness::FunctionRegistry::with_builtins();
+  // (A toy "earlier": a number one less; anything else as it is.)
+  fns.add("earlier", [](const Json& j) -> Result<Json> {
+    return j.is_number_integer() ? Json(j.get<int>() - 1) : j;
+  });
+  fns.add("twice", [](const Json& j) -> Result<Json> {
+    return j.is_number_integer() ? Json(2 * j.get<int>()) : j;
+  });
+  const Script script = parse(
+      "req 1 on c0: {\"method\":\"GET\",\"path\":\"/a\"}\n"
+      "wait 1\n"
+      "req 3 on c0: {\"headers\":{\"n\":2.(this@\"headers\"@\"n\").id,"
+      "\"t\":2.(this@\"headers\"@\"t\").id,\"m\":2.(this@\"headers\"@\"n\").twice},"
+      "\"method\":\"GET\",\"path\":\"/a\"}\n",
+      fns);
+  LabelledTrace t;
+  t.add_request(1, 0, {{"method", "GET"}, {"path", "/a"}});
+  t.add_response(1, 0, {{"status", 200}, {"headers", {{"n", 5}, {"t", "\"tag\""}}}});
+  t.add_request(3, 0, {{"method", "GET"}, {"path", "/a"}});
+  const auto with =
+      structural_candidates(script, FailingRun{t, {}}, fns, {}, {"earlier"});
+  const auto without = structural_candidates(script, FailingRun{t, {}}, fns, {});
+  ASSERT_EQ(with.size(), without.size() + 1);
+  const std::string last = harness::print_script(with.back());
+  EXPECT_NE(last.find("\"n\":2.(this@\"headers\"@\"n\").earlier"), std::string::npos)
+      << last;
+  EXPECT_NE(last.find("\"t\":2.(this@\"headers\"@\"t\").id"), std::string::npos) << last;
+  EXPECT_NE(last.find(".twice"), std::string::npos) << last;
 }
 
 }  // namespace

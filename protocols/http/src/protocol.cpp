@@ -174,6 +174,7 @@ harness::Protocol protocol() {
   p.related_values = related_values;
   p.validators = validators;
   p.required_fields = {"method", "path"};
+  p.nudges = {"earlier", "later"};
   p.namespace_request = namespace_request;
   set_presentation(p);
   p.race_key = race_key;

@@ -122,6 +122,7 @@ harness::Protocol protocol(ProtocolOptions options) {
   };
   p.required_fields = {"method", "path"};
   http::add_functions(p.functions);
+  p.nudges = {"earlier", "later"};
   // Whether a method is not idempotent (RFC 9110 §9.2.2): an answer
   // {"abort": L.(this@"method").nonidempotent, ...} hangs up only on what
   // a proxy MUST NOT retry (RFC 9110 §9.2.2), and answers the rest.

@@ -162,6 +162,12 @@ struct Protocol {
   // Fields of a request object the shrinker never drops (a request without
   // them is not a request of this protocol).
   std::vector<std::string> required_fields;
+  // Functions (of `functions`) that move a copied value one step (HTTP:
+  // "earlier", "later", a date a second either way). The shrinker tries a
+  // reference that copies a value as it is through each, last: a violation
+  // that showed only when a comparison fell on its boundary (a Date within
+  // the second of the file's time) shows off it on every replay.
+  std::vector<std::string> nudges;
   // Per-run namespacing against an external server: `request_ir` rewritten
   // so that runs with different `run_prefix`es touch disjoint state.
   std::function<Json(Json request_ir, std::string_view run_prefix)> namespace_request =

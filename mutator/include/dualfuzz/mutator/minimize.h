@@ -56,16 +56,19 @@ using RunIfFails = std::function<std::optional<FailingRun>(const harness::Script
 // serves as the target of references (its references re-pointed or made literal), each
 // reference re-pointed or made literal, chunks of steps deleted (halving
 // the chunk size, ddmin-style), request bodies with one field fewer (not a
-// top-level one named in `keep`). Each repaired, none equal to `failing`.
-std::vector<harness::Script> structural_candidates(const harness::Script& failing,
-                                                   const FailingRun& run,
-                                                   const harness::FunctionRegistry& fns,
-                                                   const std::vector<std::string>& keep);
+// top-level one named in `keep`), and last each identity reference put
+// through each of `nudges` (Protocol::nudges) that changes its value. Each
+// repaired, none equal to `failing`.
+std::vector<harness::Script> structural_candidates(
+    const harness::Script& failing, const FailingRun& run,
+    const harness::FunctionRegistry& fns, const std::vector<std::string>& keep,
+    const std::vector<std::string>& nudges = {});
 
 // `run` is a failing run of `failing`; `fns` evaluates its references.
 harness::Script minimize(const harness::Script& failing, FailingRun run,
                          const harness::FunctionRegistry& fns,
                          const RunIfFails& still_fails, std::size_t max_runs = 2000,
-                         const std::vector<std::string>& keep = {});
+                         const std::vector<std::string>& keep = {},
+                         const std::vector<std::string>& nudges = {});
 
 }  // namespace dualfuzz::mutator
