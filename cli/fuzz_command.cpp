@@ -878,7 +878,7 @@ void add_fuzz_command(CLI::App& app, std::function<int()>& run,
   sub->add_option("--baseline-replays", o->fuzz.baseline_replays,
                   "plays of a new finding on --baseline-target before it counts as not "
                   "shown there (default 3: a race may need several; one that needs "
-                  "requests in flight at once gets 3N)")
+                  "requests in flight at once gets 5N)")
       ->check(CLI::PositiveNumber);
   sub->add_option(
          "--shrink", o->shrink,

@@ -75,6 +75,10 @@ std::optional<Script> serialized_as_answered(const Script& s, const RunResult& r
 
 namespace {
 
+// How many accepted states a shrink that did not show again goes back over
+// (ViolationShrinker::confirm) before the start.
+constexpr std::size_t kMaxStepsBack = 4;
+
 // The requests on the killing request's race key alone (with those their
 // references need): a race's other paths are most of its counterexample,
 // and one unlucky timing would keep them all.
@@ -221,6 +225,20 @@ static harness::Label killing_label(const ShrinkState& s) {
   return 0;
 }
 
+// A copied date a second either way (Protocol::nudges), to be shown in
+// each of 3 plays: it makes nothing smaller, and is worth taking only where
+// it moves a comparison off its boundary (lighttpd's If-Unmodified-Since
+// ignored on GET, which a PUT's Date showed only when lighttpd's clock
+// lagged), not onto it (taken on one play, a date a second later met an
+// off-by-one once, under load, and never in a replay). Not for a race:
+// its plays show now and then whatever the script.
+void ViolationShrinker::add_nudged(const ShrinkState& s,
+                                   std::vector<ShrinkCandidate>& out) const {
+  for (Script& c : mutator::nudged_candidates(s.script, failing_run(p_, s.run),
+                                              p_.functions, p_.nudges))
+    out.push_back(candidate(Kind::Nudged, std::move(c), 3));
+}
+
 std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
                                                            bool flaky) const {
   std::vector<ShrinkCandidate> out;
@@ -229,14 +247,14 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
     // this one: it tells two defects of one field apart, e.g. If-Match
     // ignored from If-Match compared weakly.)
     add_lighter(s, out, /*restating_only=*/true);
-    for (Script& c :
-         mutator::structural_candidates(s.script, failing_run(p_, s.run), p_.functions,
-                                        p_.required_fields, p_.nudges))
+    for (Script& c : mutator::structural_candidates(s.script, failing_run(p_, s.run),
+                                                    p_.functions, p_.required_fields))
       out.push_back(candidate(Kind::Structural, std::move(c), 1));
     for (Script& c : plainer_candidates(p_, s.script, killing_label(s)))
       out.push_back(candidate(Kind::Structural, std::move(c), 1));
     for (Script& c : flatter_candidates(p_, s.script))
       out.push_back(candidate(Kind::Structural, std::move(c), 1));
+    if (!flaky) add_nudged(s, out);
     return out;
   }
   // A race shows on some runs only: each candidate gets four chances (the
@@ -246,14 +264,15 @@ std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
     if (auto c = only_the_path(p_, s.script, s.run))
       out.push_back(candidate(Kind::OnlyThePath, std::move(*c), 8));
   add_lighter(s, out);
-  for (Script& c : mutator::structural_candidates(
-           s.script, failing_run(p_, s.run), p_.functions, p_.required_fields, p_.nudges))
+  for (Script& c : mutator::structural_candidates(s.script, failing_run(p_, s.run),
+                                                  p_.functions, p_.required_fields))
     out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
   // (The killing request keeps its kind: the violation's name holds it.)
   for (Script& c : plainer_candidates(p_, s.script, killing_label(s)))
     out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
   for (Script& c : flatter_candidates(p_, s.script))
     out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
+  if (!flaky) add_nudged(s, out);
   // The signature says "concurrent" only when the race is needed: the
   // interaction in sequence is tried (only for a race: a sequence it would
   // lengthen by its waits, which the structural candidates take out again).
@@ -318,6 +337,11 @@ mutator::Tested<ShrinkState> ViolationShrinker::test(const ShrinkCandidate& c,
     }
     if (ok && c.max_messages && x.trace.size() >= c.max_messages) ok = false;
     if (ok && o_.known && o_.known(x)) ok = false;  // (Lighter, Serialized)
+    if (c.kind == Kind::Nudged) {
+      // (Every play must show it: the last one's run is the state's.)
+      if (!ok) return {std::nullopt, out.replays};
+      if (i + 1 < c.plays) continue;
+    }
     if (ok) {
       out.state = ShrinkState{c.script, std::move(x), std::move(key)};
       return out;
@@ -343,8 +367,8 @@ mutator::Shrunk<ShrinkState> ViolationShrinker::settle(ShrinkState start) const 
 
 mutator::Shrunk<ShrinkState> ViolationShrinker::settle_once(ShrinkState start) const {
   const bool flaky = concurrent(p_, start.run);
-  // The states the loop accepted, in order: a result that does not show
-  // again goes back along them.
+  // The start and the last states the loop accepted, in order: a result
+  // that does not show again goes back along them.
   std::vector<ShrinkState> path{start};
   // The loop's test needs the state a candidate came from (Lighter compares
   // reasons with it): candidates are tested against the current best.
@@ -356,7 +380,11 @@ mutator::Shrunk<ShrinkState> ViolationShrinker::settle_once(ShrinkState start) c
   };
   s.test = [&](const ShrinkCandidate& c) {
     auto t = test(c, *current);
-    if (t.state) path.push_back(*t.state);
+    if (t.state) {
+      // (Only the start and the states confirm may go back to are kept.)
+      if (path.size() > kMaxStepsBack + 1) path.erase(path.begin() + 1);
+      path.push_back(*t.state);
+    }
     return t;
   };
   s.memo_key = [&](const ShrinkCandidate& c) {
@@ -381,7 +409,6 @@ mutator::Shrunk<ShrinkState> ViolationShrinker::settle_once(ShrinkState start) c
 // already (shrink_in_time's replays). The play that showed it is its run.
 void ViolationShrinker::confirm(mutator::Shrunk<ShrinkState>& out,
                                 const std::vector<ShrinkState>& path) const {
-  constexpr std::size_t kMaxStepsBack = 4;
   const int tries = concurrent(p_, out.best.run) ? 8 : 3;
   RunResult again;
   std::size_t back = 0;

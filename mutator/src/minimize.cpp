@@ -319,6 +319,15 @@ void lighter_bodies(const Script& best, const std::vector<std::string>& keep,
 
 }  // namespace
 
+std::vector<Script> nudged_candidates(const Script& failing, const FailingRun& run,
+                                      const harness::FunctionRegistry& fns,
+                                      const std::vector<std::string>& nudges) {
+  std::vector<Script> out;
+  if (nudges.empty()) return out;
+  nudged_references(failing, sites(failing, run.trace, fns), fns, nudges, out);
+  return out;
+}
+
 std::vector<Script> structural_candidates(const Script& failing, const FailingRun& run,
                                           const harness::FunctionRegistry& fns,
                                           const std::vector<std::string>& keep,

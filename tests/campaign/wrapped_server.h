@@ -6,37 +6,26 @@
 //     using ForwardingTransport::ForwardingTransport;
 //     std::vector<Incoming> receive(std::chrono::milliseconds t) override { ... }
 //   };
-//   campaign::Plugin p = wrapped<NoDate>(http::plugin());                   //
-//   inprocess[:BUG] campaign::Plugin q = wrapped<NoDate>(http::plugin(),
-//   "two-step-writes");  // that bug always
+//   // --target inprocess[:BUG], seen through NoDate:
+//   campaign::Plugin p = wrapped<NoDate>(http::plugin());
+//   // that bug always, whatever the target says:
+//   campaign::Plugin q = wrapped<NoDate>(http::plugin(), "two-step-writes");
 #pragma once
 
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "dualfuzz/campaign/plugin.h"
 #include "dualfuzz/harness/transport.h"
+#include "dualfuzz/http/date.h"
+#include "support/forwarding_transport.h"
 
 namespace dualfuzz::campaign {
 
-// Passes everything through; a test's subclass overrides what it changes.
-class ForwardingTransport : public harness::Transport {
- public:
-  explicit ForwardingTransport(harness::Transport& t) : t_(t) {}
-  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
-  void send(harness::ConnId c, std::string_view bytes) override { t_.send(c, bytes); }
-  void close(harness::ConnId c) override { t_.close(c); }
-  std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
-    return t_.receive(timeout);
-  }
-
- protected:
-  harness::Transport& t_;
-};
+using test_support::ForwardingTransport;
 
 // An in-process server whose transport is `Wrap` over the inner one's.
 template <class Wrap>
@@ -51,6 +40,36 @@ class WrappedServer final : public InProcessServer {
  private:
   std::unique_ptr<InProcessServer> inner_;
   Wrap wrap_;
+};
+
+// The reference server answering a creating or replacing PUT as lighttpd
+// 1.4.69 may under load: without Last-Modified, and with a Date (cached
+// once a second) `kLag` seconds behind the file's time, on the first PUT
+// answer and every `kEvery`th after it.
+template <int kLag, int kEvery = 1>
+class LaggingPutDate final : public ForwardingTransport {
+ public:
+  using ForwardingTransport::ForwardingTransport;
+  std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
+    std::vector<Incoming> in = t_.receive(timeout);
+    for (Incoming& i : in) {
+      if (!i.bytes.starts_with("HTTP/1.1 201") && !i.bytes.starts_with("HTTP/1.1 204"))
+        continue;
+      if (const std::size_t at = i.bytes.find("\r\nLast-Modified: ");
+          at != std::string::npos)
+        i.bytes.erase(at, i.bytes.find("\r\n", at + 2) - at);
+      if (puts_++ % kEvery != 0) continue;
+      if (const std::size_t at = i.bytes.find("\r\nDate: "); at != std::string::npos) {
+        const std::size_t from = at + 8, to = i.bytes.find("\r\n", from);
+        if (auto t = http::parse_http_date(i.bytes.substr(from, to - from)))
+          i.bytes.replace(from, to - from, http::format_http_date(*t - kLag));
+      }
+    }
+    return in;
+  }
+
+ private:
+  int puts_ = 0;
 };
 
 // `p` with its in-process servers wrapped; `arg`, when given, replaces the

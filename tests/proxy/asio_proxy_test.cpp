@@ -16,6 +16,7 @@
 #include "dualfuzz/harness/tcp_transport.h"
 #include "dualfuzz/proxy/plugin.h"
 #include "dualfuzz/proxy/protocol.h"
+#include "support/forwarding_transport.h"
 
 namespace dualfuzz::proxy {
 namespace {
@@ -282,12 +283,9 @@ TEST(ProxyTarget, TheOriginClosesAfterARequestThatSaysClose) {
 
 // A transport that counts the waits that ran out: receive() given time and
 // returning nothing.
-class CountingTransport : public harness::Transport {
+class CountingTransport final : public test_support::ForwardingTransport {
  public:
-  explicit CountingTransport(harness::Transport& t) : t_(t) {}
-  Result<bool> open(harness::ConnId c) override { return t_.open(c); }
-  void send(harness::ConnId c, std::string_view b) override { t_.send(c, b); }
-  void close(harness::ConnId c) override { t_.close(c); }
+  using ForwardingTransport::ForwardingTransport;
   std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
     auto in = t_.receive(timeout);
     if (in.empty() && timeout.count() > 0) {
@@ -298,9 +296,6 @@ class CountingTransport : public harness::Transport {
   }
   int ran_out = 0;
   std::chrono::milliseconds longest_ran_out{0};
-
- private:
-  harness::Transport& t_;
 };
 
 // `answer` steps for forwards that cannot come: a request the proxy must

@@ -102,7 +102,7 @@ struct FuzzOptions {
   Baseline baseline{};
   // The baseline's own server, running (--baseline-target HOST:PORT: the
   // main branch's build beside the change's): a finding whose identity the
-  // baseline lacks is played there `baseline_replays` times (three times
+  // baseline lacks is played there `baseline_replays` times (five times
   // that for a race, kConcurrent), and one that
   // shows there under the same identity is known all the same (counted as
   // the baseline's, FuzzCounters::reference_known). A record meets only

@@ -124,6 +124,7 @@ struct ShrinkCandidate {
     Serialized,   // every request in sequence on c0
     Skeleton,     // race_candidates / distilled
     Sequential,   // sequential_candidates
+    Nudged,       // mutator::nudged_candidates: must show in every play
   };
   Kind kind = Kind::Structural;
   harness::Script script;
@@ -132,7 +133,7 @@ struct ShrinkCandidate {
   // restates): its run must share a broken reason with the one it came
   // from, not keep within them (another value may fail more ways).
   bool restates = false;
-  int plays = 1;                 // replays before giving up
+  int plays = 1;                 // replays before giving up (Nudged: all must show)
   double seconds = 0;            // Skeleton: and at most this long (0: no limit)
   std::size_t max_messages = 0;  // Skeleton/Sequential: its run must be shorter
 };
@@ -181,6 +182,7 @@ class ViolationShrinker {
   // (`restating_only`: only the variants that keep the field, another value.)
   void add_lighter(const ShrinkState& s, std::vector<ShrinkCandidate>& out,
                    bool restating_only = false) const;
+  void add_nudged(const ShrinkState& s, std::vector<ShrinkCandidate>& out) const;
   void add_races(const ShrinkState& s, bool flaky,
                  std::vector<ShrinkCandidate>& out) const;
 

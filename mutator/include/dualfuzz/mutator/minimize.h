@@ -64,6 +64,17 @@ std::vector<harness::Script> structural_candidates(
     const harness::FunctionRegistry& fns, const std::vector<std::string>& keep,
     const std::vector<std::string>& nudges = {});
 
+// Each reference of `failing` that copies a value as it is (the identity
+// function) put through each of `nudges` that changes the value it gave in
+// `run`, one a candidate. A nudge makes nothing smaller: a caller whose test
+// is not deterministic should accept one only when it shows every time (a
+// date a second later may put a comparison *onto* its boundary, and show
+// only when a server's clock lags).
+std::vector<harness::Script> nudged_candidates(const harness::Script& failing,
+                                               const FailingRun& run,
+                                               const harness::FunctionRegistry& fns,
+                                               const std::vector<std::string>& nudges);
+
 // `run` is a failing run of `failing`; `fns` evaluates its references.
 harness::Script minimize(const harness::Script& failing, FailingRun run,
                          const harness::FunctionRegistry& fns,
