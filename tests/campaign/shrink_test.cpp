@@ -257,8 +257,10 @@ struct ShrunkOnBug {
   Shrunk shrunk;
   const harness::Protocol& protocol() const { return player->protocol(); }
 };
-void shrink_on_bug(const std::string& bug, const char* text, ShrunkOnBug& out) {
-  auto p = Player::make(http::plugin(), "inprocess:" + bug);
+// (`plugin`: the reference server's, or one wrapped, wrapped_server.h.)
+void shrink_on_bug(const std::string& bug, const char* text, ShrunkOnBug& out,
+                   const Plugin& plugin = http::plugin()) {
+  auto p = Player::make(plugin, "inprocess:" + bug);
   ASSERT_TRUE(p) << p.error();
   out.player = std::move(*p);
   auto s = out.player->parse(text);
@@ -379,29 +381,20 @@ TEST(ShrinkDefect, KeepsADefectTheViolationNeeds) {
 // what it needs. Before, the result kept the Date as it was, and the Range
 // and the other path with it, and showed in a third of its replays.
 TEST(ShrinkDefect, ADateOnItsBoundaryIsMovedOffIt) {
-  auto p = Player::make(wrapped<LaggingPutDate<1, 3>>(http::plugin()),
-                        "inprocess:ius-ignored");
-  ASSERT_TRUE(p) << p.error();
-  auto script = (*p)->parse(
+  ShrunkOnBug b;  // (the first PUT lags)
+  ASSERT_NO_FATAL_FAILURE(shrink_on_bug(
+      "ius-ignored",
       "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\nwait 1\n"
       "req 3 on c0: {\"method\":\"PUT\",\"path\":\"/b\",\"body\":\"y\"}\nwait 3\n"
       "req 5 on c0: {\"method\":\"GET\",\"path\":\"/a\",\"headers\":{"
       "\"if-unmodified-since\":2.(this@\"headers\"@\"date\").id,"
-      "\"range\":\"bytes=0-0\"}}\nwait 5\n");
-  ASSERT_TRUE(script) << script.error();
-  const harness::RunResult r = (*p)->play(*script);  // (the first PUT lags)
-  ASSERT_TRUE(r.violation()) << r.report();
-  const Shrunk s =
-      ViolationShrinker((*p)->protocol(),
-                        [&](const harness::Script& x) { return (*p)->play(x); },
-                        {.same_violation = true})
-          .shrink(*script, r);
-  ASSERT_TRUE(s.reproduced);
-  const std::string text = harness::print_script(s.script);
+      "\"range\":\"bytes=0-0\"}}\nwait 5\n",
+      b, wrapped<LaggingPutDate<1, 3>>(http::plugin())));
+  const std::string text = harness::print_script(b.shrunk.script);
   EXPECT_NE(text.find(".earlier"), std::string::npos) << text;
-  EXPECT_EQ(count_requests(s.script), 2u) << text;
+  EXPECT_EQ(count_requests(b.shrunk.script), 2u) << text;
   int shown = 0;
-  for (int i = 0; i < 6; ++i) shown += (*p)->play(s.script).violation();
+  for (int i = 0; i < 6; ++i) shown += b.player->play(b.shrunk.script).violation();
   EXPECT_EQ(shown, 6) << text;
 }
 
