@@ -65,7 +65,8 @@ void add_minimize_command(CLI::App& app, std::function<int()>& run) {
               return std::nullopt;
             return mutator::FailingRun{r.trace, {}};
           },
-          m->max_runs, p.protocol().required_fields, p.protocol().nudges);
+          m->max_runs, p.protocol().required_fields, p.protocol().nudges,
+          p.protocol().probe);
       harness::RunResult again = p.play(small);
       const std::string out = m->out.empty() ? m->file + ".min" : m->out;
       if (!write_file(out, harness::print_script(small))) {

@@ -242,6 +242,12 @@ void ViolationShrinker::add_nudged(const ShrinkState& s,
 std::vector<ShrinkCandidate> ViolationShrinker::candidates(const ShrinkState& s,
                                                            bool flaky) const {
   std::vector<ShrinkCandidate> out;
+  // First, a literal another run gave made a reference to a probe: until
+  // then it names a stale state on every replay and nothing else shows
+  // (nginx's tag of a file's time, where its 201 carries none).
+  for (Script& c : mutator::probed_candidates(s.script, failing_run(p_, s.run),
+                                              p_.functions, p_.probe))
+    out.push_back(candidate(Kind::Structural, std::move(c), flaky ? 4 : 1));
   if (!o_.same_violation) {
     // (Any violation will do, but a restated precondition must still show
     // this one: it tells two defects of one field apart, e.g. If-Match
@@ -447,7 +453,20 @@ std::optional<Shrunk> ViolationShrinker::distill(const Script& s, const RunResul
 
 // A violation that did not show again in its replays.
 Shrunk ViolationShrinker::not_shown(const Script& original, const RunResult& r) const {
-  const std::string key = quick_key(p_, r);
+  const std::string key =
+      o_.same_violation ? quick_key(p_, r) : std::string(kind_name(r.outcome));
+  // A literal another run gave names a stale state on every replay (a tag
+  // that matched within its second): probed, it names the current one.
+  RunResult probed;
+  for (const Script& c :
+       mutator::probed_candidates(original, failing_run(p_, r), p_.functions, p_.probe))
+    if (past_deadline()) {
+      break;
+    } else if (shows(c, key, concurrent(p_, r) ? 8 : 3, probed)) {
+      if (!o_.same_violation) return shrink_any(c, probed, probed);
+      auto s = settle(ShrinkState{c, probed, key});
+      return {s.best.script, s.best.run, true};
+    }
   if (o_.same_violation) {
     // A race lost on every replay may still show from its skeleton.
     if (concurrent(p_, r))

@@ -222,6 +222,46 @@ std::optional<Script> with_literals_relinked(const Script& best, const LabelledT
   return cand;
 }
 
+// Each request literal that no earlier answer gave (a run_specific string
+// relink.h cannot make a reference), made a reference to a probe
+// (Protocol::probe) sent just before the request, on its connection, with
+// its answer awaited: one candidate per literal. Such a literal was carried
+// over from another run (nginx's entity tag, the file's time in hex, where
+// its 201 has none): it matched within the second the finding was met, and
+// on every later replay names a stale state. The request's relinkable
+// literals are relinked too.
+void probed_literals(const Script& best, const LabelledTrace& t,
+                     const harness::FunctionRegistry& fns, const ProbeFn& probe,
+                     std::vector<Script>& out) {
+  if (!probe) return;
+  const Label l = harness::next_label(best);
+  for (std::size_t i = 0; i < best.steps.size(); ++i) {
+    const auto* q = std::get_if<RequestStep>(&best.steps[i]);
+    if (!q || !t.find(q->label)) continue;
+    const Jexp body = relinked(q->body, t, q->label, fns);
+    for (const JexpPos& pos : harness::leaf_positions(body)) {
+      const std::optional<Jexp> e = harness::jexp_at(body, pos);
+      if (!e || e->kind() != Jexp::Kind::Scalar || !run_specific(e->value())) continue;
+      const auto p = probe(q->body, e->value());
+      if (!p) continue;
+      auto b = harness::replace_at(
+          body, pos, Jexp::ref({harness::response_label(l), p->field, p->function}));
+      if (!b) continue;
+      Script cand;
+      cand.steps.assign(best.steps.begin(),
+                        best.steps.begin() + static_cast<std::ptrdiff_t>(i));
+      cand.steps.push_back(RequestStep{l, q->conn, p->request});
+      const harness::Step wait = harness::WaitStep{l};
+      cand.steps.push_back(wait);
+      cand.steps.push_back(RequestStep{q->label, q->conn, std::move(*b)});
+      cand.steps.insert(cand.steps.end(),
+                        best.steps.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                        best.steps.end());
+      out.push_back(std::move(cand));
+    }
+  }
+}
+
 // Each reference that copies a value as it is (the identity function), put
 // through each of `nudges` that changes the value it gave (HTTP: a date a
 // second earlier or later). A comparison on its boundary in the failing run
@@ -328,6 +368,18 @@ std::vector<Script> nudged_candidates(const Script& failing, const FailingRun& r
   return out;
 }
 
+std::vector<Script> probed_candidates(const Script& failing, const FailingRun& run,
+                                      const harness::FunctionRegistry& fns,
+                                      const ProbeFn& probe) {
+  std::vector<Script> all, out;
+  probed_literals(failing, run.trace, fns, probe, all);
+  for (Script& c : all) {
+    ScriptMutator::repair(c);
+    if (!(c == failing)) out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<Script> structural_candidates(const Script& failing, const FailingRun& run,
                                           const harness::FunctionRegistry& fns,
                                           const std::vector<std::string>& keep,
@@ -356,14 +408,19 @@ std::vector<Script> structural_candidates(const Script& failing, const FailingRu
 Script minimize(const Script& failing, FailingRun run,
                 const harness::FunctionRegistry& fns, const RunIfFails& still_fails,
                 std::size_t max_runs, const std::vector<std::string>& keep,
-                const std::vector<std::string>& nudges) {
+                const std::vector<std::string>& nudges, const ProbeFn& probe) {
   struct State {
     Script script;
     FailingRun run;
   };
   Shrinker<State, Script> s;
   s.candidates = [&](const State& st) {
-    return structural_candidates(st.script, st.run, fns, keep, nudges);
+    // Probes first: a literal carried over from another run matches only
+    // within its second, and then no other candidate shows.
+    std::vector<Script> out = probed_candidates(st.script, st.run, fns, probe);
+    for (Script& c : structural_candidates(st.script, st.run, fns, keep, nudges))
+      out.push_back(std::move(c));
+    return out;
   };
   s.test = [&](const Script& c) -> Tested<State> {
     std::optional<FailingRun> r = still_fails(c);

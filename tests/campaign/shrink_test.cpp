@@ -433,6 +433,32 @@ TEST(ShrinkDefect, ANudgeThatShowsNowAndThenIsNotTaken) {
   EXPECT_NE(text.find(".id"), std::string::npos) << text;
 }
 
+// A literal tag no answer of its run gave (as nginx's: its 201 carries no
+// ETag, and the fuzzer copied the tag from another run within the same
+// second) names a stale state on every replay, so the finding showed on
+// neither build (issue 47, nginx 01's findings at 1305943). The shrinker
+// probes the path with a GET before the request and makes the tag a
+// reference to the GET's ETag: the finding shows on every replay, and is
+// named as one met through a reference is ("related", with GET, PUT).
+TEST(ShrinkDefect, ALiteralTagNoAnswerGaveIsProbed) {
+  ShrunkOnBug b;
+  ASSERT_NO_FATAL_FAILURE(shrink_on_bug(
+      "if-none-match-strong",
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\",\"body\":\"x\"}\nwait 1\n"
+      "req 3 on c0: {\"method\":\"GET\",\"path\":\"/a\",\"headers\":{"
+      "\"if-none-match\":\"W/\\\"1-e1-tag\\\"\"}}\nwait 3\n",
+      b, wrapped<FreshTagPerPut>(http::plugin())));
+  const std::string text = harness::print_script(b.shrunk.script);
+  EXPECT_NE(text.find("(this@\"headers\"@\"etag\").weak"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1-e1-tag"), std::string::npos) << text;
+  const std::string id = identity_of(b.protocol(), b.shrunk.run);
+  EXPECT_NE(id.find("{if-none-match:related}"), std::string::npos) << id;
+  EXPECT_TRUE(id.ends_with("| with GET, PUT")) << id;
+  int shown = 0;
+  for (int i = 0; i < 6; ++i) shown += b.player->play(b.shrunk.script).violation();
+  EXPECT_EQ(shown, 6) << text;
+}
+
 // A race (racy-if-match: two If-Match PUTs with the same tag, in flight at
 // once, both succeed) still shrinks: the other path goes, the race stays
 // and the signature says it is needed.

@@ -15,7 +15,9 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dualfuzz/campaign/plugin.h"
@@ -63,6 +65,49 @@ class LaggingPutDate final : public ForwardingTransport {
         const std::size_t from = at + 8, to = i.bytes.find("\r\n", from);
         if (auto t = http::parse_http_date(i.bytes.substr(from, to - from)))
           i.bytes.replace(from, to - from, http::format_http_date(*t - kLag));
+      }
+    }
+    return in;
+  }
+
+ private:
+  int puts_ = 0;
+};
+
+// The reference server with tags as nginx makes them (the file's time):
+// another one after every PUT, and none on a PUT's answer. Tag "N" is seen
+// as "N-eK-tag", K the PUTs answered so far on this transport (across
+// plays); a request's "N-eK-tag" reaches the server as "N" while K is
+// current and as "N-stale" after, so a tag copied as a literal matches in
+// its own play only.
+class FreshTagPerPut final : public ForwardingTransport {
+ public:
+  using ForwardingTransport::ForwardingTransport;
+  void send(harness::ConnId c, std::string_view bytes) override {
+    static const std::regex tag("\"([0-9]+)-e([0-9]+)-tag\"");
+    std::string out;
+    std::string_view rest = bytes;
+    std::cmatch m;
+    while (std::regex_search(rest.data(), rest.data() + rest.size(), m, tag)) {
+      out.append(rest.substr(0, static_cast<std::size_t>(m.position(0))));
+      const bool current = m.str(2) == std::to_string(puts_);
+      out += "\"" + m.str(1) + (current ? "" : "-stale") + "\"";
+      rest.remove_prefix(static_cast<std::size_t>(m.position(0) + m.length(0)));
+    }
+    out.append(rest);
+    t_.send(c, out);
+  }
+  std::vector<Incoming> receive(std::chrono::milliseconds timeout) override {
+    std::vector<Incoming> in = t_.receive(timeout);
+    for (Incoming& i : in) {
+      const std::size_t at = i.bytes.find("\r\nETag: \"");
+      if (at == std::string::npos) continue;
+      const std::size_t end = i.bytes.find("\r\n", at + 2);
+      if (i.bytes.starts_with("HTTP/1.1 201") || i.bytes.starts_with("HTTP/1.1 204")) {
+        ++puts_;
+        i.bytes.erase(at, end - at);
+      } else {
+        i.bytes.insert(end - 1, "-e" + std::to_string(puts_) + "-tag");
       }
     }
     return in;

@@ -163,6 +163,35 @@ TEST(Plainer, AnyMethodAsGetTheRestKept) {
   EXPECT_FALSE(plainer(harness::Jexp::from_json({{"path", "/a"}})));
 }
 
+// Protocol::probe: a GET of the path (with the request's Host) whose ETag
+// gives a literal entity tag, weak or strong as the literal is; none for a
+// value that is no single tag, for the tag Lighter makes up, or for a
+// request without a path.
+TEST(Probe, AGetOfThePathForAnEntityTag) {
+  const harness::Jexp q = harness::Jexp::from_json(
+      {{"method", "PUT"},
+       {"path", "/a"},
+       {"headers", {{"Host", "v.example"}, {"if-match", "W/\"6b0e88ba-3\""}}},
+       {"body", "v"}});
+  const auto weak = probe(q, "W/\"6b0e88ba-3\"");
+  ASSERT_TRUE(weak);
+  EXPECT_EQ(harness::print_jexp(weak->request),
+            "{\"headers\":{\"Host\":\"v.example\"},\"method\":\"GET\",\"path\":\"/a\"}");
+  EXPECT_EQ(weak->field, harness::Jpath({harness::Jpath::Field{"headers"},
+                                         harness::Jpath::Field{"etag"}}));
+  EXPECT_EQ(weak->function, "weak");
+  const auto strong = probe(q, "\"6b0e88ba-3\"");
+  ASSERT_TRUE(strong);
+  EXPECT_EQ(strong->function, "strong");
+  EXPECT_FALSE(probe(q, "\"1\", \"2\""));
+  EXPECT_FALSE(probe(q, "Mon, 01 Jan 2001 00:00:00 GMT"));
+  EXPECT_FALSE(probe(q, "\"dualfuzz-unrelated\""));
+  EXPECT_FALSE(probe(q, 7));
+  EXPECT_FALSE(probe(harness::Jexp::from_json({{"method", "GET"}}), "\"6b0e88ba-3\""));
+  // The plug-in's hook is this one.
+  EXPECT_TRUE(protocol().probe);
+}
+
 // Protocol::flatter: a path below a collection moved to the top in every
 // request that names it or a path below it (a Destination too); none for a
 // path at the top, or where the top name is another path's.

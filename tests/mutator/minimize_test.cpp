@@ -321,5 +321,53 @@ TEST(Minimize, AnIdentityReferenceIsNudgedLast) {
   EXPECT_NE(last.find(".twice"), std::string::npos) << last;
 }
 
+// A literal no earlier answer gave (a tag carried over from another run:
+// nginx's 201 carries no ETag) is made a reference to a probe
+// (Protocol::probe) inserted before its request, on its connection, and
+// awaited; a literal an answer gave is relinked instead, and a value the
+// probe function turns down stays as it is.
+TEST(Minimize, ALiteralNoAnswerGaveIsProbed) {
+  auto fns = harness::FunctionRegistry::with_builtins();
+  const ProbeFn probe = [](const harness::Jexp& q,
+                           const Json& v) -> std::optional<harness::Protocol::Probe> {
+    if (!v.is_string() || !v.get<std::string>().starts_with("W/")) return std::nullopt;
+    return harness::Protocol::Probe{
+        harness::Jexp::object(
+            {{"method", harness::Jexp::scalar("GET")}, {"path", *q.find("path")}}),
+        harness::Jpath({harness::Jpath::Field{"headers"}, harness::Jpath::Field{"etag"}}),
+        "weak"};
+  };
+  const Script script = parse(
+      "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+      "wait 1\n"
+      "req 3 on c0: {\"headers\":{\"if-match\":\"\\\"given-tag\\\"\","
+      "\"if-none-match\":\"W/\\\"old-run-tag\\\"\",\"x\":\"W/\\\"old-run-tag-too\\\"\"},"
+      "\"method\":\"GET\",\"path\":\"/a\"}\n",
+      fns);
+  LabelledTrace t;
+  t.add_request(1, 0, {{"method", "PUT"}, {"path", "/a"}});
+  t.add_response(1, 0, {{"status", 201}, {"headers", {{"x-tag", "\"given-tag\""}}}});
+  t.add_request(3, 0, {{"method", "GET"}, {"path", "/a"}});
+  const auto got = probed_candidates(script, FailingRun{t, {}}, fns, probe);
+  ASSERT_EQ(got.size(), 2u);  // one per W/ literal
+  EXPECT_EQ(harness::print_script(got[0]),
+            "req 1 on c0: {\"method\":\"PUT\",\"path\":\"/a\"}\n"
+            "wait 1\n"
+            "req 5 on c0: {\"method\":\"GET\",\"path\":\"/a\"}\n"
+            "wait 5\n"
+            "req 3 on c0: {\"headers\":{\"if-match\":2.(this@\"headers\"@\"x-tag\").id,"
+            "\"if-none-match\":6.(this@\"headers\"@\"etag\").weak,"
+            "\"x\":\"W/\\\"old-run-tag-too\\\"\"},\"method\":\"GET\",\"path\":\"/a\"}\n");
+  EXPECT_NE(
+      harness::print_script(got[1]).find("\"x\":6.(this@\"headers\"@\"etag\").weak"),
+      std::string::npos)
+      << harness::print_script(got[1]);
+  EXPECT_TRUE(probed_candidates(script, FailingRun{t, {}}, fns, {}).empty());
+  // A request not sent in the run has no literal to judge.
+  LabelledTrace unsent;
+  unsent.add_request(1, 0, {{"method", "PUT"}, {"path", "/a"}});
+  EXPECT_TRUE(probed_candidates(script, FailingRun{unsent, {}}, fns, probe).empty());
+}
+
 }  // namespace
 }  // namespace dualfuzz::mutator

@@ -175,6 +175,7 @@ harness::Protocol protocol() {
   p.validators = validators;
   p.required_fields = {"method", "path"};
   p.nudges = {"earlier", "later"};
+  p.probe = probe;
   p.namespace_request = namespace_request;
   set_presentation(p);
   p.race_key = race_key;

@@ -7,6 +7,7 @@
 #include "dualfuzz/http/destination.h"
 #include "dualfuzz/http/detail/field_text.h"
 #include "dualfuzz/http/detail/jexp_fields.h"
+#include "dualfuzz/http/field_grammar.h"
 #include "dualfuzz/http/field_havoc.h"
 #include "dualfuzz/http/host.h"
 #include "dualfuzz/http/malformation.h"
@@ -116,6 +117,28 @@ std::vector<harness::Protocol::Lighter> lighter(const harness::Jexp& body,
     }
   }
   return out;
+}
+
+std::optional<harness::Protocol::Probe> probe(const harness::Jexp& request,
+                                              const Json& value) {
+  if (request.kind() != harness::Jexp::Kind::Object || !value.is_string()) return {};
+  const std::string& tag = value.get_ref<const std::string&>();
+  if (tag == kUnrelatedTag || !entity_tag(tag)) return {};
+  const harness::Jexp* path = request.find("path");
+  if (!path) return {};
+  std::vector<std::pair<std::string, harness::Jexp>> fields{
+      {"method", harness::Jexp::scalar("GET")}, {"path", *path}};
+  // (The same Host: a virtual host serves another tree.)
+  if (const harness::Jexp* headers = request.find("headers");
+      headers && headers->kind() == harness::Jexp::Kind::Object)
+    for (std::size_t i = 0; i < headers->keys().size(); ++i)
+      if (detail::lower(headers->keys()[i]) == "host")
+        fields.emplace_back("headers", harness::Jexp::object(
+                                           {{headers->keys()[i], headers->items()[i]}}));
+  return harness::Protocol::Probe{
+      harness::Jexp::object(std::move(fields)),
+      harness::Jpath({harness::Jpath::Field{"headers"}, harness::Jpath::Field{"etag"}}),
+      tag.starts_with("W/") ? "weak" : "strong"};
 }
 
 std::optional<harness::Jexp> plainer(const harness::Jexp& body) {

@@ -168,6 +168,21 @@ struct Protocol {
   // that showed only when a comparison fell on its boundary (a Date within
   // the second of the file's time) shows off it on every replay.
   std::vector<std::string> nudges;
+  // A request that reads, without changing it, the state `request` (a
+  // script's request) acts on, and where its answer gives a value like
+  // `value` (`function` of `field`). The shrinker asks for one for each
+  // literal of a failing request that no earlier answer of its run gave:
+  // a value the fuzzer carried over from another run (nginx's entity tag, a
+  // file's time in hex, when nginx's 201 carries none) matches only within
+  // its second. Sent first, with its answer awaited, and the literal made a
+  // reference to it, the request asks the same on every replay. HTTP: a GET
+  // of the path, for a value that is an entity tag. Unset or nullopt: none.
+  struct Probe {
+    Jexp request;
+    Jpath field;
+    std::string function = "id";
+  };
+  std::function<std::optional<Probe>(const Jexp& request, const Json& value)> probe;
   // Per-run namespacing against an external server: `request_ir` rewritten
   // so that runs with different `run_prefix`es touch disjoint state.
   std::function<Json(Json request_ir, std::string_view run_prefix)> namespace_request =

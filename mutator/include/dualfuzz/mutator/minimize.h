@@ -31,6 +31,7 @@
 
 #include "dualfuzz/harness/function_registry.h"
 #include "dualfuzz/harness/labelled_trace.h"
+#include "dualfuzz/harness/protocol.h"
 #include "dualfuzz/harness/script.h"
 
 namespace dualfuzz::mutator {
@@ -75,11 +76,32 @@ std::vector<harness::Script> nudged_candidates(const harness::Script& failing,
                                                const harness::FunctionRegistry& fns,
                                                const std::vector<std::string>& nudges);
 
-// `run` is a failing run of `failing`; `fns` evaluates its references.
+// Protocol::probe: a request that reads the state a request acts on, and
+// where its answer gives a value like a literal of it.
+using ProbeFn = std::function<std::optional<harness::Protocol::Probe>(
+    const harness::Jexp& request, const harness::Json& value)>;
+
+// Each literal of a request of `failing` that no earlier answer in `run`
+// gave (of at least kMinRelinked characters, as relink.h would make a
+// reference) and that `probe` names a probe for: the probe inserted before
+// the request on its connection, its answer awaited, and the literal a
+// reference to the field that answer gives it in. One candidate each, the
+// request's other literals relinked. A literal the fuzzer carried over from
+// another run (nginx's entity tag, when its 201 carries none) matched in
+// the failing run only within its second; probed, it matches on every
+// replay. Tried before anything else: until then no other candidate shows.
+std::vector<harness::Script> probed_candidates(const harness::Script& failing,
+                                               const FailingRun& run,
+                                               const harness::FunctionRegistry& fns,
+                                               const ProbeFn& probe);
+
+// `run` is a failing run of `failing`; `fns` evaluates its references. The
+// probed candidates come first, then the structural ones.
 harness::Script minimize(const harness::Script& failing, FailingRun run,
                          const harness::FunctionRegistry& fns,
                          const RunIfFails& still_fails, std::size_t max_runs = 2000,
                          const std::vector<std::string>& keep = {},
-                         const std::vector<std::string>& nudges = {});
+                         const std::vector<std::string>& nudges = {},
+                         const ProbeFn& probe = {});
 
 }  // namespace dualfuzz::mutator

@@ -71,5 +71,12 @@ std::vector<std::vector<harness::Jexp>> flatter(const std::vector<harness::Jexp>
 std::vector<Json> related_values(const Json& v);
 // A response's ETag and Last-Modified values (Protocol::validators).
 std::vector<std::string> validators(const Json& response_ir);
+// A GET of the request's path (and Host, when it names one) whose ETag
+// gives `value` (Protocol::probe): for a single entity tag, through
+// "weak" when `value` is weak and "strong" when not, so that either kind
+// of tag the server gives matches. Nullopt for anything else, for the tag
+// `lighter` names (made up on purpose), and for a request without a path.
+std::optional<harness::Protocol::Probe> probe(const harness::Jexp& request,
+                                              const Json& value);
 
 }  // namespace dualfuzz::http
