@@ -52,6 +52,7 @@ struct Opts {
   std::string file;
   bool liveness = false;
   int timeout_ms = 2000;
+  int linger_ms = static_cast<int>(harness::RunOptions::kReplayLinger.count());
   std::string chart;
   std::size_t budget = 0;
   bool json = false;
@@ -110,6 +111,7 @@ int run_script(const Opts& o) {
   opts.oracle_options.limits.max_explored = o.budget;
   opts.oracle_options.time_budget = {};
   opts.message_timeout = std::chrono::milliseconds(o.timeout_ms);
+  opts.linger = std::chrono::milliseconds(o.linger_ms);
   // Plays until the first violation, whose report is printed (the last
   // play's if none), then the rest of the --repeat plays for the counts.
   harness::RunResult r;
@@ -295,6 +297,10 @@ void add_run_command(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("--liveness", o->liveness,
                 "report requests left unanswered as a violation");
   sub->add_option("--timeout-ms", o->timeout_ms, "per-response timeout");
+  sub->add_option("--linger-ms", o->linger_ms,
+                  "after the last answer, how long bytes the server sends past its "
+                  "answers (a HEAD answered with content) are still read and judged")
+      ->check(CLI::Range(0, 60000));
   sub->add_option("--oracle-budget", o->budget,
                   "configurations the oracle may explore before it stops with an "
                   "inconclusive verdict (0, the default: no limit; fuzzing uses " +

@@ -144,6 +144,9 @@ RunResult FuzzCampaign::play_on_reference(const Script& s, bool judged, FuzzSumm
   harness::RunOptions opts = play_options(false);
   opts.oracle = judged;
   opts.run_namespace = reference_->reset();
+  // (Shown there is asked generously: content past an answer, a HEAD's,
+  // may come in a later read.)
+  opts.linger = harness::RunOptions::kReplayLinger;
   harness::Executor ex(protocol_, reference_->transport(), opts, solver_);
   ++sum.counters.reference_plays;
   return ex.run(s);

@@ -86,6 +86,14 @@ class Run {
         timeout("the run ended");
         break;
       }
+    // (RunOptions::linger: what comes past the answers, until it is quiet.
+    // Not with an origin side: a forward read there would be judged too.)
+    for (const auto until = std::chrono::steady_clock::now() + o_.linger;
+         !done() && o_.linger.count() > 0 && !p_.origin && !open_.empty();) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - std::chrono::steady_clock::now());
+      if (left.count() <= 0 || !pump(left)) break;
+    }
     if (res_.late_forwards)
       res_.detail += "note: " + std::to_string(res_.late_forwards) +
                      " forwarded request(s) of earlier executions answered, not judged\n";

@@ -321,6 +321,45 @@ TEST(Executor, WrongAnswerIsAModelViolation) {
 // violation is about the second 201: the whole-trace check, which looks
 // ahead to the 409, names it (RunResult::culprit_event, judged again
 // without /a/b's PUT, names it when that check gives up).
+// A server whose answer's content comes after the answer, in another read
+// (nginx's HEAD answered with content, in a later segment).
+class LateBytesTransport final : public Transport {
+ public:
+  Result<bool> open(ConnId) override { return true; }
+  void send(ConnId c, std::string_view) override {
+    queue_.push_back(
+        {c, "HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\n", false, {}});
+    later_.push_back({c, "hello", false, {}});
+  }
+  void close(ConnId) override {}
+  std::vector<Incoming> receive(std::chrono::milliseconds) override {
+    if (!queue_.empty()) return std::exchange(queue_, {});
+    return std::exchange(later_, {});
+  }
+
+ private:
+  std::vector<Incoming> queue_, later_;
+};
+
+// RunOptions::linger: bytes past the last answer are read and judged for
+// that long before the connections close; without it they are never read.
+TEST(Executor, BytesPastTheLastAnswerAreReadWhileItLingers) {
+  const char* head = R"(req 1 on c0: {"method":"HEAD","path":"/a"})";
+  for (int linger : {0, 20}) {
+    LateBytesTransport t;
+    RunOptions o;
+    o.message_timeout = std::chrono::milliseconds(10);
+    o.linger = std::chrono::milliseconds(linger);
+    Executor ex(http(), t, o);
+    const RunResult r = ex.run(*parse_script(head, http().functions));
+    EXPECT_EQ(r.outcome,
+              linger ? RunResult::Outcome::ProtocolViolation : RunResult::Outcome::Pass)
+        << "linger " << linger << " ms:\n"
+        << r.report();
+    EXPECT_EQ(r.trace.size(), 2u);  // (the answer is kept either way)
+  }
+}
+
 TEST(Executor, AViolationShownLateNamesTheAnswerItIsAbout) {
   auto server = [](ConnId c, const std::string& req) {
     const auto ok = [](ConnId to, int status) {

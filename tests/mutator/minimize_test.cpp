@@ -286,6 +286,24 @@ TEST(Minimize, ADeletedRequestsWaitIsKept) {
       "\"method\":\"PUT\",\"path\":\"/a\"}\n"));
 }
 
+// Every close at once is a candidate: three `close c1` behind a request
+// made each single deletion a no-op, and kept a finding that showed only
+// when the answer beat the close.
+TEST(Minimize, EveryCloseGoesAtOnce) {
+  const auto fns = harness::FunctionRegistry::with_builtins();
+  const Script script = parse(
+      "req 3 on c1: {\"method\":\"PUT\",\"path\":\"/x\"}\n"
+      "req 5 on c2: {\"method\":\"GET\",\"path\":\"/b\"}\n"
+      "close c1\nclose c1\nclose c1\n",
+      fns);
+  std::set<std::string> got;
+  for (const Script& c : structural_candidates(script, FailingRun{}, fns, {}))
+    got.insert(harness::print_script(c));
+  EXPECT_TRUE(
+      got.count("req 3 on c1: {\"method\":\"PUT\",\"path\":\"/x\"}\n"
+                "req 5 on c2: {\"method\":\"GET\",\"path\":\"/b\"}\n"));
+}
+
 // A reference that copies a value as it is is tried through each nudge
 // (Protocol::nudges) that changes its value, after every other candidate;
 // one through another function, or whose value a nudge leaves as it is,

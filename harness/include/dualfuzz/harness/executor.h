@@ -30,6 +30,15 @@ struct RunOptions {
   // most message_timeout. A campaign learns it from the proxy
   // (HeldWaitBound).
   std::chrono::milliseconds held_wait{100};
+  // After the last answer, how long bytes the server sends past its answers
+  // are still read (and judged) before the connections close. A HEAD
+  // answered with content shows only if that content came before the
+  // close: nginx's came in a later segment, and a replay of such a finding
+  // on a loaded machine showed it in 3 of 10 plays. Replays a person reads
+  // (`dualfuzz run`) linger; fuzz executions do not (each would pay it).
+  // (Not with Protocol::origin: a late forward would be judged too.)
+  std::chrono::milliseconds linger{0};
+  static constexpr std::chrono::milliseconds kReplayLinger{50};  // (replays)
   bool check_liveness = false;  // a request unanswered past the timeout is a violation
   bool oracle = true;           // off: crash-only baseline (protocol errors still count)
   // Judge the run when it ends instead of event by event. The outcome, the
