@@ -183,7 +183,15 @@ TEST(Probe, AGetOfThePathForAnEntityTag) {
   const auto strong = probe(q, "\"6b0e88ba-3\"");
   ASSERT_TRUE(strong);
   EXPECT_EQ(strong->function, "strong");
+  // A list: its member most like a server's tag, which the reference
+  // stands for; none when no member is one.
+  const auto listed = probe(q, "\"1\", W/\"6b0f7d09-7\"");
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->function, "weak");
+  EXPECT_EQ(probe(q, "\"ab,cdef12345678\" , W/\"6b0f7d09-7\"")->function, "strong");
   EXPECT_FALSE(probe(q, "\"1\", \"2\""));
+  EXPECT_FALSE(probe(q, "\"1\", \"dualfuzz-unrelated\""));
+  EXPECT_FALSE(probe(q, "\"6b0f7d09-7\", not a tag"));
   EXPECT_FALSE(probe(q, "Mon, 01 Jan 2001 00:00:00 GMT"));
   EXPECT_FALSE(probe(q, "\"dualfuzz-unrelated\""));
   EXPECT_FALSE(probe(q, 7));

@@ -72,10 +72,13 @@ std::vector<Json> related_values(const Json& v);
 // A response's ETag and Last-Modified values (Protocol::validators).
 std::vector<std::string> validators(const Json& response_ir);
 // A GET of the request's path (and Host, when it names one) whose ETag
-// gives `value` (Protocol::probe): for a single entity tag, through
-// "weak" when `value` is weak and "strong" when not, so that either kind
-// of tag the server gives matches. Nullopt for anything else, for the tag
-// `lighter` names (made up on purpose), and for a request without a path.
+// gives `value` (Protocol::probe): for an entity tag, through "weak" when
+// it is weak and "strong" when not, so that either kind of tag the server
+// gives matches; for a list of them, its member most like a server's (the
+// longest: the reference then stands for the whole list, whose other
+// members a fuzzer made up). Nullopt for anything else, for the tag
+// `lighter` names (made up on purpose), for tags under 8 characters, and
+// for a request without a path.
 std::optional<harness::Protocol::Probe> probe(const harness::Jexp& request,
                                               const Json& value);
 
