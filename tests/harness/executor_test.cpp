@@ -313,14 +313,6 @@ TEST(Executor, WrongAnswerIsAModelViolation) {
   EXPECT_NE(r.report().find("VIOLATION"), std::string::npos);
 }
 
-// A violation shown late: two PUTs of a new /a both answered 201 (the
-// second should say it replaced: Apache's concurrent creations), while a
-// PUT of /a/b was in flight. The model explains the second 201 by /a/b's
-// PUT having made /a (a collection, in a tree of paths); that PUT's 409
-// says it made nothing, so the incremental check rejects at the 409. The
-// violation is about the second 201: the whole-trace check, which looks
-// ahead to the 409, names it (RunResult::culprit_event, judged again
-// without /a/b's PUT, names it when that check gives up).
 // A server whose answer's content comes after the answer, in another read
 // (nginx's HEAD answered with content, in a later segment).
 class LateBytesTransport final : public Transport {
@@ -360,6 +352,14 @@ TEST(Executor, BytesPastTheLastAnswerAreReadWhileItLingers) {
   }
 }
 
+// A violation shown late: two PUTs of a new /a both answered 201 (the
+// second should say it replaced: Apache's concurrent creations), while a
+// PUT of /a/b was in flight. The model explains the second 201 by /a/b's
+// PUT having made /a (a collection, in a tree of paths); that PUT's 409
+// says it made nothing, so the incremental check rejects at the 409. The
+// violation is about the second 201: the whole-trace check, which looks
+// ahead to the 409, names it (RunResult::culprit_event, judged again
+// without /a/b's PUT, names it when that check gives up).
 TEST(Executor, AViolationShownLateNamesTheAnswerItIsAbout) {
   auto server = [](ConnId c, const std::string& req) {
     const auto ok = [](ConnId to, int status) {

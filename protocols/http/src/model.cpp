@@ -234,27 +234,6 @@ const Json* field(const Json& obj, std::string_view key) {
   auto it = obj.find(key);  // (a string_view key: no strlen per comparison)
   return it == obj.end() ? nullptr : &*it;
 }
-// An entity-tag list (RFC 9110 §8.8.3): `*` or comma-separated tags.
-std::vector<std::string> etag_list(const std::string& v) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < v.size()) {
-    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
-    if (i >= v.size()) break;
-    std::size_t start = i;
-    if (v.compare(i, 2, "W/") == 0) i += 2;
-    if (i < v.size() && v[i] == '"') {
-      auto close = v.find('"', i + 1);
-      i = close == std::string::npos ? v.size() : close + 1;
-    } else {
-      while (i < v.size() && v[i] != ',') ++i;
-    }
-    out.push_back(v.substr(start, i - start));
-    while (!out.back().empty() && (out.back().back() == ' ' || out.back().back() == '\t'))
-      out.back().pop_back();
-  }
-  return out;
-}
 
 // Is the field a well-formed `"*" / #entity-tag` (RFC 9110 §13.1.1-2,
 // §8.8.3)? A server may treat a malformed one as absent or refuse it.
@@ -499,7 +478,7 @@ TagField tag_field(const Json* h) {
   TagField f;
   f.present = h != nullptr;
   if (!h || !h->is_string()) return f;
-  f.tags = etag_list(h->get_ref<const std::string&>());
+  f.tags = detail::etag_list(h->get_ref<const std::string&>());
   f.valid = valid_etag_list(f.tags);
   return f;
 }
@@ -521,7 +500,7 @@ IfRange if_range_field(const Json* h) {
   f.present = h != nullptr;
   if (!h || !h->is_string()) return f;
   const std::string& v = h->get_ref<const std::string&>();
-  if (auto tags = etag_list(v);
+  if (auto tags = detail::etag_list(v);
       tags.size() == 1 && tags[0] != "*" && valid_etag_list(tags))
     f.tag = tags[0];
   else

@@ -124,22 +124,11 @@ namespace {
 // most like a server's own: the longest (made of a file's time and size,
 // nginx's W/"6b0f7d09-7" beside a fuzzer's "1"), the last of equals; "" if
 // a member is no entity tag, or none is long enough to be a server's.
-std::string servers_tag(std::string_view list) {
+std::string servers_tag(const std::string& list) {
   std::string best;
-  bool quoted = false;
-  std::size_t from = 0;
-  for (std::size_t i = 0; i <= list.size(); ++i) {
-    if (i < list.size()) {
-      if (list[i] == '"') quoted = !quoted;
-      if (quoted || list[i] != ',') continue;  // (a comma in quotes is the tag's)
-    }
-    std::string_view m = list.substr(from, i - from);
-    while (!m.empty() && (m.front() == ' ' || m.front() == '\t')) m.remove_prefix(1);
-    while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
-    from = i + 1;
-    if (m.empty()) continue;  // (empty members are allowed: RFC 9110 §5.6.1)
+  for (const std::string& m : detail::etag_list(list)) {
     if (!entity_tag(m)) return "";
-    if (m != kUnrelatedTag && m.size() >= best.size()) best = std::string(m);
+    if (m != kUnrelatedTag && m.size() >= best.size()) best = m;
   }
   return best.size() >= 8 ? best : "";
 }

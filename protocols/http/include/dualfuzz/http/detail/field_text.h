@@ -4,6 +4,7 @@
 //
 //   lower("Keep-Alive") == "keep-alive";  trim_ows(" \tclose ") == "close"
 //   list_members("a, ,B") == {"a", "b"}
+//   etag_list("\"1\", W/\"a,b\"") == {"\"1\"", "W/\"a,b\""}
 #pragma once
 
 #include <string>
@@ -42,6 +43,30 @@ inline std::vector<std::string> list_members(std::string_view v) {
     if (comma == std::string_view::npos) return out;
     v.remove_prefix(comma + 1);
   }
+}
+
+// The members of an entity-tag list (RFC 9110 §13.1.1: `"*" / #entity-tag`),
+// as written (a comma inside a tag's quotes is the tag's), without OWS;
+// whether each is an entity tag is the caller's to check.
+inline std::vector<std::string> etag_list(const std::string& v) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < v.size()) {
+    while (i < v.size() && (v[i] == ' ' || v[i] == '\t' || v[i] == ',')) ++i;
+    if (i >= v.size()) break;
+    std::size_t start = i;
+    if (v.compare(i, 2, "W/") == 0) i += 2;
+    if (i < v.size() && v[i] == '"') {
+      auto close = v.find('"', i + 1);
+      i = close == std::string::npos ? v.size() : close + 1;
+    } else {
+      while (i < v.size() && v[i] != ',') ++i;
+    }
+    out.push_back(v.substr(start, i - start));
+    while (!out.back().empty() && (out.back().back() == ' ' || out.back().back() == '\t'))
+      out.back().pop_back();
+  }
+  return out;
 }
 
 }  // namespace dualfuzz::http::detail
